@@ -1,0 +1,53 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// The same settings on every Swift target: Swift 6 language mode with strict concurrency.
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "social-login-broker",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "broker", targets: ["broker"]),
+        .executable(name: "stub-providers", targets: ["stub-providers"]),
+    ],
+    targets: [
+        // System libraries from Debian's -dev packages.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        // What Swift cannot call directly: variadic functions and function-like macros.
+        .target(name: "CBrokerShims", dependencies: ["CCurl", "CMicroHTTPD", "CSQLite"]),
+
+        .target(name: "BrokerCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
+        .target(name: "BrokerCore", dependencies: ["BrokerCrypto"], swiftSettings: swiftSettings),
+        .target(
+            name: "BrokerDrivers",
+            dependencies: ["BrokerCore", "CBrokerShims", "CCurl", "CSQLite", "CMicroHTTPD"],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "BrokerTesting", dependencies: ["BrokerCore", "BrokerCrypto", "BrokerDrivers"],
+            swiftSettings: swiftSettings),
+
+        .executableTarget(
+            name: "broker", dependencies: ["BrokerCore", "BrokerDrivers", "BrokerTesting"],
+            swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "stub-providers", dependencies: ["BrokerTesting", "BrokerDrivers"],
+            swiftSettings: swiftSettings),
+
+        .testTarget(name: "BrokerCryptoTests", dependencies: ["BrokerCrypto"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "BrokerCoreTests", dependencies: ["BrokerCore", "BrokerTesting"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "BrokerDriversTests", dependencies: ["BrokerDrivers", "BrokerTesting"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ContractTests", dependencies: ["BrokerCore", "BrokerDrivers", "BrokerTesting"],
+            swiftSettings: swiftSettings),
+    ]
+)

@@ -1,0 +1,109 @@
+import BrokerCrypto
+import Foundation
+
+/// The broker's id for an account (the Firebase `uid`): 28 characters of base-62, like Firebase's.
+public struct AccountID: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The uid text.
+    public var rawValue: String
+    /// Wraps an existing uid.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// Wraps an existing uid.
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// The uid text.
+    public var description: String { rawValue }
+
+    /// A new random uid.
+    public static func generate() -> AccountID {
+        let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+        // 248 is the largest multiple of 62 below 256: rejecting bytes above it keeps the choice uniform.
+        var characters: [Character] = []
+        while characters.count < 28 {
+            for byte in SecureRandom.bytes(32) where byte < 248 && characters.count < 28 {
+                characters.append(alphabet[Int(byte) % 62])
+            }
+        }
+        return AccountID(String(characters))
+    }
+}
+
+/// A sign-in method's name: `google`, `apple`, `kakao`.
+public struct ProviderID: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The provider's name as it appears in URLs and config.
+    public var rawValue: String
+    /// Wraps a name.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// Wraps a name.
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// The name.
+    public var description: String { rawValue }
+}
+
+/// A provider identity linked to an account: (provider, subject) is unique across all accounts.
+public struct Identity: Sendable, Equatable {
+    /// The provider.
+    public var provider: ProviderID
+    /// The provider's stable user id (`sub`, or Kakao's decimal user id).
+    public var subject: String
+    /// The email the provider gave for it, if any.
+    public var email: String?
+    /// When it was linked.
+    public var linkedAt: Date
+
+    /// Creates an identity.
+    public init(provider: ProviderID, subject: String, email: String?, linkedAt: Date) {
+        self.provider = provider
+        self.subject = subject
+        self.email = email
+        self.linkedAt = linkedAt
+    }
+}
+
+/// An account: the aggregate the ``AccountStore`` loads and saves whole.
+public struct Account: Sendable, Equatable {
+    /// The uid.
+    public var id: AccountID
+    /// The account's email; at most one account holds a given email, compared case-insensitively.
+    public var email: String?
+    /// Whether that email is known to belong to the user.
+    public var emailVerified: Bool
+    /// The display name.
+    public var displayName: String?
+    /// The photo URL.
+    public var photoURL: String?
+    /// A disabled account cannot sign in or refresh.
+    public var disabled: Bool
+    /// When the account was created.
+    public var createdAt: Date
+    /// The last successful sign-in.
+    public var lastSignInAt: Date?
+    /// The linked provider identities.
+    public var identities: [Identity]
+    /// An encoded password hash (Argon2id), when the account has a password credential.
+    public var passwordHash: String?
+    /// Custom claims (a JSON object's text) added to the tokens minted for this account.
+    public var customClaims: String?
+
+    /// Creates an account.
+    public init(
+        id: AccountID, email: String? = nil, emailVerified: Bool = false, displayName: String? = nil,
+        photoURL: String? = nil, disabled: Bool = false, createdAt: Date, lastSignInAt: Date? = nil,
+        identities: [Identity] = [], passwordHash: String? = nil, customClaims: String? = nil
+    ) {
+        self.id = id
+        self.email = email
+        self.emailVerified = emailVerified
+        self.displayName = displayName
+        self.photoURL = photoURL
+        self.disabled = disabled
+        self.createdAt = createdAt
+        self.lastSignInAt = lastSignInAt
+        self.identities = identities
+        self.passwordHash = passwordHash
+        self.customClaims = customClaims
+    }
+
+    /// The identity of `provider`, if linked.
+    public func identity(_ provider: ProviderID) -> Identity? {
+        identities.first { $0.provider == provider }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// A failure of an account store, compared by code.
+public struct AccountStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The stable kinds of failure.
+    public enum Code: String, Sendable {
+        /// A uniqueness rule was violated: uid, email, (provider, subject), or a single-use mark seen before.
+        case alreadyExists
+        /// The account (or record) does not exist.
+        case notFound
+        /// The storage cannot be reached or stayed busy.
+        case unavailable
+    }
+    /// The kind of failure.
+    public var code: Code
+    /// Detail for logs only.
+    public var detail: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ detail: String = "") {
+        self.code = code
+        self.detail = detail
+    }
+
+    /// `code: detail`.
+    public var description: String { "\(code.rawValue): \(detail)" }
+
+    /// The uniqueness violation.
+    public static let alreadyExists = AccountStoreError(.alreadyExists)
+    /// The missing record.
+    public static let notFound = AccountStoreError(.notFound)
+}
+
+/// Something accepted once only (an Apple identity token), remembered until it expires.
+public struct SingleUseMark: Sendable, Equatable {
+    /// A hash identifying the thing (never the thing itself).
+    public var key: String
+    /// After this instant the mark may be forgotten.
+    public var expiresAt: Date
+
+    /// Creates a mark.
+    public init(key: String, expiresAt: Date) {
+        self.key = key
+        self.expiresAt = expiresAt
+    }
+}
+
+/// What else happens in the transaction of an account change.
+public struct AccountWriteOptions: Sendable, Equatable {
+    /// Records this mark in the same transaction; if it was recorded before, the change fails with
+    /// `alreadyExists` and nothing is written.
+    public var consuming: SingleUseMark?
+    /// Revokes every session (refresh token) of the account in the same transaction.
+    public var revokeSessions: Bool
+
+    /// Creates options.
+    public init(consuming: SingleUseMark? = nil, revokeSessions: Bool = false) {
+        self.consuming = consuming
+        self.revokeSessions = revokeSessions
+    }
+}
+
+/// Where accounts live. Aggregate-shaped: an account is loaded and saved with its identities; look-ups
+/// return optionals; changes run a closure inside one transaction; every uniqueness violation surfaces as
+/// `AccountStoreError.alreadyExists`. Every backend passes the one conformance suite.
+public protocol AccountStore: Sendable {
+    /// The account with uid `id`.
+    func account(id: AccountID) async throws -> Account?
+    /// The account that identity (provider, subject) is linked to.
+    func account(provider: ProviderID, subject: String) async throws -> Account?
+    /// The account holding `email`, compared case-insensitively.
+    func account(email: String) async throws -> Account?
+    /// Stores a new account with its identities.
+    func create(_ account: Account, options: AccountWriteOptions) async throws
+    /// Loads the account, lets `body` change it, and saves the result, all in one transaction.
+    /// Identities added or removed by `body` are linked or unlinked; the uid cannot change.
+    func update(
+        id: AccountID, options: AccountWriteOptions, _ body: @escaping @Sendable (inout Account) throws -> Void
+    ) async throws -> Account
+    /// Deletes the account, its identities and its sessions.
+    func delete(id: AccountID) async throws
+}
+
+extension AccountStore {
+    /// Stores a new account with its identities.
+    public func create(_ account: Account) async throws {
+        try await create(account, options: AccountWriteOptions())
+    }
+
+    /// Loads, changes and saves the account in one transaction.
+    public func update(
+        id: AccountID, _ body: @escaping @Sendable (inout Account) throws -> Void
+    ) async throws -> Account {
+        try await update(id: id, options: AccountWriteOptions(), body)
+    }
+}

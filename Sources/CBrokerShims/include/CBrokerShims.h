@@ -1,0 +1,8 @@
+#ifndef C_BROKER_SHIMS_H
+#define C_BROKER_SHIMS_H
+/* Thin C wrappers for what Swift cannot call: variadic functions and function-like macros.
+   One header per library, so each driver owns its own part. */
+#include "shims_curl.h"
+#include "shims_mhd.h"
+#include "shims_sqlite.h"
+#endif

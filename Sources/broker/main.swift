@@ -1,0 +1,1 @@
+print("broker: not yet")
