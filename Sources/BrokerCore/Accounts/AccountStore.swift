@@ -4,8 +4,10 @@ import Foundation
 public struct AccountStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The stable kinds of failure.
     public enum Code: String, Sendable {
-        /// A uniqueness rule was violated: uid, email, (provider, subject), or a single-use mark seen before.
+        /// A uniqueness rule was violated: uid, email or (provider, subject).
         case alreadyExists
+        /// The change's single-use mark was recorded before (a replayed credential).
+        case alreadyUsed
         /// The account (or record) does not exist.
         case notFound
         /// The storage cannot be reached or stayed busy.
@@ -27,6 +29,8 @@ public struct AccountStoreError: Error, Sendable, Equatable, CustomStringConvert
 
     /// The uniqueness violation.
     public static let alreadyExists = AccountStoreError(.alreadyExists)
+    /// The replayed single-use mark.
+    public static let alreadyUsed = AccountStoreError(.alreadyUsed)
     /// The missing record.
     public static let notFound = AccountStoreError(.notFound)
 }
@@ -47,8 +51,8 @@ public struct SingleUseMark: Sendable, Equatable {
 
 /// What else happens in the transaction of an account change.
 public struct AccountWriteOptions: Sendable, Equatable {
-    /// Records this mark in the same transaction; if it was recorded before, the change fails with
-    /// `alreadyExists` and nothing is written.
+    /// Records this mark in the same transaction; if it was recorded before (and has not expired), the change
+    /// fails with `alreadyUsed` and nothing is written.
     public var consuming: SingleUseMark?
     /// Revokes every session (refresh token) of the account in the same transaction.
     public var revokeSessions: Bool

@@ -1,0 +1,101 @@
+import Foundation
+
+/// The outcome of mapping a verified identity to an account.
+public struct SignInOutcome: Sendable {
+    /// The account signed in to.
+    public var account: Account
+    /// Whether this sign-in created it.
+    public var isNewUser: Bool
+}
+
+/// Maps verified provider identities to accounts, applying ``LinkingPolicy`` and settling races through the
+/// store's uniqueness rules: concurrent first sign-ins of one identity make exactly one account.
+public struct AccountService: Sendable {
+    private let store: any AccountStore
+    private let clock: any Clock
+    private let linkByVerifiedEmail: Bool
+
+    /// Creates the service.
+    public init(store: any AccountStore, clock: any Clock, linkByVerifiedEmail: Bool) {
+        self.store = store
+        self.clock = clock
+        self.linkByVerifiedEmail = linkByVerifiedEmail
+    }
+
+    /// Signs in with a verified identity. A refused sign-in writes nothing.
+    public func signIn(_ signIn: ProviderSignIn) async throws -> SignInOutcome {
+        let identity = signIn.identity
+        // A lost race (the identity or the email was taken meanwhile) is decided again on fresh state.
+        for _ in 0..<4 {
+            let linked = try await store.account(provider: identity.provider, subject: identity.subject)
+            let owner: Account? =
+                if linked == nil, let email = identity.email { try await store.account(email: email) } else { nil }
+            let decision = LinkingPolicy.decide(
+                identity: identity, linked: linked, emailOwner: owner, linkByVerifiedEmail: linkByVerifiedEmail)
+            do {
+                return try await apply(decision, signIn: signIn)
+            } catch let error as AccountStoreError where error.code == .alreadyExists {
+                continue
+            } catch let error as AccountStoreError where error.code == .notFound {
+                continue  // deleted between the look-up and the change
+            }
+        }
+        throw AccountStoreError(.unavailable, "sign-in kept losing races")
+    }
+
+    private func apply(_ decision: LinkingDecision, signIn: ProviderSignIn) async throws -> SignInOutcome {
+        let identity = signIn.identity
+        let now = clock.now
+        let options = AccountWriteOptions(consuming: signIn.singleUse)
+        do {
+            switch decision {
+            case .signIn(let account):
+                let updated = try await store.update(id: account.id, options: options) { account in
+                    guard !account.disabled else { throw AccountError(.userDisabled) }
+                    account.lastSignInAt = now
+                }
+                return SignInOutcome(account: updated, isNewUser: false)
+            case .create(let claimEmail):
+                let account = Account(
+                    id: AccountID.generate(), email: claimEmail ? identity.email : nil,
+                    emailVerified: claimEmail && identity.email != nil && identity.emailVerified,
+                    displayName: identity.displayName, photoURL: identity.photoURL, createdAt: now, lastSignInAt: now,
+                    identities: [Identity(provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now)])
+                try await store.create(account, options: options)
+                return SignInOutcome(account: account, isNewUser: true)
+            case .link(let owner):
+                let updated = try await store.update(id: owner.id, options: options) { account in
+                    guard !account.disabled else { throw AccountError(.userDisabled) }
+                    account.identities.append(
+                        Identity(provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now))
+                    if account.displayName == nil { account.displayName = identity.displayName }
+                    if account.photoURL == nil { account.photoURL = identity.photoURL }
+                    account.lastSignInAt = now
+                }
+                return SignInOutcome(account: updated, isNewUser: false)
+            case .takeOver(let owner):
+                var takeOver = options
+                takeOver.revokeSessions = true
+                let updated = try await store.update(id: owner.id, options: takeOver) { account in
+                    guard !account.disabled else { throw AccountError(.userDisabled) }
+                    // Whoever created the account with an unproven email loses every way in.
+                    account.passwordHash = nil
+                    account.identities = [
+                        Identity(provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now)
+                    ]
+                    account.email = identity.email
+                    account.emailVerified = true
+                    account.displayName = identity.displayName
+                    account.photoURL = identity.photoURL
+                    account.lastSignInAt = now
+                }
+                return SignInOutcome(account: updated, isNewUser: false)
+            case .conflict(let owner):
+                throw AccountError(
+                    .accountExistsWithDifferentCredential, existingProviders: LinkingPolicy.signInMethods(of: owner))
+            }
+        } catch let error as AccountStoreError where error.code == .alreadyUsed {
+            throw TokenError(.replayed)
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// The broker's configuration: `providers.json` plus the environment. Provider entries stay raw here;
+/// each provider's factory validates its own entry when the registry is built.
+public struct BrokerConfig: Sendable {
+    /// The `aud` of the broker's ID tokens (and the Firebase project).
+    public var projectID: String
+    /// The `iss` of the broker's ID tokens; also the base of its discovery document.
+    public var issuer: String
+    /// Tolerance for provider token times.
+    public var clockSkew: TimeInterval
+    /// The entries under `providers`, by name.
+    public var providers: [String: ConfigReader]
+    /// Whether a verified provider email links to an account with that verified email.
+    public var linkByVerifiedEmail: Bool
+    /// Whether `http://` provider URLs are allowed.
+    public var allowInsecureProviderURLs: Bool
+    /// Lifetime of the broker's ID tokens.
+    public var idTokenTTL: TimeInterval
+    /// Lifetime of refresh tokens.
+    public var refreshTokenTTL: TimeInterval
+    /// The Firebase service-account JSON file, from the config or `GOOGLE_APPLICATION_CREDENTIALS`.
+    public var firebaseServiceAccountFile: String?
+
+    /// Parses the config file's bytes; `environment` supplies `GOOGLE_APPLICATION_CREDENTIALS`.
+    public init(parsing bytes: [UInt8], environment: [String: String]) throws {
+        guard let document = JSONValue.parse(bytes) else { throw ConfigError(field: "(file)", "is not valid JSON") }
+        let top = try ConfigReader(path: "", value: document)
+        try top.allowOnly([
+            "projectId", "issuer", "clockSkewSeconds", "providers", "linking", "allowInsecureProviderUrls", "sessions",
+            "firebase",
+        ])
+        projectID = try top.string("projectId")
+        issuer = try top.url("issuer", allowInsecure: true)
+        clockSkew = TimeInterval(try top.int("clockSkewSeconds", default: 60, range: 0...600))
+        allowInsecureProviderURLs = try top.bool("allowInsecureProviderUrls", default: false)
+
+        guard let providerSection = try top.child("providers") else {
+            throw ConfigError(field: "providers", "is required")
+        }
+        var providers: [String: ConfigReader] = [:]
+        for name in providerSection.members.keys {
+            guard let entry = try providerSection.child(name) else { continue }
+            providers[name] = entry
+        }
+        self.providers = providers
+
+        let linking = try top.child("linking")
+        try linking?.allowOnly(["byVerifiedEmail"])
+        linkByVerifiedEmail = try linking?.bool("byVerifiedEmail", default: false) ?? false
+
+        let sessions = try top.child("sessions")
+        try sessions?.allowOnly(["idTokenTtlSeconds", "refreshTokenTtlDays"])
+        idTokenTTL = TimeInterval(try sessions?.int("idTokenTtlSeconds", default: 3600, range: 60...86_400) ?? 3600)
+        refreshTokenTTL = TimeInterval(try sessions?.int("refreshTokenTtlDays", default: 30, range: 1...3650) ?? 30) * 86_400
+
+        let firebase = try top.child("firebase")
+        try firebase?.allowOnly(["serviceAccountFile"])
+        firebaseServiceAccountFile =
+            try firebase?.optionalString("serviceAccountFile")
+            ?? environment["GOOGLE_APPLICATION_CREDENTIALS"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Reads and parses the file at `path`.
+    public init(contentsOf path: String, environment: [String: String]) throws {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigError(field: "(file)", "cannot read \(path)")
+        }
+        try self.init(parsing: Array(data), environment: environment)
+    }
+}

@@ -1,0 +1,20 @@
+extension BrokerApp {
+    func registerSessions(_ router: inout Router) {
+        router.add("POST", "/v1/token") { [services] request, _ in
+            let body = try BrokerApp.jsonObject(request)
+            guard let token = body["refreshToken"]?.stringValue, !token.isEmpty else {
+                throw APIError.invalidRequest("refreshToken must be a non-empty string.")
+            }
+            let (account, tokens) = try await services.sessions.refresh(token)
+            return .json(200, tokens.body(user: account, isNewUser: false))
+        }
+        router.add("POST", "/v1/signout") { [services] request, _ in
+            let body = try BrokerApp.jsonObject(request)
+            guard let token = body["refreshToken"]?.stringValue, !token.isEmpty else {
+                throw APIError.invalidRequest("refreshToken must be a non-empty string.")
+            }
+            try await services.sessions.signOut(token)
+            return HTTPResponse(status: 204)
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import BrokerCrypto
+import Foundation
+
+/// Everything the broker's handlers use.
+public struct BrokerServices: Sendable {
+    /// The parsed configuration.
+    public var config: BrokerConfig
+    /// The enabled providers.
+    public var providers: ProviderRegistry
+    /// Identity-to-account mapping.
+    public var accounts: AccountService
+    /// Tokens and sessions.
+    public var sessions: SessionService
+    /// The broker's signing keys.
+    public var keys: KeyRing
+    /// Metrics.
+    public var metrics: Metrics
+    /// The base logger.
+    public var logger: Logger
+
+    /// Builds every service from a config and a store (migrated), loading the signing keys.
+    public static func make(
+        config: BrokerConfig, store: any BrokerStore, httpClient: any HTTPClient, clock: any Clock = SystemClock(),
+        logger: Logger, metrics: Metrics = Metrics()
+    ) async throws -> BrokerServices {
+        let context = ProviderContext(
+            httpClient: httpClient, clock: clock, metrics: metrics, logger: logger, clockSkew: config.clockSkew,
+            allowInsecureURLs: config.allowInsecureProviderURLs)
+        let providers = try ProviderRegistry(config: config, context: context)
+        let firebase = try config.firebaseServiceAccountFile.map {
+            FirebaseCustomTokenMinter(account: try FirebaseServiceAccount(contentsOf: $0), clock: clock)
+        }
+        let keys = KeyRing(store: store, clock: clock, algorithm: .es256, tokenLifetime: config.idTokenTTL)
+        try await keys.load()
+        return BrokerServices(
+            config: config, providers: providers,
+            accounts: AccountService(store: store, clock: clock, linkByVerifiedEmail: config.linkByVerifiedEmail),
+            sessions: SessionService(
+                store: store, keys: keys, clock: clock, settings: SessionSettings(config: config), firebase: firebase),
+            keys: keys, metrics: metrics, logger: logger)
+    }
+}
+
+/// The broker's HTTP application: routes, error mapping, request ids, one log line and metrics per request.
+public struct BrokerApp: Sendable {
+    /// The services behind the routes.
+    public let services: BrokerServices
+    private var router = Router()
+
+    /// Creates the application and registers its routes.
+    public init(services: BrokerServices) {
+        self.services = services
+        registerSignIn(&router)
+        registerSessions(&router)
+        registerOperations(&router)
+        services.metrics.describe("broker_http_requests_total", type: "counter", help: "HTTP requests by route and status.")
+        services.metrics.describe("broker_signins_total", type: "counter", help: "Sign-ins by provider and outcome.")
+        services.metrics.describe(
+            "broker_provider_call_seconds", type: "histogram", help: "Latency of calls to identity providers.")
+        services.metrics.describe("broker_jwks_refreshes_total", type: "counter", help: "JWKS fetches by provider and outcome.")
+    }
+
+    /// Handles one request; never throws: errors become the contract's error bodies.
+    public func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        let started = ContinuousClock.now
+        let requestID = BrokerApp.requestID(from: request.headers["x-request-id"])
+        let logger = services.logger.with(["requestId": requestID])
+        var response: HTTPResponse
+        var route = "unmatched"
+        var cause: String?
+        if let match = router.match(method: request.method, path: request.path) {
+            route = match.route.pattern
+            do {
+                response = try await match.handler(
+                    request, RequestContext(requestID: requestID, logger: logger, parameters: match.parameters))
+            } catch {
+                if let mapped = APIError.mapping(error) {
+                    response = mapped.response
+                    if mapped.status >= 500 || error is TokenError || error is ProviderError { cause = "\(error)" }
+                } else {
+                    response = APIError.internalError.response
+                    cause = "\(error)"
+                }
+            }
+        } else {
+            response = APIError.notFound.response
+        }
+        response.headers.append(("X-Request-Id", requestID))
+        let elapsed = started.duration(to: .now)
+        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        services.metrics.increment("broker_http_requests_total", labels: ["route": route, "status": String(response.status)])
+        var fields = [
+            "method": request.method, "route": route, "status": String(response.status),
+            "durationMs": String(format: "%.2f", milliseconds),
+        ]
+        if let cause { fields["cause"] = cause }
+        logger.log(response.status >= 500 ? .error : .info, "request", metadata: fields)
+        return response
+    }
+
+    /// The client's request id when it is short and plain, else a new one.
+    static func requestID(from header: String?) -> String {
+        if let header, (1...64).contains(header.utf8.count),
+            header.utf8.allSatisfy({ $0 == 0x2D || $0 == 0x5F || $0 == 0x2E || (0x30...0x39).contains($0)
+                || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+        {
+            return header
+        }
+        return Hex.encode(SecureRandom.bytes(8))
+    }
+
+    /// The request body as a JSON object, or 400 `INVALID_REQUEST`.
+    static func jsonObject(_ request: HTTPRequest) throws -> [String: JSONValue] {
+        guard let object = JSONValue.parse(request.body)?.objectValue else {
+            throw APIError.invalidRequest("The body must be a JSON object.")
+        }
+        return object
+    }
+}

@@ -1,0 +1,62 @@
+/// What a handler knows about its request besides the request itself.
+public struct RequestContext: Sendable {
+    /// The request id, echoed as `X-Request-Id` and on every log line.
+    public var requestID: String
+    /// The request's logger (carries the request id).
+    public var logger: Logger
+    /// Path parameters by name (`{provider}` → `provider`).
+    public var parameters: [String: String]
+
+    /// Creates a context.
+    public init(requestID: String, logger: Logger, parameters: [String: String]) {
+        self.requestID = requestID
+        self.logger = logger
+        self.parameters = parameters
+    }
+}
+
+/// A route handler.
+public typealias RouteHandler = @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
+
+/// Maps method and path to a handler. Patterns are literal segments and `{name}` parameters.
+public struct Router: Sendable {
+    /// One registered route.
+    public struct Route: Sendable {
+        /// The method.
+        public var method: String
+        /// The pattern, also the metrics label.
+        public var pattern: String
+        fileprivate var segments: [Substring]
+        fileprivate var handler: RouteHandler
+    }
+
+    private var routes: [Route] = []
+
+    /// Creates an empty router.
+    public init() {}
+
+    /// Adds a route.
+    public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping RouteHandler) {
+        routes.append(
+            Route(method: method, pattern: pattern, segments: pattern.split(separator: "/"), handler: handler))
+    }
+
+    /// The route for `method` and `path`, its parameters, and its handler.
+    public func match(method: String, path: String) -> (route: Route, parameters: [String: String], handler: RouteHandler)? {
+        let parts = path.split(separator: "/")
+        for route in routes where route.method == method && route.segments.count == parts.count {
+            var parameters: [String: String] = [:]
+            var matched = true
+            for (segment, part) in zip(route.segments, parts) {
+                if segment.hasPrefix("{") && segment.hasSuffix("}") {
+                    parameters[String(segment.dropFirst().dropLast())] = String(part)
+                } else if segment != part {
+                    matched = false
+                    break
+                }
+            }
+            if matched { return (route, parameters, route.handler) }
+        }
+        return nil
+    }
+}

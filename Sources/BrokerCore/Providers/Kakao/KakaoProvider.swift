@@ -1,0 +1,101 @@
+import Foundation
+
+/// Sign in with Kakao, by either of Kakao's two credentials:
+///
+/// - an access token (`{"accessToken"}`): checked with Kakao's token-info API (its `app_id` must be ours),
+///   then the user is read from `/v2/user/me` (its `id` must be the token's);
+/// - an OpenID Connect ID token (`{"idToken", "rawNonce"?}`): verified like Google's, against Kakao's JWKS, with
+///   any of the app's keys (REST API key, native app key) as audience.
+///
+/// Both give the Kakao user id in decimal as the subject, so they reach the same account. Kakao ID tokens carry
+/// no `email_verified`; their email is trusted only when such a claim says true. The access-token path trusts
+/// the email when Kakao reports it both valid and verified.
+public struct KakaoProvider: IdentityProvider, IDTokenVerifying, AccessTokenVerifying {
+    /// `kakao`.
+    public var id: ProviderID { Self.id }
+    private let appID: String
+    private let api: KakaoAPI
+    private let issuer: OIDCIssuer
+    private let mapping: AccountMapping
+
+    init(appID: String, api: KakaoAPI, issuer: OIDCIssuer, mapping: AccountMapping) {
+        self.appID = appID
+        self.api = api
+        self.issuer = issuer
+        self.mapping = mapping
+    }
+
+    /// Verifies the body's access token or ID token.
+    public func signIn(body: [String: JSONValue]) async throws -> ProviderSignIn {
+        let identity: ExternalIdentity
+        if body["accessToken"] != nil {
+            guard body["idToken"] == nil else {
+                throw ProviderError(.invalidRequest, "send either accessToken or idToken, not both")
+            }
+            identity = try await verifyAccessToken(try requiredString(body, "accessToken"))
+        } else if body["idToken"] != nil {
+            identity = try await verifyIDToken(
+                try requiredString(body, "idToken"), rawNonce: try optionalString(body, "rawNonce"))
+        } else {
+            throw ProviderError(.invalidRequest, "accessToken or idToken is required")
+        }
+        return ProviderSignIn(identity: identity, mapping: mapping)
+    }
+
+    /// Checks an access token with Kakao and reads the user.
+    public func verifyAccessToken(_ token: String) async throws -> ExternalIdentity {
+        let info = try await api.get("/v1/user/access_token_info", accessToken: token, call: "token_info")
+        guard let tokenUser = info["id"]?.intValue else {
+            throw ProviderError(.unavailable, "kakao token_info: no id")
+        }
+        guard let tokenApp = info["app_id"]?.intValue, String(tokenApp) == appID else {
+            throw ProviderError(.appMismatch, "kakao token issued to another app")
+        }
+        let user = try await api.get("/v2/user/me", accessToken: token, call: "user_me")
+        guard let userID = user["id"]?.intValue else { throw ProviderError(.unavailable, "kakao user_me: no id") }
+        guard userID == tokenUser else { throw ProviderError(.invalidToken, "kakao user_me: id differs from token") }
+        let account = user["kakao_account"]
+        let profile = account?["profile"]
+        let verified = account?["is_email_valid"]?.boolValue == true && account?["is_email_verified"]?.boolValue == true
+        return ExternalIdentity(
+            provider: id, subject: String(userID), email: account?["email"]?.stringValue, emailVerified: verified,
+            displayName: profile?["nickname"]?.stringValue ?? user["properties"]?["nickname"]?.stringValue,
+            photoURL: profile?["profile_image_url"]?.stringValue)
+    }
+
+    /// Verifies a Kakao OIDC ID token.
+    public func verifyIDToken(_ token: String, rawNonce: String?) async throws -> ExternalIdentity {
+        let claims = try await issuer.verifier.verify(token, rawNonce: rawNonce)
+        guard let subject = claims["sub"]?.stringValue, let number = Int64(subject), number > 0 else {
+            throw TokenError(.missingSubject, "kakao sub is not a user id")
+        }
+        return ExternalIdentity(
+            provider: id, subject: String(number), email: claims["email"]?.stringValue,
+            emailVerified: claims["email_verified"]?.boolValue ?? false, displayName: claims["nickname"]?.stringValue,
+            photoURL: claims["picture"]?.stringValue)
+    }
+}
+
+extension KakaoProvider: IdentityProviderFactory {
+    /// `kakao`.
+    public static let id = ProviderID("kakao")
+
+    /// Builds the provider from its `providers.kakao` entry.
+    public static func make(config: ConfigReader, context: ProviderContext) throws -> any IdentityProvider {
+        try config.allowOnly([
+            "enabled", "appId", "apiBaseUrl", "audiences", "issuers", "jwksUrl", "nonce", "accountMapping",
+        ])
+        let appID = try config.string("appId")
+        guard let number = Int64(appID), number > 0 else {
+            throw ConfigError(field: config.field("appId"), "must be the Kakao app id (digits)")
+        }
+        let baseURL = try config.url("apiBaseUrl", allowInsecure: context.allowInsecureURLs)
+        let mapping = try OIDCIssuer.accountMapping(config, allowed: [.link, .emailPassword])
+        let issuer = try OIDCIssuer(
+            config: config, provider: id, defaultIssuers: ["https://kauth.kakao.com"], defaultNonce: .optional,
+            context: context)
+        return KakaoProvider(
+            appID: String(number), api: KakaoAPI(baseURL: baseURL, client: context.httpClient, metrics: context.metrics),
+            issuer: issuer, mapping: mapping)
+    }
+}

@@ -1,0 +1,94 @@
+import BrokerCrypto
+import Foundation
+
+/// Whether an ID token sign-in must carry a raw nonce.
+public enum NonceRequirement: String, Sendable {
+    /// A body without `rawNonce` is refused with `MISSING_NONCE`.
+    case required
+    /// The nonce is checked when the body has one.
+    case optional
+}
+
+/// What an issuer's ID tokens must satisfy. Built from config, never from the token.
+public struct IDTokenRules: Sendable {
+    /// Accepted `iss` values.
+    public var issuers: [String]
+    /// Accepted `aud` values (a token's `aud` must name at least one).
+    public var audiences: [String]
+    /// Tolerance for `exp` and `iat`.
+    public var clockSkew: TimeInterval
+    /// Whether a raw nonce is required.
+    public var nonce: NonceRequirement
+
+    /// Creates rules.
+    public init(issuers: [String], audiences: [String], clockSkew: TimeInterval, nonce: NonceRequirement) {
+        self.issuers = issuers
+        self.audiences = audiences
+        self.clockSkew = clockSkew
+        self.nonce = nonce
+    }
+}
+
+/// Where an ``IDTokenVerifier`` finds the RSA key for a `kid`.
+public protocol RSAKeySource: Sendable {
+    /// The key with id `kid`, or nil; throws when the keys cannot be had at all.
+    func key(id kid: String) async throws -> RSAPublicKey?
+}
+
+/// Verifies RS256 ID tokens of one issuer: algorithm pinned, key from that issuer's JWKS by `kid` only,
+/// then issuer, audience, expiry, issue time, subject and nonce, all as part of `verify`.
+public struct IDTokenVerifier: Sendable {
+    private let keys: any RSAKeySource
+    private let rules: IDTokenRules
+    private let clock: any Clock
+
+    /// Creates a verifier.
+    public init(keys: any RSAKeySource, rules: IDTokenRules, clock: any Clock) {
+        self.keys = keys
+        self.rules = rules
+        self.clock = clock
+    }
+
+    /// Returns the verified claims of `token`, or throws ``TokenError`` (or the key source's error).
+    public func verify(_ token: String, rawNonce: String?) async throws -> [String: JSONValue] {
+        if rules.nonce == .required && rawNonce == nil { throw TokenError(.missingNonce) }
+        let jwt = try JWT(parsing: token)
+        guard jwt.header["alg"]?.stringValue == "RS256" else { throw TokenError(.algorithmNotAllowed) }
+        if let field = jwt.header.keys.first(where: JWT.forbiddenHeaderFields.contains) {
+            throw TokenError(.forbiddenHeader, field)
+        }
+        guard let kid = jwt.header["kid"]?.stringValue, let key = try await keys.key(id: kid) else {
+            throw TokenError(.unknownKey)
+        }
+        guard key.verifySHA256(signature: jwt.signature, message: jwt.signingInput) else {
+            throw TokenError(.badSignature)
+        }
+        try checkClaims(jwt.claims, rawNonce: rawNonce)
+        return jwt.claims
+    }
+
+    private func checkClaims(_ claims: [String: JSONValue], rawNonce: String?) throws {
+        guard let issuer = claims["iss"]?.stringValue, rules.issuers.contains(issuer) else {
+            throw TokenError(.invalidIssuer)
+        }
+        let audiences: [String]
+        switch claims["aud"] {
+        case .string(let single): audiences = [single]
+        case .array(let many): audiences = many.compactMap(\.stringValue)
+        default: audiences = []
+        }
+        guard audiences.contains(where: rules.audiences.contains) else { throw TokenError(.invalidAudience) }
+        let now = clock.now.timeIntervalSince1970
+        guard let expiry = claims["exp"]?.doubleValue else { throw TokenError(.malformed, "exp") }
+        guard expiry + rules.clockSkew > now else { throw TokenError(.expired) }
+        guard let issued = claims["iat"]?.doubleValue else { throw TokenError(.malformed, "iat") }
+        guard issued <= now + rules.clockSkew else { throw TokenError(.issuedInFuture) }
+        guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else { throw TokenError(.missingSubject) }
+        if let rawNonce {
+            let expected = Array(Hex.encode(Digest.sha256(rawNonce)).utf8)
+            guard let nonce = claims["nonce"]?.stringValue,
+                constantTimeEquals(Array(nonce.utf8), expected)
+            else { throw TokenError(.nonceMismatch) }
+        }
+    }
+}

@@ -1,0 +1,23 @@
+/// Why a session operation was refused, compared by code.
+public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The stable reasons.
+    public enum Code: String, Sendable {
+        /// The refresh token is unknown, expired, revoked or reused.
+        case invalidRefreshToken
+        /// The broker ID token is missing or not valid.
+        case unauthenticated
+    }
+    /// The reason.
+    public var code: Code
+    /// Detail for logs; never a token.
+    public var detail: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ detail: String = "") {
+        self.code = code
+        self.detail = detail
+    }
+
+    /// `code: detail`.
+    public var description: String { detail.isEmpty ? code.rawValue : "\(code.rawValue): \(detail)" }
+}

@@ -1,0 +1,79 @@
+import BrokerCore
+import Foundation
+import Testing
+
+@Suite struct LinkingPolicyTests {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    static func account(_ uid: String, email: String?, verified: Bool, providers: [String] = [], password: Bool = false)
+        -> Account
+    {
+        Account(
+            id: AccountID(uid), email: email, emailVerified: verified, createdAt: now,
+            identities: providers.map { Identity(provider: ProviderID($0), subject: "s-\($0)", email: email, linkedAt: now) },
+            passwordHash: password ? "$argon2id$stub" : nil)
+    }
+
+    static func identity(email: String?, verified: Bool) -> ExternalIdentity {
+        ExternalIdentity(provider: ProviderID("google"), subject: "g1", email: email, emailVerified: verified)
+    }
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        var name: String
+        var identity: ExternalIdentity
+        var linked: Account?
+        var owner: Account?
+        var byEmail: Bool
+        var expected: LinkingDecision
+        var testDescription: String { name }
+    }
+
+    static let verifiedOwner = account("owner", email: "a@example.com", verified: true, providers: ["apple"])
+    static let unverifiedOwner = account("pw", email: "a@example.com", verified: false, password: true)
+    static let linkedAccount = account("linked", email: "other@example.com", verified: true, providers: ["google"])
+
+    static let cases: [Case] = [
+        Case(
+            name: "linked identity signs in", identity: identity(email: "a@example.com", verified: true),
+            linked: linkedAccount, owner: verifiedOwner, byEmail: false, expected: .signIn(linkedAccount)),
+        Case(
+            name: "new identity without email creates", identity: identity(email: nil, verified: false), linked: nil,
+            owner: nil, byEmail: false, expected: .create(claimEmail: true)),
+        Case(
+            name: "new identity with a free email creates", identity: identity(email: "a@example.com", verified: true),
+            linked: nil, owner: nil, byEmail: false, expected: .create(claimEmail: true)),
+        Case(
+            name: "verified email of a verified account conflicts",
+            identity: identity(email: "a@example.com", verified: true), linked: nil, owner: verifiedOwner,
+            byEmail: false, expected: .conflict(verifiedOwner)),
+        Case(
+            name: "verified email of a verified account links when allowed",
+            identity: identity(email: "a@example.com", verified: true), linked: nil, owner: verifiedOwner,
+            byEmail: true, expected: .link(verifiedOwner)),
+        Case(
+            name: "verified email takes over an unverified account",
+            identity: identity(email: "a@example.com", verified: true), linked: nil, owner: unverifiedOwner,
+            byEmail: false, expected: .takeOver(unverifiedOwner)),
+        Case(
+            name: "unverified email never links, even when allowed",
+            identity: identity(email: "a@example.com", verified: false), linked: nil, owner: verifiedOwner,
+            byEmail: true, expected: .create(claimEmail: false)),
+        Case(
+            name: "unverified email never takes over",
+            identity: identity(email: "a@example.com", verified: false), linked: nil, owner: unverifiedOwner,
+            byEmail: true, expected: .create(claimEmail: false)),
+    ]
+
+    @Test(arguments: cases)
+    func decides(_ testCase: Case) {
+        let decision = LinkingPolicy.decide(
+            identity: testCase.identity, linked: testCase.linked, emailOwner: testCase.owner,
+            linkByVerifiedEmail: testCase.byEmail)
+        #expect(decision == testCase.expected)
+    }
+
+    @Test func conflictListsSignInMethods() {
+        let owner = Self.account("x", email: "a@example.com", verified: true, providers: ["kakao", "apple"], password: true)
+        #expect(LinkingPolicy.signInMethods(of: owner) == ["apple", "kakao", "password"])
+    }
+}
