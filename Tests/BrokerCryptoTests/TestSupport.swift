@@ -38,3 +38,10 @@ enum SharedKeys {
     /// A second, unrelated 2048-bit RSA key.
     static let otherRSA2048: RSAPrivateKey = TestSupport.fixture { try RSAPrivateKey.generate() }
 }
+
+extension SharedKeys {
+    /// A P-256 key.
+    static let p256: P256PrivateKey = TestSupport.fixture { try P256PrivateKey.generate() }
+    /// A second, unrelated P-256 key.
+    static let otherP256: P256PrivateKey = TestSupport.fixture { try P256PrivateKey.generate() }
+}
