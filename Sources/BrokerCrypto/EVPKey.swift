@@ -1,0 +1,280 @@
+import COpenSSL
+
+/// An owned OpenSSL 3 `EVP_PKEY`, freed in `deinit`, and the operations the key types share: building
+/// keys from parameters, generating, parameter access, PEM in and out, and one-shot SHA-256 sign and
+/// verify. Every operation leaves OpenSSL's error queue empty.
+///
+/// `@unchecked Sendable`: the `EVP_PKEY` is never mutated after construction, and OpenSSL 3 documents
+/// that a key may be used concurrently from many threads for signing and verifying as long as nobody
+/// modifies it (each operation here makes its own `EVP_MD_CTX`/`EVP_PKEY_CTX`; RSA blinding is
+/// thread-safe inside OpenSSL). Temporary handles are freed with `defer` in the function that made them.
+final class EVPKey: @unchecked Sendable {
+    /// The `EVP_PKEY`, owned by this object.
+    let pointer: OpaquePointer
+
+    /// Takes ownership of `pointer` (one reference), which is freed when this object goes away.
+    init(owning pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
+    deinit {
+        EVP_PKEY_free(pointer)
+    }
+
+    /// Whether the key is of OpenSSL algorithm `name` ("RSA", "EC").
+    func isA(_ name: String) -> Bool {
+        EVP_PKEY_is_a(pointer, name) == 1
+    }
+
+    /// The key's size in bits (the modulus for RSA, the field for EC).
+    var bits: Int { Int(EVP_PKEY_get_bits(pointer)) }
+
+    /// `EVP_PKEY_PUBLIC_KEY` (`OSSL_KEYMGMT_SELECT_ALL_PARAMETERS | OSSL_KEYMGMT_SELECT_PUBLIC_KEY`),
+    /// spelled out because the composite macro does not import into Swift.
+    static let publicKeySelection: Int32 = 0x84 | 0x02
+
+    /// One parameter for `fromPublicParameters`. Names and string values are `StaticString`s because
+    /// `OSSL_PARAM_BLD` keeps the pointers it is given, without copying, until `OSSL_PARAM_BLD_to_param`.
+    enum Parameter {
+        /// A big integer, such as RSA's "n" and "e".
+        case integer(StaticString, BigNum)
+        /// A UTF-8 string, such as EC's "group".
+        case text(StaticString, StaticString)
+        /// An octet string, such as EC's "pub" (an encoded point).
+        case octets(StaticString, [UInt8])
+    }
+
+    /// A public key of algorithm `algorithm` ("RSA", "EC") built by `EVP_PKEY_fromdata` from
+    /// `parameters`.
+    static func fromPublicParameters(algorithm: String, _ parameters: [Parameter]) throws -> EVPKey {
+        guard let builder = OSSL_PARAM_BLD_new() else {
+            throw CryptoError.openSSL(.invalidKey, "could not allocate a parameter builder")
+        }
+        defer { OSSL_PARAM_BLD_free(builder) }
+        // Octet buffers must outlive OSSL_PARAM_BLD_to_param, which is where they are copied.
+        var buffers: [UnsafeMutableRawBufferPointer] = []
+        defer { buffers.forEach { $0.deallocate() } }
+        var pushed = true
+        for parameter in parameters {
+            switch parameter {
+            case .integer(let name, let number):
+                pushed = pushed && OSSL_PARAM_BLD_push_BN(builder, name.cString, number.pointer) == 1
+            case .text(let name, let value):
+                pushed = pushed && OSSL_PARAM_BLD_push_utf8_string(builder, name.cString, value.cString, 0) == 1
+            case .octets(let name, let bytes):
+                let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
+                buffers.append(buffer)
+                buffer.copyBytes(from: bytes)
+                pushed = pushed && OSSL_PARAM_BLD_push_octet_string(builder, name.cString, buffer.baseAddress, bytes.count) == 1
+            }
+        }
+        let params = pushed ? withExtendedLifetime(parameters) { OSSL_PARAM_BLD_to_param(builder) } : nil
+        guard let params else {
+            throw CryptoError.openSSL(.invalidKey, "could not encode the \(algorithm) key parameters")
+        }
+        defer { OSSL_PARAM_free(params) }
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, algorithm, nil) else {
+            throw CryptoError.openSSL(.invalidKey, "OpenSSL has no \(algorithm) implementation")
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        var key: OpaquePointer?
+        guard EVP_PKEY_fromdata_init(context) == 1,
+            EVP_PKEY_fromdata(context, &key, publicKeySelection, params) == 1,
+            let built = key
+        else {
+            EVP_PKEY_free(key)
+            throw CryptoError.openSSL(.invalidKey, "the \(algorithm) public key parameters were refused")
+        }
+        return EVPKey(owning: built)
+    }
+
+    /// A freshly generated key of algorithm `algorithm`; `configure` sets its size or curve on the
+    /// keygen context.
+    static func generate(
+        algorithm: String, _ configure: (_ context: OpaquePointer) -> Bool
+    ) throws -> EVPKey {
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, algorithm, nil) else {
+            throw CryptoError.openSSL(.invalidKey, "OpenSSL has no \(algorithm) implementation")
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        var key: OpaquePointer?
+        guard EVP_PKEY_keygen_init(context) == 1, configure(context),
+            EVP_PKEY_generate(context, &key) == 1, let generated = key
+        else {
+            EVP_PKEY_free(key)
+            throw CryptoError.openSSL(.invalidKey, "\(algorithm) key generation failed")
+        }
+        return EVPKey(owning: generated)
+    }
+
+    /// Whether OpenSSL's full public-key check (on the curve, right order, sane modulus) accepts the key.
+    func passesPublicCheck() -> Bool {
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pointer, nil) else {
+            OpenSSLErrorQueue.clear()
+            return false
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        let accepted = EVP_PKEY_public_check(context) == 1
+        if !accepted { OpenSSLErrorQueue.clear() }
+        return accepted
+    }
+
+    /// The private key in the PEM document `pem` (PKCS#8 or a traditional per-algorithm form). The caller
+    /// checks its type. Encrypted PEM is refused, never prompted for.
+    ///
+    /// Literal two-character `\n` sequences (a service-account JSON value pasted without unescaping) are
+    /// read as line breaks; base64 and PEM armour never contain a backslash.
+    static func privateKey(pem: String) throws -> EVPKey {
+        let text = pem.contains("\\n") ? pem.replacingBackslashN() : pem
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty, bytes.count < Int(Int32.max) else {
+            throw CryptoError(code: .invalidKey, message: "the PEM document is empty or too large")
+        }
+        let key: OpaquePointer? = bytes.withUnsafeBytes { raw in
+            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
+            defer { BIO_free(bio) }
+            // A callback that supplies no passphrase: an encrypted key fails instead of OpenSSL's
+            // default callback prompting on the terminal.
+            return PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in -1 }, nil)
+        }
+        guard let key else {
+            throw CryptoError.openSSL(.invalidKey, "the PEM document holds no readable, unencrypted private key")
+        }
+        OpenSSLErrorQueue.clear()
+        return EVPKey(owning: key)
+    }
+
+    /// The key as an unencrypted PKCS#8 PEM document ("BEGIN PRIVATE KEY").
+    func pemPKCS8() throws -> String {
+        guard let bio = BIO_new(BIO_s_mem()) else {
+            throw CryptoError.openSSL(.encodingFailed, "could not allocate a memory BIO")
+        }
+        defer { BIO_free(bio) }
+        guard PEM_write_bio_PKCS8PrivateKey(bio, pointer, nil, nil, 0, nil, nil) == 1 else {
+            throw CryptoError.openSSL(.encodingFailed, "could not write the key as PKCS#8 PEM")
+        }
+        // BIO_get_mem_data is a macro over BIO_ctrl(BIO_CTRL_INFO).
+        var data: UnsafeMutablePointer<CChar>?
+        let length = BIO_ctrl(bio, BIO_CTRL_INFO, 0, &data)
+        guard length > 0, let data else {
+            throw CryptoError.openSSL(.encodingFailed, "the PKCS#8 PEM output was empty")
+        }
+        let pem = UnsafeRawBufferPointer(start: data, count: length)
+        return String(decoding: pem, as: UTF8.self)
+    }
+
+    /// The big-endian bytes (no leading zeros) of the key's integer parameter `name`.
+    func integerParameter(_ name: String) throws -> [UInt8] {
+        var number: OpaquePointer?
+        guard EVP_PKEY_get_bn_param(pointer, name, &number) == 1, let number else {
+            throw CryptoError.openSSL(.invalidKey, "the key has no \(name) parameter")
+        }
+        defer { BN_free(number) }
+        let count = (Int(BN_num_bits(number)) + 7) / 8
+        var bytes = [UInt8](repeating: 0, count: count)
+        if count > 0 {
+            _ = bytes.withUnsafeMutableBufferPointer { BN_bn2bin(number, $0.baseAddress) }
+        }
+        return bytes
+    }
+
+    /// The key's UTF-8 string parameter `name` (for example an EC key's "group").
+    func stringParameter(_ name: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: 80)
+        var length = 0
+        let status = buffer.withUnsafeMutableBufferPointer {
+            EVP_PKEY_get_utf8_string_param(pointer, name, $0.baseAddress, $0.count, &length)
+        }
+        guard status == 1 else {
+            OpenSSLErrorQueue.clear()
+            return nil
+        }
+        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// A signature over `message` with this key and SHA-256, in the key type's native encoding (PKCS#1 v1.5
+    /// for RSA, DER for ECDSA). A fresh `EVP_MD_CTX` per call keeps concurrent callers independent.
+    func signSHA256(_ message: [UInt8]) throws -> [UInt8] {
+        guard let context = EVP_MD_CTX_new() else {
+            throw CryptoError.openSSL(.signingFailed, "could not allocate a digest context")
+        }
+        defer { EVP_MD_CTX_free(context) }
+        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, pointer) == 1 else {
+            throw CryptoError.openSSL(.signingFailed, "the key cannot sign with SHA-256")
+        }
+        return try message.withUnsafeBytes { input throws -> [UInt8] in
+            let data = input.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            var length = 0
+            guard EVP_DigestSign(context, nil, &length, data, input.count) == 1, length > 0 else {
+                throw CryptoError.openSSL(.signingFailed, "could not size the signature")
+            }
+            var signature = [UInt8](repeating: 0, count: length)
+            let status = signature.withUnsafeMutableBufferPointer {
+                EVP_DigestSign(context, $0.baseAddress, &length, data, input.count)
+            }
+            guard status == 1 else {
+                throw CryptoError.openSSL(.signingFailed, "signing failed")
+            }
+            return Array(signature.prefix(length))
+        }
+    }
+
+    /// Whether `signature` (in the key type's native encoding) is a valid SHA-256 signature of `message`
+    /// under this key. Any failure is `false`.
+    func verifySHA256(signature: [UInt8], message: [UInt8]) -> Bool {
+        guard !signature.isEmpty, let context = EVP_MD_CTX_new() else {
+            OpenSSLErrorQueue.clear()
+            return false
+        }
+        defer { EVP_MD_CTX_free(context) }
+        guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, pointer) == 1 else {
+            OpenSSLErrorQueue.clear()
+            return false
+        }
+        let status = signature.withUnsafeBufferPointer { sig in
+            message.withUnsafeBytes { input in
+                EVP_DigestVerify(
+                    context, sig.baseAddress, sig.count,
+                    input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count)
+            }
+        }
+        guard status == 1 else {
+            OpenSSLErrorQueue.clear()
+            return false
+        }
+        return true
+    }
+}
+
+extension String {
+    /// The string with every two-character `\n` sequence turned into a line break.
+    fileprivate func replacingBackslashN() -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(utf8.count)
+        var previousWasBackslash = false
+        for byte in utf8 {
+            if previousWasBackslash {
+                previousWasBackslash = false
+                if byte == UInt8(ascii: "n") {
+                    out.append(0x0A)
+                    continue
+                }
+                out.append(UInt8(ascii: "\\"))
+            }
+            if byte == UInt8(ascii: "\\") {
+                previousWasBackslash = true
+                continue
+            }
+            out.append(byte)
+        }
+        if previousWasBackslash { out.append(UInt8(ascii: "\\")) }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+extension StaticString {
+    /// The literal as a NUL-terminated C string, valid for the life of the program.
+    fileprivate var cString: UnsafePointer<CChar> {
+        UnsafeRawPointer(utf8Start).assumingMemoryBound(to: CChar.self)
+    }
+}

@@ -1,0 +1,87 @@
+/// Test keys generated with the `openssl` command line for this test suite only. They protect nothing.
+enum Fixtures {
+    /// A 2048-bit RSA key in PKCS#1 form (`openssl genrsa -traditional 2048`).
+    static let rsaPKCS1PEM = """
+-----BEGIN RSA PRIVATE KEY-----
+MIIEowIBAAKCAQEA/bVms5U50VFSOtB82Pi7dKdIBIKauDjwu8Y0o6fa6MjQKfnS
+bjcrxJ/B25eHgepWAXsVp6RbFEp3f5afebbznfyocSLCcdKIRg3xB/sofE9JbFkb
+s0ziYC0Kz1hqViWn3z7/LPOaW925ybooCTn2EZj7/zzAAhymhHKeX2RoYL6Tcawj
+RvSGfkpA0X7TPAZKoestMDOE/i55Hcj4YH8yKjnIojoHGCShw+aSnrtsD52qr+Cu
+bKvKu0OVSbhjom1kOSBKDRw1g9qhKym8Efxp2gActq2wRAH7vmBmbtAgmJYPrjfl
+TQqDQ2Lim/3uuK2vj3+T8KOVks1YjEVHl5aWWQIDAQABAoIBABaH0YMJMYVBL4hB
+k5TBIgSOBntADfVmORqz02DlOy+JBdN0eBeJlr1zYofZwRLseI7RG28zzVLT+iC+
+g5MPiDrzgRHrAFGTXL675jfLOiEv+VlB4I/fuArKdTdMpsTXuzy8H3UifQbDfghI
+G94V46BUcayM/JAzcyY395CJHivZE4MlO1+u3K6TLqaXPy97GNOKnepQ6wKmxU68
+OdELj5Y4I/XGVZZB9EQThy4ylQSB+OfZDD1noDGenKGyouXCVonU9i1WMMx5EHig
+cnpy163nJcQgIDzgSkvuMX39cvU+4SHmWAcbO9Pg0VpTAHJKJc+FsYs7OHkPPSOU
+mIFlO8ECgYEA/38Fw3Bp+BkNUhzGz/4PcNvCYhB2+MTagCBVZlbWvFlBq0KiWSWO
+Jrb4WSCvuZKpMuQuefOg1S+fHfWNydhU+OcFyUD2q7lCl0XoLcr70OpEidh8lySg
+K9coX119P6MSGSr2qnZxY3CZtJweIlPI+8FuPpVugYyItFB6FRLeohUCgYEA/jV5
+7Ofch9KBf0E3JI03Dp4RgS+fdV652LnSNGEKySLLrkSSbeCpXylxVhhyqNnl+nFZ
+s2Wx3FSfyuOYAynBUDe72CQaXBq+LVyurlkRCuqBhsJ8Ne75VlDDqlYqMZlqWKff
+2PL1MMDPorBU2x3fmHXD3ueT7PPOfFiSig0s6DUCgYBWegHTYqsbZC9UCZVpNM65
+HkiutG/wR4DFOSxulRndakCF3OniTonMpMVuNVgE8ZT/OqhYcpOPVK0AkOpK1UP9
+cwRMWAalnPDjDrBFP5z32zMTjQiuh6EG9a4eiSApd+JaTmZqz+gVBjmgHe89Iyq1
+u4S6/g0HIC/tCAgqNdbQ+QKBgGLyI6wPr6n6SMdkdfc3NBfvdLbI95MytLnj0irr
+HsydS5RgQnKcQLC2q9OsHm0Uq0xo9FY8nhc5pRzOq6uHhCQaHXaKzuvMyPtVGPTp
+3BVYo+P1LW28v7ZWJ2LUuQWnRlqNtTZ3kvJQCkGzysOjBBYOuJe5ob1YRKXnv9oW
+OMWFAoGBANp0tzJ7dVAFW78jGlrR0UFmtvgzvPSw9viNOESiHK/sqIdmqsevR5dK
+XSQ9GI8a46OdrKPYa8YGu/hKDQmhnWeoQdNFO2N2fdV8GZfjh5SuMp5xtSdJJzbh
+UGtaNIrcEIkSwCqn7lcoscu3YZNjqKIJckkJ23qjUdEvY6oTFO17
+-----END RSA PRIVATE KEY-----
+"""
+
+    /// The modulus of `rsaPKCS1PEM`, lowercase hex (`openssl rsa -noout -modulus`).
+    static let rsaPKCS1ModulusHex = "fdb566b39539d151523ad07cd8f8bb74a74804829ab838f0bbc634a3a7dae8c8d029f9d26e372bc49fc1db978781ea56017b15a7a45b144a777f969f79b6f39dfca87122c271d288460df107fb287c4f496c591bb34ce2602d0acf586a5625a7df3eff2cf39a5bddb9c9ba280939f61198fbff3cc0021ca684729e5f646860be9371ac2346f4867e4a40d17ed33c064aa1eb2d303384fe2e791dc8f8607f322a39c8a23a071824a1c3e6929ebb6c0f9daaafe0ae6cabcabb439549b863a26d6439204a0d1c3583daa12b29bc11fc69da001cb6adb04401fbbe60666ed02098960fae37e54d0a834362e29bfdeeb8adaf8f7f93f0a39592cd588c454797969659"
+
+    /// A P-256 key in SEC 1 form (`openssl ecparam -genkey -name prime256v1 -noout`).
+    static let p256SEC1PEM = """
+-----BEGIN EC PRIVATE KEY-----
+MHcCAQEEIC9qAgmbJgF+eqX2OQj+2ubyvsPh8B1o+IUM5FmtE6gLoAoGCCqGSM49
+AwEHoUQDQgAEOSGLC3s8kbui7I0IXiNEH7Yf9DqQbUdRdhvAOrchWpXled+rGHx0
+2XRwahjVxEu5agd8HZecIEy87UR1pnVAZA==
+-----END EC PRIVATE KEY-----
+"""
+
+    /// The uncompressed public point (0x04 || x || y) of `p256SEC1PEM`, lowercase hex.
+    static let p256SEC1PointHex = "0439218b0b7b3c91bba2ec8d085e23441fb61ff43a906d4751761bc03ab7215a95e579dfab187c74d974706a18d5c44bb96a077c1d979c204cbced4475a6754064"
+
+    /// A P-384 key in PKCS#8 form: right type, wrong curve.
+    static let p384PKCS8PEM = """
+-----BEGIN PRIVATE KEY-----
+MIG2AgEAMBAGByqGSM49AgEGBSuBBAAiBIGeMIGbAgEBBDAgN9Jnp1mRTPjEAzou
+Rtffq4gQJUnoRvmcKnH8edh+9K+MhGgzQhYocKXhMBPWcR6hZANiAASKhrifiEpS
+ksyyAVefS0keDnxwNZ1VH9/3EgIO9rmfyDWVnCAQZFxzunamQj+9i3pLGrR1Wohf
+Ujf0nqIEA7wQmME9g44+72H6VqE1iB4hrec1JR3vXGZuzPvFy4PA+HY=
+-----END PRIVATE KEY-----
+"""
+
+    /// An Ed25519 key in PKCS#8 form: neither RSA nor EC.
+    static let ed25519PKCS8PEM = """
+-----BEGIN PRIVATE KEY-----
+MC4CAQAwBQYDK2VwBCIEIATWlJUtBmDkz7yxJjIHhHkqoXgqiWgDgmmJR5BPz6Dm
+-----END PRIVATE KEY-----
+"""
+
+    /// A 1024-bit RSA key in encrypted PKCS#8 form (passphrase "secret"): must be refused, not prompted for.
+    static let encryptedPKCS8PEM = """
+-----BEGIN ENCRYPTED PRIVATE KEY-----
+MIIC3TBXBgkqhkiG9w0BBQ0wSjApBgkqhkiG9w0BBQwwHAQIIrsuURj5cJMCAggA
+MAwGCCqGSIb3DQIJBQAwHQYJYIZIAWUDBAECBBCUs707Z+6nJHDdgEcyVtNEBIIC
+gNOAqodDRszq0KJXpLYPhib9/k8EpTtsd6gWofAlvs1KK+AXB2nWsCCqFV93j6dk
+7N/3nEVeTGHPckRW9vmVgMddS9YsKUPCdPZSsKOVhxtFM2EpFJKEqrNxwxgWbLg2
+P+kWD6JTXQ/psGZpISu68maTnv0esunEYYIzF/Sy6vGXPLiJvQRnoZUXKnsdNbtk
+b/5fIVXgRlMvinwu1+n9IZqI6q2gPY9fAFmAGaRlvXdlp6ee77aN/88Ibaii0CPH
+evWHOO45izzA5gX42SFXicHn3dQB5kwfzm8WP8nztuKfGtjS27ILXzOI5ZyvzqlS
+FnCiznp+q9Ec1TU20L2x6x1RWgI5oapa8Z15DcV63Xx45mQI0sHQL+LZwH5iRir5
+0/cXDYdPItFY2smekus8lWu4C5txwdTo6LvBBrTflObzbcFir3suIsfKqYKyHgrx
+D6KvmnJ+z8NHtwCs5OQdH/3LIS7Ujj4oCgq7pbpJ0bPt9hXfCr2IWkenXeZkQhZm
+DUOn+WbN1Ko0hgHTG+xkFy23XqE9yTAnsx4lEIQOSiw0mrUp0caJlkQheE4Sm7Ew
+Ii9uWiEz6cp2zP0icNyDI4nbY7Plh76rufuLQ0hNARyS67vQXV5UaLur8HA6QCDh
+zEQ/SFrVNCOhLTSudhHGSmbK4lLMUZX0CKU8K8CaZ/KDrUCr0FB5zAXoAi8EJSSP
+buSMmMlw7KNEodK34rvPFa6PNGuly1unebLDHiG71T8cHPFVn+hieflfhhsnSfJ/
+R0sk8knx+SHbSyx3P/3X0vQ5MFgY2plcTFn7o7CJ3V9SR/F86VC4zRgTZjx7lDO3
+lAk7Iu2vrKplhe9LCuGTHZE=
+-----END ENCRYPTED PRIVATE KEY-----
+"""
+}

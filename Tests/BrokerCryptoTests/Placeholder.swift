@@ -1,3 +1,0 @@
-import Testing
-
-@Test func placeholderBrokerCryptoTests() { #expect(Bool(true)) }
