@@ -61,7 +61,13 @@ public final class StubKeySet: @unchecked Sendable {
     }
 
     /// A shared key not used by any stub provider (an attacker's key), by index.
-    public static func strangerKey(_ index: Int = 0) throws -> RSAPrivateKey { try sharedKey(index: 20 + index) }
+    public static func strangerKey(_ index: Int = 0) throws -> RSAPrivateKey {
+        try pool.withLock {
+            while strangers.count <= index { strangers.append(try RSAPrivateKey.generate(bits: 2048)) }
+            return strangers[index]
+        }
+    }
+    nonisolated(unsafe) private static var strangers: [RSAPrivateKey] = []
 
     /// A 1024-bit key, too weak to be accepted.
     public static func weakKey() throws -> RSAPrivateKey {
