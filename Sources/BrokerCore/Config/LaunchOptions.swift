@@ -1,0 +1,59 @@
+/// Where the broker's settings come from on the command line and in the environment: a flag wins over its
+/// environment variable, which wins over the default (contract section 1).
+public struct LaunchOptions: Sendable, Equatable {
+    /// The config file (`--config`, `BROKER_CONFIG`, `./providers.json`).
+    public var configPath: String
+    /// The database (`--database`, `BROKER_DATABASE`, `./broker.sqlite`); `postgres://…` selects PostgreSQL.
+    public var database: String
+    /// The listen host (`--host`, `BROKER_HOST`, `127.0.0.1`).
+    public var host: String
+    /// The listen port (`--port`, `BROKER_PORT`, `8080`).
+    public var port: Int
+    /// Arguments that are not options, in order.
+    public var positional: [String]
+    /// Flags without a value (`--json`).
+    public var switches: Set<String>
+
+    /// Parses `arguments` (after the subcommand) with `environment` as the fallback.
+    public init(arguments: [String], environment: [String: String]) throws {
+        var values: [String: String] = [:]
+        var positional: [String] = []
+        var switches: Set<String> = []
+        let valued: Set<String> = ["--config", "--database", "--host", "--port", "--provider", "--email"]
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
+                values[String(argument[..<equals])] = String(argument[argument.index(after: equals)...])
+            } else if valued.contains(argument) {
+                guard index + 1 < arguments.count else { throw ConfigError(field: argument, "needs a value") }
+                values[argument] = arguments[index + 1]
+                index += 1
+            } else if argument.hasPrefix("--") {
+                switches.insert(argument)
+            } else {
+                positional.append(argument)
+            }
+            index += 1
+        }
+        func pick(_ flag: String, _ variable: String, _ fallback: String) -> String {
+            values[flag] ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 } ?? fallback
+        }
+        configPath = pick("--config", "BROKER_CONFIG", "./providers.json")
+        database = pick("--database", "BROKER_DATABASE", "./broker.sqlite")
+        host = pick("--host", "BROKER_HOST", "127.0.0.1")
+        let portText = pick("--port", "BROKER_PORT", "8080")
+        guard let port = Int(portText), (0...65_535).contains(port) else {
+            throw ConfigError(field: values["--port"] != nil ? "--port" : "BROKER_PORT", "must be a port number")
+        }
+        self.port = port
+        self.positional = positional
+        self.switches = switches
+        self.values = values
+    }
+
+    /// The raw value of a valued flag (`--provider`, `--email`).
+    public func value(_ flag: String) -> String? { values[flag] }
+
+    private var values: [String: String]
+}

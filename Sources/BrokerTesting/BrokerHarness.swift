@@ -1,0 +1,139 @@
+import BrokerCore
+import BrokerDrivers
+import Foundation
+
+/// A response as a test (or the demo) reads it.
+public struct TestResponse: Sendable {
+    /// The status.
+    public var status: Int
+    /// Headers, names lower-cased.
+    public var headers: [String: String]
+    /// The body bytes.
+    public var body: [UInt8]
+    /// The body as JSON, if it is.
+    public var json: JSONValue? { JSONValue.parse(body) }
+    /// `error.code` of an error body.
+    public var errorCode: String? { json?["error"]?["code"]?.stringValue }
+}
+
+/// The broker and the stub providers running on loopback ports over real HTTP, on a SQLite database in a
+/// temporary directory: what the contract tests and `broker demo` talk to, the way an app would.
+public final class BrokerHarness: @unchecked Sendable {
+    /// The stub providers.
+    public let stubs: StubProviders
+    /// The broker's store (for checking what was stored).
+    public let store: SQLBrokerStore
+    /// The broker's services.
+    public let services: BrokerServices
+    /// `http://127.0.0.1:<port>` of the broker.
+    public let baseURL: String
+    /// The broker's log lines.
+    public let logs: MemoryLogSink
+    /// The temporary directory holding the database.
+    public let directory: URL
+    private let client: CurlHTTPClient
+    private let providerClient: CurlHTTPClient
+    private let stubServer: MicroHTTPDServer
+    private let brokerServer: MicroHTTPDServer
+    private let database: SQLiteDatabase
+
+    private init(
+        stubs: StubProviders, store: SQLBrokerStore, services: BrokerServices, baseURL: String, logs: MemoryLogSink,
+        directory: URL, client: CurlHTTPClient, providerClient: CurlHTTPClient, stubServer: MicroHTTPDServer,
+        brokerServer: MicroHTTPDServer, database: SQLiteDatabase
+    ) {
+        self.stubs = stubs
+        self.store = store
+        self.services = services
+        self.baseURL = baseURL
+        self.logs = logs
+        self.directory = directory
+        self.client = client
+        self.providerClient = providerClient
+        self.stubServer = stubServer
+        self.brokerServer = brokerServer
+        self.database = database
+    }
+
+    /// Starts stubs and broker. `configure` edits the generated config; `serviceAccount` adds a Firebase
+    /// service account so sessions carry custom tokens.
+    public static func start(
+        serviceAccount: Bool = false, kakaoMapping: String = "link", linkByVerifiedEmail: Bool = false,
+        appleNonce: String = "required", clock: any Clock = SystemClock(),
+        configure: @Sendable (JSONValue) -> JSONValue = { $0 }
+    ) async throws -> BrokerHarness {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "broker-harness-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let stubs = try StubProviders()
+        let stubServer = MicroHTTPDServer()
+        try stubs.start(server: stubServer)
+
+        let brokerServer = MicroHTTPDServer()
+        let box = AppBox()
+        let port = try brokerServer.start(host: "127.0.0.1", port: 0, maxBodyBytes: 64 * 1024) { request in
+            guard let app = box.app else { return APIError(503, "STARTING", "Starting.").response }
+            return await app.handle(request)
+        }
+        let baseURL = "http://127.0.0.1:\(port)"
+        let accountFile = serviceAccount ? try TestServiceAccount.write(into: directory) : nil
+        let document = configure(
+            stubs.brokerConfig(
+                issuer: baseURL, kakaoMapping: kakaoMapping, linkByVerifiedEmail: linkByVerifiedEmail,
+                serviceAccountFile: accountFile, appleNonce: appleNonce))
+        let config = try BrokerConfig(parsing: document.serialized(), environment: [:])
+        let database = try SQLiteDatabase(path: directory.appendingPathComponent("broker.sqlite").path)
+        let store = try await SQLBrokerStore(database: database, clock: clock)
+        let logs = MemoryLogSink()
+        let providerClient = try CurlHTTPClient()
+        let services = try await BrokerServices.make(
+            config: config, store: store, httpClient: providerClient, clock: clock, logger: Logger(sink: logs))
+        box.app = BrokerApp(services: services)
+        return BrokerHarness(
+            stubs: stubs, store: store, services: services, baseURL: baseURL, logs: logs, directory: directory,
+            client: try CurlHTTPClient(), providerClient: providerClient, stubServer: stubServer,
+            brokerServer: brokerServer, database: database)
+    }
+
+    /// Stops everything and removes the temporary directory.
+    public func stop() async {
+        await brokerServer.shutdown()
+        await stubs.stop()
+        await client.shutdown()
+        await providerClient.shutdown()
+        await database.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Sends a request to the broker.
+    public func request(
+        _ method: String, _ path: String, json: JSONValue? = nil, body: [UInt8]? = nil, headers: [String: String] = [:]
+    ) async throws -> TestResponse {
+        var allHeaders = headers.map { (name: $0.key, value: $0.value) }
+        let bytes = body ?? json?.serialized() ?? []
+        if json != nil { allHeaders.append(("Content-Type", "application/json")) }
+        let response = try await client.send(
+            HTTPClientRequest(method: method, url: baseURL + path, headers: allHeaders, body: bytes, timeout: 30))
+        return TestResponse(status: response.status, headers: response.headers, body: response.body)
+    }
+
+    /// `POST path` with a JSON body.
+    public func post(_ path: String, _ json: JSONValue, headers: [String: String] = [:]) async throws -> TestResponse {
+        try await request("POST", path, json: json, headers: headers)
+    }
+
+    /// `GET path`.
+    public func get(_ path: String, headers: [String: String] = [:]) async throws -> TestResponse {
+        try await request("GET", path, headers: headers)
+    }
+}
+
+/// Holds the app once it is built (the server must be listening first so the issuer can name its port).
+private final class AppBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: BrokerApp?
+    var app: BrokerApp? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}

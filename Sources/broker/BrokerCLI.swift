@@ -1,0 +1,45 @@
+import BrokerCore
+import Foundation
+
+/// `broker <command>`: dispatches to the subcommands.
+enum BrokerCLI {
+    static let usage = """
+        usage: broker serve [--config providers.json] [--database PATH] [--host 127.0.0.1] [--port 8080]
+               broker check-config [--config providers.json]
+               broker demo
+
+        Environment: BROKER_CONFIG, BROKER_DATABASE, BROKER_HOST, BROKER_PORT, GOOGLE_APPLICATION_CREDENTIALS.
+        """
+
+    static func run(arguments: [String], environment: [String: String]) async -> Int32 {
+        guard let command = arguments.first else {
+            printError(usage)
+            return 2
+        }
+        let rest = Array(arguments.dropFirst())
+        do {
+            let options = try LaunchOptions(arguments: rest, environment: environment)
+            switch command {
+            case "serve": return try await ServeCommand.run(options: options, environment: environment)
+            case "check-config": return try await CheckConfigCommand.run(options: options, environment: environment)
+            case "demo": return try await DemoCommand.run()
+            case "help", "--help", "-h":
+                print(usage)
+                return 0
+            default:
+                printError("broker: unknown command \(command)\n\n\(usage)")
+                return 2
+            }
+        } catch let error as ConfigError {
+            printError("broker: bad configuration: \(error)")
+            return 1
+        } catch {
+            printError("broker: \(error)")
+            return 1
+        }
+    }
+
+    static func printError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}

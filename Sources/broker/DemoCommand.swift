@@ -1,0 +1,84 @@
+import BrokerCore
+import BrokerTesting
+import Foundation
+
+/// `broker demo`: stub providers and a broker on a temporary database; one sign-in per provider, printed as an
+/// app would receive it. Nothing leaves this machine.
+enum DemoCommand {
+    static func run() async throws -> Int32 {
+        let harness = try await BrokerHarness.start(serviceAccount: true)
+        print("Stub providers at \(harness.stubs.baseURL); broker at \(harness.baseURL) on a temporary SQLite database.\n")
+        do {
+            let rawNonce = "demo-nonce-\(UUID().uuidString)"
+            let steps: [(String, String, JSONValue)] = [
+                (
+                    "Google", "/v1/signin/google",
+                    [
+                        "idToken": .string(
+                            try harness.stubs.idToken(
+                                "google",
+                                claims: [
+                                    "sub": "109876543210", "email": "jiwoo@example.com", "email_verified": true,
+                                    "name": "Jiwoo Park",
+                                ]))
+                    ]
+                ),
+                (
+                    "Apple (with nonce)", "/v1/signin/apple",
+                    [
+                        "identityToken": .string(
+                            try harness.stubs.idToken(
+                                "apple",
+                                claims: [
+                                    "sub": "001234.abcdef.0987", "email": "x7k2@privaterelay.appleid.com",
+                                    "email_verified": "true", "nonce": .string(TestTokens.hashedNonce(rawNonce)),
+                                ])),
+                        "rawNonce": .string(rawNonce), "fullName": ["givenName": "Minjun", "familyName": "Lee"],
+                    ]
+                ),
+                (
+                    "Kakao (access token)", "/v1/signin/kakao",
+                    [
+                        "accessToken": .string(
+                            harness.stubs.kakaoAccessToken(
+                                for: KakaoStubUser(id: 4_100_000_001, email: "seoyeon@example.kr", nickname: "서연")))
+                    ]
+                ),
+            ]
+            var lastRefreshToken: String?
+            for (title, path, body) in steps {
+                let response = try await harness.post(path, body)
+                print("== \(title): POST \(path) -> \(response.status)")
+                print(pretty(response.json ?? .null))
+                print("")
+                lastRefreshToken = response.json?["refreshToken"]?.stringValue ?? lastRefreshToken
+            }
+            if let lastRefreshToken {
+                let response = try await harness.post("/v1/token", ["refreshToken": .string(lastRefreshToken)])
+                print("== Next app launch: POST /v1/token -> \(response.status) (new ID token, rotated refresh token)\n")
+            }
+            print("Tokens are shortened here. idToken verifies against \(harness.baseURL)/.well-known/jwks.json;")
+            print("customToken goes to Auth.auth().signIn(withCustomToken:) in an app using Firebase.")
+        } catch {
+            await harness.stop()
+            throw error
+        }
+        await harness.stop()
+        return 0
+    }
+
+    /// Pretty JSON with long token strings shortened.
+    static func pretty(_ value: JSONValue) -> String {
+        func shorten(_ value: JSONValue) -> JSONValue {
+            switch value {
+            case .string(let text) where text.count > 60: return .string(String(text.prefix(40)) + "…(\(text.count) chars)")
+            case .object(let members): return .object(members.mapValues(shorten))
+            case .array(let items): return .array(items.map(shorten))
+            default: return value
+            }
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return (try? String(decoding: encoder.encode(shorten(value)), as: UTF8.self)) ?? ""
+    }
+}

@@ -1,0 +1,70 @@
+import BrokerCore
+import BrokerDrivers
+import Foundation
+
+/// `broker serve`: the HTTP server. SIGTERM (or SIGINT) stops accepting, drains in-flight requests, exits 0.
+enum ServeCommand {
+    static func run(options: LaunchOptions, environment: [String: String]) async throws -> Int32 {
+        let logger = Logger()
+        let client = try CurlHTTPClient()
+        let config = try Startup.validatedConfig(options: options, environment: environment, client: client)
+        let (store, database) = try await Startup.openStore(options.database)
+        let services = try await BrokerServices.make(config: config, store: store, httpClient: client, logger: logger)
+        let app = BrokerApp(services: services)
+        let server = MicroHTTPDServer()
+        let port = try server.start(host: options.host, port: options.port, maxBodyBytes: 64 * 1024) { request in
+            await app.handle(request)
+        }
+        logger.info(
+            "listening",
+            metadata: [
+                "host": options.host, "port": String(port), "database": options.database,
+                "providers": services.providers.enabled.map(\.rawValue).joined(separator: ","),
+                "customTokens": config.firebaseServiceAccountFile == nil ? "off" : "on",
+            ])
+        let signal = await waitForTermination()
+        logger.info("draining", metadata: ["signal": signal])
+        await server.shutdown()
+        await client.shutdown()
+        await database.close()
+        logger.info("stopped")
+        return 0
+    }
+
+    /// Suspends until SIGTERM or SIGINT arrives; returns its name.
+    static func waitForTermination() async -> String {
+        await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+            let queue = DispatchQueue(label: "broker.signals")
+            let once = Once()
+            var sources: [any DispatchSourceSignal] = []
+            for (number, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+                source.setEventHandler {
+                    if once.claim() { continuation.resume(returning: name) }
+                }
+                source.resume()
+                sources.append(source)
+            }
+            SignalSources.keep(sources)
+        }
+    }
+}
+
+/// Lets exactly one caller through.
+private final class Once: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done = false
+    func claim() -> Bool {
+        lock.withLock {
+            defer { done = true }
+            return !done
+        }
+    }
+}
+
+/// Keeps the signal sources alive for the life of the process.
+private enum SignalSources {
+    nonisolated(unsafe) static var retained: [any DispatchSourceSignal] = []
+    static func keep(_ sources: [any DispatchSourceSignal]) { retained.append(contentsOf: sources) }
+}

@@ -1,0 +1,72 @@
+import BrokerCore
+import BrokerDrivers
+import BrokerTesting
+import Foundation
+
+/// `stub-providers [--port N] [--host H]`: serves the stand-ins until SIGTERM or SIGINT.
+enum StubProvidersMain {
+    static func run(arguments: [String], environment: [String: String]) async -> Int32 {
+        do {
+            var port = Int(environment["STUB_PROVIDERS_PORT"] ?? "") ?? 8090
+            var host = environment["STUB_PROVIDERS_HOST"] ?? "127.0.0.1"
+            var index = 0
+            while index < arguments.count {
+                switch arguments[index] {
+                case "--port" where index + 1 < arguments.count:
+                    guard let value = Int(arguments[index + 1]), (0...65_535).contains(value) else {
+                        throw ConfigError(field: "--port", "must be a port number")
+                    }
+                    port = value
+                    index += 1
+                case "--host" where index + 1 < arguments.count:
+                    host = arguments[index + 1]
+                    index += 1
+                default:
+                    throw ConfigError(field: arguments[index], "unknown option (usage: stub-providers [--port N] [--host H])")
+                }
+                index += 1
+            }
+            let stubs = try StubProviders()
+            let server = MicroHTTPDServer()
+            let bound = try stubs.start(server: server, host: host, port: port)
+            print("stub-providers listening on http://\(host):\(bound)")
+            print("  JWKS: /google/jwks /apple/jwks /kakao/jwks; Kakao API: /kakao/v1/user/access_token_info /kakao/v2/user/me")
+            print("  mint: POST /{google,apple,kakao}/token {\"claims\":{...}}; POST /kakao/users {\"id\":1,\"email\":\"...\"}")
+            print("  faults: POST /control/kakao {\"fault\":\"down|slow|hang|invalid|misconfigured|userMismatch|none\",\"delayMs\":100}")
+            fflush(stdout)
+            await waitForSignal()
+            await stubs.stop()
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data("stub-providers: \(error)\n".utf8))
+            return 1
+        }
+    }
+
+    static func waitForSignal() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            signal(SIGTERM, SIG_IGN)
+            signal(SIGINT, SIG_IGN)
+            let queue = DispatchQueue(label: "stub-providers.signals")
+            let term = DispatchSource.makeSignalSource(signal: SIGTERM, queue: queue)
+            let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: queue)
+            let resumed = NSLock()
+            nonisolated(unsafe) var done = false
+            for source in [term, interrupt] {
+                source.setEventHandler {
+                    let first = resumed.withLock {
+                        defer { done = true }
+                        return !done
+                    }
+                    if first { continuation.resume() }
+                }
+                source.resume()
+            }
+            Retained.sources = [term, interrupt]
+        }
+    }
+}
+
+private enum Retained {
+    nonisolated(unsafe) static var sources: [any DispatchSourceSignal] = []
+}
