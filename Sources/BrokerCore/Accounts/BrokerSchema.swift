@@ -1,0 +1,72 @@
+/// The broker's versioned database schema, shared by the SQLite and PostgreSQL drivers.
+///
+/// The SQL is portable: `TEXT`, `BIGINT` times in epoch milliseconds, `INTEGER` 0/1 booleans. Emails are
+/// matched through `email_key`, the email lower-cased by Swift (never by SQL's `lower`, which differs between
+/// databases), `UNIQUE` where not NULL (both databases allow many NULLs in a UNIQUE column). Migrations are
+/// append-only: a released version is never edited, a change is a new version.
+public enum BrokerSchema {
+    /// The migrations for `dialect`, in version order.
+    public static func migrations(for dialect: SQLDialect) -> [SQLMigration] {
+        // Version 1 is the same text in both dialects; later versions may switch on `dialect`.
+        [SQLMigration(version: 1, statements: version1)]
+    }
+
+    private static let version1 = [
+        """
+        CREATE TABLE accounts (
+            uid TEXT PRIMARY KEY,
+            email TEXT,
+            email_key TEXT UNIQUE,
+            email_verified INTEGER NOT NULL DEFAULT 0,
+            display_name TEXT,
+            photo_url TEXT,
+            disabled INTEGER NOT NULL DEFAULT 0,
+            created_at BIGINT NOT NULL,
+            last_sign_in_at BIGINT,
+            password_hash TEXT,
+            custom_claims TEXT
+        )
+        """,
+        """
+        CREATE TABLE identities (
+            provider TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            uid TEXT NOT NULL REFERENCES accounts (uid) ON DELETE CASCADE,
+            email TEXT,
+            linked_at BIGINT NOT NULL,
+            PRIMARY KEY (provider, subject)
+        )
+        """,
+        "CREATE INDEX identities_uid ON identities (uid)",
+        """
+        CREATE TABLE used_marks (
+            key TEXT PRIMARY KEY,
+            expires_at BIGINT NOT NULL
+        )
+        """,
+        "CREATE INDEX used_marks_expires_at ON used_marks (expires_at)",
+        """
+        CREATE TABLE refresh_tokens (
+            token_hash TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            uid TEXT NOT NULL,
+            sign_in_provider TEXT NOT NULL,
+            created_at BIGINT NOT NULL,
+            expires_at BIGINT NOT NULL,
+            rotated_at BIGINT,
+            revoked_at BIGINT
+        )
+        """,
+        "CREATE INDEX refresh_tokens_session_id ON refresh_tokens (session_id)",
+        "CREATE INDEX refresh_tokens_uid ON refresh_tokens (uid)",
+        """
+        CREATE TABLE signing_keys (
+            kid TEXT PRIMARY KEY,
+            algorithm TEXT NOT NULL,
+            private_key_pem TEXT NOT NULL,
+            created_at BIGINT NOT NULL,
+            retired_at BIGINT
+        )
+        """,
+    ]
+}

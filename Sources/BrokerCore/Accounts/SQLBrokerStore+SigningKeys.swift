@@ -1,0 +1,45 @@
+import Foundation
+
+/// ``SigningKeyStore``: the broker's own signing keys, in the `signing_keys` table.
+extension SQLBrokerStore {
+    /// Every stored key, oldest first (ties broken by kid).
+    public func signingKeys() async throws -> [StoredSigningKey] {
+        try await read { connection in
+            try connection.query(
+                "SELECT kid, algorithm, private_key_pem, created_at, retired_at FROM signing_keys ORDER BY created_at, kid",
+                []
+            ).map(Self.decodeSigningKey)
+        }
+    }
+
+    /// Stores a new key; a kid stored before throws `alreadyExists`.
+    public func insertSigningKey(_ key: StoredSigningKey) async throws {
+        try await write { connection in
+            try connection.execute(
+                "INSERT INTO signing_keys (kid, algorithm, private_key_pem, created_at, retired_at) VALUES (?, ?, ?, ?, ?)",
+                [.text(key.id), .text(key.algorithm), .text(key.privateKeyPEM), Self.millis(key.createdAt),
+                 key.retiredAt.map(Self.millis) ?? .null])
+        }
+    }
+
+    /// Marks the key retired at `date`; a key retired before keeps its first date. `notFound` if absent.
+    public func retireSigningKey(id: String, at date: Date) async throws {
+        try await write { connection in
+            let changed = try connection.execute(
+                "UPDATE signing_keys SET retired_at = ? WHERE kid = ? AND retired_at IS NULL",
+                [Self.millis(date), .text(id)])
+            guard changed == 0 else { return }
+            let exists = try connection.query("SELECT 1 AS present FROM signing_keys WHERE kid = ?", [.text(id)])
+            guard !exists.isEmpty else { throw AccountStoreError(.notFound, "no signing key \(id)") }
+        }
+    }
+
+    static func decodeSigningKey(_ row: SQLRow) throws -> StoredSigningKey {
+        StoredSigningKey(
+            id: try required(row, "kid"),
+            algorithm: try required(row, "algorithm"),
+            privateKeyPEM: try required(row, "private_key_pem"),
+            createdAt: date(try requiredInteger(row, "created_at")),
+            retiredAt: row.integer("retired_at").map(date))
+    }
+}

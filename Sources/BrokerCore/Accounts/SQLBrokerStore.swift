@@ -1,0 +1,103 @@
+import Foundation
+
+/// The ``BrokerStore`` over any ``SQLDatabase`` driver (SQLite today, PostgreSQL through a second driver).
+///
+/// Every change runs in one write transaction of the database; every `SQLError.uniqueViolation` surfaces as
+/// `AccountStoreError(.alreadyExists)`, and `busy` or `unavailable` as `AccountStoreError(.unavailable)`, with
+/// the whole transaction rolled back. Times are stored in epoch milliseconds, so dates come back rounded to
+/// the millisecond.
+public final class SQLBrokerStore: BrokerStore {
+    /// The database behind the store.
+    public let database: any SQLDatabase
+    /// The clock that decides when a single-use mark has expired and stamps `revokeSessions`.
+    let clock: any Clock
+
+    /// Opens the store and brings the database's schema up to ``BrokerSchema``'s latest version.
+    public init(database: any SQLDatabase, clock: any Clock = SystemClock()) async throws {
+        self.database = database
+        self.clock = clock
+        try await Self.translatingErrors {
+            try await database.migrate(BrokerSchema.migrations(for: database.dialect))
+        }
+    }
+
+    /// The account with uid `id`, with its identities.
+    public func account(id: AccountID) async throws -> Account? {
+        try await read { connection in
+            try Self.loadAccount(in: connection, sql: Self.selectAccountByID, [.text(id.rawValue)])
+        }
+    }
+
+    /// The account the identity (provider, subject) is linked to.
+    public func account(provider: ProviderID, subject: String) async throws -> Account? {
+        try await read { connection in
+            try Self.loadAccount(
+                in: connection, sql: Self.selectAccountByIdentity, [.text(provider.rawValue), .text(subject)])
+        }
+    }
+
+    /// The account holding `email`, compared case-insensitively.
+    public func account(email: String) async throws -> Account? {
+        try await read { connection in
+            try Self.loadAccount(in: connection, sql: Self.selectAccountByEmail, [.text(Self.emailKey(email))])
+        }
+    }
+
+    /// Stores a new account with its identities, consuming `options.consuming` in the same transaction.
+    /// A taken uid, email or identity, or a mark seen before, throws `alreadyExists` and stores nothing.
+    public func create(_ account: Account, options: AccountWriteOptions) async throws {
+        let now = clock.now
+        try Self.requireDistinctIdentities(account.identities)
+        try await write { connection in
+            try Self.consume(options.consuming, now: now, in: connection)
+            try connection.execute(Self.insertAccount, Self.accountValues(account))
+            for identity in account.identities {
+                try connection.execute(Self.insertIdentity, Self.identityValues(identity, uid: account.id))
+            }
+            if options.revokeSessions {
+                try connection.execute(Self.revokeTokensOfAccount, [Self.millis(now), .text(account.id.rawValue)])
+            }
+        }
+    }
+
+    /// Loads the account, runs `body` on it and saves the result, all in one write transaction: identities
+    /// `body` removed are unlinked, added ones linked (one linked elsewhere throws `alreadyExists`), the mark
+    /// is consumed and sessions revoked as `options` ask. If anything throws, nothing is changed.
+    /// Changing the uid is refused with `AccountStoreError(.notFound)`: the uid names the stored account.
+    public func update(
+        id: AccountID, options: AccountWriteOptions, _ body: @escaping @Sendable (inout Account) throws -> Void
+    ) async throws -> Account {
+        let now = clock.now
+        return try await write { connection in
+            guard let original = try Self.loadAccount(in: connection, sql: Self.selectAccountByID, [.text(id.rawValue)])
+            else { throw AccountStoreError(.notFound, "no account \(id)") }
+            var changed = original
+            try body(&changed)
+            guard changed.id == original.id else {
+                throw AccountStoreError(.notFound, "update(id: \(id)) must not change the uid to \(changed.id)")
+            }
+            try Self.requireDistinctIdentities(changed.identities)
+            try Self.consume(options.consuming, now: now, in: connection)
+            try connection.execute(Self.updateAccount, Self.accountUpdateValues(changed))
+            try Self.saveIdentities(from: original.identities, to: changed.identities, uid: id, in: connection)
+            if options.revokeSessions {
+                try connection.execute(Self.revokeTokensOfAccount, [Self.millis(now), .text(id.rawValue)])
+            }
+            guard let saved = try Self.loadAccount(in: connection, sql: Self.selectAccountByID, [.text(id.rawValue)])
+            else { throw AccountStoreError(.notFound, "no account \(id)") }
+            return saved
+        }
+    }
+
+    /// Deletes the account, its identities and its refresh tokens; `notFound` (and no change) if absent.
+    public func delete(id: AccountID) async throws {
+        try await write { connection in
+            let uid = SQLValue.text(id.rawValue)
+            try connection.execute("DELETE FROM refresh_tokens WHERE uid = ?", [uid])
+            try connection.execute("DELETE FROM identities WHERE uid = ?", [uid])
+            guard try connection.execute("DELETE FROM accounts WHERE uid = ?", [uid]) > 0 else {
+                throw AccountStoreError(.notFound, "no account \(id)")
+            }
+        }
+    }
+}

@@ -1,0 +1,195 @@
+import BrokerCore
+import CBrokerShims
+import CSQLite
+
+/// One `sqlite3` handle with its prepared-statement cache.
+///
+/// Not `Sendable`: a connection is confined to the serial queue of the ``SQLiteWorker`` that owns it, and
+/// is only ever handed to code running on that queue.
+final class SQLiteConnection: SQLConnection {
+    /// How a connection is opened.
+    enum Role {
+        /// The one connection that writes; creates the file.
+        case writer
+        /// A connection that only reads (`PRAGMA query_only`).
+        case reader
+    }
+
+    private let handle: OpaquePointer
+    /// Prepared statements keyed by their SQL text; reset after every use.
+    private var statements: [String: OpaquePointer] = [:]
+    /// Beyond this many cached statements the cache is emptied: the broker's SQL is a fixed set of
+    /// constants, so only ad-hoc SQL can reach it.
+    private let statementCacheLimit = 256
+
+    /// Opens `path` and applies the broker's pragmas. `":memory:"` opens a private in-memory database.
+    init(path: String, role: Role) throws {
+        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
+        if role == .writer { flags |= SQLITE_OPEN_CREATE }
+        var opened: OpaquePointer?
+        let code = sqlite3_open_v2(path, &opened, flags, nil)
+        guard code == SQLITE_OK, let opened else {
+            let error = sqliteError(code, opened, "opening \(path)")
+            // A handle is usually returned even on failure, and must still be closed.
+            if let opened { sqlite3_close_v2(opened) }
+            throw error
+        }
+        handle = opened
+        sqlite3_extended_result_codes(handle, 1)
+
+        try execute("PRAGMA busy_timeout = 5000", [])
+        try execute("PRAGMA foreign_keys = ON", [])
+        switch role {
+        case .writer:
+            if path != ":memory:" {
+                let mode = try query("PRAGMA journal_mode = WAL", []).first?.text("journal_mode")
+                guard mode?.lowercased() == "wal" else {
+                    throw SQLError(.unavailable, "opening \(path): journal_mode is \(mode ?? "unknown"), not wal")
+                }
+            }
+            try execute("PRAGMA synchronous = FULL", [])
+        case .reader:
+            try execute("PRAGMA query_only = ON", [])
+        }
+    }
+
+    deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs a statement to completion and returns the number of rows it changed.
+    @discardableResult
+    func execute(_ sql: String, _ binds: [SQLValue]) throws -> Int {
+        let statement = try prepared(sql, binds)
+        defer { release(statement) }
+        while try sqliteCheck(sqlite3_step(statement), handle, sql) == SQLITE_ROW {}
+        return Int(sqlite3_changes64(handle))
+    }
+
+    /// Runs a query and returns all its rows.
+    func query(_ sql: String, _ binds: [SQLValue]) throws -> [SQLRow] {
+        let statement = try prepared(sql, binds)
+        defer { release(statement) }
+        let count = sqlite3_column_count(statement)
+        var columns: [String] = []
+        columns.reserveCapacity(Int(count))
+        for index in 0..<count {
+            columns.append(sqlite3_column_name(statement, index).map { String(cString: $0) } ?? "")
+        }
+        var rows: [SQLRow] = []
+        while try sqliteCheck(sqlite3_step(statement), handle, sql) == SQLITE_ROW {
+            var values: [SQLValue] = []
+            values.reserveCapacity(Int(count))
+            for index in 0..<count {
+                values.append(try value(statement, index, sql))
+            }
+            rows.append(SQLRow(columns: columns, values: values))
+        }
+        return rows
+    }
+
+    /// Runs `body` between `BEGIN` and `COMMIT`, rolling back when it (or the commit) throws.
+    /// A writer begins with `BEGIN IMMEDIATE`, taking the write lock up front so a transaction never fails
+    /// half-way on a lock upgrade.
+    func transaction<T>(immediate: Bool, _ body: (SQLiteConnection) throws -> T) throws -> T {
+        try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN", [])
+        do {
+            let result = try body(self)
+            try execute("COMMIT", [])
+            return result
+        } catch {
+            if sqlite3_get_autocommit(handle) == 0 {
+                // The original error is the one worth reporting; a failed rollback leaves nothing to add.
+                _ = try? execute("ROLLBACK", [])
+            }
+            throw error
+        }
+    }
+
+    // MARK: - Statements
+
+    /// The cached statement for `sql` (prepared on first use) with `binds` bound.
+    private func prepared(_ sql: String, _ binds: [SQLValue]) throws -> OpaquePointer {
+        let statement: OpaquePointer
+        if let cached = statements[sql] {
+            statement = cached
+        } else {
+            statement = try prepare(sql)
+            if statements.count >= statementCacheLimit {
+                for old in statements.values { sqlite3_finalize(old) }
+                statements.removeAll(keepingCapacity: true)
+            }
+            statements[sql] = statement
+        }
+        do {
+            try bind(binds, to: statement, sql)
+        } catch {
+            release(statement)
+            throw error
+        }
+        return statement
+    }
+
+    private func prepare(_ sql: String) throws -> OpaquePointer {
+        var prepared: OpaquePointer?
+        var tail: UnsafePointer<CChar>?
+        try sql.withCString { text in
+            try sqliteCheck(
+                sqlite3_prepare_v3(handle, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, &tail), handle,
+                "preparing \(sql)")
+            if let tail, tail.pointee != 0, !String(cString: tail).allSatisfy(\.isWhitespace) {
+                sqlite3_finalize(prepared)
+                throw SQLError(.other, "preparing \(sql): one statement at a time")
+            }
+        }
+        guard let prepared else {
+            throw SQLError(.other, "preparing \(sql): no statement")
+        }
+        return prepared
+    }
+
+    private func bind(_ binds: [SQLValue], to statement: OpaquePointer, _ sql: String) throws {
+        let expected = Int(sqlite3_bind_parameter_count(statement))
+        guard expected == binds.count else {
+            throw SQLError(.other, "\(sql): \(binds.count) values bound to \(expected) placeholders")
+        }
+        for (offset, value) in binds.enumerated() {
+            let index = Int32(offset + 1)
+            let code: Int32
+            switch value {
+            case .null:
+                code = sqlite3_bind_null(statement, index)
+            case .integer(let number):
+                code = sqlite3_bind_int64(statement, index, number)
+            case .text(let text):
+                // withCString never yields NULL, so the empty string stays '' and does not become NULL.
+                code = text.withCString { broker_sqlite3_bind_text_transient(statement, index, $0, Int32(text.utf8.count)) }
+            }
+            try sqliteCheck(code, handle, "binding \(index) of \(sql)")
+        }
+    }
+
+    private func value(_ statement: OpaquePointer, _ index: Int32, _ sql: String) throws -> SQLValue {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_NULL:
+            return .null
+        case SQLITE_INTEGER:
+            return .integer(sqlite3_column_int64(statement, index))
+        case SQLITE_TEXT:
+            guard let bytes = sqlite3_column_text(statement, index) else {
+                throw sqliteError(sqlite3_errcode(handle), handle, "reading column \(index) of \(sql)")
+            }
+            let count = Int(sqlite3_column_bytes(statement, index))
+            return .text(String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self))
+        default:
+            throw SQLError(.other, "\(sql): column \(index) is neither NULL, INTEGER nor TEXT")
+        }
+    }
+
+    /// Makes a statement reusable: resets it and drops its bindings.
+    private func release(_ statement: OpaquePointer) {
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
+    }
+}

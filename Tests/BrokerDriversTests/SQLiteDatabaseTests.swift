@@ -1,0 +1,231 @@
+import BrokerCore
+import Foundation
+import Testing
+
+@testable import BrokerDrivers
+
+/// The SQLite driver itself: pragmas, transactions, error funnel, values, migrations, durability.
+@Suite("SQLiteDatabase")
+struct SQLiteDatabaseTests {
+    /// A file database in a fresh temporary directory, removed afterwards.
+    func withFileDatabase(_ body: (SQLiteDatabase, String) async throws -> Void) async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("test.sqlite").path
+        let database = try await SQLiteDatabase.open(path: path)
+        do {
+            try await body(database, path)
+        } catch {
+            await database.close()
+            throw error
+        }
+        await database.close()
+    }
+
+    static func expectSQLError(
+        _ code: SQLError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
+    ) async {
+        let error = await #expect(throws: SQLError.self, sourceLocation: sourceLocation) { try await body() }
+        #expect(error?.code == code, "\(String(describing: error))", sourceLocation: sourceLocation)
+    }
+
+    @Test func fileDatabaseRunsWithTheBrokersPragmas() async throws {
+        try await withFileDatabase { database, _ in
+            let pragmas = try await database.write { connection in
+                [
+                    try connection.query("PRAGMA journal_mode", []).first?.text("journal_mode"),
+                    try connection.query("PRAGMA synchronous", []).first?.integer("synchronous").map(String.init),
+                    try connection.query("PRAGMA busy_timeout", []).first?.integer("timeout").map(String.init),
+                    try connection.query("PRAGMA foreign_keys", []).first?.integer("foreign_keys").map(String.init),
+                ]
+            }
+            #expect(pragmas == ["wal", "2", "5000", "1"])
+            let readerForeignKeys = try await database.read { connection in
+                try connection.query("PRAGMA foreign_keys", []).first?.integer("foreign_keys")
+            }
+            #expect(readerForeignKeys == 1)
+        }
+    }
+
+    @Test func readConnectionsSeeCommittedWritesAndCannotWrite() async throws {
+        try await withFileDatabase { database, _ in
+            _ = try await database.write { try $0.execute("CREATE TABLE t (k TEXT PRIMARY KEY)", []) }
+            for index in 0..<4 {
+                _ = try await database.write { try $0.execute("INSERT INTO t (k) VALUES (?)", [.text("k\(index)")]) }
+                // Round-robin over the readers: each must see the write that just committed.
+                let count = try await database.read { try $0.query("SELECT count(*) AS n FROM t", []).first?.integer("n") }
+                #expect(count == Int64(index + 1))
+            }
+            let error = await #expect(throws: SQLError.self) {
+                try await database.read { try $0.execute("INSERT INTO t (k) VALUES ('sneaky')", []) }
+            }
+            #expect(error != nil)
+            let count = try await database.read { try $0.query("SELECT count(*) AS n FROM t", []).first?.integer("n") }
+            #expect(count == 4)
+        }
+    }
+
+    @Test(arguments: [":memory:", "file"])
+    func constraintViolationsAreClassified(location: String) async throws {
+        let run: (SQLiteDatabase) async throws -> Void = { database in
+            try await database.write { connection in
+                try connection.execute("CREATE TABLE parent (id TEXT PRIMARY KEY, u TEXT UNIQUE, n TEXT NOT NULL)", [])
+                try connection.execute("CREATE TABLE child (id TEXT PRIMARY KEY, parent TEXT REFERENCES parent (id))", [])
+                try connection.execute("INSERT INTO parent (id, u, n) VALUES ('p', 'u', 'n')", [])
+            }
+            await Self.expectSQLError(.uniqueViolation) {
+                _ = try await database.write { try $0.execute("INSERT INTO parent (id, u, n) VALUES ('p', 'other', 'n')", []) }
+            }
+            await Self.expectSQLError(.uniqueViolation) {
+                _ = try await database.write { try $0.execute("INSERT INTO parent (id, u, n) VALUES ('q', 'u', 'n')", []) }
+            }
+            await Self.expectSQLError(.other) {
+                _ = try await database.write { try $0.execute("INSERT INTO parent (id, u, n) VALUES ('r', 'r', NULL)", []) }
+            }
+            // Foreign keys are enforced (foreign_keys=ON), and that is not a uniqueness violation.
+            await Self.expectSQLError(.other) {
+                _ = try await database.write { try $0.execute("INSERT INTO child (id, parent) VALUES ('c', 'missing')", []) }
+            }
+            let rows = try await database.read { try $0.query("SELECT id FROM parent UNION ALL SELECT id FROM child", []) }
+            #expect(rows.map { $0.text("id") } == ["p"])
+        }
+        if location == ":memory:" {
+            let database = try SQLiteDatabase(path: ":memory:")
+            try await run(database)
+            await database.close()
+        } else {
+            try await withFileDatabase { database, _ in try await run(database) }
+        }
+    }
+
+    @Test func writeRollsBackWhenTheBodyThrows() async throws {
+        struct Boom: Error {}
+        try await withFileDatabase { database, _ in
+            _ = try await database.write { try $0.execute("CREATE TABLE t (k TEXT PRIMARY KEY)", []) }
+            await #expect(throws: Boom.self) {
+                try await database.write { connection in
+                    try connection.execute("INSERT INTO t (k) VALUES ('a')", [])
+                    throw Boom()
+                }
+            }
+            // A failed statement inside the body rolls back the statements before it too.
+            await Self.expectSQLError(.uniqueViolation) {
+                try await database.write { connection in
+                    try connection.execute("INSERT INTO t (k) VALUES ('b')", [])
+                    try connection.execute("INSERT INTO t (k) VALUES ('b')", [])
+                }
+            }
+            #expect(try await database.read { try $0.query("SELECT k FROM t", []) }.isEmpty)
+            // The connection is usable afterwards.
+            _ = try await database.write { try $0.execute("INSERT INTO t (k) VALUES ('c')", []) }
+            #expect(try await database.read { try $0.query("SELECT k FROM t", []) }.map { $0.text("k") } == ["c"])
+        }
+    }
+
+    @Test func valuesRoundTripThroughCachedStatements() async throws {
+        let database = try SQLiteDatabase(path: ":memory:")
+        _ = try await database.write { try $0.execute("CREATE TABLE v (id INTEGER PRIMARY KEY, t TEXT, i BIGINT)", []) }
+        let values: [(SQLValue, SQLValue)] = [
+            (.null, .null), (.text(""), .integer(0)), (.text("ünï 👩‍💻"), .integer(Int64.max)),
+            (.text("nul\u{0}inside"), .integer(Int64.min)), (.text("'; DROP TABLE v; --"), .integer(-1)),
+        ]
+        for (index, (text, integer)) in values.enumerated() {
+            _ = try await database.write {
+                try $0.execute("INSERT INTO v (id, t, i) VALUES (?, ?, ?)", [.integer(Int64(index)), text, integer])
+            }
+        }
+        for (index, (text, integer)) in values.enumerated() {
+            let row = try await database.read { try $0.query("SELECT t, i FROM v WHERE id = ?", [.integer(Int64(index))]) }
+            #expect(row.first?.values == [text, integer], "row \(index)")
+        }
+        // A wrong number of values is refused, and does not poison the cached statement.
+        await Self.expectSQLError(.other) {
+            _ = try await database.read { try $0.query("SELECT t, i FROM v WHERE id = ?", []) }
+        }
+        let again = try await database.read { try $0.query("SELECT t, i FROM v WHERE id = ?", [.integer(2)]) }
+        #expect(again.first?.values == [values[2].0, values[2].1])
+        // Several statements in one string are refused rather than silently truncated.
+        await Self.expectSQLError(.other) {
+            _ = try await database.write { try $0.execute("DELETE FROM v; DELETE FROM v WHERE id = 1", []) }
+        }
+        #expect(try await database.read { try $0.query("SELECT id FROM v", []) }.count == values.count)
+        await database.close()
+    }
+
+    @Test func migrationsApplyOnceInVersionOrder() async throws {
+        try await withFileDatabase { database, _ in
+            let v1 = SQLMigration(version: 1, statements: ["CREATE TABLE a (id TEXT PRIMARY KEY)"])
+            let v2 = SQLMigration(version: 2, statements: ["ALTER TABLE a ADD COLUMN note TEXT", "CREATE INDEX a_note ON a (note)"])
+            try await database.migrate([v2, v1])
+            // Re-running would fail (no IF NOT EXISTS) if anything were applied twice.
+            try await database.migrate([v1, v2])
+
+            let broken = SQLMigration(version: 3, statements: ["CREATE TABLE b (id TEXT)", "THIS IS NOT SQL"])
+            await Self.expectSQLError(.other) { try await database.migrate([v1, v2, broken]) }
+
+            let versions = try await database.read { connection in
+                try connection.query("SELECT version FROM schema_migrations ORDER BY version", []).compactMap { $0.integer("version") }
+            }
+            #expect(versions == [1, 2])
+            let tables = try await database.read { connection in
+                try connection.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('a', 'b')", [])
+                    .compactMap { $0.text("name") }
+            }
+            #expect(tables == ["a"])
+
+            let fixed = SQLMigration(version: 3, statements: ["CREATE TABLE b (id TEXT)"])
+            try await database.migrate([v1, v2, fixed])
+            _ = try await database.write { try $0.execute("INSERT INTO a (id, note) VALUES ('x', 'y')", []) }
+            _ = try await database.write { try $0.execute("INSERT INTO b (id) VALUES ('x')", []) }
+        }
+    }
+
+    @Test func openingInAMissingDirectoryIsUnavailable() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let missing = directory.appendingPathComponent("no/such/dir", isDirectory: true)
+        let path = missing.appendingPathComponent("broker.sqlite").path
+
+        await Self.expectSQLError(.unavailable) { _ = try SQLiteDatabase(path: path) }
+        await Self.expectSQLError(.unavailable) { _ = try await SQLiteDatabase.open(path: path) }
+        #expect(!FileManager.default.fileExists(atPath: missing.path))
+    }
+
+    @Test func openingAFileThatIsNotADatabaseIsUnavailable() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("garbage.sqlite").path
+        try Data(repeating: 0x42, count: 4096).write(to: URL(fileURLWithPath: path))
+
+        await Self.expectSQLError(.unavailable) { _ = try await SQLiteDatabase.open(path: path) }
+    }
+
+    @Test func aClosedDatabaseIsUnavailable() async throws {
+        try await withFileDatabase { database, _ in
+            await database.close()
+            await Self.expectSQLError(.unavailable) { _ = try await database.write { try $0.execute("SELECT 1", []) } }
+            await Self.expectSQLError(.unavailable) { _ = try await database.read { try $0.query("SELECT 1 AS one", []) } }
+        }
+    }
+
+    @Test(arguments: [
+        (Int32(5), SQLError.Code.busy),  // SQLITE_BUSY
+        (517, .busy),  // SQLITE_BUSY_SNAPSHOT
+        (6, .busy),  // SQLITE_LOCKED
+        (14, .unavailable),  // SQLITE_CANTOPEN
+        (10, .unavailable),  // SQLITE_IOERR
+        (13, .unavailable),  // SQLITE_FULL
+        (26, .unavailable),  // SQLITE_NOTADB
+        (2067, .uniqueViolation),  // SQLITE_CONSTRAINT_UNIQUE
+        (1555, .uniqueViolation),  // SQLITE_CONSTRAINT_PRIMARYKEY
+        (787, .other),  // SQLITE_CONSTRAINT_FOREIGNKEY
+        (1299, .other),  // SQLITE_CONSTRAINT_NOTNULL
+        (1, .other),  // SQLITE_ERROR
+    ])
+    func resultCodesAreFunnelledToStableErrorCodes(code: Int32, expected: SQLError.Code) async throws {
+        #expect(sqliteErrorCode(code) == expected)
+        let error = #expect(throws: SQLError.self) { try sqliteCheck(code, nil, "test") }
+        #expect(error?.code == expected)
+        #expect(try sqliteCheck(0, nil, "ok") == 0)  // SQLITE_OK passes through
+    }
+}

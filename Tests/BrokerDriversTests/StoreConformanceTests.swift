@@ -1,0 +1,526 @@
+import BrokerCore
+import BrokerDrivers
+import Foundation
+import Testing
+
+/// One suite, every backend: what any ``BrokerStore`` must do. Each case checks the state afterwards.
+@Suite("BrokerStore conformance")
+struct StoreConformanceTests {
+    // MARK: - Fixtures
+
+    static let t0: Int64 = 1_799_999_000_123
+
+    static func identity(_ provider: String, _ subject: String, at offset: Int64 = 0, email: String? = nil) -> Identity {
+        Identity(provider: ProviderID(provider), subject: subject, email: email, linkedAt: date(ms: t0 + offset))
+    }
+
+    static func account(
+        _ uid: String, email: String? = nil, identities: [Identity] = [], name: String? = nil
+    ) -> Account {
+        Account(
+            id: AccountID(uid), email: email, emailVerified: email != nil, displayName: name,
+            createdAt: date(ms: t0), identities: identities)
+    }
+
+    static func token(
+        _ hash: String, session: String, uid: String, createdAt: Int64 = t0
+    ) -> RefreshTokenRecord {
+        RefreshTokenRecord(
+            tokenHash: hash, sessionID: session, accountID: AccountID(uid), signInProvider: "google",
+            createdAt: date(ms: createdAt), expiresAt: date(ms: createdAt + 30 * 86_400_000))
+    }
+
+    struct BodyFailure: Error {}
+
+    // MARK: - Accounts
+
+    @Test(arguments: StoreBackend.enabled)
+    func createThenFindByIDIdentityAndEmail(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            let alice = Self.account(
+                "alice", email: "Alice@Example.com",
+                identities: [Self.identity("google", "g-1", email: "alice@example.com"), Self.identity("apple", "a-1", at: 5)],
+                name: "Alice")
+            try await store.create(alice)
+
+            #expect(try await store.account(id: alice.id) == alice)
+            #expect(try await store.account(provider: ProviderID("google"), subject: "g-1") == alice)
+            #expect(try await store.account(provider: ProviderID("apple"), subject: "a-1") == alice)
+            #expect(try await store.account(email: "aLICE@example.COM") == alice)
+            #expect(try await store.account(email: "Alice@Example.com") == alice)
+            #expect(try await store.account(id: AccountID("bob")) == nil)
+            #expect(try await store.account(provider: ProviderID("google"), subject: "g-2") == nil)
+            #expect(try await store.account(provider: ProviderID("apple"), subject: "g-1") == nil)
+            #expect(try await store.account(email: "bob@example.com") == nil)
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
+    func createWithTakenIdentityStoresNothing(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            let alice = Self.account("alice", identities: [Self.identity("google", "g-1")])
+            try await store.create(alice)
+
+            let bob = Self.account(
+                "bob", email: "bob@example.com", identities: [Self.identity("apple", "a-9"), Self.identity("google", "g-1", at: 1)])
+            await expectStoreError(.alreadyExists) { try await store.create(bob) }
+
+            #expect(try await store.account(id: bob.id) == nil)
+            #expect(try await store.account(provider: ProviderID("apple"), subject: "a-9") == nil)
+            #expect(try await store.account(email: "bob@example.com") == nil)
+            #expect(try await store.account(provider: ProviderID("google"), subject: "g-1") == alice)
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
+    func createWithTakenEmailInOtherCaseOrTakenUIDStoresNothing(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            let alice = Self.account("alice", email: "alice@example.com")
+            try await store.create(alice)
+
+            let impostor = Self.account("bob", email: "ALICE@Example.COM", identities: [Self.identity("google", "g-2")])
+            await expectStoreError(.alreadyExists) { try await store.create(impostor) }
+            #expect(try await store.account(id: impostor.id) == nil)
+            #expect(try await store.account(provider: ProviderID("google"), subject: "g-2") == nil)
+            #expect(try await store.account(email: "alice@example.com") == alice)
+
+            let sameUID = Self.account("alice", email: "other@example.com")
+            await expectStoreError(.alreadyExists) { try await store.create(sameUID) }
+            #expect(try await store.account(id: alice.id) == alice)
+            #expect(try await store.account(email: "other@example.com") == nil)
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
+    func updateAddsAndRemovesIdentities(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            try await store.create(
+                Self.account("alice", identities: [Self.identity("google", "g-1"), Self.identity("apple", "a-1", at: 1)]))
+
+            let kakao = Self.identity("kakao", "12345", at: 2, email: "alice@kakao.example")
+            let updated = try await store.update(id: AccountID("alice")) { account in
+                account.identities.removeAll { $0.provider == ProviderID("apple") }
+                account.identities.append(kakao)
+                account.displayName = "Alice K"
+            }
+
+            #expect(updated.identities == [Self.identity("google", "g-1"), kakao])
+            #expect(updated.displayName == "Alice K")
+            #expect(try await store.account(id: AccountID("alice")) == updated)
+            #expect(try await store.account(provider: ProviderID("apple"), subject: "a-1") == nil)
+            #expect(try await store.account(provider: ProviderID("kakao"), subject: "12345") == updated)
+            #expect(try await store.account(provider: ProviderID("google"), subject: "g-1") == updated)
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
+    func updateChangesEmailAndFreesTheOldOne(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            try await store.create(Self.account("alice", email: "old@example.com"))
+            let updated = try await store.update(id: AccountID("alice")) { $0.email = "New@Example.com" }
+
+            #expect(try await store.account(email: "new@example.com") == updated)
+            #expect(try await store.account(email: "old@example.com") == nil)
+            // The freed email can be taken by someone else; the held one cannot.
+            try await store.create(Self.account("bob", email: "OLD@example.com"))
+            await expectStoreError(.alreadyExists) {
+                _ = try await store.update(id: AccountID("bob")) { $0.email = "NEW@EXAMPLE.COM" }
+            }
+            #expect(try await store.account(email: "new@example.com")?.id == AccountID("alice"))
+            #expect(try await store.account(id: AccountID("bob"))?.email == "OLD@example.com")
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
+    func updateLinkingAnIdentityOfAnotherAccountChangesNothing(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            let alice = Self.account("alice", identities: [Self.identity("google", "g-1")])
+            let bob = Self.account("bob", identities: [Self.identity("apple", "a-2")], name: "Bob")
+            try await store.create(alice)
+            try await store.create(bob)
+
+            await expectStoreError(.alreadyExists) {
+                _ = try await store.update(id: bob.id) { account in
+                    account.displayName = "Bob the linker"
+                    account.identities.removeAll()
+                    account.identities.append(Self.identity("google", "g-1", at: 9))
+                }
+            }
+
+            #expect(try await store.account(id: bob.id) == bob)
+            #expect(try await store.account(id: alice.id) == alice)
+            #expect(try await store.account(provider: ProviderID("google"), subject: "g-1") == alice)
+            #expect(try await store.account(provider: ProviderID("apple"), subject: "a-2") == bob)
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
+    func updateWhoseBodyThrowsChangesNothing(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            let alice = Self.account("alice", email: "alice@example.com", identities: [Self.identity("google", "g-1")])
+            try await store.create(alice)
+            let mark = SingleUseMark(key: "nonce-1", expiresAt: fixture.clock.now + 600)
+            try await store.insertRefreshToken(Self.token("t-1", session: "s-1", uid: "alice"))
+
+            await #expect(throws: BodyFailure.self) {
+                _ = try await store.update(id: alice.id, options: AccountWriteOptions(consuming: mark, revokeSessions: true)) {
+                    account in
+                    account.displayName = "changed"
+                    account.email = "changed@example.com"
+                    account.identities.append(Self.identity("apple", "a-1", at: 1))
+                    throw BodyFailure()
+                }
+            }
+
+            #expect(try await store.account(id: alice.id) == alice)
+            #expect(try await store.account(provider: ProviderID("apple"), subject: "a-1") == nil)
+            #expect(try await store.account(email: "changed@example.com") == nil)
+            #expect(try await store.refreshToken(hash: "t-1")?.revokedAt == nil)
+            // The mark was not consumed: it still can be, once.
+            _ = try await store.update(id: alice.id, options: AccountWriteOptions(consuming: mark)) { _ in }
+            await expectStoreError(.alreadyExists) {
+                _ = try await store.update(id: alice.id, options: AccountWriteOptions(consuming: mark)) { _ in }
+            }
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
+    func updateOfMissingAccountOrChangingTheUIDIsRefused(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            await expectStoreError(.notFound) { _ = try await store.update(id: AccountID("ghost")) { _ in } }
+            #expect(try await store.account(id: AccountID("ghost")) == nil)
+
+            let alice = Self.account("alice")
+            try await store.create(alice)
+            await expectStoreError(.notFound) {
+                _ = try await store.update(id: alice.id) { account in
+                    account.id = AccountID("mallory")
+                    account.displayName = "Mallory"
+                }
+            }
+            #expect(try await store.account(id: alice.id) == alice)
+            #expect(try await store.account(id: AccountID("mallory")) == nil)
+        }
+    }
+
+    // MARK: - Single-use marks
+
+    @Test(arguments: StoreBackend.enabled)
+    func singleUseMarkIsConsumedOnce(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            let mark = SingleUseMark(key: "apple-token-hash", expiresAt: fixture.clock.now + 600)
+            let alice = Self.account("alice", identities: [Self.identity("apple", "a-1")])
+            try await store.create(alice, options: AccountWriteOptions(consuming: mark))
+
+            await expectStoreError(.alreadyExists) {
+                _ = try await store.update(id: alice.id, options: AccountWriteOptions(consuming: mark)) {
+                    $0.lastSignInAt = date(ms: Self.t0 + 1000)
+                }
+            }
+            #expect(try await store.account(id: alice.id) == alice)
+
+            let bob = Self.account("bob", identities: [Self.identity("apple", "a-2")])
+            await expectStoreError(.alreadyExists) {
+                try await store.create(bob, options: AccountWriteOptions(consuming: mark))
+            }
+            #expect(try await store.account(id: bob.id) == nil)
+            #expect(try await store.account(provider: ProviderID("apple"), subject: "a-2") == nil)
+
+            // Another mark is independent.
+            let other = SingleUseMark(key: "another-hash", expiresAt: fixture.clock.now + 600)
+            let signedIn = try await store.update(id: alice.id, options: AccountWriteOptions(consuming: other)) {
+                $0.lastSignInAt = date(ms: Self.t0 + 2000)
+            }
+            #expect(signedIn.lastSignInAt == date(ms: Self.t0 + 2000))
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
+    func expiredMarkCanBeConsumedAgain(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            let alice = Self.account("alice")
+            try await store.create(alice)
+            let mark = SingleUseMark(key: "short-lived", expiresAt: fixture.clock.now + 60)
+            _ = try await store.update(id: alice.id, options: AccountWriteOptions(consuming: mark)) { _ in }
+
+            fixture.clock.advance(by: 30)
+            await expectStoreError(.alreadyExists) {
+                _ = try await store.update(id: alice.id, options: AccountWriteOptions(consuming: mark)) {
+                    $0.displayName = "too early"
+                }
+            }
+            #expect(try await store.account(id: alice.id)?.displayName == nil)
+
+            fixture.clock.advance(by: 60)
+            let updated = try await store.update(id: alice.id, options: AccountWriteOptions(consuming: mark)) {
+                $0.displayName = "after expiry"
+            }
+            #expect(updated.displayName == "after expiry")
+            #expect(try await store.account(id: alice.id)?.displayName == "after expiry")
+        }
+    }
+
+    // MARK: - Sessions through account changes
+
+    @Test(arguments: StoreBackend.enabled)
+    func revokeSessionsOptionRevokesEveryTokenOfTheAccount(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            try await store.create(Self.account("alice"))
+            try await store.create(Self.account("bob"))
+            try await store.insertRefreshToken(Self.token("a-1", session: "s-a1", uid: "alice"))
+            try await store.insertRefreshToken(Self.token("a-2", session: "s-a2", uid: "alice"))
+            try await store.insertRefreshToken(Self.token("b-1", session: "s-b1", uid: "bob"))
+            let earlier = date(ms: Self.t0 + 5)
+            try await store.revokeSession(id: "s-a2", at: earlier)
+
+            fixture.clock.advance(by: 10)
+            _ = try await store.update(id: AccountID("alice"), options: AccountWriteOptions(revokeSessions: true)) {
+                $0.passwordHash = nil
+            }
+
+            #expect(try await store.refreshToken(hash: "a-1")?.revokedAt == fixture.clock.now)
+            #expect(try await store.refreshToken(hash: "a-2")?.revokedAt == earlier)
+            #expect(try await store.refreshToken(hash: "b-1")?.revokedAt == nil)
+            let successor = Self.token("a-1-next", session: "s-a1", uid: "alice")
+            #expect(try await store.rotateRefreshToken(hash: "a-1", at: fixture.clock.now, successor: successor) == false)
+            #expect(try await store.refreshToken(hash: "a-1-next") == nil)
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
+    func deleteRemovesIdentitiesAndSessions(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            let alice = Self.account("alice", email: "alice@example.com", identities: [Self.identity("google", "g-1")])
+            let bob = Self.account("bob", identities: [Self.identity("apple", "a-1")])
+            try await store.create(alice)
+            try await store.create(bob)
+            try await store.insertRefreshToken(Self.token("a-1", session: "s-a", uid: "alice"))
+            try await store.insertRefreshToken(Self.token("b-1", session: "s-b", uid: "bob"))
+
+            try await store.delete(id: alice.id)
+
+            #expect(try await store.account(id: alice.id) == nil)
+            #expect(try await store.account(provider: ProviderID("google"), subject: "g-1") == nil)
+            #expect(try await store.account(email: "alice@example.com") == nil)
+            #expect(try await store.refreshToken(hash: "a-1") == nil)
+            #expect(try await store.account(id: bob.id) == bob)
+            #expect(try await store.refreshToken(hash: "b-1") != nil)
+            await expectStoreError(.notFound) { try await store.delete(id: alice.id) }
+            // Identity and email are free again.
+            let newcomer = Self.account("carol", email: "ALICE@example.com", identities: [Self.identity("google", "g-1")])
+            try await store.create(newcomer)
+            #expect(try await store.account(provider: ProviderID("google"), subject: "g-1") == newcomer)
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
+    func concurrentCreatesSharingAnIdentityCreateExactlyOneAccount(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            let outcomes = await withTaskGroup(of: (AccountID, Result<Void, any Error>).self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        let account = Self.account("racer-\(index)", identities: [Self.identity("google", "shared")])
+                        do {
+                            try await store.create(account)
+                            return (account.id, .success(()))
+                        } catch {
+                            return (account.id, .failure(error))
+                        }
+                    }
+                }
+                var outcomes: [(AccountID, Result<Void, any Error>)] = []
+                for await outcome in group { outcomes.append(outcome) }
+                return outcomes
+            }
+
+            let winners = outcomes.filter { if case .success = $0.1 { true } else { false } }.map(\.0)
+            try #require(winners.count == 1)
+            for (_, result) in outcomes {
+                if case .failure(let error) = result {
+                    #expect((error as? AccountStoreError)?.code == .alreadyExists, "\(error)")
+                }
+            }
+            #expect(try await store.account(provider: ProviderID("google"), subject: "shared")?.id == winners[0])
+            for (id, _) in outcomes where id != winners[0] {
+                #expect(try await store.account(id: id) == nil)
+            }
+        }
+    }
+
+    // MARK: - Refresh tokens
+
+    @Test(arguments: StoreBackend.enabled)
+    func refreshTokenRoundTripsAndDuplicateHashIsRefused(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            var record = Self.token("t-1", session: "s-1", uid: "alice", createdAt: Self.t0 + 7)
+            record.signInProvider = "apple"
+            try await store.insertRefreshToken(record)
+            #expect(try await store.refreshToken(hash: "t-1") == record)
+            #expect(try await store.refreshToken(hash: "t-2") == nil)
+
+            var duplicate = Self.token("t-1", session: "s-2", uid: "bob")
+            duplicate.signInProvider = "google"
+            await expectStoreError(.alreadyExists) { try await store.insertRefreshToken(duplicate) }
+            #expect(try await store.refreshToken(hash: "t-1") == record)
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
+    func concurrentRotationsOfOneTokenLetExactlyOneThrough(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            try await store.insertRefreshToken(Self.token("t-0", session: "s-1", uid: "alice"))
+            let rotatedAt = date(ms: Self.t0 + 1000)
+
+            let results = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        let successor = Self.token("t-0-next-\(index)", session: "s-1", uid: "alice", createdAt: Self.t0 + 1000)
+                        return (index, try await store.rotateRefreshToken(hash: "t-0", at: rotatedAt, successor: successor))
+                    }
+                }
+                var results: [(Int, Bool)] = []
+                for try await result in group { results.append(result) }
+                return results
+            }
+
+            let winners = results.filter(\.1).map(\.0)
+            try #require(winners.count == 1)
+            #expect(try await store.refreshToken(hash: "t-0")?.rotatedAt == rotatedAt)
+            for index in 0..<20 {
+                let stored = try await store.refreshToken(hash: "t-0-next-\(index)")
+                #expect((stored != nil) == (index == winners[0]), "successor \(index)")
+            }
+            // A rotated token cannot be rotated again.
+            let late = Self.token("t-late", session: "s-1", uid: "alice")
+            #expect(try await store.rotateRefreshToken(hash: "t-0", at: rotatedAt, successor: late) == false)
+            #expect(try await store.refreshToken(hash: "t-late") == nil)
+            // Nor can a token that does not exist.
+            #expect(try await store.rotateRefreshToken(hash: "t-unknown", at: rotatedAt, successor: late) == false)
+            #expect(try await store.refreshToken(hash: "t-late") == nil)
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
+    func addToSessionStopsOnceTheSessionIsRevoked(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            try await store.insertRefreshToken(Self.token("t-0", session: "s-1", uid: "alice"))
+            try await store.insertRefreshToken(Self.token("o-0", session: "s-other", uid: "alice"))
+            #expect(
+                try await store.rotateRefreshToken(
+                    hash: "t-0", at: date(ms: Self.t0 + 1), successor: Self.token("t-1", session: "s-1", uid: "alice")))
+            #expect(try await store.addToSession(Self.token("t-retry", session: "s-1", uid: "alice")))
+            #expect(try await store.refreshToken(hash: "t-retry") != nil)
+
+            let revokedAt = date(ms: Self.t0 + 2)
+            try await store.revokeSession(id: "s-1", at: revokedAt)
+            for hash in ["t-0", "t-1", "t-retry"] {
+                #expect(try await store.refreshToken(hash: hash)?.revokedAt == revokedAt, "\(hash)")
+            }
+            #expect(try await store.refreshToken(hash: "o-0")?.revokedAt == nil)
+
+            #expect(try await store.addToSession(Self.token("t-retry-2", session: "s-1", uid: "alice")) == false)
+            #expect(try await store.refreshToken(hash: "t-retry-2") == nil)
+            #expect(
+                try await store.rotateRefreshToken(
+                    hash: "t-retry", at: revokedAt, successor: Self.token("t-2", session: "s-1", uid: "alice")) == false)
+            #expect(try await store.refreshToken(hash: "t-2") == nil)
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
+    func revokeSessionsOfAnAccount(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            try await store.insertRefreshToken(Self.token("a-1", session: "s-a1", uid: "alice"))
+            try await store.insertRefreshToken(Self.token("a-2", session: "s-a2", uid: "alice"))
+            try await store.insertRefreshToken(Self.token("b-1", session: "s-b1", uid: "bob"))
+
+            let revokedAt = date(ms: Self.t0 + 42)
+            try await store.revokeSessions(accountID: AccountID("alice"), at: revokedAt)
+
+            #expect(try await store.refreshToken(hash: "a-1")?.revokedAt == revokedAt)
+            #expect(try await store.refreshToken(hash: "a-2")?.revokedAt == revokedAt)
+            #expect(try await store.refreshToken(hash: "b-1")?.revokedAt == nil)
+            #expect(try await store.addToSession(Self.token("a-1-retry", session: "s-a1", uid: "alice")) == false)
+            #expect(try await store.addToSession(Self.token("b-1-retry", session: "s-b1", uid: "bob")))
+        }
+    }
+
+    // MARK: - Signing keys
+
+    @Test(arguments: StoreBackend.enabled)
+    func signingKeysAreListedOldestFirstAndRetired(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            let newer = StoredSigningKey(
+                id: "k-2", algorithm: "ES256", privateKeyPEM: "-----BEGIN PRIVATE KEY-----\nB\n-----END PRIVATE KEY-----\n",
+                createdAt: date(ms: Self.t0 + 1000))
+            let older = StoredSigningKey(
+                id: "k-1", algorithm: "RS256", privateKeyPEM: "-----BEGIN PRIVATE KEY-----\nA\n-----END PRIVATE KEY-----\n",
+                createdAt: date(ms: Self.t0))
+            #expect(try await store.signingKeys().isEmpty)
+            try await store.insertSigningKey(newer)
+            try await store.insertSigningKey(older)
+            #expect(try await store.signingKeys() == [older, newer])
+
+            let retiredAt = date(ms: Self.t0 + 5000)
+            try await store.retireSigningKey(id: "k-1", at: retiredAt)
+            try await store.retireSigningKey(id: "k-1", at: date(ms: Self.t0 + 9000))
+            var retired = older
+            retired.retiredAt = retiredAt
+            #expect(try await store.signingKeys() == [retired, newer])
+
+            await expectStoreError(.alreadyExists) { try await store.insertSigningKey(newer) }
+            await expectStoreError(.notFound) { try await store.retireSigningKey(id: "k-unknown", at: retiredAt) }
+            #expect(try await store.signingKeys() == [retired, newer])
+        }
+    }
+
+    // MARK: - Values
+
+    @Test(arguments: StoreBackend.enabled)
+    func everyFieldAndDateRoundTripsAtMillisecondPrecision(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            let account = Account(
+                id: AccountID("Zx9fQ2lK0pR7tY4uW1eA3sD6gH8j"), email: "Ünïcødé+tag@Example.com", emailVerified: true,
+                displayName: "Zoë 👩‍💻", photoURL: "https://example.com/p.png?a=1&b=2", disabled: true,
+                createdAt: date(ms: 1_754_000_000_001), lastSignInAt: date(ms: 1_754_000_123_999),
+                identities: [
+                    Identity(provider: ProviderID("kakao"), subject: "4012345678", email: nil, linkedAt: date(ms: 1_754_000_000_007)),
+                    Identity(provider: ProviderID("google"), subject: "1093", email: "z@example.com", linkedAt: date(ms: 1_754_000_000_999)),
+                ],
+                passwordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA", customClaims: #"{"role":"admin","n":1}"#)
+            try await store.create(account)
+            #expect(try await store.account(id: account.id) == account)
+            #expect(try await store.account(email: "ünïcødé+tag@example.com") == account)
+
+            let empty = Account(id: AccountID("empty-strings"), email: nil, displayName: "", photoURL: "", createdAt: date(ms: 0))
+            try await store.create(empty)
+            #expect(try await store.account(id: empty.id) == empty)
+
+            let record = RefreshTokenRecord(
+                tokenHash: "h", sessionID: "s", accountID: account.id, signInProvider: "password",
+                createdAt: date(ms: 1_754_000_000_001), expiresAt: date(ms: 1_756_592_000_001),
+                rotatedAt: date(ms: 1_754_000_000_002), revokedAt: date(ms: 1_754_000_000_003))
+            try await store.insertRefreshToken(record)
+            #expect(try await store.refreshToken(hash: "h") == record)
+        }
+    }
+}
