@@ -185,7 +185,7 @@ struct StoreConformanceTests {
             #expect(try await store.refreshToken(hash: "t-1")?.revokedAt == nil)
             // The mark was not consumed: it still can be, once.
             _ = try await store.update(id: alice.id, options: AccountWriteOptions(consuming: mark)) { _ in }
-            await expectStoreError(.alreadyExists) {
+            await expectStoreError(.alreadyUsed) {
                 _ = try await store.update(id: alice.id, options: AccountWriteOptions(consuming: mark)) { _ in }
             }
         }
@@ -221,7 +221,7 @@ struct StoreConformanceTests {
             let alice = Self.account("alice", identities: [Self.identity("apple", "a-1")])
             try await store.create(alice, options: AccountWriteOptions(consuming: mark))
 
-            await expectStoreError(.alreadyExists) {
+            await expectStoreError(.alreadyUsed) {
                 _ = try await store.update(id: alice.id, options: AccountWriteOptions(consuming: mark)) {
                     $0.lastSignInAt = date(ms: Self.t0 + 1000)
                 }
@@ -229,7 +229,7 @@ struct StoreConformanceTests {
             #expect(try await store.account(id: alice.id) == alice)
 
             let bob = Self.account("bob", identities: [Self.identity("apple", "a-2")])
-            await expectStoreError(.alreadyExists) {
+            await expectStoreError(.alreadyUsed) {
                 try await store.create(bob, options: AccountWriteOptions(consuming: mark))
             }
             #expect(try await store.account(id: bob.id) == nil)
@@ -254,7 +254,7 @@ struct StoreConformanceTests {
             _ = try await store.update(id: alice.id, options: AccountWriteOptions(consuming: mark)) { _ in }
 
             fixture.clock.advance(by: 30)
-            await expectStoreError(.alreadyExists) {
+            await expectStoreError(.alreadyUsed) {
                 _ = try await store.update(id: alice.id, options: AccountWriteOptions(consuming: mark)) {
                     $0.displayName = "too early"
                 }

@@ -174,11 +174,11 @@ public actor MemoryBrokerStore: BrokerStore {
         }
     }
 
-    /// Throws `alreadyExists` if `mark` was consumed before and has not expired.
+    /// Throws `alreadyUsed` if `mark` was consumed before and has not expired.
     private func checkCanConsume(_ mark: SingleUseMark?) throws {
         guard let mark, let expiry = marks[mark.key] else { return }
         if expiry >= Self.normalized(clock.now) {
-            throw AccountStoreError(.alreadyExists, "single-use mark already consumed")
+            throw AccountStoreError(.alreadyUsed, "single-use mark already consumed")
         }
     }
 

@@ -154,7 +154,7 @@ extension SQLBrokerStore {
 
     // MARK: - Single-use marks
 
-    /// Records `mark` (if any); a mark recorded before and not yet expired fails with `alreadyExists`.
+    /// Records `mark` (if any); a mark recorded before and not yet expired fails with `alreadyUsed`.
     /// Expired marks are purged first, so an expired one can be consumed again.
     static func consume(_ mark: SingleUseMark?, now: Date, in connection: any SQLConnection) throws {
         guard let mark else { return }
@@ -162,7 +162,7 @@ extension SQLBrokerStore {
         do {
             try connection.execute(insertMark, [.text(mark.key), millis(mark.expiresAt)])
         } catch let error as SQLError where error.code == .uniqueViolation {
-            throw AccountStoreError(.alreadyExists, "single-use mark already consumed")
+            throw AccountStoreError(.alreadyUsed, "single-use mark already consumed")
         }
     }
 

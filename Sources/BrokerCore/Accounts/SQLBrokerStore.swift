@@ -44,7 +44,7 @@ public final class SQLBrokerStore: BrokerStore {
     }
 
     /// Stores a new account with its identities, consuming `options.consuming` in the same transaction.
-    /// A taken uid, email or identity, or a mark seen before, throws `alreadyExists` and stores nothing.
+    /// A taken uid, email or identity throws `alreadyExists`, a mark seen before `alreadyUsed`; either stores nothing.
     public func create(_ account: Account, options: AccountWriteOptions) async throws {
         let now = clock.now
         try Self.requireDistinctIdentities(account.identities)
