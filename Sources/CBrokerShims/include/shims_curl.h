@@ -1,1 +1,20 @@
 #pragma once
+/* libcurl helpers Swift cannot express: curl_easy_setopt, curl_multi_setopt and curl_easy_getinfo are variadic,
+   so each argument type gets its own typed entry point. All return libcurl's own codes unchanged, for the
+   Swift side's single `curlCheck` funnel. */
+#include <curl/curl.h>
+
+/* curl_easy_setopt with a `long` argument (CURLOPTTYPE_LONG options). */
+CURLcode broker_curl_easy_setopt_long(CURL *easy, CURLoption option, long value);
+/* curl_easy_setopt with a `curl_off_t` argument (CURLOPTTYPE_OFF_T options). */
+CURLcode broker_curl_easy_setopt_off_t(CURL *easy, CURLoption option, curl_off_t value);
+/* curl_easy_setopt with a C string; libcurl copies strings (except CURLOPT_POSTFIELDS, which is not used). */
+CURLcode broker_curl_easy_setopt_string(CURL *easy, CURLoption option, const char *value);
+/* curl_easy_setopt with a data pointer (CURLOPTTYPE_OBJECTPOINT / CBPOINT / SLISTPOINT options). */
+CURLcode broker_curl_easy_setopt_pointer(CURL *easy, CURLoption option, void *value);
+/* curl_easy_setopt with a write or header callback (CURLOPT_WRITEFUNCTION, CURLOPT_HEADERFUNCTION). */
+CURLcode broker_curl_easy_setopt_write_callback(CURL *easy, CURLoption option, curl_write_callback callback);
+/* curl_easy_getinfo for CURLINFO_LONG values. */
+CURLcode broker_curl_easy_getinfo_long(CURL *easy, CURLINFO info, long *value);
+/* curl_multi_setopt with a `long` argument. */
+CURLMcode broker_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);

@@ -1,0 +1,54 @@
+import BrokerCore
+import CBrokerShims
+import CMicroHTTPD
+
+// Turning an `HTTPResponse` into a queued libmicrohttpd response, and the driver's own answers.
+
+/// Queues `response` on `connection`; `closing` adds `Connection: close` (during shutdown, and after a
+/// refused body). Answers `.NO`, which makes libmicrohttpd close the connection, when libmicrohttpd
+/// refuses the response (an invalid header or status).
+func mhdQueue(_ response: HTTPResponse, on connection: OpaquePointer, closing: Bool) -> MHD_Result {
+    let created = response.body.withUnsafeBytes { bytes in
+        MHD_create_response_from_buffer(
+            bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+    }
+    guard let created else { return .NO }
+    defer { MHD_destroy_response(created) }
+    do {
+        for (name, value) in response.headers {
+            // libmicrohttpd computes the framing itself.
+            let lowered = name.lowercased()
+            if lowered == "content-length" || lowered == "transfer-encoding" { continue }
+            try mhdCheck(MHD_add_response_header(created, name, value), "MHD_add_response_header \(name)")
+        }
+        if closing {
+            try mhdCheck(MHD_add_response_header(created, "Connection", "close"), "MHD_add_response_header Connection")
+        }
+        guard let status = UInt32(exactly: response.status) else {
+            throw MicroHTTPDError(.callFailed, "status \(response.status) out of range")
+        }
+        try mhdCheck(MHD_queue_response(connection, status, created), "MHD_queue_response \(status)")
+        return .YES
+    } catch {
+        return .NO
+    }
+}
+
+/// The 413 sent for a body over the limit; the handler never sees the request.
+func mhdPayloadTooLarge(_ maxBodyBytes: Int) -> HTTPResponse {
+    mhdErrorResponse(
+        status: 413, code: "PAYLOAD_TOO_LARGE", message: "The request body exceeds \(maxBodyBytes) bytes.")
+}
+
+/// The 503 sent for a request that arrives after shutdown has drained.
+func mhdShuttingDown() -> HTTPResponse {
+    mhdErrorResponse(status: 503, code: "UNAVAILABLE", message: "The server is shutting down.")
+}
+
+/// A response in the contract's error shape, `{"error":{"code":…,"message":…}}`.
+private func mhdErrorResponse(status: Int, code: String, message: String) -> HTTPResponse {
+    // Both strings are fixed ASCII without quotes or backslashes, so no escaping is needed.
+    let json = #"{"error":{"code":"\#(code)","message":"\#(message)"}}"#
+    return HTTPResponse(
+        status: status, headers: [(name: "Content-Type", value: "application/json")], body: Array(json.utf8))
+}

@@ -1,0 +1,102 @@
+import BrokerCore
+import CBrokerShims
+import CMicroHTTPD
+import Foundation
+
+/// The ``HTTPServer`` port over GNU libmicrohttpd.
+///
+/// One libmicrohttpd polling thread (epoll) owns the sockets. When a request's body is complete the
+/// connection is suspended and the handler runs in its own `Task`; the task stores the response and resumes
+/// the connection, and the polling thread queues the response. No thread waits while a handler awaits, so a
+/// slow handler never delays a fast one.
+///
+/// `@unchecked Sendable`: `dispatcher` and `stopping` are guarded by `lock`.
+public final class MicroHTTPDServer: HTTPServer, @unchecked Sendable {
+    /// Seconds an idle (keep-alive) connection may stay open.
+    private let idleTimeoutSeconds: Int
+    /// The most simultaneous connections; 0 means libmicrohttpd's default.
+    private let connectionLimit: Int
+
+    /// Guards `dispatcher` and `stopping`.
+    private let lock = NSLock()
+    /// The running daemon's dispatcher; nil before `start`.
+    private var dispatcher: MHDDispatcher?
+    /// The shutdown in progress or done, shared by every caller of `shutdown`.
+    private var stopping: Task<Void, Never>?
+
+    /// Creates a server; nothing listens until ``start(host:port:maxBodyBytes:handler:)``.
+    /// - Parameters:
+    ///   - idleTimeoutSeconds: how long an idle keep-alive connection stays open.
+    ///   - connectionLimit: the most simultaneous connections (0: libmicrohttpd's default, about 1000).
+    public init(idleTimeoutSeconds: Int = 30, connectionLimit: Int = 0) {
+        self.idleTimeoutSeconds = idleTimeoutSeconds
+        self.connectionLimit = connectionLimit
+    }
+
+    deinit {
+        // Never stopped: drain and stop in the background rather than pulling connections from under
+        // running handlers.
+        if stopping == nil, let dispatcher {
+            Task { await dispatcher.shutdown() }
+        }
+    }
+
+    /// Starts listening on `host` (a numeric IPv4 or IPv6 address, e.g. `127.0.0.1`, `0.0.0.0`, `::1`) and
+    /// `port` (0 picks a free port) and returns the bound port. Throws ``MicroHTTPDError``.
+    public func start(
+        host: String, port: Int, maxBodyBytes: Int,
+        handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
+    ) throws -> Int {
+        guard let requestedPort = UInt16(exactly: port) else {
+            throw MicroHTTPDError(.startFailed, "port \(port) out of range")
+        }
+        let dispatcher = MHDDispatcher(maxBodyBytes: max(0, maxBodyBytes), handler: handler)
+        let claimed: Bool = lock.withLock {
+            guard self.dispatcher == nil, stopping == nil else { return false }
+            self.dispatcher = dispatcher
+            return true
+        }
+        guard claimed else { throw MicroHTTPDError(.alreadyStarted, "a server instance starts once") }
+        let flags =
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        // libmicrohttpd holds this reference until `MHDDispatcher.shutdown` gives it back.
+        let context = Unmanaged.passRetained(dispatcher).toOpaque()
+        var error: Int32 = 0
+        let started = broker_mhd_start(
+            host, requestedPort, UInt32(flags), UInt32(clamping: idleTimeoutSeconds),
+            UInt32(clamping: connectionLimit),
+            mhdAccessHandler, context, mhdRequestCompleted, context, mhdConnectionNotified, context, &error)
+        let daemon: OpaquePointer
+        do {
+            daemon = try mhdCheckStart(started, error: error, host: host, port: port)
+        } catch {
+            Unmanaged<MHDDispatcher>.fromOpaque(context).release()
+            lock.withLock { self.dispatcher = nil }
+            throw error
+        }
+        dispatcher.attach(daemon)
+        let bound = Int(broker_mhd_bound_port(daemon))
+        return bound != 0 ? bound : port
+    }
+
+    /// Stops accepting connections (new attempts are refused at once), waits until every request already
+    /// handed to the handler has been answered and its response sent, then closes the remaining idle
+    /// connections and stops libmicrohttpd's thread. Requests that arrive on open keep-alive connections
+    /// meanwhile are still served, with `Connection: close`. Safe to call more than once.
+    public func shutdown() async {
+        let task: Task<Void, Never>? = lock.withLock {
+            if let stopping { return stopping }
+            guard let dispatcher else { return nil }
+            let task = Task { await dispatcher.shutdown() }
+            stopping = task
+            return task
+        }
+        await task?.value
+    }
+
+    /// TCP connections accepted since ``start(host:port:maxBodyBytes:handler:)`` (useful to observe
+    /// keep-alive).
+    public var acceptedConnectionCount: Int {
+        lock.withLock { dispatcher }?.acceptedConnections ?? 0
+    }
+}
