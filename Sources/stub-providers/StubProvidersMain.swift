@@ -33,7 +33,7 @@ enum StubProvidersMain {
             print("  JWKS: /google/jwks /apple/jwks /kakao/jwks; Kakao API: /kakao/v1/user/access_token_info /kakao/v2/user/me")
             print("  mint: POST /{google,apple,kakao}/token {\"claims\":{...}}; POST /kakao/users {\"id\":1,\"email\":\"...\"}")
             print("  faults: POST /control/kakao {\"fault\":\"down|slow|hang|invalid|misconfigured|userMismatch|none\",\"delayMs\":100}")
-            fflush(stdout)
+            fflush(nil)
             await waitForSignal()
             await stubs.stop()
             return 0

@@ -39,7 +39,7 @@ struct SQLiteStoreDurabilityTests {
         let error = await #expect(throws: AccountStoreError.self) {
             _ = try await store.update(id: account.id, options: AccountWriteOptions(consuming: mark)) { _ in }
         }
-        #expect(error?.code == .alreadyExists)
+        #expect(error?.code == .alreadyUsed)
         // Reopening did not re-run the schema.
         let versions = try await database.read { try $0.query("SELECT version FROM schema_migrations", []) }
         #expect(versions.count == BrokerSchema.migrations(for: .sqlite).count)
