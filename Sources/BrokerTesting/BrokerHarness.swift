@@ -122,6 +122,12 @@ public final class BrokerHarness: @unchecked Sendable {
         try await request("POST", path, json: json, headers: headers)
     }
 
+    /// The number of rows in one of the broker's tables; for "nothing was stored" checks.
+    public func count(_ table: String) async throws -> Int {
+        let rows = try await database.read { try $0.query("SELECT COUNT(*) AS n FROM \(table)", []) }
+        return Int(rows.first?.integer("n") ?? -1)
+    }
+
     /// `GET path`.
     public func get(_ path: String, headers: [String: String] = [:]) async throws -> TestResponse {
         try await request("GET", path, headers: headers)

@@ -33,6 +33,14 @@ public final class StubKeySet: @unchecked Sendable {
         }
     }
 
+    /// Publishes a 1024-bit key as `<prefix>-weak` (a verifier must ignore it) and returns it.
+    @discardableResult
+    public func publishWeakKey() throws -> RSAPrivateKey {
+        let weak = try StubKeySet.weakKey()
+        lock.withLock { keys.insert((id: "\(prefix)-weak", key: weak), at: 0) }
+        return weak
+    }
+
     /// The JWKS document.
     public var jwks: JSONValue {
         let published = lock.withLock { keys }
