@@ -37,6 +37,7 @@ public final class StubProviders: @unchecked Sendable {
     private var kakaoCalls = 0
     private var jwksFetches: [String: Int] = [:]
     private var boundPort = 0
+    private var stopping = false
     private let lock = NSLock()
     private var server: (any HTTPServer)?
     // Written once, in `init`; read-only afterwards.
@@ -65,7 +66,10 @@ public final class StubProviders: @unchecked Sendable {
 
     /// Stops serving.
     public func stop() async {
-        let server = lock.withLock { self.server }
+        let server = lock.withLock {
+            stopping = true
+            return self.server
+        }
         await server?.shutdown()
     }
 
@@ -228,7 +232,9 @@ public final class StubProviders: @unchecked Sendable {
         }
         switch fault {
         case .down: return .json(503, .object(["code": -1, "msg": "internal error"]))
-        case .hang: try await Task.sleep(for: .seconds(30))
+        case .hang:
+            // Holds the answer for 30 s, or until the stubs stop (so shutting down never waits on it).
+            for _ in 0..<600 where !lock.withLock({ stopping }) { try await Task.sleep(for: .milliseconds(50)) }
         case .slow(let milliseconds): try await Task.sleep(for: .milliseconds(milliseconds))
         case .invalidToken: return StubProviders.kakaoInvalidToken
         case .misconfigured: return .json(400, .object(["code": -3, "msg": "this api is not enabled for the app"]))
