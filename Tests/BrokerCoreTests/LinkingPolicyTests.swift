@@ -64,6 +64,15 @@ import Testing
             byEmail: true, expected: .create(claimEmail: false)),
     ]
 
+    @Test func anEmailOwnerHoldingTheIdentityIsASignIn() {
+        // Seen between two look-ups when a concurrent first sign-in wins the race.
+        let owner = Self.account("winner", email: "a@example.com", verified: true, providers: ["google"])
+        var identity = Self.identity(email: "a@example.com", verified: true)
+        identity.subject = "s-google"
+        let decision = LinkingPolicy.decide(identity: identity, linked: nil, emailOwner: owner, linkByVerifiedEmail: false)
+        #expect(decision == .signIn(owner))
+    }
+
     @Test(arguments: cases)
     func decides(_ testCase: Case) {
         let decision = LinkingPolicy.decide(

@@ -23,6 +23,11 @@ public enum LinkingPolicy {
     ) -> LinkingDecision {
         if let linked { return .signIn(linked) }
         guard let owner = emailOwner, identity.email != nil else { return .create(claimEmail: true) }
+        // The two look-ups are not one snapshot: a concurrent first sign-in may have linked this very identity
+        // to the email's account between them.
+        if owner.identities.contains(where: { $0.provider == identity.provider && $0.subject == identity.subject }) {
+            return .signIn(owner)
+        }
         guard identity.emailVerified else {
             // An unverified provider email never links to anything, nor takes an email someone holds.
             return .create(claimEmail: false)
