@@ -47,7 +47,7 @@ let package = Package(
             name: "BrokerDriversTests", dependencies: ["BrokerDrivers", "BrokerTesting"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "ContractTests", dependencies: ["BrokerCore", "BrokerDrivers", "BrokerTesting"],
+            name: "ContractTests", dependencies: ["BrokerCore", "BrokerDrivers", "BrokerTesting", "broker", "stub-providers"],
             swiftSettings: swiftSettings),
     ]
 )

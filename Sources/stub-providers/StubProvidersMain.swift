@@ -29,11 +29,10 @@ enum StubProvidersMain {
             let stubs = try StubProviders()
             let server = MicroHTTPDServer()
             let bound = try stubs.start(server: server, host: host, port: port)
-            print("stub-providers listening on http://\(host):\(bound)")
-            print("  JWKS: /google/jwks /apple/jwks /kakao/jwks; Kakao API: /kakao/v1/user/access_token_info /kakao/v2/user/me")
-            print("  mint: POST /{google,apple,kakao}/token {\"claims\":{...}}; POST /kakao/users {\"id\":1,\"email\":\"...\"}")
-            print("  faults: POST /control/kakao {\"fault\":\"down|slow|hang|invalid|misconfigured|userMismatch|none\",\"delayMs\":100}")
-            fflush(nil)
+            say("stub-providers listening on http://\(host):\(bound)")
+            say("  JWKS: /google/jwks /apple/jwks /kakao/jwks; Kakao API: /kakao/v1/user/access_token_info /kakao/v2/user/me")
+            say("  mint: POST /{google,apple,kakao}/token {\"claims\":{...}}; POST /kakao/users {\"id\":1,\"email\":\"...\"}")
+            say("  faults: POST /control/kakao {\"fault\":\"down|slow|hang|invalid|misconfigured|userMismatch|none\",\"delayMs\":100}")
             await waitForSignal()
             await stubs.stop()
             return 0
@@ -41,6 +40,11 @@ enum StubProvidersMain {
             FileHandle.standardError.write(Data("stub-providers: \(error)\n".utf8))
             return 1
         }
+    }
+
+    /// Writes a line straight to standard output (unbuffered, so scripts see the port at once).
+    static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
     static func waitForSignal() async {

@@ -97,6 +97,7 @@ import Testing
     static let failures: [Failure] = [
         Failure(name: "-401", status: 401, code: -401, expected: .invalidToken),
         Failure(name: "401 without a body", status: 401, code: nil, expected: .invalidToken),
+        Failure(name: "401 with another code", status: 401, code: -2, expected: .invalidToken),
         Failure(name: "-3", status: 400, code: -3, expected: .misconfigured),
         Failure(name: "-5", status: 403, code: -5, expected: .misconfigured),
         Failure(name: "-1", status: 500, code: -1, expected: .unavailable),

@@ -13,8 +13,6 @@ extension BrokerApp {
                 services.metrics.increment(
                     "broker_signins_total",
                     labels: ["provider": provider.id.rawValue, "outcome": outcome.isNewUser ? "created" : "success"])
-                context.logger.info(
-                    "sign-in", metadata: ["provider": provider.id.rawValue, "uid": outcome.account.id.rawValue])
                 return .json(
                     outcome.isNewUser ? 201 : 200, tokens.body(user: outcome.account, isNewUser: outcome.isNewUser))
             } catch {

@@ -6,7 +6,7 @@ import Foundation
 /// - `GET {apiBaseUrl}/v2/user/me` → `{"id", "kakao_account": {"email", "is_email_valid", "is_email_verified",
 ///   "profile": {"nickname", "profile_image_url"}}}`
 ///
-/// Errors come as `{"code": -401, "msg": "..."}`: -401 is an invalid or expired token; -3 and -5 mean our app
+/// Errors come as `{"code": -401, "msg": "..."}`: -401 (or any 401) is an invalid or expired token; -3 and -5 mean our app
 /// is not set up for the call (misconfigured); anything else, a 5xx, no answer or a timeout means Kakao is
 /// unavailable.
 struct KakaoAPI: Sendable {
@@ -38,7 +38,7 @@ struct KakaoAPI: Sendable {
 
     /// Maps a non-200 answer to the contract's outcome.
     static func error(status: Int, code: Int64?, call: String) -> ProviderError {
-        if code == -401 || (status == 401 && code == nil) {
+        if code == -401 || status == 401 {
             return ProviderError(.invalidToken, "kakao \(call): invalid token")
         }
         if code == -3 || code == -5 {

@@ -1,0 +1,198 @@
+import BrokerCore
+import BrokerDrivers
+import BrokerTesting
+import Foundation
+import Testing
+
+/// The `broker` executable as an operator runs it.
+@Suite struct ProcessTests {
+    /// The built `broker` binary, beside the test bundle.
+    static var brokerBinary: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("broker")
+    }
+
+    static var shippedConfig: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("providers.json").path
+    }
+
+    /// A running child process with its stderr collected.
+    final class Child: @unchecked Sendable {
+        let process = Process()
+        private let errorPipe = Pipe()
+        private let outputPipe = Pipe()
+        private let lock = NSLock()
+        private var errorText = ""
+        private var outputText = ""
+
+        init(_ arguments: [String], binary: URL = ProcessTests.brokerBinary, environment: [String: String] = [:]) throws {
+            process.executableURL = binary
+            process.arguments = arguments
+            var env = ProcessInfo.processInfo.environment
+            for key in env.keys where key.hasPrefix("BROKER_") || key == "GOOGLE_APPLICATION_CREDENTIALS" {
+                env.removeValue(forKey: key)
+            }
+            env.merge(environment) { _, new in new }
+            process.environment = env
+            process.standardError = errorPipe
+            process.standardOutput = outputPipe
+            errorPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+                let text = String(decoding: handle.availableData, as: UTF8.self)
+                self?.lock.withLock { self?.errorText += text }
+            }
+            outputPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+                let text = String(decoding: handle.availableData, as: UTF8.self)
+                self?.lock.withLock { self?.outputText += text }
+            }
+            try process.run()
+        }
+
+        var stderr: String { lock.withLock { errorText } }
+        var stdout: String { lock.withLock { outputText } }
+
+        /// Waits for exit (up to `seconds`) and returns the status.
+        func wait(seconds: Double = 30) async throws -> Int32 {
+            let deadline = Date() + seconds
+            while process.isRunning {
+                guard Date() < deadline else {
+                    process.terminate()
+                    throw CancellationError()
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try await Task.sleep(for: .milliseconds(50))  // let the pipes drain
+            return process.terminationStatus
+        }
+
+        /// Polls stderr (or stdout) until a line contains `text`.
+        func waitForLog(_ text: String, onStandardOutput: Bool = false, seconds: Double = 30) async throws -> String {
+            let deadline = Date() + seconds
+            while Date() < deadline {
+                let output = onStandardOutput ? stdout : stderr
+                if let line = output.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            process.terminate()
+            throw CancellationError()
+        }
+    }
+
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("broker-process-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    @Test func checkConfigAcceptsTheShippedConfig() async throws {
+        let child = try Child(["check-config", "--config", Self.shippedConfig])
+        #expect(try await child.wait() == 0)
+        #expect(child.stdout.contains("OK"))
+    }
+
+    @Test(arguments: ["check-config", "serve"])
+    func aBadConfigIsRefusedNamingTheField(_ command: String) async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var document = try #require(JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: Self.shippedConfig)))))
+        guard case .object(var top) = document, case .object(var providers)? = top["providers"],
+            case .object(var apple)? = providers["apple"]
+        else { Issue.record("shipped config shape"); return }
+        apple["audiences"] = []
+        providers["apple"] = .object(apple)
+        top["providers"] = .object(providers)
+        document = .object(top)
+        let path = directory.appendingPathComponent("bad.json").path
+        try Data(document.serialized()).write(to: URL(fileURLWithPath: path))
+        let child = try Child(
+            [command, "--config", path, "--database", directory.appendingPathComponent("b.sqlite").path, "--port", "0"])
+        #expect(try await child.wait() != 0)
+        #expect(child.stderr.contains("providers.apple.audiences"))
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("b.sqlite").path))
+    }
+
+    @Test func serveAnswersAndDrainsOnSIGTERM() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stubs = try StubProviders()
+        let stubServer = MicroHTTPDServer()
+        try stubs.start(server: stubServer)
+        let configPath = directory.appendingPathComponent("providers.json").path
+        try Data(stubs.brokerConfig().serialized()).write(to: URL(fileURLWithPath: configPath))
+        let child = try Child(
+            ["serve", "--port", "0"],
+            environment: [
+                "BROKER_CONFIG": configPath, "BROKER_DATABASE": directory.appendingPathComponent("b.sqlite").path,
+            ])
+        let listening = try await child.waitForLog("\"listening\"")
+        let port = try #require(JSONValue.parse(Array(listening.utf8))?["port"]?.stringValue)
+        let client = try CurlHTTPClient()
+        let base = "http://127.0.0.1:\(port)"
+        let health = try await client.send(HTTPClientRequest(url: base + "/healthz"))
+        #expect(health.status == 200)
+
+        // A sign-in waiting on a slow Kakao is in flight when SIGTERM arrives: it completes, then the process exits 0.
+        stubs.setKakaoFault(.slow(milliseconds: 700))
+        let token = stubs.kakaoAccessToken(for: KakaoStubUser(id: 901))
+        async let inFlight = client.send(
+            HTTPClientRequest(
+                method: "POST", url: base + "/v1/signin/kakao", headers: [("Content-Type", "application/json")],
+                body: JSONValue.object(["accessToken": .string(token)]).serialized(), timeout: 20))
+        try await Task.sleep(for: .milliseconds(300))
+        child.process.terminate()  // SIGTERM
+        let response = try await inFlight
+        #expect(response.status == 201)
+        #expect(try await child.wait() == 0)
+        #expect(child.stderr.contains("\"draining\""))
+        #expect(child.stderr.contains("\"stopped\""))
+        await client.shutdown()
+        await stubs.stop()
+    }
+}
+
+/// The `stub-providers` executable and `broker demo`, as a newcomer first runs them.
+@Suite struct ExecutableTests {
+    static func binary(_ name: String) -> URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
+    }
+
+    static func run(_ name: String, _ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = binary(name)
+        process.arguments = arguments
+        return process
+    }
+
+    @Test func stubProvidersServeJWKSAndStopOnSIGTERM() async throws {
+        let child = try ProcessTests.Child(["--port", "0"], binary: Self.binary("stub-providers"))
+        let line = try await child.waitForLog("listening on", onStandardOutput: true)
+        let port = try #require(line.split(separator: ":").last.flatMap { Int($0) })
+        let client = try CurlHTTPClient()
+        let jwks = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/google/jwks"))
+        #expect(jwks.status == 200)
+        #expect(JSONValue.parse(jwks.body)?["keys"]?.arrayValue?.first?["kid"] == "google-1")
+        let minted = try await client.send(
+            HTTPClientRequest(
+                method: "POST", url: "http://127.0.0.1:\(port)/google/token", body: Array(#"{"claims":{"sub":"x"}}"#.utf8)))
+        #expect(JSONValue.parse(minted.body)?["token"]?.stringValue?.split(separator: ".").count == 3)
+        await client.shutdown()
+        child.process.terminate()
+        #expect(try await child.wait() == 0)
+    }
+
+    @Test func theDemoSignsInWithEveryProvider() async throws {
+        let process = try Self.run("broker", ["demo"])
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(process.terminationStatus == 0)
+        for step in ["Google: POST /v1/signin/google -> 201", "Apple (with nonce): POST /v1/signin/apple -> 201",
+                     "Kakao (access token): POST /v1/signin/kakao -> 201", "POST /v1/token -> 200"] {
+            #expect(text.contains(step))
+        }
+        #expect(text.contains("\"customToken\""))
+    }
+}
