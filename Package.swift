@@ -20,14 +20,15 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // What Swift cannot call directly: variadic functions and function-like macros.
-        .target(name: "CBrokerShims", dependencies: ["CCurl", "CMicroHTTPD", "CSQLite"]),
+        .target(name: "CBrokerShims", dependencies: ["CCurl", "CMicroHTTPD", "CSQLite", "CLibPQ"]),
 
         .target(name: "BrokerCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "BrokerCore", dependencies: ["BrokerCrypto"], swiftSettings: swiftSettings),
         .target(
             name: "BrokerDrivers",
-            dependencies: ["BrokerCore", "CBrokerShims", "CCurl", "CSQLite", "CMicroHTTPD"],
+            dependencies: ["BrokerCore", "CBrokerShims", "CCurl", "CSQLite", "CMicroHTTPD", "CLibPQ"],
             swiftSettings: swiftSettings),
         .target(
             name: "BrokerTesting", dependencies: ["BrokerCore", "BrokerCrypto", "BrokerDrivers"],

@@ -4,5 +4,6 @@
    One header per library, so each driver owns its own part. */
 #include "shims_curl.h"
 #include "shims_mhd.h"
+#include "shims_pq.h"
 #include "shims_sqlite.h"
 #endif

@@ -1,0 +1,251 @@
+import BrokerCore
+import CBrokerShims
+import CLibPQ
+import Foundation
+
+/// One libpq connection (`PGconn`) with its prepared-statement cache.
+///
+/// Not `Sendable`: a connection is confined to the serial queue of the ``PostgresWorker`` that owns it, and is
+/// only ever handed to code running on that queue.
+final class PostgresConnection: SQLConnection {
+    /// A statement prepared on this connection.
+    private struct Prepared {
+        var name: String
+        var parameterCount: Int
+    }
+
+    private let handle: OpaquePointer
+    private let settings: PostgresSettings
+    /// Prepared statements keyed by their SQL text (with `?` placeholders).
+    private var statements: [String: Prepared] = [:]
+    private var statementCounter = 0
+    /// Beyond this many the cache is emptied (`DEALLOCATE ALL`): the broker's SQL is a fixed set of
+    /// constants, so only ad-hoc SQL can reach it.
+    private let statementCacheLimit = 256
+    /// SQLSTATEs of the statements that failed since ``clearFailures()``.
+    private(set) var failures: [String?] = []
+
+    /// Connects. libpq's defaults for a broker are added before the URL's own parameters, which win:
+    /// a 5 s connect timeout and TCP keepalives, so a vanished server is noticed instead of waited on forever.
+    /// Failure throws `SQLError(.unavailable)` naming the server, never the password.
+    init(settings: PostgresSettings) throws {
+        self.settings = settings
+        let keywords = [
+            "connect_timeout", "application_name", "keepalives_idle", "keepalives_interval", "keepalives_count",
+            "dbname",
+        ]
+        let values = ["5", "social-login-broker", "30", "10", "3", settings.conninfo]
+        let opened = try withCStrings(keywords) { keywords in
+            try withCStrings(values) { values in PQconnectdbParams(keywords, values, 1) }
+        }
+        guard let opened else {
+            throw SQLError(.unavailable, "connecting to \(settings.redacted): libpq is out of memory")
+        }
+        guard PQstatus(opened) == CONNECTION_OK else {
+            let message = settings.scrub(pqConnectionMessage(opened))
+            PQfinish(opened)
+            throw SQLError(.unavailable, "connecting to \(settings.redacted): \(message)")
+        }
+        handle = opened
+        broker_pq_discard_notices(handle)
+    }
+
+    deinit {
+        PQfinish(handle)
+    }
+
+    /// Whether libpq has seen the connection break; a broken connection is replaced, never reused.
+    var isBroken: Bool { PQstatus(handle) == CONNECTION_BAD }
+
+    /// Whether a transaction is open (or open and failed).
+    var isInTransaction: Bool {
+        let status = PQtransactionStatus(handle)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
+    }
+
+    /// Whether the open transaction has failed: PostgreSQL ignores every statement until `ROLLBACK`, and
+    /// `COMMIT` would quietly roll back.
+    var isTransactionFailed: Bool { PQtransactionStatus(handle) == PQTRANS_INERROR }
+
+    /// Forgets the recorded failures.
+    func clearFailures() { failures.removeAll() }
+
+    // MARK: - SQLConnection
+
+    /// Runs a statement and returns the number of rows it changed (0 for statements that change none).
+    @discardableResult
+    func execute(_ sql: String, _ binds: [SQLValue]) throws -> Int {
+        let result = try run(sql, binds)
+        defer { PQclear(result) }
+        return Self.changes(result)
+    }
+
+    /// Runs a query and returns its rows.
+    func query(_ sql: String, _ binds: [SQLValue]) throws -> [SQLRow] {
+        let result = try run(sql, binds)
+        defer { PQclear(result) }
+        return try rows(result, sql)
+    }
+
+    /// Runs one statement without preparing it for reuse (migrations, one-off DDL).
+    @discardableResult
+    func executeOnce(_ sql: String, _ binds: [SQLValue] = []) throws -> Int {
+        let (text, count) = PostgresPlaceholders.rewrite(sql)
+        guard count == binds.count else {
+            throw SQLError(.other, "\(sql): \(binds.count) values bound to \(count) placeholders")
+        }
+        let result = try withParameters(binds, sql) { values in
+            PQexecParams(handle, text, Int32(binds.count), nil, values, nil, nil, 0)
+        }
+        let checked = try check(result, sql)
+        defer { PQclear(checked) }
+        return Self.changes(checked)
+    }
+
+    /// Runs a statement without parameters through the simple protocol: `BEGIN`, `COMMIT`, `ROLLBACK`.
+    func command(_ sql: String) throws {
+        PQclear(try check(PQexec(handle, sql), sql))
+    }
+
+    // MARK: - Statements
+
+    private func run(_ sql: String, _ binds: [SQLValue]) throws -> OpaquePointer {
+        let statement = try prepared(sql)
+        guard statement.parameterCount == binds.count else {
+            throw SQLError(.other, "\(sql): \(binds.count) values bound to \(statement.parameterCount) placeholders")
+        }
+        let result = try withParameters(binds, sql) { values in
+            PQexecPrepared(handle, statement.name, Int32(binds.count), values, nil, nil, 0)
+        }
+        return try check(result, sql)
+    }
+
+    /// The prepared statement for `sql`, preparing it on first use.
+    private func prepared(_ sql: String) throws -> Prepared {
+        if let cached = statements[sql] { return cached }
+        let (text, count) = PostgresPlaceholders.rewrite(sql)
+        if statements.count >= statementCacheLimit {
+            try command("DEALLOCATE ALL")
+            statements.removeAll(keepingCapacity: true)
+        }
+        statementCounter += 1
+        let statement = Prepared(name: "broker_\(statementCounter)", parameterCount: count)
+        PQclear(try check(PQprepare(handle, statement.name, text, 0, nil), "preparing \(sql)"))
+        statements[sql] = statement
+        return statement
+    }
+
+    /// `pqCheck`, recording the failure's SQLSTATE and keeping the password out of the message.
+    private func check(_ result: OpaquePointer?, _ context: @autoclosure () -> String) throws -> OpaquePointer {
+        do {
+            return try pqCheck(result, handle, context(), observe: { failures.append($0) })
+        } catch let error as SQLError {
+            throw SQLError(error.code, settings.scrub(error.message))
+        }
+    }
+
+    /// Calls `body` with the values as NUL-terminated text (NULL for `.null`), in text format: PostgreSQL
+    /// reads each according to the type it inferred for its placeholder.
+    private func withParameters(
+        _ binds: [SQLValue], _ sql: String, _ body: ([UnsafePointer<CChar>?]) -> OpaquePointer?
+    ) throws -> OpaquePointer? {
+        var texts: [String?] = []
+        texts.reserveCapacity(binds.count)
+        for (offset, value) in binds.enumerated() {
+            switch value {
+            case .null:
+                texts.append(nil)
+            case .integer(let number):
+                texts.append(String(number))
+            case .text(let text):
+                guard !text.utf8.contains(0) else {
+                    throw SQLError(.other, "\(sql): value \(offset + 1) contains a NUL character, which PostgreSQL text cannot hold")
+                }
+                texts.append(text)
+            }
+        }
+        return try withOptionalCStrings(texts) { body($0) }
+    }
+
+    // MARK: - Results
+
+    private static func changes(_ result: OpaquePointer) -> Int {
+        guard let text = PQcmdTuples(result) else { return 0 }
+        return Int(String(cString: text)) ?? 0
+    }
+
+    /// Integer types (int2, int4, int8, oid) come back as `.integer`, booleans as 0/1, NULL as `.null`,
+    /// everything else as text.
+    private func rows(_ result: OpaquePointer, _ sql: String) throws -> [SQLRow] {
+        let rowCount = PQntuples(result)
+        let fieldCount = PQnfields(result)
+        var columns: [String] = []
+        var types: [Oid] = []
+        for field in 0..<fieldCount {
+            columns.append(PQfname(result, field).map { String(cString: $0) } ?? "")
+            types.append(PQftype(result, field))
+        }
+        var rows: [SQLRow] = []
+        rows.reserveCapacity(Int(rowCount))
+        for row in 0..<rowCount {
+            var values: [SQLValue] = []
+            values.reserveCapacity(Int(fieldCount))
+            for field in 0..<fieldCount {
+                guard PQgetisnull(result, row, field) == 0 else {
+                    values.append(.null)
+                    continue
+                }
+                guard let bytes = PQgetvalue(result, row, field) else {
+                    throw SQLError(.other, "\(sql): no value at row \(row), column \(field)")
+                }
+                let length = Int(PQgetlength(result, row, field))
+                let text = bytes.withMemoryRebound(to: UInt8.self, capacity: length) {
+                    String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+                }
+                values.append(try Self.value(text, type: types[Int(field)], column: columns[Int(field)], sql))
+            }
+            rows.append(SQLRow(columns: columns, values: values))
+        }
+        return rows
+    }
+
+    private static func value(_ text: String, type: Oid, column: String, _ sql: String) throws -> SQLValue {
+        switch type {
+        case 20, 21, 23, 26:  // int8, int2, int4, oid
+            guard let number = Int64(text) else { throw SQLError(.other, "\(sql): column \(column) is not an integer") }
+            return .integer(number)
+        case 16:  // bool
+            return .integer(text == "t" ? 1 : 0)
+        case 1700:  // numeric: whole numbers (COUNT over bigint sums) as integers
+            return Int64(text).map(SQLValue.integer) ?? .text(text)
+        default:
+            return .text(text)
+        }
+    }
+}
+
+/// Calls `body` with `strings` as a NULL-terminated array of C strings that live for the call.
+func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) throws -> T) throws -> T {
+    try withOptionalCStrings(strings + [nil]) { pointers in
+        try pointers.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { throw SQLError(.other, "no C strings") }
+            return try body(base)
+        }
+    }
+}
+
+/// Calls `body` with copies of `strings` as C strings (nil stays nil) that live for the call.
+private func withOptionalCStrings<T>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) throws -> T) throws -> T {
+    var copies: [UnsafeMutablePointer<CChar>?] = []
+    copies.reserveCapacity(strings.count)
+    defer { for copy in copies { free(copy) } }
+    for string in strings {
+        guard let string else {
+            copies.append(nil)
+            continue
+        }
+        guard let copy = strdup(string) else { throw SQLError(.unavailable, "out of memory") }
+        copies.append(copy)
+    }
+    return try body(copies.map { $0.map { UnsafePointer($0) } })
+}
