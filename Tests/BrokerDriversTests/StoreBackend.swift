@@ -29,6 +29,8 @@ struct StoreFixture: Sendable {
     let clock: ManualClock
     let database: (any SQLDatabase)?
     let directory: URL?
+    /// The PostgreSQL schema made for this fixture, dropped in ``tearDown()``.
+    var postgresSchema: PostgresTestSchema? = nil
 
     static func make(_ backend: StoreBackend) async throws -> StoreFixture {
         let clock = ManualClock()
@@ -45,23 +47,24 @@ struct StoreFixture: Sendable {
             let store = try await SQLBrokerStore(database: database, clock: clock)
             return StoreFixture(store: store, clock: clock, database: database, directory: directory)
         case .postgres:
-            // Hook for the PostgreSQL driver: open `StoreBackend.postgresURL` in a fresh schema (for example
-            // `CREATE SCHEMA t_<uuid>` plus `search_path`), wrap it in `SQLBrokerStore(database:clock:)`, and
-            // drop the schema in `tearDown`.
-            throw PostgresDriverMissing()
+            // A fresh schema per fixture: every pooled connection gets it as its search_path.
+            let schema = try await PostgresTestSchema.create()
+            do {
+                let database = try PostgresDatabase(url: schema.url)
+                let store = try await SQLBrokerStore(database: database, clock: clock)
+                return StoreFixture(
+                    store: store, clock: clock, database: database, directory: nil, postgresSchema: schema)
+            } catch {
+                await schema.drop()
+                throw error
+            }
         }
     }
 
     func tearDown() async {
         await database?.close()
         if let directory { try? FileManager.default.removeItem(at: directory) }
-    }
-}
-
-/// Thrown when `BROKER_TEST_POSTGRES_URL` asks for a driver that has not been written yet.
-struct PostgresDriverMissing: Error, CustomStringConvertible {
-    var description: String {
-        "BROKER_TEST_POSTGRES_URL is set, but there is no PostgreSQL SQLDatabase driver yet (StoreFixture.make)"
+        await postgresSchema?.drop()
     }
 }
 

@@ -159,7 +159,8 @@ final class PostgresConnection: SQLConnection {
                 texts.append(String(number))
             case .text(let text):
                 guard !text.utf8.contains(0) else {
-                    throw SQLError(.other, "\(sql): value \(offset + 1) contains a NUL character, which PostgreSQL text cannot hold")
+                    throw SQLError(
+                        .other, "\(sql): value \(offset + 1) holds a NUL character, which PostgreSQL text cannot")
                 }
                 texts.append(text)
             }

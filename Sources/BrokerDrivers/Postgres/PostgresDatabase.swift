@@ -62,8 +62,8 @@ public final class PostgresDatabase: SQLDatabase {
 
     /// Runs `body` in a `SERIALIZABLE` transaction on a pooled connection; commits when it returns and rolls
     /// back when it throws. When PostgreSQL aborts the transaction for a conflict with a concurrent one
-    /// (SQLSTATE 40001 or 40P01), it is rolled back and `body` runs again on fresh state, up to 10 times,
-    /// then fails `.busy`: `body` must have no effect outside the connection.
+    /// (SQLSTATE 40001 or 40P01), it is rolled back and `body` runs again on fresh state, up to 30 times with
+    /// growing random pauses, then fails `.busy`: `body` must have no effect outside the connection.
     public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
         try await pool.withWorker { worker in
             try await worker.transaction(.write, body)

@@ -1,0 +1,56 @@
+import BrokerCore
+import Testing
+
+@testable import BrokerDrivers
+
+/// The database URL: the broker's own parameters taken out, the password never shown.
+@Suite("PostgreSQL settings")
+struct PostgresSettingsTests {
+    @Test func poolSizeIsTakenOutAndThePasswordRedacted() throws {
+        let settings = try PostgresSettings(
+            url: "postgres://broker:s3cr%21t@db.internal:5433/broker?sslmode=disable&poolSize=12&connect_timeout=2")
+        #expect(settings.poolSize == 12)
+        #expect(settings.conninfo == "postgres://broker:s3cr%21t@db.internal:5433/broker?sslmode=disable&connect_timeout=2")
+        #expect(settings.redacted == "postgres://broker@db.internal:5433/broker")
+        #expect(settings.scrub("failed for s3cr!t and s3cr%21t") == "failed for *** and ***")
+    }
+
+    @Test func aURLWithoutQueryOrUserIsKeptAsItIs() throws {
+        let settings = try PostgresSettings(url: "postgresql://localhost/broker")
+        #expect(settings.poolSize == nil)
+        #expect(settings.conninfo == "postgresql://localhost/broker")
+        #expect(settings.redacted == "postgresql://localhost/broker")
+    }
+
+    @Test func aPasswordParameterIsRedactedToo() throws {
+        let settings = try PostgresSettings(url: "postgres://broker@db/broker?password=hunter22")
+        #expect(settings.redacted == "postgres://broker@db/broker")
+        #expect(settings.scrub("password=hunter22") == "password=***")
+    }
+
+    @Test(arguments: ["0", "101", "four", ""])
+    func aBadPoolSizeIsRefused(_ value: String) {
+        let error = #expect(throws: SQLError.self) {
+            try PostgresSettings(url: "postgres://u:pw-secret@db/broker?poolSize=\(value)")
+        }
+        #expect(error?.code == .other)
+        #expect(error?.message.contains("poolSize") == true)
+        #expect(error?.message.contains("pw-secret") == false)
+    }
+
+    @Test func aURLLibpqRefusesIsRefusedWithoutThePassword() {
+        let error = #expect(throws: SQLError.self) {
+            try PostgresDatabase(url: "postgres://u:pw%zzsecret@db/broker?nonsense=1")
+        }
+        #expect(error?.code == .other)
+        #expect(error?.message.contains("invalid database URL postgres://u@db/broker") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("secret") == false, "\(String(describing: error))")
+    }
+
+    @Test func thePoolSizeComesFromTheURLThenTheCallerThenTheDefault() throws {
+        #expect(try PostgresDatabase(url: "postgres://db/b?poolSize=7", poolSize: 2).poolSize == 7)
+        #expect(try PostgresDatabase(url: "postgres://db/b", poolSize: 2).poolSize == 2)
+        #expect(try PostgresDatabase(url: "postgres://db/b").poolSize == PostgresDatabase.defaultPoolSize)
+        #expect(throws: SQLError.self) { try PostgresDatabase(url: "postgres://db/b", poolSize: 0) }
+    }
+}

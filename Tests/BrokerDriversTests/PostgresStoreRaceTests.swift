@@ -1,0 +1,95 @@
+import BrokerCore
+import BrokerDrivers
+import Foundation
+import Testing
+
+/// Races that SQLite's single writer rules out and PostgreSQL's concurrent writers do not: the store's
+/// read-modify-write and check-then-insert changes must still come out as if run one after another.
+@Suite("PostgreSQL store races", .enabled(if: StoreBackend.postgresURL != nil))
+struct PostgresStoreRaceTests {
+    /// Two stores (two "instances", each with its own pool) on one fresh schema.
+    func withTwoStores(_ body: (SQLBrokerStore, SQLBrokerStore) async throws -> Void) async throws {
+        let schema = try await PostgresTestSchema.create()
+        let first = try PostgresDatabase(url: schema.url, poolSize: 4)
+        let second = try PostgresDatabase(url: schema.url, poolSize: 4)
+        do {
+            try await body(try await SQLBrokerStore(database: first), try await SQLBrokerStore(database: second))
+        } catch {
+            await first.close()
+            await second.close()
+            await schema.drop()
+            throw error
+        }
+        await first.close()
+        await second.close()
+        await schema.drop()
+    }
+
+    @Test func concurrentUpdatesOfOneAccountLoseNoChange() async throws {
+        try await withTwoStores { first, second in
+            let id = AccountID("counter")
+            try await first.create(Account(id: id, displayName: "0", createdAt: Date(timeIntervalSince1970: 1_800_000_000)))
+            // Each update reads the count and writes it plus one; a lost update would leave fewer than 24.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<24 {
+                    let store = index.isMultiple(of: 2) ? first : second
+                    group.addTask {
+                        _ = try await store.update(id: id) { account in
+                            account.displayName = String((Int(account.displayName ?? "") ?? -1000) + 1)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await first.account(id: id)?.displayName == "24")
+        }
+    }
+
+    @Test func aRetryJoiningASessionNeverOutlivesItsConcurrentRevocation() async throws {
+        try await withTwoStores { first, second in
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            func token(_ hash: String, session: String) -> RefreshTokenRecord {
+                RefreshTokenRecord(
+                    tokenHash: hash, sessionID: session, accountID: AccountID("alice"), signInProvider: "google",
+                    createdAt: start, expiresAt: start + 86_400)
+            }
+            for round in 0..<25 {
+                let session = "s-\(round)"
+                try await first.insertRefreshToken(token("t-\(round)", session: session))
+                async let added = first.addToSession(token("retry-\(round)", session: session))
+                async let revoked: Void = second.revokeSession(id: session, at: start + 1)
+                let joined = try await added
+                try await revoked
+                // Either the retry joined before the revocation (and was revoked with the session) or it was
+                // refused: no token of the session may be left alive.
+                let retry = try await first.refreshToken(hash: "retry-\(round)")
+                #expect((retry != nil) == joined, "round \(round)")
+                if let retry { #expect(retry.revokedAt != nil, "round \(round): a live token in a revoked session") }
+                #expect(try await first.refreshToken(hash: "t-\(round)")?.revokedAt != nil)
+            }
+        }
+    }
+
+    @Test func concurrentFirstSignInsThroughTwoInstancesMakeOneAccount() async throws {
+        try await withTwoStores { first, second in
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            let identity = ExternalIdentity(
+                provider: ProviderID("google"), subject: "g-shared", email: "shared@example.com", emailVerified: true)
+            let services = [first, second].map { AccountService(store: $0, clock: ManualClock(now), linkByVerifiedEmail: false) }
+            let outcomes = try await withThrowingTaskGroup(of: SignInOutcome.self) { group in
+                for index in 0..<16 {
+                    let service = services[index % 2]
+                    group.addTask { try await service.signIn(ProviderSignIn(identity: identity)) }
+                }
+                var outcomes: [SignInOutcome] = []
+                for try await outcome in group { outcomes.append(outcome) }
+                return outcomes
+            }
+            #expect(outcomes.filter(\.isNewUser).count == 1)
+            #expect(Set(outcomes.map(\.account.id)).count == 1)
+            let stored = try await second.account(provider: ProviderID("google"), subject: "g-shared")
+            #expect(stored?.id == outcomes.first?.account.id)
+            #expect(try await first.account(email: "SHARED@example.com")?.id == stored?.id)
+        }
+    }
+}
