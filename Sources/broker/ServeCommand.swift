@@ -8,7 +8,7 @@ enum ServeCommand {
         let logger = Logger()
         let client = try CurlHTTPClient()
         let config = try Startup.validatedConfig(options: options, environment: environment, client: client)
-        let (store, database) = try await Startup.openStore(options.database)
+        let (store, database) = try await Startup.openStore(options.database, environment: environment)
         let services = try await BrokerServices.make(config: config, store: store, httpClient: client, logger: logger)
         let app = BrokerApp(services: services)
         let server = MicroHTTPDServer()
@@ -18,7 +18,7 @@ enum ServeCommand {
         logger.info(
             "listening",
             metadata: [
-                "host": options.host, "port": String(port), "database": options.database,
+                "host": options.host, "port": String(port), "database": Startup.describeDatabase(options.database),
                 "providers": services.providers.enabled.map(\.rawValue).joined(separator: ","),
                 "customTokens": config.firebaseServiceAccountFile == nil ? "off" : "on",
             ])

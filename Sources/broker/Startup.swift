@@ -17,13 +17,55 @@ enum Startup {
         return config
     }
 
-    /// Opens the database named by `--database` and brings its schema up to date.
-    static func openStore(_ location: String) async throws -> (SQLBrokerStore, any SQLDatabase) {
-        if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
-            throw ConfigError(field: "database", "PostgreSQL is not available in this build yet; use a SQLite path")
+    /// Opens the database named by `--database` and brings its schema up to date: a `postgres://` or
+    /// `postgresql://` URL opens a PostgreSQL pool (`poolSize` in the URL, else `BROKER_DATABASE_POOL_SIZE`,
+    /// else 4 connections), anything else a SQLite file.
+    static func openStore(_ location: String, environment: [String: String] = [:]) async throws
+        -> (SQLBrokerStore, any SQLDatabase)
+    {
+        let database = try await openDatabase(location, environment: environment)
+        do {
+            return (try await SQLBrokerStore(database: database), database)
+        } catch {
+            await database.close()
+            throw error
         }
-        let database = try SQLiteDatabase(path: location)
-        return (try await SQLBrokerStore(database: database), database)
+    }
+
+    /// Opens the database named by `location` without migrating it.
+    static func openDatabase(_ location: String, environment: [String: String]) async throws -> any SQLDatabase {
+        guard isPostgres(location) else { return try SQLiteDatabase(path: location) }
+        var poolSize: Int?
+        if let text = environment["BROKER_DATABASE_POOL_SIZE"], !text.isEmpty {
+            guard let size = Int(text), (1...100).contains(size) else {
+                throw ConfigError(field: "BROKER_DATABASE_POOL_SIZE", "must be a whole number from 1 to 100")
+            }
+            poolSize = size
+        }
+        let database: PostgresDatabase
+        do {
+            database = try PostgresDatabase(url: location, poolSize: poolSize)
+        } catch let error as SQLError where error.code == .other {
+            throw ConfigError(field: "database", error.message)  // a malformed URL; the message has no password
+        }
+        do {
+            try await database.ping()  // a wrong address or password fails here, not at the first request
+        } catch {
+            await database.close()
+            throw error
+        }
+        return database
+    }
+
+    /// Whether `location` names a PostgreSQL database.
+    static func isPostgres(_ location: String) -> Bool {
+        location.hasPrefix("postgres://") || location.hasPrefix("postgresql://")
+    }
+
+    /// The database as logs may show it: a PostgreSQL URL without its password and parameters.
+    static func describeDatabase(_ location: String) -> String {
+        guard isPostgres(location) else { return location }
+        return PostgresDatabase.redacted(url: location) ?? "postgres://(unparsable URL)"
     }
 }
 

@@ -17,6 +17,8 @@ public struct BrokerServices: Sendable {
     public var metrics: Metrics
     /// The base logger.
     public var logger: Logger
+    /// The store's health check, for `GET /readyz`; nil when the store has none.
+    public var storage: (any StorageHealthChecking)? = nil
 
     /// Builds every service from a config and a store (migrated), loading the signing keys.
     public static func make(
@@ -37,7 +39,7 @@ public struct BrokerServices: Sendable {
             accounts: AccountService(store: store, clock: clock, linkByVerifiedEmail: config.linkByVerifiedEmail),
             sessions: SessionService(
                 store: store, keys: keys, clock: clock, settings: SessionSettings(config: config), firebase: firebase),
-            keys: keys, metrics: metrics, logger: logger)
+            keys: keys, metrics: metrics, logger: logger, storage: store as? any StorageHealthChecking)
     }
 }
 
@@ -53,6 +55,7 @@ public struct BrokerApp: Sendable {
         registerSignIn(&router)
         registerSessions(&router)
         registerOperations(&router)
+        registerReadiness(&router)
         services.metrics.describe("broker_http_requests_total", type: "counter", help: "HTTP requests by route and status.")
         services.metrics.describe("broker_signins_total", type: "counter", help: "Sign-ins by provider and outcome.")
         services.metrics.describe(

@@ -45,6 +45,12 @@ public final class PostgresDatabase: SQLDatabase {
             workers: (0..<size).map { PostgresWorker(label: "broker.postgres.\($0)", settings: settings) })
     }
 
+    /// `url` as logs may show it: `scheme://user@hosts/database`, without password or parameters; nil when
+    /// it cannot be parsed.
+    public static func redacted(url: String) -> String? {
+        try? PostgresSettings(url: url).redacted
+    }
+
     /// Like ``init(url:poolSize:)``, then connects once, so a wrong URL, a refused login or an unreachable
     /// server fail here (`SQLError(.unavailable)`) rather than at the first request.
     public static func open(url: String, poolSize: Int? = nil) async throws -> PostgresDatabase {
