@@ -87,7 +87,8 @@ public final class BrokerHarness: @unchecked Sendable {
         let logs = MemoryLogSink()
         let providerClient = try CurlHTTPClient()
         let services = try await BrokerServices.make(
-            config: config, store: store, httpClient: providerClient, clock: clock, logger: Logger(sink: logs))
+            config: config, store: store, httpClient: providerClient, passwords: Argon2PasswordHasher(), clock: clock,
+            logger: Logger(sink: logs))
         box.app = BrokerApp(services: services)
         return BrokerHarness(
             stubs: stubs, store: store, services: services, baseURL: baseURL, logs: logs, directory: directory,

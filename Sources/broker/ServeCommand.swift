@@ -9,7 +9,8 @@ enum ServeCommand {
         let client = try CurlHTTPClient()
         let config = try Startup.validatedConfig(options: options, environment: environment, client: client)
         let (store, database) = try await Startup.openStore(options.database)
-        let services = try await BrokerServices.make(config: config, store: store, httpClient: client, logger: logger)
+        let services = try await BrokerServices.make(
+            config: config, store: store, httpClient: client, passwords: Argon2PasswordHasher(), logger: logger)
         let app = BrokerApp(services: services)
         let server = MicroHTTPDServer()
         let port = try server.start(host: options.host, port: options.port, maxBodyBytes: 64 * 1024) { request in

@@ -16,6 +16,8 @@ public actor MemoryBrokerStore: BrokerStore {
     private var marks: [String: Date] = [:]
     private var tokens: [String: RefreshTokenRecord] = [:]
     private var keys: [String: StoredSigningKey] = [:]
+    /// Lower-cased email -> failed password sign-ins (see `MemoryBrokerStore+LoginAttempts.swift`).
+    var loginFailureLog: [String: [Date]] = [:]
 
     private struct IdentityKey: Hashable {
         var provider: ProviderID

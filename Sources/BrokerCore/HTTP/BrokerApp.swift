@@ -20,8 +20,8 @@ public struct BrokerServices: Sendable {
 
     /// Builds every service from a config and a store (migrated), loading the signing keys.
     public static func make(
-        config: BrokerConfig, store: any BrokerStore, httpClient: any HTTPClient, clock: any Clock = SystemClock(),
-        logger: Logger, metrics: Metrics = Metrics()
+        config: BrokerConfig, store: any BrokerStore, httpClient: any HTTPClient, passwords: any PasswordHashing,
+        clock: any Clock = SystemClock(), logger: Logger, metrics: Metrics = Metrics()
     ) async throws -> BrokerServices {
         let context = ProviderContext(
             httpClient: httpClient, clock: clock, metrics: metrics, logger: logger, clockSkew: config.clockSkew,
@@ -34,7 +34,8 @@ public struct BrokerServices: Sendable {
         try await keys.load()
         return BrokerServices(
             config: config, providers: providers,
-            accounts: AccountService(store: store, clock: clock, linkByVerifiedEmail: config.linkByVerifiedEmail),
+            accounts: try await AccountService(
+                store: store, clock: clock, linkByVerifiedEmail: config.linkByVerifiedEmail, passwords: passwords),
             sessions: SessionService(
                 store: store, keys: keys, clock: clock, settings: SessionSettings(config: config), firebase: firebase),
             keys: keys, metrics: metrics, logger: logger)
@@ -52,6 +53,8 @@ public struct BrokerApp: Sendable {
         self.services = services
         registerSignIn(&router)
         registerSessions(&router)
+        registerPasswords(&router)
+        registerMe(&router)
         registerOperations(&router)
         services.metrics.describe("broker_http_requests_total", type: "counter", help: "HTTP requests by route and status.")
         services.metrics.describe("broker_signins_total", type: "counter", help: "Sign-ins by provider and outcome.")
