@@ -506,7 +506,8 @@ struct StoreConformanceTests {
                     Identity(provider: ProviderID("kakao"), subject: "4012345678", email: nil, linkedAt: date(ms: 1_754_000_000_007)),
                     Identity(provider: ProviderID("google"), subject: "1093", email: "z@example.com", linkedAt: date(ms: 1_754_000_000_999)),
                 ],
-                passwordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA", customClaims: #"{"role":"admin","n":1}"#)
+                passwordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA", passwordDerived: true,
+                customClaims: #"{"role":"admin","n":1}"#)
             try await store.create(account)
             #expect(try await store.account(id: account.id) == account)
             #expect(try await store.account(email: "ünïcødé+tag@example.com") == account)
@@ -521,6 +522,33 @@ struct StoreConformanceTests {
                 rotatedAt: date(ms: 1_754_000_000_002), revokedAt: date(ms: 1_754_000_000_003))
             try await store.insertRefreshToken(record)
             #expect(try await store.refreshToken(hash: "h") == record)
+        }
+    }
+
+    // MARK: - Failed password sign-ins
+
+    @Test(arguments: StoreBackend.enabled)
+    func loginFailuresAreCountedPerEmailWithinAWindowAndCleared(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            for offset in [0, 1000, 2000] as [Int64] {
+                try await store.recordLoginFailure(emailKey: "a@x.com", at: date(ms: Self.t0 + offset), forgetBefore: date(ms: 0))
+            }
+            try await store.recordLoginFailure(emailKey: "b@x.com", at: date(ms: Self.t0), forgetBefore: date(ms: 0))
+            #expect(try await store.loginFailures(emailKey: "a@x.com", since: date(ms: Self.t0)) ==
+                [date(ms: Self.t0), date(ms: Self.t0 + 1000), date(ms: Self.t0 + 2000)])
+            #expect(try await store.loginFailures(emailKey: "a@x.com", since: date(ms: Self.t0 + 1500)) == [date(ms: Self.t0 + 2000)])
+            #expect(try await store.loginFailures(emailKey: "c@x.com", since: date(ms: 0)) == [])
+
+            // Recording purges what fell out of every window.
+            try await store.recordLoginFailure(
+                emailKey: "b@x.com", at: date(ms: Self.t0 + 5000), forgetBefore: date(ms: Self.t0 + 1500))
+            #expect(try await store.loginFailures(emailKey: "a@x.com", since: date(ms: 0)) == [date(ms: Self.t0 + 2000)])
+            #expect(try await store.loginFailures(emailKey: "b@x.com", since: date(ms: 0)) == [date(ms: Self.t0 + 5000)])
+
+            try await store.clearLoginFailures(emailKey: "a@x.com")
+            #expect(try await store.loginFailures(emailKey: "a@x.com", since: date(ms: 0)) == [])
+            #expect(try await store.loginFailures(emailKey: "b@x.com", since: date(ms: 0)).count == 1)
         }
     }
 }
