@@ -44,7 +44,7 @@ extension AccountService {
                 displayName: identity.displayName, photoURL: identity.photoURL, createdAt: now, lastSignInAt: now,
                 identities: [linkedIdentity], passwordHash: derived, passwordDerived: true)
             try await store.create(account, options: options)
-            return SignInOutcome(account: account, isNewUser: true)
+            return SignInOutcome(account: account, change: .created)
         case .link(let owner):
             let expectedHash = owner.passwordHash
             let updated = try await store.update(id: owner.id, options: options) { account in
@@ -56,7 +56,7 @@ extension AccountService {
                 if identity.emailVerified { account.emailVerified = true }
                 account.lastSignInAt = now
             }
-            return SignInOutcome(account: updated, isNewUser: false)
+            return SignInOutcome(account: updated, change: .linked)
         case .conflict(let owner):
             throw AccountError(
                 .accountExistsWithDifferentCredential, existingProviders: LinkingPolicy.signInMethods(of: owner))

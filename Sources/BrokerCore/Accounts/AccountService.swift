@@ -3,10 +3,30 @@ import Foundation
 
 /// The outcome of mapping a verified identity to an account.
 public struct SignInOutcome: Sendable {
+    /// What the sign-in did to the account.
+    public enum Change: String, Sendable {
+        /// Nothing but the sign-in time.
+        case none
+        /// Created it.
+        case created
+        /// Linked the identity to it (same verified email, or the email-password workaround's account).
+        case linked
+        /// Took it over from an unverified owner (pre-hijack defence).
+        case tookOver
+    }
+
     /// The account signed in to.
     public var account: Account
+    /// What happened to it.
+    public var change: Change
     /// Whether this sign-in created it.
-    public var isNewUser: Bool
+    public var isNewUser: Bool { change == .created }
+
+    /// Creates an outcome.
+    public init(account: Account, change: Change) {
+        self.account = account
+        self.change = change
+    }
 }
 
 /// Maps verified provider identities to accounts, applying ``LinkingPolicy`` and settling races through the
@@ -66,7 +86,7 @@ public struct AccountService: Sendable {
             guard !account.disabled else { throw AccountError(.userDisabled) }
             account.lastSignInAt = now
         }
-        return SignInOutcome(account: updated, isNewUser: false)
+        return SignInOutcome(account: updated, change: .none)
     }
 
     private func apply(_ decision: LinkingDecision, signIn: ProviderSignIn) async throws -> SignInOutcome {
@@ -84,7 +104,7 @@ public struct AccountService: Sendable {
                     displayName: identity.displayName, photoURL: identity.photoURL, createdAt: now, lastSignInAt: now,
                     identities: [Identity(provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now)])
                 try await store.create(account, options: options)
-                return SignInOutcome(account: account, isNewUser: true)
+                return SignInOutcome(account: account, change: .created)
             case .link(let owner):
                 let updated = try await store.update(id: owner.id, options: options) { account in
                     guard !account.disabled else { throw AccountError(.userDisabled) }
@@ -94,7 +114,7 @@ public struct AccountService: Sendable {
                     if account.photoURL == nil { account.photoURL = identity.photoURL }
                     account.lastSignInAt = now
                 }
-                return SignInOutcome(account: updated, isNewUser: false)
+                return SignInOutcome(account: updated, change: .linked)
             case .takeOver(let owner):
                 var takeOver = options
                 takeOver.revokeSessions = true
@@ -112,7 +132,7 @@ public struct AccountService: Sendable {
                     account.photoURL = identity.photoURL
                     account.lastSignInAt = now
                 }
-                return SignInOutcome(account: updated, isNewUser: false)
+                return SignInOutcome(account: updated, change: .tookOver)
             case .conflict(let owner):
                 throw AccountError(
                     .accountExistsWithDifferentCredential, existingProviders: LinkingPolicy.signInMethods(of: owner))

@@ -3,16 +3,20 @@ extension BrokerApp {
         router.add("GET", "/v1/me") { [services] request, _ in
             .json(200, try await BrokerApp.authenticate(request, services).json)
         }
-        router.add("PATCH", "/v1/me") { [services] request, _ in
+        router.add("PATCH", "/v1/me") { [services] request, context in
             let uid = try await BrokerApp.authenticate(request, services).id
             let body = try BrokerApp.jsonObject(request)
             var change = ProfileChange()
             if body.keys.contains("displayName") { change.displayName = .some(try BrokerApp.optionalString(body, "displayName")) }
             if body.keys.contains("photoUrl") { change.photoURL = .some(try BrokerApp.optionalString(body, "photoUrl")) }
-            return .json(200, try await services.accounts.updateProfile(uid, change).json)
+            let updated = try await services.accounts.updateProfile(uid, change)
+            await services.audit("update", uid: uid, context: context)
+            return .json(200, updated.json)
         }
-        router.add("DELETE", "/v1/me") { [services] request, _ in
-            try await services.accounts.delete(try await BrokerApp.authenticate(request, services).id)
+        router.add("DELETE", "/v1/me") { [services] request, context in
+            let uid = try await BrokerApp.authenticate(request, services).id
+            try await services.accounts.delete(uid)
+            await services.audit("delete", uid: uid, context: context)
             return HTTPResponse(status: 204)
         }
         router.add("POST", "/v1/me/identities/{provider}") { [services] request, context in
@@ -22,12 +26,16 @@ extension BrokerApp {
             }
             let body = try BrokerApp.jsonObject(request)
             let signIn = try await provider.signIn(body: body)
-            return .json(200, try await services.accounts.link(uid, signIn).json)
+            let linked = try await services.accounts.link(uid, signIn)
+            await services.audit("link", uid: uid, provider: provider.id.rawValue, context: context)
+            return .json(200, linked.json)
         }
         router.add("DELETE", "/v1/me/identities/{provider}") { [services] request, context in
             let uid = try await BrokerApp.authenticate(request, services).id
             let provider = ProviderID(context.parameters["provider"] ?? "")
-            return .json(200, try await services.accounts.unlink(uid, provider: provider).json)
+            let unlinked = try await services.accounts.unlink(uid, provider: provider)
+            await services.audit("unlink", uid: uid, provider: provider.rawValue, context: context)
+            return .json(200, unlinked.json)
         }
     }
 

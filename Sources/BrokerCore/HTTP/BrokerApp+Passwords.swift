@@ -1,16 +1,23 @@
 extension BrokerApp {
     func registerPasswords(_ router: inout Router) {
-        router.add("POST", "/v1/signup") { [services] request, _ in
+        router.add("POST", "/v1/signup") { [services] request, context in
             let body = try BrokerApp.jsonObject(request)
             let email = try BrokerApp.string(body, "email")
             let password = try BrokerApp.string(body, "password")
             let displayName = try BrokerApp.optionalString(body, "displayName")
-            let account = try await services.accounts.signUp(email: email, password: password, displayName: displayName)
-            let tokens = try await services.sessions.begin(account: account, provider: "password")
-            services.metrics.increment("broker_signups_total")
-            return .json(201, tokens.body(user: account, isNewUser: true))
+            do {
+                let account = try await services.accounts.signUp(email: email, password: password, displayName: displayName)
+                let tokens = try await services.sessions.begin(account: account, provider: "password")
+                services.metrics.increment("broker_signups_total")
+                await services.audit("sign_up", uid: account.id, provider: "password", outcome: "created", context: context)
+                return .json(201, tokens.body(user: account, isNewUser: true))
+            } catch {
+                let code = APIError.mapping(error)?.code ?? "INTERNAL"
+                await services.audit("sign_up", uid: nil, provider: "password", outcome: code, context: context)
+                throw error
+            }
         }
-        router.add("POST", "/v1/signin/password") { [services] request, _ in
+        router.add("POST", "/v1/signin/password") { [services] request, context in
             let body = try BrokerApp.jsonObject(request)
             let email = try BrokerApp.string(body, "email")
             let password = try BrokerApp.string(body, "password")
@@ -18,10 +25,12 @@ extension BrokerApp {
                 let account = try await services.accounts.passwordSignIn(email: email, password: password)
                 let tokens = try await services.sessions.begin(account: account, provider: "password")
                 services.metrics.increment("broker_signins_total", labels: ["provider": "password", "outcome": "success"])
+                await services.audit("sign_in", uid: account.id, provider: "password", context: context)
                 return .json(200, tokens.body(user: account, isNewUser: false))
             } catch {
                 let code = APIError.mapping(error)?.code ?? "INTERNAL"
                 services.metrics.increment("broker_signins_total", labels: ["provider": "password", "outcome": code])
+                await services.audit("sign_in", uid: nil, provider: "password", outcome: code, context: context)
                 throw error
             }
         }
