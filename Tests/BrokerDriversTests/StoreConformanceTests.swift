@@ -551,4 +551,53 @@ struct StoreConformanceTests {
             #expect(try await store.loginFailures(emailKey: "b@x.com", since: date(ms: 0)).count == 1)
         }
     }
+
+    // MARK: - Admin listings and the audit log
+
+    @Test(arguments: StoreBackend.enabled)
+    func listingsFollowCreationOrderFiltersAndCursors(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            var created: [Account] = []
+            for index in 0..<5 {
+                var account = Self.account("u\(index)", email: "U\(index)@example.com", identities: [Self.identity(index % 2 == 0 ? "google" : "kakao", "s\(index)")])
+                account.createdAt = date(ms: Self.t0 + Int64(index / 2))  // ties on createdAt are broken by uid
+                if index == 4 { account.passwordHash = "$argon2id$x" }
+                try await store.create(account)
+                created.append(account)
+            }
+            let all = try await store.listAccounts(filter: AccountFilter(), after: nil, limit: 10)
+            #expect(all.map(\.id.rawValue) == ["u0", "u1", "u2", "u3", "u4"])
+            #expect(all == created)
+            let after = PageCursor(millis: Self.t0, id: "u0")
+            #expect(try await store.listAccounts(filter: AccountFilter(), after: after, limit: 2).map(\.id.rawValue) == ["u1", "u2"])
+            #expect(try await store.listAccounts(filter: AccountFilter(email: "u3@EXAMPLE.com"), after: nil, limit: 10).map(\.id.rawValue) == ["u3"])
+            #expect(try await store.listAccounts(filter: AccountFilter(provider: "kakao"), after: nil, limit: 10).map(\.id.rawValue) == ["u1", "u3"])
+            #expect(try await store.listAccounts(filter: AccountFilter(provider: "password"), after: nil, limit: 10).map(\.id.rawValue) == ["u4"])
+            #expect(try await store.listAccounts(filter: AccountFilter(provider: "apple"), after: nil, limit: 10).isEmpty)
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
+    func auditEventsComeNewestFirstByAccountWithCursors(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            var events: [AuditEvent] = []
+            for index in 0..<6 {
+                let event = AuditEvent(
+                    time: date(ms: Self.t0 + Int64(index / 2)), uid: index == 5 ? nil : AccountID(index % 2 == 0 ? "a" : "b"),
+                    action: "sign_in", provider: "google", actor: .user, outcome: index == 5 ? "INVALID_TOKEN" : "success",
+                    requestID: "r\(index)", id: "id-\(index)")
+                try await store.appendAuditEvent(event)
+                events.append(event)
+            }
+            let newest = try await store.auditEvents(uid: nil, before: nil, limit: 10)
+            #expect(newest == events.reversed())
+            #expect(try await store.auditEvents(uid: AccountID("a"), before: nil, limit: 10).map(\.id) == ["id-4", "id-2", "id-0"])
+            let cursor = PageCursor(millis: Self.t0 + 2, id: "id-4")
+            #expect(try await store.auditEvents(uid: nil, before: cursor, limit: 2).map(\.id) == ["id-3", "id-2"])
+            #expect(newest.first?.uid == nil)
+            #expect(newest.first?.outcome == "INVALID_TOKEN")
+        }
+    }
 }

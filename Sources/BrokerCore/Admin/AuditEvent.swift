@@ -33,7 +33,7 @@ public struct AuditEvent: Sendable, Equatable {
     /// Creates an event with a fresh id.
     public init(
         time: Date, uid: AccountID?, action: String, provider: String? = nil, actor: Actor, outcome: String = "success",
-        requestID: String, id: String = UUID().uuidString.lowercased()
+        requestID: String, id: String = AuditEvent.nextID()
     ) {
         self.id = id
         self.time = time
@@ -43,6 +43,24 @@ public struct AuditEvent: Sendable, Equatable {
         self.actor = actor
         self.outcome = outcome
         self.requestID = requestID
+    }
+
+    // Guarded by `idLock`: the last id's counter, so ids of one process increase strictly.
+    nonisolated(unsafe) private static var lastCounter: Int64 = 0
+    private static let idLock = NSLock()
+
+    /// A new id that sorts after every id this process made before: microseconds since 1970 (bumped to stay
+    /// strictly increasing) and a random suffix against other instances. Events of one millisecond thus keep
+    /// their order in newest-first listings.
+    public static func nextID() -> String {
+        let micros = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        let counter = idLock.withLock {
+            lastCounter = max(lastCounter + 1, micros)
+            return lastCounter
+        }
+        let digits = String(counter)
+        let suffix = UUID().uuidString.prefix(8).lowercased()
+        return String(repeating: "0", count: max(0, 20 - digits.count)) + digits + "-" + suffix
     }
 
     /// The event as the admin API shows it.
