@@ -9,6 +9,7 @@ enum AdminCommand {
                broker admin users show|disable|enable|delete|revoke-sessions UID [--json]
                broker admin users unlink UID PROVIDER [--json]
                broker admin custom-token UID [--claims JSON]
+               broker admin keys list|rotate
         Every admin command takes --config and --database.
         """
 
@@ -37,6 +38,14 @@ enum AdminCommand {
             case ("users", let action?) where ["show", "disable", "enable", "delete", "revoke-sessions", "unlink"].contains(action):
                 guard words.count >= 3 else { throw UsageError(description: usage) }
                 try await user(admin, action: action, uid: AccountID(words[2]), extra: words.dropFirst(3).first, json: json)
+            case ("keys", "list"?), ("keys", "rotate"?):
+                try await keys.load()
+                if words[1] == "rotate" { try await keys.rotate() }
+                let current = try await keys.current().id
+                let rows = await keys.published().map { key in
+                    [key.id, key.algorithm.rawValue, key.createdAt.rfc3339, key.id == current ? "signing" : "retired, published"]
+                }
+                print(table([["KID", "ALG", "CREATED", "STATE"]] + rows))
             case ("custom-token", _):
                 guard words.count == 2 else { throw UsageError(description: usage) }
                 let claims = try options.value("--claims").map { text -> JSONValue in

@@ -10,6 +10,7 @@ enum BrokerCLI {
                broker admin users show|disable|enable|delete|revoke-sessions UID [--json]
                broker admin users unlink UID PROVIDER
                broker admin custom-token UID [--claims JSON]
+               broker admin keys list|rotate
                broker demo
 
         Environment: BROKER_CONFIG, BROKER_DATABASE, BROKER_HOST, BROKER_PORT, GOOGLE_APPLICATION_CREDENTIALS.

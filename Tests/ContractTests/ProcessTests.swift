@@ -255,6 +255,14 @@ import Testing
         let (tokenStatus, _, tokenError) = try await admin(["custom-token", uid])
         #expect(tokenStatus != 0)
         #expect(tokenError.contains("service account"))
+        let (keysStatus, keysBefore, _) = try await admin(["keys", "list"])
+        #expect(keysStatus == 0)
+        #expect(keysBefore.contains("signing") && keysBefore.contains("ES256"))
+        let (rotateStatus, rotated, _) = try await admin(["keys", "rotate"])
+        #expect(rotateStatus == 0)
+        #expect(rotated.contains("retired, published"))
+        #expect(rotated.split(separator: "\n").count == 3)  // header, the new signing key, the retired one
+
         let (usageStatus, _, usage) = try await admin(["users", "frobnicate"])
         #expect(usageStatus != 0)
         #expect(usage.contains("usage"))
