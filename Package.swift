@@ -20,6 +20,7 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // What Swift cannot call directly: variadic functions and function-like macros.
         .target(name: "CBrokerShims", dependencies: ["CCurl", "CMicroHTTPD", "CSQLite", "CLibPQ"]),
@@ -28,7 +29,9 @@ let package = Package(
         .target(name: "BrokerCore", dependencies: ["BrokerCrypto"], swiftSettings: swiftSettings),
         .target(
             name: "BrokerDrivers",
-            dependencies: ["BrokerCore", "CBrokerShims", "CCurl", "CSQLite", "CMicroHTTPD", "CLibPQ"],
+            dependencies: [
+                "BrokerCore", "BrokerCrypto", "CBrokerShims", "CCurl", "CSQLite", "CMicroHTTPD", "CArgon2", "CLibPQ",
+            ],
             swiftSettings: swiftSettings),
         .target(
             name: "BrokerTesting", dependencies: ["BrokerCore", "BrokerCrypto", "BrokerDrivers"],

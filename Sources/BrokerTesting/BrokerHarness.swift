@@ -59,7 +59,7 @@ public final class BrokerHarness: @unchecked Sendable {
     /// service account so sessions carry custom tokens.
     public static func start(
         serviceAccount: Bool = false, kakaoMapping: String = "link", linkByVerifiedEmail: Bool = false,
-        appleNonce: String = "required", clock: any Clock = SystemClock(),
+        appleNonce: String = "required", clock: any Clock = SystemClock(), adminToken: String? = nil,
         configure: @Sendable (JSONValue) -> JSONValue = { $0 }
     ) async throws -> BrokerHarness {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -87,7 +87,8 @@ public final class BrokerHarness: @unchecked Sendable {
         let logs = MemoryLogSink()
         let providerClient = try CurlHTTPClient()
         let services = try await BrokerServices.make(
-            config: config, store: store, httpClient: providerClient, clock: clock, logger: Logger(sink: logs))
+            config: config, store: store, httpClient: providerClient, passwords: Argon2PasswordHasher(),
+            adminToken: adminToken, clock: clock, logger: Logger(sink: logs))
         box.app = BrokerApp(services: services)
         return BrokerHarness(
             stubs: stubs, store: store, services: services, baseURL: baseURL, logs: logs, directory: directory,

@@ -6,6 +6,11 @@ enum BrokerCLI {
     static let usage = """
         usage: broker serve [--config providers.json] [--database PATH] [--host 127.0.0.1] [--port 8080]
                broker check-config [--config providers.json]
+               broker admin users list [--provider P] [--email E] [--json]
+               broker admin users show|disable|enable|delete|revoke-sessions UID [--json]
+               broker admin users unlink UID PROVIDER
+               broker admin custom-token UID [--claims JSON]
+               broker admin keys list|rotate
                broker demo
 
         Environment: BROKER_CONFIG, BROKER_DATABASE, BROKER_HOST, BROKER_PORT, GOOGLE_APPLICATION_CREDENTIALS.
@@ -23,6 +28,7 @@ enum BrokerCLI {
             case "serve": return try await ServeCommand.run(options: options, environment: environment)
             case "check-config": return try await CheckConfigCommand.run(options: options, environment: environment)
             case "demo": return try await DemoCommand.run()
+            case "admin": return try await AdminCommand.run(options: options, environment: environment)
             case "help", "--help", "-h":
                 print(usage)
                 return 0
@@ -30,6 +36,9 @@ enum BrokerCLI {
                 printError("broker: unknown command \(command)\n\n\(usage)")
                 return 2
             }
+        } catch let error as AdminCommand.UsageError {
+            printError("broker admin: \(error)")
+            return 1
         } catch let error as ConfigError {
             printError("broker: bad configuration: \(error)")
             return 1

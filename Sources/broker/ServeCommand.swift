@@ -9,7 +9,9 @@ enum ServeCommand {
         let client = try CurlHTTPClient()
         let config = try Startup.validatedConfig(options: options, environment: environment, client: client)
         let (store, database) = try await Startup.openStore(options.database, environment: environment)
-        let services = try await BrokerServices.make(config: config, store: store, httpClient: client, logger: logger)
+        let services = try await BrokerServices.make(
+            config: config, store: store, httpClient: client, passwords: Argon2PasswordHasher(),
+            adminToken: try Startup.adminToken(environment), logger: logger)
         let app = BrokerApp(services: services)
         let server = MicroHTTPDServer()
         let port = try server.start(host: options.host, port: options.port, maxBodyBytes: 64 * 1024) { request in
@@ -21,6 +23,7 @@ enum ServeCommand {
                 "host": options.host, "port": String(port), "database": Startup.describeDatabase(options.database),
                 "providers": services.providers.enabled.map(\.rawValue).joined(separator: ","),
                 "customTokens": config.firebaseServiceAccountFile == nil ? "off" : "on",
+                "adminApi": try Startup.adminToken(environment) == nil ? "off" : "on",
             ])
         let signal = await waitForTermination()
         logger.info("draining", metadata: ["signal": signal])

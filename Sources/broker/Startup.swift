@@ -17,6 +17,18 @@ enum Startup {
         return config
     }
 
+    /// The admin bearer token: `BROKER_ADMIN_TOKEN`, else the trimmed contents of `BROKER_ADMIN_TOKEN_FILE`.
+    static func adminToken(_ environment: [String: String]) throws -> String? {
+        if let token = environment["BROKER_ADMIN_TOKEN"], !token.isEmpty { return token }
+        guard let path = environment["BROKER_ADMIN_TOKEN_FILE"], !path.isEmpty else { return nil }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigError(field: "BROKER_ADMIN_TOKEN_FILE", "cannot read \(path)")
+        }
+        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard token.count >= 16 else { throw ConfigError(field: "BROKER_ADMIN_TOKEN_FILE", "the token must be at least 16 characters") }
+        return token
+    }
+
     /// Opens the database named by `--database` and brings its schema up to date: a `postgres://` or
     /// `postgresql://` URL opens a PostgreSQL pool (`poolSize` in the URL, else `BROKER_DATABASE_POOL_SIZE`,
     /// else 4 connections), anything else a SQLite file.

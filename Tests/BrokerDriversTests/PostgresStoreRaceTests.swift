@@ -75,7 +75,11 @@ struct PostgresStoreRaceTests {
             let now = Date(timeIntervalSince1970: 1_800_000_000)
             let identity = ExternalIdentity(
                 provider: ProviderID("google"), subject: "g-shared", email: "shared@example.com", emailVerified: true)
-            let services = [first, second].map { AccountService(store: $0, clock: ManualClock(now), linkByVerifiedEmail: false) }
+            let hasher = Argon2PasswordHasher(memoryKiB: 1024, iterations: 1)  // only for the service's decoy hash
+            let services = [
+                try await AccountService(store: first, clock: ManualClock(now), linkByVerifiedEmail: false, passwords: hasher),
+                try await AccountService(store: second, clock: ManualClock(now), linkByVerifiedEmail: false, passwords: hasher),
+            ]
             let outcomes = try await withThrowingTaskGroup(of: SignInOutcome.self) { group in
                 for index in 0..<16 {
                     let service = services[index % 2]

@@ -506,7 +506,8 @@ struct StoreConformanceTests {
                     Identity(provider: ProviderID("kakao"), subject: "4012345678", email: nil, linkedAt: date(ms: 1_754_000_000_007)),
                     Identity(provider: ProviderID("google"), subject: "1093", email: "z@example.com", linkedAt: date(ms: 1_754_000_000_999)),
                 ],
-                passwordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA", customClaims: #"{"role":"admin","n":1}"#)
+                passwordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA", passwordDerived: true,
+                customClaims: #"{"role":"admin","n":1}"#)
             try await store.create(account)
             #expect(try await store.account(id: account.id) == account)
             #expect(try await store.account(email: "ünïcødé+tag@example.com") == account)
@@ -521,6 +522,82 @@ struct StoreConformanceTests {
                 rotatedAt: date(ms: 1_754_000_000_002), revokedAt: date(ms: 1_754_000_000_003))
             try await store.insertRefreshToken(record)
             #expect(try await store.refreshToken(hash: "h") == record)
+        }
+    }
+
+    // MARK: - Failed password sign-ins
+
+    @Test(arguments: StoreBackend.enabled)
+    func loginFailuresAreCountedPerEmailWithinAWindowAndCleared(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            for offset in [0, 1000, 2000] as [Int64] {
+                try await store.recordLoginFailure(emailKey: "a@x.com", at: date(ms: Self.t0 + offset), forgetBefore: date(ms: 0))
+            }
+            try await store.recordLoginFailure(emailKey: "b@x.com", at: date(ms: Self.t0), forgetBefore: date(ms: 0))
+            #expect(try await store.loginFailures(emailKey: "a@x.com", since: date(ms: Self.t0)) ==
+                [date(ms: Self.t0), date(ms: Self.t0 + 1000), date(ms: Self.t0 + 2000)])
+            #expect(try await store.loginFailures(emailKey: "a@x.com", since: date(ms: Self.t0 + 1500)) == [date(ms: Self.t0 + 2000)])
+            #expect(try await store.loginFailures(emailKey: "c@x.com", since: date(ms: 0)) == [])
+
+            // Recording purges what fell out of every window.
+            try await store.recordLoginFailure(
+                emailKey: "b@x.com", at: date(ms: Self.t0 + 5000), forgetBefore: date(ms: Self.t0 + 1500))
+            #expect(try await store.loginFailures(emailKey: "a@x.com", since: date(ms: 0)) == [date(ms: Self.t0 + 2000)])
+            #expect(try await store.loginFailures(emailKey: "b@x.com", since: date(ms: 0)) == [date(ms: Self.t0 + 5000)])
+
+            try await store.clearLoginFailures(emailKey: "a@x.com")
+            #expect(try await store.loginFailures(emailKey: "a@x.com", since: date(ms: 0)) == [])
+            #expect(try await store.loginFailures(emailKey: "b@x.com", since: date(ms: 0)).count == 1)
+        }
+    }
+
+    // MARK: - Admin listings and the audit log
+
+    @Test(arguments: StoreBackend.enabled)
+    func listingsFollowCreationOrderFiltersAndCursors(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            var created: [Account] = []
+            for index in 0..<5 {
+                var account = Self.account("u\(index)", email: "U\(index)@example.com", identities: [Self.identity(index % 2 == 0 ? "google" : "kakao", "s\(index)")])
+                account.createdAt = date(ms: Self.t0 + Int64(index / 2))  // ties on createdAt are broken by uid
+                if index == 4 { account.passwordHash = "$argon2id$x" }
+                try await store.create(account)
+                created.append(account)
+            }
+            let all = try await store.listAccounts(filter: AccountFilter(), after: nil, limit: 10)
+            #expect(all.map(\.id.rawValue) == ["u0", "u1", "u2", "u3", "u4"])
+            #expect(all == created)
+            let after = PageCursor(millis: Self.t0, id: "u0")
+            #expect(try await store.listAccounts(filter: AccountFilter(), after: after, limit: 2).map(\.id.rawValue) == ["u1", "u2"])
+            #expect(try await store.listAccounts(filter: AccountFilter(email: "u3@EXAMPLE.com"), after: nil, limit: 10).map(\.id.rawValue) == ["u3"])
+            #expect(try await store.listAccounts(filter: AccountFilter(provider: "kakao"), after: nil, limit: 10).map(\.id.rawValue) == ["u1", "u3"])
+            #expect(try await store.listAccounts(filter: AccountFilter(provider: "password"), after: nil, limit: 10).map(\.id.rawValue) == ["u4"])
+            #expect(try await store.listAccounts(filter: AccountFilter(provider: "apple"), after: nil, limit: 10).isEmpty)
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
+    func auditEventsComeNewestFirstByAccountWithCursors(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            var events: [AuditEvent] = []
+            for index in 0..<6 {
+                let event = AuditEvent(
+                    time: date(ms: Self.t0 + Int64(index / 2)), uid: index == 5 ? nil : AccountID(index % 2 == 0 ? "a" : "b"),
+                    action: "sign_in", provider: "google", actor: .user, outcome: index == 5 ? "INVALID_TOKEN" : "success",
+                    requestID: "r\(index)", id: "id-\(index)")
+                try await store.appendAuditEvent(event)
+                events.append(event)
+            }
+            let newest = try await store.auditEvents(uid: nil, before: nil, limit: 10)
+            #expect(newest == events.reversed())
+            #expect(try await store.auditEvents(uid: AccountID("a"), before: nil, limit: 10).map(\.id) == ["id-4", "id-2", "id-0"])
+            let cursor = PageCursor(millis: Self.t0 + 2, id: "id-4")
+            #expect(try await store.auditEvents(uid: nil, before: cursor, limit: 2).map(\.id) == ["id-3", "id-2"])
+            #expect(newest.first?.uid == nil)
+            #expect(newest.first?.outcome == "INVALID_TOKEN")
         }
     }
 }

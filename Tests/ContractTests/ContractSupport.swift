@@ -6,12 +6,12 @@ import Testing
 /// Runs `body` against a fresh broker and stubs, stopping them afterwards whatever happens.
 func withBroker<T>(
     serviceAccount: Bool = false, kakaoMapping: String = "link", linkByVerifiedEmail: Bool = false,
-    clock: any Clock = SystemClock(), configure: @Sendable (JSONValue) -> JSONValue = { $0 },
+    clock: any Clock = SystemClock(), adminToken: String? = nil, configure: @Sendable (JSONValue) -> JSONValue = { $0 },
     _ body: (BrokerHarness) async throws -> T
 ) async throws -> T {
     let harness = try await BrokerHarness.start(
         serviceAccount: serviceAccount, kakaoMapping: kakaoMapping, linkByVerifiedEmail: linkByVerifiedEmail,
-        clock: clock, configure: configure)
+        clock: clock, adminToken: adminToken, configure: configure)
     do {
         let result = try await body(harness)
         await harness.stop()

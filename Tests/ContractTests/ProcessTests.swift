@@ -196,3 +196,80 @@ import Testing
         #expect(text.contains("\"customToken\""))
     }
 }
+
+/// `broker admin` on the database of a running server.
+@Suite struct AdminCLITests {
+    @Test func theCLIWorksBesideARunningServer() async throws {
+        let directory = try ProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stubs = try StubProviders()
+        let stubServer = MicroHTTPDServer()
+        try stubs.start(server: stubServer)
+        let configPath = directory.appendingPathComponent("providers.json").path
+        let database = directory.appendingPathComponent("b.sqlite").path
+        try Data(stubs.brokerConfig().serialized()).write(to: URL(fileURLWithPath: configPath))
+        let server = try ProcessTests.Child(
+            ["serve", "--port", "0", "--config", configPath, "--database", database])
+        let listening = try await server.waitForLog("\"listening\"")
+        let port = try #require(JSONValue.parse(Array(listening.utf8))?["port"]?.stringValue)
+        let client = try CurlHTTPClient()
+        func signIn() async throws -> HTTPClientResponse {
+            let token = try stubs.idToken("google", claims: ["sub": "g-cli", "email": "cli@example.com", "email_verified": true])
+            return try await client.send(
+                HTTPClientRequest(
+                    method: "POST", url: "http://127.0.0.1:\(port)/v1/signin/google",
+                    headers: [("Content-Type", "application/json")],
+                    body: JSONValue.object(["idToken": .string(token)]).serialized()))
+        }
+        let first = try await signIn()
+        #expect(first.status == 201)
+        let uid = try #require(JSONValue.parse(first.body)?["user"]?["uid"]?.stringValue)
+
+        func admin(_ arguments: [String]) async throws -> (Int32, String, String) {
+            let child = try ProcessTests.Child(["admin"] + arguments + ["--config", configPath, "--database", database])
+            let status = try await child.wait()
+            return (status, child.stdout, child.stderr)
+        }
+        let (listStatus, listOutput, _) = try await admin(["users", "list", "--json"])
+        #expect(listStatus == 0)
+        #expect(JSONValue.parse(Array(listOutput.utf8))?["users"]?.arrayValue?.first?["uid"]?.stringValue == uid)
+        let (tableStatus, table, _) = try await admin(["users", "list", "--provider", "google"])
+        #expect(tableStatus == 0)
+        #expect(table.contains("UID") && table.contains(uid) && table.contains("cli@example.com") && table.contains("1 user"))
+        let (showStatus, shown, _) = try await admin(["users", "show", uid])
+        #expect(showStatus == 0)
+        #expect(shown.contains("identity") && shown.contains("g-cli"))
+
+        let (disableStatus, _, _) = try await admin(["users", "disable", uid])
+        #expect(disableStatus == 0)
+        let refused = try await signIn()
+        #expect(refused.status == 403)
+        #expect(JSONValue.parse(refused.body)?["error"]?["code"] == "USER_DISABLED")
+        let (enableStatus, _, _) = try await admin(["users", "enable", uid, "--json"])
+        #expect(enableStatus == 0)
+        #expect(try await signIn().status == 200)
+
+        let (missingStatus, _, missingError) = try await admin(["users", "show", "nobody"])
+        #expect(missingStatus != 0)
+        #expect(missingError.contains("not found"))
+        let (tokenStatus, _, tokenError) = try await admin(["custom-token", uid])
+        #expect(tokenStatus != 0)
+        #expect(tokenError.contains("service account"))
+        let (keysStatus, keysBefore, _) = try await admin(["keys", "list"])
+        #expect(keysStatus == 0)
+        #expect(keysBefore.contains("signing") && keysBefore.contains("ES256"))
+        let (rotateStatus, rotated, _) = try await admin(["keys", "rotate"])
+        #expect(rotateStatus == 0)
+        #expect(rotated.contains("retired, published"))
+        #expect(rotated.split(separator: "\n").count == 3)  // header, the new signing key, the retired one
+
+        let (usageStatus, _, usage) = try await admin(["users", "frobnicate"])
+        #expect(usageStatus != 0)
+        #expect(usage.contains("usage"))
+
+        server.process.terminate()
+        #expect(try await server.wait() == 0)
+        await client.shutdown()
+        await stubs.stop()
+    }
+}

@@ -80,6 +80,9 @@ public struct Account: Sendable, Equatable {
     public var identities: [Identity]
     /// An encoded password hash (Argon2id), when the account has a password credential.
     public var passwordHash: String?
+    /// Whether that credential was derived from a provider id (the Kakao email-password workaround) rather
+    /// chosen by the user: such a credential never works for password sign-in, since the id is no secret.
+    public var passwordDerived: Bool
     /// Custom claims (a JSON object's text) added to the tokens minted for this account.
     public var customClaims: String?
 
@@ -87,7 +90,8 @@ public struct Account: Sendable, Equatable {
     public init(
         id: AccountID, email: String? = nil, emailVerified: Bool = false, displayName: String? = nil,
         photoURL: String? = nil, disabled: Bool = false, createdAt: Date, lastSignInAt: Date? = nil,
-        identities: [Identity] = [], passwordHash: String? = nil, customClaims: String? = nil
+        identities: [Identity] = [], passwordHash: String? = nil, passwordDerived: Bool = false,
+        customClaims: String? = nil
     ) {
         self.id = id
         self.email = email
@@ -99,8 +103,12 @@ public struct Account: Sendable, Equatable {
         self.lastSignInAt = lastSignInAt
         self.identities = identities
         self.passwordHash = passwordHash
+        self.passwordDerived = passwordDerived
         self.customClaims = customClaims
     }
+
+    /// Whether the account has a password the user can sign in with.
+    public var hasUsablePassword: Bool { passwordHash != nil && !passwordDerived }
 
     /// The identity of `provider`, if linked.
     public func identity(_ provider: ProviderID) -> Identity? {

@@ -10,19 +10,34 @@ public struct AccountError: Error, Sendable, Equatable, CustomStringConvertible 
         case identityAlreadyLinked
         /// The account mapping needs an email the provider account lacks.
         case emailRequired
-        /// No such account.
+        /// No such account (or identity).
         case notFound
+        /// Sign-up with an email an account holds already.
+        case emailExists
+        /// The email is not a valid address.
+        case invalidEmail
+        /// The password is too short.
+        case weakPassword
+        /// Wrong email or password (one answer for both).
+        case invalidLoginCredentials
+        /// Too many failed password sign-ins; `retryAfter` says when to try again.
+        case tooManyAttempts
+        /// Unlinking would leave the account with no way to sign in.
+        case lastIdentity
     }
 
     /// The reason.
     public var code: Code
     /// For a conflict: the sign-in methods of the account holding the email.
     public var existingProviders: [String]
+    /// For `tooManyAttempts`: seconds until an attempt is allowed again.
+    public var retryAfter: Int?
 
     /// Creates an error.
-    public init(_ code: Code, existingProviders: [String] = []) {
+    public init(_ code: Code, existingProviders: [String] = [], retryAfter: Int? = nil) {
         self.code = code
         self.existingProviders = existingProviders
+        self.retryAfter = retryAfter
     }
 
     /// The code's name.

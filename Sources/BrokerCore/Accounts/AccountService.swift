@@ -1,46 +1,92 @@
+import BrokerCrypto
 import Foundation
 
 /// The outcome of mapping a verified identity to an account.
 public struct SignInOutcome: Sendable {
+    /// What the sign-in did to the account.
+    public enum Change: String, Sendable {
+        /// Nothing but the sign-in time.
+        case none
+        /// Created it.
+        case created
+        /// Linked the identity to it (same verified email, or the email-password workaround's account).
+        case linked
+        /// Took it over from an unverified owner (pre-hijack defence).
+        case tookOver
+    }
+
     /// The account signed in to.
     public var account: Account
+    /// What happened to it.
+    public var change: Change
     /// Whether this sign-in created it.
-    public var isNewUser: Bool
+    public var isNewUser: Bool { change == .created }
+
+    /// Creates an outcome.
+    public init(account: Account, change: Change) {
+        self.account = account
+        self.change = change
+    }
 }
 
 /// Maps verified provider identities to accounts, applying ``LinkingPolicy`` and settling races through the
 /// store's uniqueness rules: concurrent first sign-ins of one identity make exactly one account.
 public struct AccountService: Sendable {
-    private let store: any AccountStore
-    private let clock: any Clock
-    private let linkByVerifiedEmail: Bool
+    let store: any AccountStore & LoginAttemptStore
+    let clock: any Clock
+    let linkByVerifiedEmail: Bool
+    let passwords: any PasswordHashing
+    /// A hash of nothing anyone knows, verified against when an email has no account, so that a wrong email
+    /// costs the same time as a wrong password.
+    let decoyHash: String
 
     /// Creates the service.
-    public init(store: any AccountStore, clock: any Clock, linkByVerifiedEmail: Bool) {
+    public init(
+        store: any AccountStore & LoginAttemptStore, clock: any Clock, linkByVerifiedEmail: Bool,
+        passwords: any PasswordHashing
+    ) async throws {
         self.store = store
         self.clock = clock
         self.linkByVerifiedEmail = linkByVerifiedEmail
+        self.passwords = passwords
+        decoyHash = try await passwords.hash(Base64URL.encode(SecureRandom.bytes(16)))
     }
 
     /// Signs in with a verified identity. A refused sign-in writes nothing.
     public func signIn(_ signIn: ProviderSignIn) async throws -> SignInOutcome {
+        if signIn.mapping == .emailPassword { return try await signInByEmailPassword(signIn) }
         let identity = signIn.identity
         // A lost race (the identity or the email was taken meanwhile) is decided again on fresh state.
-        for _ in 0..<4 {
+        return try await retryingRaces {
             let linked = try await store.account(provider: identity.provider, subject: identity.subject)
             let owner: Account? =
                 if linked == nil, let email = identity.email { try await store.account(email: email) } else { nil }
             let decision = LinkingPolicy.decide(
                 identity: identity, linked: linked, emailOwner: owner, linkByVerifiedEmail: linkByVerifiedEmail)
+            return try await apply(decision, signIn: signIn)
+        }
+    }
+
+    /// Runs `attempt` again (up to four times) when it lost a race to a concurrent change.
+    func retryingRaces<T>(_ attempt: () async throws -> T) async throws -> T {
+        for _ in 0..<4 {
             do {
-                return try await apply(decision, signIn: signIn)
-            } catch let error as AccountStoreError where error.code == .alreadyExists {
+                return try await attempt()
+            } catch let error as AccountStoreError where error.code == .alreadyExists || error.code == .notFound {
                 continue
-            } catch let error as AccountStoreError where error.code == .notFound {
-                continue  // deleted between the look-up and the change
             }
         }
-        throw AccountStoreError(.unavailable, "sign-in kept losing races")
+        throw AccountStoreError(.unavailable, "kept losing races")
+    }
+
+    /// Records a sign-in to a linked account (refused when it is disabled).
+    func signInExisting(_ account: Account, options: AccountWriteOptions) async throws -> SignInOutcome {
+        let now = clock.now
+        let updated = try await store.update(id: account.id, options: options) { account in
+            guard !account.disabled else { throw AccountError(.userDisabled) }
+            account.lastSignInAt = now
+        }
+        return SignInOutcome(account: updated, change: .none)
     }
 
     private func apply(_ decision: LinkingDecision, signIn: ProviderSignIn) async throws -> SignInOutcome {
@@ -50,11 +96,7 @@ public struct AccountService: Sendable {
         do {
             switch decision {
             case .signIn(let account):
-                let updated = try await store.update(id: account.id, options: options) { account in
-                    guard !account.disabled else { throw AccountError(.userDisabled) }
-                    account.lastSignInAt = now
-                }
-                return SignInOutcome(account: updated, isNewUser: false)
+                return try await signInExisting(account, options: options)
             case .create(let claimEmail):
                 let account = Account(
                     id: AccountID.generate(), email: claimEmail ? identity.email : nil,
@@ -62,7 +104,7 @@ public struct AccountService: Sendable {
                     displayName: identity.displayName, photoURL: identity.photoURL, createdAt: now, lastSignInAt: now,
                     identities: [Identity(provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now)])
                 try await store.create(account, options: options)
-                return SignInOutcome(account: account, isNewUser: true)
+                return SignInOutcome(account: account, change: .created)
             case .link(let owner):
                 let updated = try await store.update(id: owner.id, options: options) { account in
                     guard !account.disabled else { throw AccountError(.userDisabled) }
@@ -72,7 +114,7 @@ public struct AccountService: Sendable {
                     if account.photoURL == nil { account.photoURL = identity.photoURL }
                     account.lastSignInAt = now
                 }
-                return SignInOutcome(account: updated, isNewUser: false)
+                return SignInOutcome(account: updated, change: .linked)
             case .takeOver(let owner):
                 var takeOver = options
                 takeOver.revokeSessions = true
@@ -80,6 +122,7 @@ public struct AccountService: Sendable {
                     guard !account.disabled else { throw AccountError(.userDisabled) }
                     // Whoever created the account with an unproven email loses every way in.
                     account.passwordHash = nil
+                    account.passwordDerived = false
                     account.identities = [
                         Identity(provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now)
                     ]
@@ -89,7 +132,7 @@ public struct AccountService: Sendable {
                     account.photoURL = identity.photoURL
                     account.lastSignInAt = now
                 }
-                return SignInOutcome(account: updated, isNewUser: false)
+                return SignInOutcome(account: updated, change: .tookOver)
             case .conflict(let owner):
                 throw AccountError(
                     .accountExistsWithDifferentCredential, existingProviders: LinkingPolicy.signInMethods(of: owner))

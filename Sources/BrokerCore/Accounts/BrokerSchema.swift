@@ -8,8 +8,43 @@ public enum BrokerSchema {
     /// The migrations for `dialect`, in version order.
     public static func migrations(for dialect: SQLDialect) -> [SQLMigration] {
         // Version 1 is the same text in both dialects; later versions may switch on `dialect`.
-        [SQLMigration(version: 1, statements: version1)]
+        [
+            SQLMigration(version: 1, statements: version1), SQLMigration(version: 2, statements: version2),
+            SQLMigration(version: 3, statements: version3),
+        ]
     }
+
+    /// Version 3: the audit log, and the index behind admin listings.
+    private static let version3 = [
+        """
+        CREATE TABLE audit_events (
+            id TEXT PRIMARY KEY,
+            at BIGINT NOT NULL,
+            uid TEXT,
+            action TEXT NOT NULL,
+            provider TEXT,
+            actor TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            request_id TEXT NOT NULL
+        )
+        """,
+        "CREATE INDEX audit_events_at ON audit_events (at, id)",
+        "CREATE INDEX audit_events_uid ON audit_events (uid, at, id)",
+        "CREATE INDEX accounts_created ON accounts (created_at, uid)",
+    ]
+
+    /// Version 2: password credentials derived from a provider id, and failed password sign-ins.
+    private static let version2 = [
+        "ALTER TABLE accounts ADD COLUMN password_derived INTEGER NOT NULL DEFAULT 0",
+        """
+        CREATE TABLE password_failures (
+            email_key TEXT NOT NULL,
+            failed_at BIGINT NOT NULL
+        )
+        """,
+        "CREATE INDEX password_failures_key ON password_failures (email_key, failed_at)",
+        "CREATE INDEX password_failures_at ON password_failures (failed_at)",
+    ]
 
     private static let version1 = [
         """

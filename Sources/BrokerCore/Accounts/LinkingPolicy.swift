@@ -39,7 +39,44 @@ public enum LinkingPolicy {
     /// The sign-in methods of an account, as reported with a conflict (`existingProviders`).
     public static func signInMethods(of account: Account) -> [String] {
         var methods = account.identities.map(\.provider.rawValue)
-        if account.passwordHash != nil { methods.append("password") }
+        if account.hasUsablePassword { methods.append("password") }
         return methods.sorted()
+    }
+}
+
+/// What to do with a Kakao identity under the `email-password` mapping.
+public enum EmailPasswordDecision: Equatable, Sendable {
+    /// The identity is linked already.
+    case signIn(Account)
+    /// No account holds the email: create one with an id-derived credential.
+    case create
+    /// The account's password is the Kakao id (the workaround's account): link, retiring the password.
+    case link(Account)
+    /// Another account holds the email.
+    case conflict(Account)
+    /// The Kakao account shares no email.
+    case emailRequired
+}
+
+extension LinkingPolicy {
+    /// The contract's `email-password` mapping (Kakao's "email + user id as password" workaround).
+    /// `passwordMatchesSubject` says whether the email owner's password verifies as `<id>` or `Optional(<id>)`.
+    public static func decideEmailPassword(
+        identity: ExternalIdentity, linked: Account?, emailOwner: Account?, passwordMatchesSubject: Bool
+    ) -> EmailPasswordDecision {
+        if let linked { return .signIn(linked) }
+        guard identity.email != nil else { return .emailRequired }
+        guard let owner = emailOwner else { return .create }
+        if owner.identities.contains(where: { $0.provider == identity.provider && $0.subject == identity.subject }) {
+            return .signIn(owner)
+        }
+        let holdsOtherIdentityOfProvider = owner.identity(identity.provider) != nil
+        return passwordMatchesSubject && !holdsOtherIdentityOfProvider ? .link(owner) : .conflict(owner)
+    }
+
+    /// The passwords the widely copied workaround stored for Kakao user `subject`: the id itself, and the
+    /// literal `Optional(<id>)` that interpolating a Swift optional produced.
+    public static func workaroundPasswords(forSubject subject: String) -> [String] {
+        [subject, "Optional(\(subject))"]
     }
 }

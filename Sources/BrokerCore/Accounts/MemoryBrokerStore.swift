@@ -16,6 +16,12 @@ public actor MemoryBrokerStore: BrokerStore {
     private var marks: [String: Date] = [:]
     private var tokens: [String: RefreshTokenRecord] = [:]
     private var keys: [String: StoredSigningKey] = [:]
+    /// Lower-cased email -> failed password sign-ins (see `MemoryBrokerStore+LoginAttempts.swift`).
+    var loginFailureLog: [String: [Date]] = [:]
+    /// The audit log (see `MemoryBrokerStore+Admin.swift`).
+    var auditLog: [AuditEvent] = []
+    /// Every account, for listings.
+    var allAccounts: [Account] { Array(accounts.values) }
 
     private struct IdentityKey: Hashable {
         var provider: ProviderID

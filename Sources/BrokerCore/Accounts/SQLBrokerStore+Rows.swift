@@ -5,7 +5,7 @@ extension SQLBrokerStore {
     // MARK: - Statements
 
     static let accountColumns =
-        "a.uid, a.email, a.email_verified, a.display_name, a.photo_url, a.disabled, a.created_at, a.last_sign_in_at, a.password_hash, a.custom_claims"
+        "a.uid, a.email, a.email_verified, a.display_name, a.photo_url, a.disabled, a.created_at, a.last_sign_in_at, a.password_hash, a.custom_claims, a.password_derived"
     static let selectAccountByID = "SELECT \(accountColumns) FROM accounts a WHERE a.uid = ?"
     static let selectAccountByEmail = "SELECT \(accountColumns) FROM accounts a WHERE a.email_key = ?"
     static let selectAccountByIdentity =
@@ -14,12 +14,13 @@ extension SQLBrokerStore {
         "SELECT provider, subject, email, linked_at FROM identities WHERE uid = ? ORDER BY linked_at, provider, subject"
     static let insertAccount = """
         INSERT INTO accounts (uid, email, email_key, email_verified, display_name, photo_url, disabled, created_at, \
-        last_sign_in_at, password_hash, custom_claims) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        last_sign_in_at, password_hash, custom_claims, password_derived) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
-    // The same eleven values as `insertAccount`, with the uid last.
+    // The same twelve values as `insertAccount`, with the uid last.
     static let updateAccount = """
         UPDATE accounts SET email = ?, email_key = ?, email_verified = ?, display_name = ?, photo_url = ?, \
-        disabled = ?, created_at = ?, last_sign_in_at = ?, password_hash = ?, custom_claims = ? WHERE uid = ?
+        disabled = ?, created_at = ?, last_sign_in_at = ?, password_hash = ?, custom_claims = ?, password_derived = ? \
+        WHERE uid = ?
         """
     static let insertIdentity = "INSERT INTO identities (provider, subject, uid, email, linked_at) VALUES (?, ?, ?, ?, ?)"
     static let updateIdentity = "UPDATE identities SET email = ?, linked_at = ? WHERE provider = ? AND subject = ?"
@@ -76,6 +77,7 @@ extension SQLBrokerStore {
             createdAt: date(try requiredInteger(row, "created_at")),
             lastSignInAt: row.integer("last_sign_in_at").map(date),
             passwordHash: row.text("password_hash"),
+            passwordDerived: row.integer("password_derived") == 1,
             customClaims: row.text("custom_claims"))
     }
 
@@ -85,7 +87,7 @@ extension SQLBrokerStore {
             .text(account.id.rawValue), optionalText(account.email), optionalText(account.email.map(emailKey)),
             boolean(account.emailVerified), optionalText(account.displayName), optionalText(account.photoURL),
             boolean(account.disabled), millis(account.createdAt), account.lastSignInAt.map(millis) ?? .null,
-            optionalText(account.passwordHash), optionalText(account.customClaims),
+            optionalText(account.passwordHash), optionalText(account.customClaims), boolean(account.passwordDerived),
         ]
     }
 

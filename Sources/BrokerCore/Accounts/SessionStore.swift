@@ -87,4 +87,5 @@ public protocol SigningKeyStore: Sendable {
 }
 
 /// Everything the broker persists, behind one backend.
-public typealias BrokerStore = AccountStore & SessionStore & SigningKeyStore
+public typealias BrokerStore = AccountStore & SessionStore & SigningKeyStore & LoginAttemptStore & AccountDirectory
+    & AuditLog

@@ -93,6 +93,18 @@ public struct APIError: Error, Sendable, Equatable {
             return APIError(409, "IDENTITY_ALREADY_LINKED", "This identity is linked to another account.")
         case .emailRequired: return APIError(400, "KAKAO_EMAIL_REQUIRED", "The Kakao account has no email.")
         case .notFound: return notFound
+        case .emailExists: return APIError(409, "EMAIL_EXISTS", "An account with this email exists.")
+        case .invalidEmail: return APIError(400, "INVALID_EMAIL", "The email address is not valid.")
+        case .weakPassword:
+            return APIError(400, "WEAK_PASSWORD", "The password must be at least \(PasswordPolicy.minimumLength) characters.")
+        case .invalidLoginCredentials:
+            return APIError(400, "INVALID_LOGIN_CREDENTIALS", "The email or password is wrong.")
+        case .tooManyAttempts:
+            var mapped = APIError(429, "TOO_MANY_ATTEMPTS", "Too many failed attempts; try again later.")
+            mapped.headers["Retry-After"] = String(error.retryAfter ?? 60)
+            return mapped
+        case .lastIdentity:
+            return APIError(400, "LAST_IDENTITY", "This is the account's last way to sign in and cannot be removed.")
         }
     }
 

@@ -5,7 +5,7 @@ extension BrokerApp {
     /// lost it. A store that cannot be checked is taken as ready.
     func registerReadiness(_ router: inout Router) {
         router.add("GET", "/readyz") { [services] _, _ in
-            try await services.storage?.checkStorage()
+            try await (services.store as? any StorageHealthChecking)?.checkStorage()
             return .json(200, .object(["status": "ready"]))
         }
     }

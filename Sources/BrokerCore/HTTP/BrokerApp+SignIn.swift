@@ -10,15 +10,24 @@ extension BrokerApp {
                 let signIn = try await provider.signIn(body: body)
                 let outcome = try await services.accounts.signIn(signIn)
                 let tokens = try await services.sessions.begin(account: outcome.account, provider: provider.id.rawValue)
+                let result = outcome.isNewUser ? "created" : "success"
                 services.metrics.increment(
-                    "broker_signins_total",
-                    labels: ["provider": provider.id.rawValue, "outcome": outcome.isNewUser ? "created" : "success"])
+                    "broker_signins_total", labels: ["provider": provider.id.rawValue, "outcome": result])
+                let uid = outcome.account.id
+                switch outcome.change {
+                case .linked: await services.audit("link", uid: uid, provider: provider.id.rawValue, context: context)
+                case .tookOver:
+                    await services.audit("take_over", uid: uid, provider: provider.id.rawValue, actor: .system, context: context)
+                case .none, .created: break
+                }
+                await services.audit("sign_in", uid: uid, provider: provider.id.rawValue, outcome: result, context: context)
                 return .json(
                     outcome.isNewUser ? 201 : 200, tokens.body(user: outcome.account, isNewUser: outcome.isNewUser))
             } catch {
                 let code = APIError.mapping(error)?.code ?? "INTERNAL"
                 services.metrics.increment(
                     "broker_signins_total", labels: ["provider": provider.id.rawValue, "outcome": code])
+                await services.audit("sign_in", uid: nil, provider: provider.id.rawValue, outcome: code, context: context)
                 throw error
             }
         }

@@ -13,17 +13,23 @@ public struct BrokerServices: Sendable {
     public var sessions: SessionService
     /// The broker's signing keys.
     public var keys: KeyRing
+    /// Administration.
+    public var admin: AdminService
+    /// The admin API's authentication.
+    public var adminGate: AdminGate
+    /// The store behind everything.
+    public var store: any BrokerStore
+    /// The clock.
+    public var clock: any Clock
     /// Metrics.
     public var metrics: Metrics
     /// The base logger.
     public var logger: Logger
-    /// The store's health check, for `GET /readyz`; nil when the store has none.
-    public var storage: (any StorageHealthChecking)? = nil
 
     /// Builds every service from a config and a store (migrated), loading the signing keys.
     public static func make(
-        config: BrokerConfig, store: any BrokerStore, httpClient: any HTTPClient, clock: any Clock = SystemClock(),
-        logger: Logger, metrics: Metrics = Metrics()
+        config: BrokerConfig, store: any BrokerStore, httpClient: any HTTPClient, passwords: any PasswordHashing,
+        adminToken: String? = nil, clock: any Clock = SystemClock(), logger: Logger, metrics: Metrics = Metrics()
     ) async throws -> BrokerServices {
         let context = ProviderContext(
             httpClient: httpClient, clock: clock, metrics: metrics, logger: logger, clockSkew: config.clockSkew,
@@ -34,12 +40,32 @@ public struct BrokerServices: Sendable {
         }
         let keys = KeyRing(store: store, clock: clock, algorithm: .es256, tokenLifetime: config.idTokenTTL)
         try await keys.load()
+        let sessions = SessionService(
+            store: store, keys: keys, clock: clock, settings: SessionSettings(config: config), firebase: firebase)
         return BrokerServices(
             config: config, providers: providers,
-            accounts: AccountService(store: store, clock: clock, linkByVerifiedEmail: config.linkByVerifiedEmail),
-            sessions: SessionService(
-                store: store, keys: keys, clock: clock, settings: SessionSettings(config: config), firebase: firebase),
-            keys: keys, metrics: metrics, logger: logger, storage: store as? any StorageHealthChecking)
+            accounts: try await AccountService(
+                store: store, clock: clock, linkByVerifiedEmail: config.linkByVerifiedEmail, passwords: passwords),
+            sessions: sessions, keys: keys, admin: AdminService(store: store, sessions: sessions, clock: clock),
+            adminGate: AdminGate(token: adminToken, clock: clock), store: store, clock: clock, metrics: metrics,
+            logger: logger)
+    }
+}
+
+extension BrokerServices {
+    /// Records an audit event; a failure to record is logged, never turned into a failed request.
+    func audit(
+        _ action: String, uid: AccountID?, provider: String? = nil, actor: AuditEvent.Actor = .user,
+        outcome: String = "success", context: RequestContext
+    ) async {
+        let event = AuditEvent(
+            time: clock.now, uid: uid, action: action, provider: provider, actor: actor, outcome: outcome,
+            requestID: context.requestID)
+        do {
+            try await store.appendAuditEvent(event)
+        } catch {
+            context.logger.error("audit event not recorded", metadata: ["action": action, "cause": "\(error)"])
+        }
     }
 }
 
@@ -54,6 +80,9 @@ public struct BrokerApp: Sendable {
         self.services = services
         registerSignIn(&router)
         registerSessions(&router)
+        registerPasswords(&router)
+        registerMe(&router)
+        registerAdmin(&router)
         registerOperations(&router)
         registerReadiness(&router)
         services.metrics.describe("broker_http_requests_total", type: "counter", help: "HTTP requests by route and status.")

@@ -41,22 +41,27 @@ public struct Router: Sendable {
             Route(method: method, pattern: pattern, segments: pattern.split(separator: "/"), handler: handler))
     }
 
-    /// The route for `method` and `path`, its parameters, and its handler.
+    /// The route for `method` and `path`, its parameters, and its handler. Where several patterns match, the
+    /// one with more literal segments wins (`/v1/signin/password` over `/v1/signin/{provider}`).
     public func match(method: String, path: String) -> (route: Route, parameters: [String: String], handler: RouteHandler)? {
         let parts = path.split(separator: "/")
+        var best: (route: Route, parameters: [String: String], literals: Int)?
         for route in routes where route.method == method && route.segments.count == parts.count {
             var parameters: [String: String] = [:]
+            var literals = 0
             var matched = true
             for (segment, part) in zip(route.segments, parts) {
                 if segment.hasPrefix("{") && segment.hasSuffix("}") {
                     parameters[String(segment.dropFirst().dropLast())] = String(part)
-                } else if segment != part {
+                } else if segment == part {
+                    literals += 1
+                } else {
                     matched = false
                     break
                 }
             }
-            if matched { return (route, parameters, route.handler) }
+            if matched && literals > (best?.literals ?? -1) { best = (route, parameters, literals) }
         }
-        return nil
+        return best.map { ($0.route, $0.parameters, $0.route.handler) }
     }
 }

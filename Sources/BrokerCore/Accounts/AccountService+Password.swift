@@ -1,0 +1,49 @@
+import Foundation
+
+extension AccountService {
+    /// Failures within this window count towards a lockout.
+    public static let lockoutWindow: TimeInterval = 15 * 60
+    /// Failures within the window that lock password sign-in.
+    public static let lockoutThreshold = 10
+
+    /// Creates an email/password account (contract section 4). The email is unique case-insensitively.
+    public func signUp(email rawEmail: String, password: String, displayName: String?) async throws -> Account {
+        let email = rawEmail.trimmingCharacters(in: .whitespaces)
+        try PasswordPolicy.check(email: email, password: password)
+        guard try await store.account(email: email) == nil else { throw AccountError(.emailExists) }
+        let hash = try await passwords.hash(password)
+        let now = clock.now
+        let account = Account(
+            id: AccountID.generate(), email: email, emailVerified: false, displayName: displayName, createdAt: now,
+            lastSignInAt: now, passwordHash: hash)
+        do {
+            try await store.create(account)
+        } catch let error as AccountStoreError where error.code == .alreadyExists {
+            throw AccountError(.emailExists)  // a concurrent sign-up with the same email won
+        }
+        return account
+    }
+
+    /// Signs in with email and password. A wrong email and a wrong password get the same answer after the
+    /// same work; ten failures for one email within 15 minutes lock it, even against the right password.
+    public func passwordSignIn(email rawEmail: String, password: String) async throws -> Account {
+        let email = rawEmail.trimmingCharacters(in: .whitespaces)
+        let key = email.lowercased()
+        let now = clock.now
+        let failures = try await store.loginFailures(emailKey: key, since: now - Self.lockoutWindow)
+        if failures.count >= Self.lockoutThreshold {
+            let unlocksAt = failures[failures.count - Self.lockoutThreshold] + Self.lockoutWindow
+            throw AccountError(.tooManyAttempts, retryAfter: max(1, Int(unlocksAt.timeIntervalSince(now).rounded(.up))))
+        }
+        let account = try await store.account(email: email)
+        let hash = account.flatMap { $0.hasUsablePassword ? $0.passwordHash : nil }
+        let matches = await passwords.verify(password, against: hash ?? decoyHash)
+        guard let account, hash != nil, matches else {
+            try await store.recordLoginFailure(emailKey: key, at: now, forgetBefore: now - Self.lockoutWindow)
+            throw AccountError(.invalidLoginCredentials)
+        }
+        guard !account.disabled else { throw AccountError(.userDisabled) }
+        try await store.clearLoginFailures(emailKey: key)
+        return try await store.update(id: account.id) { $0.lastSignInAt = now }
+    }
+}

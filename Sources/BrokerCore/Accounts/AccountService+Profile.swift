@@ -1,0 +1,76 @@
+import Foundation
+
+/// A change to the signed-in user's profile: nil leaves a field alone, `.some(nil)` clears it.
+public struct ProfileChange: Sendable {
+    /// The new display name.
+    public var displayName: String??
+    /// The new photo URL.
+    public var photoURL: String??
+
+    /// Creates a change.
+    public init(displayName: String?? = nil, photoURL: String?? = nil) {
+        self.displayName = displayName
+        self.photoURL = photoURL
+    }
+}
+
+extension AccountService {
+    /// The account `id` for a request authenticated as it: missing is `notFound`, disabled `userDisabled`.
+    public func activeAccount(_ id: AccountID) async throws -> Account {
+        guard let account = try await store.account(id: id) else { throw AccountError(.notFound) }
+        guard !account.disabled else { throw AccountError(.userDisabled) }
+        return account
+    }
+
+    /// Applies a profile change.
+    public func updateProfile(_ id: AccountID, _ change: ProfileChange) async throws -> Account {
+        try await store.update(id: id) { account in
+            guard !account.disabled else { throw AccountError(.userDisabled) }
+            if let displayName = change.displayName { account.displayName = displayName }
+            if let photoURL = change.photoURL { account.photoURL = photoURL }
+        }
+    }
+
+    /// Links a verified identity to account `id`. An identity linked to another account, or a second identity
+    /// of a provider already linked here, is `identityAlreadyLinked`.
+    public func link(_ id: AccountID, _ signIn: ProviderSignIn) async throws -> Account {
+        let identity = signIn.identity
+        if let holder = try await store.account(provider: identity.provider, subject: identity.subject), holder.id != id {
+            throw AccountError(.identityAlreadyLinked)
+        }
+        let now = clock.now
+        do {
+            return try await store.update(id: id, options: AccountWriteOptions(consuming: signIn.singleUse)) { account in
+                guard !account.disabled else { throw AccountError(.userDisabled) }
+                if let existing = account.identity(identity.provider) {
+                    guard existing.subject == identity.subject else { throw AccountError(.identityAlreadyLinked) }
+                    return
+                }
+                account.identities.append(
+                    Identity(provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now))
+            }
+        } catch let error as AccountStoreError where error.code == .alreadyExists {
+            throw AccountError(.identityAlreadyLinked)
+        } catch let error as AccountStoreError where error.code == .alreadyUsed {
+            throw TokenError(.replayed)
+        }
+    }
+
+    /// Unlinks `provider` from account `id`, never its last way to sign in.
+    public func unlink(_ id: AccountID, provider: ProviderID) async throws -> Account {
+        try await store.update(id: id) { account in
+            guard account.identity(provider) != nil else { throw AccountError(.notFound) }
+            account.identities.removeAll { $0.provider == provider }
+            guard !account.identities.isEmpty || account.hasUsablePassword else { throw AccountError(.lastIdentity) }
+        }
+    }
+
+    /// Deletes account `id` with its identities and sessions.
+    public func delete(_ id: AccountID) async throws {
+        do {
+            try await store.delete(id: id)
+        } catch let error as AccountStoreError where error.code == .notFound {
+            throw AccountError(.notFound)
+        }
+    }
+}

@@ -1,0 +1,8 @@
+/// The port for password hashing (Argon2id through libargon2 in production). Implementations run the work
+/// off Swift's cooperative pool with bounded concurrency, so a burst of sign-ups cannot exhaust memory.
+public protocol PasswordHashing: Sendable {
+    /// An encoded hash of `password` with a fresh salt.
+    func hash(_ password: String) async throws -> String
+    /// Whether `password` matches `encoded` (false for a malformed hash).
+    func verify(_ password: String, against encoded: String) async -> Bool
+}

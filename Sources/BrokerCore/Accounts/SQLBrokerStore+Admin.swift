@@ -1,0 +1,82 @@
+import Foundation
+
+/// ``AccountDirectory`` and ``AuditLog`` over SQL.
+extension SQLBrokerStore {
+    /// Up to `limit` accounts matching `filter` after `cursor`, in (createdAt, uid) order.
+    public func listAccounts(filter: AccountFilter, after cursor: PageCursor?, limit: Int) async throws -> [Account] {
+        var conditions: [String] = []
+        var binds: [SQLValue] = []
+        if let cursor {
+            conditions.append("(a.created_at > ? OR (a.created_at = ? AND a.uid > ?))")
+            binds += [.integer(cursor.millis), .integer(cursor.millis), .text(cursor.id)]
+        }
+        if let email = filter.email {
+            conditions.append("a.email_key = ?")
+            binds.append(.text(Self.emailKey(email)))
+        }
+        if let provider = filter.provider {
+            if provider == "password" {
+                conditions.append("a.password_hash IS NOT NULL AND a.password_derived = 0")
+            } else {
+                conditions.append("EXISTS (SELECT 1 FROM identities f WHERE f.uid = a.uid AND f.provider = ?)")
+                binds.append(.text(provider))
+            }
+        }
+        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let sql = "SELECT \(Self.accountColumns) FROM accounts a\(whereClause) ORDER BY a.created_at, a.uid LIMIT ?"
+        binds.append(.integer(Int64(limit)))
+        let query = binds
+        return try await read { connection in
+            try connection.query(sql, query).map { row in
+                var account = try Self.decodeAccount(row)
+                account.identities = try connection.query(Self.selectIdentities, [.text(account.id.rawValue)])
+                    .map(Self.decodeIdentity)
+                return account
+            }
+        }
+    }
+
+    /// Appends an audit event.
+    public func appendAuditEvent(_ event: AuditEvent) async throws {
+        try await write { connection in
+            try connection.execute(
+                """
+                INSERT INTO audit_events (id, at, uid, action, provider, actor, outcome, request_id) \
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [.text(event.id), Self.millis(event.time), Self.optionalText(event.uid?.rawValue), .text(event.action),
+                 Self.optionalText(event.provider), .text(event.actor.rawValue), .text(event.outcome),
+                 .text(event.requestID)])
+        }
+    }
+
+    /// Up to `limit` events (of `uid`, if given) older than `cursor`, newest first.
+    public func auditEvents(uid: AccountID?, before cursor: PageCursor?, limit: Int) async throws -> [AuditEvent] {
+        var conditions: [String] = []
+        var binds: [SQLValue] = []
+        if let uid {
+            conditions.append("uid = ?")
+            binds.append(.text(uid.rawValue))
+        }
+        if let cursor {
+            conditions.append("(at < ? OR (at = ? AND id < ?))")
+            binds += [.integer(cursor.millis), .integer(cursor.millis), .text(cursor.id)]
+        }
+        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        binds.append(.integer(Int64(limit)))
+        let sql = """
+            SELECT id, at, uid, action, provider, actor, outcome, request_id FROM audit_events\(whereClause) \
+            ORDER BY at DESC, id DESC LIMIT ?
+            """
+        let query = binds
+        return try await read { connection in
+            try connection.query(sql, query).map { row in
+                AuditEvent(
+                    time: Self.date(row.integer("at") ?? 0), uid: row.text("uid").map(AccountID.init(rawValue:)),
+                    action: row.text("action") ?? "", provider: row.text("provider"),
+                    actor: AuditEvent.Actor(rawValue: row.text("actor") ?? "") ?? .system,
+                    outcome: row.text("outcome") ?? "", requestID: row.text("request_id") ?? "", id: row.text("id") ?? "")
+            }
+        }
+    }
+}

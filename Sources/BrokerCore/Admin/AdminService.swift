@@ -1,0 +1,158 @@
+import Foundation
+
+/// A change an administrator makes to an account: nil leaves a field alone.
+public struct AdminChange: Sendable {
+    /// Disable or enable.
+    public var disabled: Bool?
+    /// New display name (`.some(nil)` clears it).
+    public var displayName: String??
+    /// Mark the email verified or not.
+    public var emailVerified: Bool?
+    /// New custom claims, validated JSON text (`.some(nil)` clears them).
+    public var customClaims: String??
+
+    /// Creates a change.
+    public init(disabled: Bool? = nil, displayName: String?? = nil, emailVerified: Bool? = nil, customClaims: String?? = nil) {
+        self.disabled = disabled
+        self.displayName = displayName
+        self.emailVerified = emailVerified
+        self.customClaims = customClaims
+    }
+}
+
+/// What administrators do, shared by the admin API and the `broker admin` CLI. Every change leaves an audit event
+/// with actor `admin`.
+public struct AdminService: Sendable {
+    /// The default and largest page sizes of listings.
+    public static let defaultLimit = 100
+    /// The largest page size.
+    public static let maximumLimit = 1000
+
+    private let store: any BrokerStore
+    private let sessions: SessionService
+    private let clock: any Clock
+
+    /// Creates the service.
+    public init(store: any BrokerStore, sessions: SessionService, clock: any Clock) {
+        self.store = store
+        self.sessions = sessions
+        self.clock = clock
+    }
+
+    /// A page of accounts and the cursor of the next page (nil on the last).
+    public func listUsers(filter: AccountFilter, cursor: String?, limit: Int) async throws -> ([Account], String?) {
+        let after = try cursor.map { token in
+            guard let parsed = PageCursor(token: token) else { throw APIError.invalidRequest("cursor is not valid.") }
+            return parsed
+        }
+        let page = try await store.listAccounts(filter: filter, after: after, limit: limit + 1)
+        let accounts = Array(page.prefix(limit))
+        let next = page.count > limit ? accounts.last.map {
+            PageCursor(millis: Int64(($0.createdAt.timeIntervalSince1970 * 1000).rounded()), id: $0.id.rawValue).token
+        } : nil
+        return (accounts, next)
+    }
+
+    /// The account `uid`, or `notFound`.
+    public func user(_ uid: AccountID) async throws -> Account {
+        guard let account = try await store.account(id: uid) else { throw AccountError(.notFound) }
+        return account
+    }
+
+    /// The account the identity is linked to, or `notFound`.
+    public func user(provider: ProviderID, subject: String) async throws -> Account {
+        guard let account = try await store.account(provider: provider, subject: subject) else {
+            throw AccountError(.notFound)
+        }
+        return account
+    }
+
+    /// Applies `change` to `uid`, auditing what it did.
+    public func update(_ uid: AccountID, _ change: AdminChange, requestID: String) async throws -> Account {
+        let before = try await user(uid)
+        let updated: Account
+        do {
+            updated = try await store.update(id: uid) { account in
+                if let disabled = change.disabled { account.disabled = disabled }
+                if let displayName = change.displayName { account.displayName = displayName }
+                if let emailVerified = change.emailVerified { account.emailVerified = emailVerified }
+                if let claims = change.customClaims { account.customClaims = claims }
+            }
+        } catch let error as AccountStoreError where error.code == .notFound {
+            throw AccountError(.notFound)
+        }
+        if let disabled = change.disabled, disabled != before.disabled {
+            await record(uid, disabled ? "disable" : "enable", requestID: requestID)
+        }
+        if change.displayName != nil || change.emailVerified != nil || change.customClaims != nil {
+            await record(uid, "update", requestID: requestID)
+        }
+        return updated
+    }
+
+    /// Deletes `uid` with its identities and sessions.
+    public func delete(_ uid: AccountID, requestID: String) async throws {
+        do {
+            try await store.delete(id: uid)
+        } catch let error as AccountStoreError where error.code == .notFound {
+            throw AccountError(.notFound)
+        }
+        await record(uid, "delete", requestID: requestID)
+    }
+
+    /// Unlinks `provider` from `uid` (an administrator may remove the last one).
+    public func unlink(_ uid: AccountID, provider: ProviderID, requestID: String) async throws -> Account {
+        let updated: Account
+        do {
+            updated = try await store.update(id: uid) { account in
+                guard account.identity(provider) != nil else { throw AccountError(.notFound) }
+                account.identities.removeAll { $0.provider == provider }
+            }
+        } catch let error as AccountStoreError where error.code == .notFound {
+            throw AccountError(.notFound)
+        }
+        await record(uid, "unlink", provider: provider.rawValue, requestID: requestID)
+        return updated
+    }
+
+    /// Revokes every session of `uid`.
+    public func revokeSessions(_ uid: AccountID, requestID: String) async throws {
+        _ = try await user(uid)
+        try await store.revokeSessions(accountID: uid, at: clock.now)
+        await record(uid, "revoke_sessions", requestID: requestID)
+    }
+
+    /// A Firebase custom token for an existing account, with optional developer claims.
+    public func customToken(_ uid: AccountID, claims: JSONValue?, requestID: String) async throws -> String {
+        guard (1...128).contains(uid.rawValue.count) else {
+            throw APIError.invalidRequest("uid must be 1 to 128 characters.")
+        }
+        let account = try await user(uid)
+        let validated = try claims.map { try CustomClaims.validated($0) }
+        let members = validated.flatMap { JSONValue.parse(Array($0.utf8))?.objectValue }
+        guard let token = try sessions.customToken(for: account, claims: members) else {
+            throw APIError.invalidRequest("No Firebase service account is configured, so no custom token can be minted.")
+        }
+        await record(uid, "custom_token", requestID: requestID)
+        return token
+    }
+
+    /// A page of audit events, newest first, and the cursor of the next page.
+    public func audit(uid: AccountID?, cursor: String?, limit: Int) async throws -> ([AuditEvent], String?) {
+        let before = try cursor.map { token in
+            guard let parsed = PageCursor(token: token) else { throw APIError.invalidRequest("cursor is not valid.") }
+            return parsed
+        }
+        let page = try await store.auditEvents(uid: uid, before: before, limit: limit + 1)
+        let events = Array(page.prefix(limit))
+        let next = page.count > limit ? events.last.map {
+            PageCursor(millis: Int64(($0.time.timeIntervalSince1970 * 1000).rounded()), id: $0.id).token
+        } : nil
+        return (events, next)
+    }
+
+    private func record(_ uid: AccountID, _ action: String, provider: String? = nil, requestID: String) async {
+        try? await store.appendAuditEvent(
+            AuditEvent(time: clock.now, uid: uid, action: action, provider: provider, actor: .admin, requestID: requestID))
+    }
+}

@@ -1,0 +1,23 @@
+/// Developer claims carried in custom tokens and the broker's ID tokens, validated as Firebase does.
+public enum CustomClaims {
+    /// Claim names Firebase reserves (OIDC and Firebase's own).
+    public static let reserved: Set<String> = [
+        "acr", "amr", "at_hash", "aud", "auth_time", "azp", "cnf", "c_hash", "exp", "firebase", "iat", "iss", "jti",
+        "nbf", "nonce", "sub", "email", "email_verified", "sign_in_provider", "uid",
+    ]
+    /// The longest serialized claims Firebase accepts.
+    public static let maximumLength = 1000
+
+    /// Checks `claims` and returns their JSON text; throws 400 `INVALID_REQUEST` naming the problem.
+    public static func validated(_ claims: JSONValue) throws -> String {
+        guard let members = claims.objectValue else { throw APIError.invalidRequest("claims must be a JSON object.") }
+        if let name = members.keys.sorted().first(where: reserved.contains) {
+            throw APIError.invalidRequest("claims must not use the reserved name \"\(name)\".")
+        }
+        let text = String(decoding: claims.serialized(), as: UTF8.self)
+        guard text.count <= maximumLength else {
+            throw APIError.invalidRequest("claims must serialize to at most \(maximumLength) characters.")
+        }
+        return text
+    }
+}

@@ -1,0 +1,55 @@
+extension BrokerApp {
+    func registerPasswords(_ router: inout Router) {
+        router.add("POST", "/v1/signup") { [services] request, context in
+            let body = try BrokerApp.jsonObject(request)
+            let email = try BrokerApp.string(body, "email")
+            let password = try BrokerApp.string(body, "password")
+            let displayName = try BrokerApp.optionalString(body, "displayName")
+            do {
+                let account = try await services.accounts.signUp(email: email, password: password, displayName: displayName)
+                let tokens = try await services.sessions.begin(account: account, provider: "password")
+                services.metrics.increment("broker_signups_total")
+                await services.audit("sign_up", uid: account.id, provider: "password", outcome: "created", context: context)
+                return .json(201, tokens.body(user: account, isNewUser: true))
+            } catch {
+                let code = APIError.mapping(error)?.code ?? "INTERNAL"
+                await services.audit("sign_up", uid: nil, provider: "password", outcome: code, context: context)
+                throw error
+            }
+        }
+        router.add("POST", "/v1/signin/password") { [services] request, context in
+            let body = try BrokerApp.jsonObject(request)
+            let email = try BrokerApp.string(body, "email")
+            let password = try BrokerApp.string(body, "password")
+            do {
+                let account = try await services.accounts.passwordSignIn(email: email, password: password)
+                let tokens = try await services.sessions.begin(account: account, provider: "password")
+                services.metrics.increment("broker_signins_total", labels: ["provider": "password", "outcome": "success"])
+                await services.audit("sign_in", uid: account.id, provider: "password", context: context)
+                return .json(200, tokens.body(user: account, isNewUser: false))
+            } catch {
+                let code = APIError.mapping(error)?.code ?? "INTERNAL"
+                services.metrics.increment("broker_signins_total", labels: ["provider": "password", "outcome": code])
+                await services.audit("sign_in", uid: nil, provider: "password", outcome: code, context: context)
+                throw error
+            }
+        }
+    }
+
+    /// A required string field of a body, or 400 `INVALID_REQUEST`.
+    static func string(_ body: [String: JSONValue], _ field: String) throws -> String {
+        guard let value = body[field]?.stringValue else {
+            throw APIError.invalidRequest("\(field) is required and must be a string.")
+        }
+        return value
+    }
+
+    /// An optional string field (absent or null is nil), or 400 `INVALID_REQUEST` for another type.
+    static func optionalString(_ body: [String: JSONValue], _ field: String) throws -> String? {
+        switch body[field] {
+        case nil, .null?: return nil
+        case .string(let text)?: return text
+        default: throw APIError.invalidRequest("\(field) must be a string.")
+        }
+    }
+}

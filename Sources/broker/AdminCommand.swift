@@ -1,0 +1,152 @@
+import BrokerCore
+import BrokerDrivers
+import Foundation
+
+/// `broker admin …`: the admin API's actions straight on the database, also while a server runs on it.
+enum AdminCommand {
+    static let usage = """
+        usage: broker admin users list [--provider P] [--email E] [--json]
+               broker admin users show|disable|enable|delete|revoke-sessions UID [--json]
+               broker admin users unlink UID PROVIDER [--json]
+               broker admin custom-token UID [--claims JSON]
+               broker admin keys list|rotate
+        Every admin command takes --config and --database.
+        """
+
+    struct UsageError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func run(options: LaunchOptions, environment: [String: String]) async throws -> Int32 {
+        let words = options.positional
+        guard let area = words.first else { throw UsageError(description: usage) }
+        let config = try BrokerConfig(contentsOf: options.configPath, environment: environment)
+        let (store, database) = try await Startup.openStore(options.database)
+        defer { Task { await database.close() } }
+        let firebase = try config.firebaseServiceAccountFile.map {
+            FirebaseCustomTokenMinter(account: try FirebaseServiceAccount(contentsOf: $0), clock: SystemClock())
+        }
+        let keys = KeyRing(store: store, clock: SystemClock(), algorithm: .es256, tokenLifetime: config.idTokenTTL)
+        let sessions = SessionService(
+            store: store, keys: keys, clock: SystemClock(), settings: SessionSettings(config: config), firebase: firebase)
+        let admin = AdminService(store: store, sessions: sessions, clock: SystemClock())
+        let json = options.switches.contains("--json")
+        do {
+            switch (area, words.dropFirst().first) {
+            case ("users", "list"?):
+                try await list(admin, filter: AccountFilter(email: options.value("--email"), provider: options.value("--provider")), json: json)
+            case ("users", let action?) where ["show", "disable", "enable", "delete", "revoke-sessions", "unlink"].contains(action):
+                guard words.count >= 3 else { throw UsageError(description: usage) }
+                try await user(admin, action: action, uid: AccountID(words[2]), extra: words.dropFirst(3).first, json: json)
+            case ("keys", "list"?), ("keys", "rotate"?):
+                try await keys.load()
+                if words[1] == "rotate" { try await keys.rotate() }
+                let current = try await keys.current().id
+                let rows = await keys.published().map { key in
+                    [key.id, key.algorithm.rawValue, key.createdAt.rfc3339, key.id == current ? "signing" : "retired, published"]
+                }
+                print(table([["KID", "ALG", "CREATED", "STATE"]] + rows))
+            case ("custom-token", _):
+                guard words.count == 2 else { throw UsageError(description: usage) }
+                let claims = try options.value("--claims").map { text -> JSONValue in
+                    guard let value = JSONValue.parse(Array(text.utf8)) else { throw UsageError(description: "--claims must be JSON") }
+                    return value
+                }
+                print(try await admin.customToken(AccountID(words[1]), claims: claims, requestID: "cli"))
+            default:
+                throw UsageError(description: usage)
+            }
+        } catch let error as AccountError where error.code == .notFound {
+            throw UsageError(description: "not found: \(words.dropFirst(2).joined(separator: " "))")
+        } catch let error as APIError {
+            throw UsageError(description: error.message)
+        }
+        return 0
+    }
+
+    private static func list(_ admin: AdminService, filter: AccountFilter, json: Bool) async throws {
+        var cursor: String?
+        var rows: [Account] = []
+        repeat {
+            let (page, next) = try await admin.listUsers(filter: filter, cursor: cursor, limit: AdminService.maximumLimit)
+            rows += page
+            cursor = next
+        } while cursor != nil
+        if json {
+            print(pretty(["users": .array(rows.map(\.adminJSON))]))
+            return
+        }
+        let header = ["UID", "EMAIL", "VERIFIED", "PROVIDERS", "DISABLED", "CREATED", "LAST SIGN-IN"]
+        let lines = rows.map { account in
+            [
+                account.id.rawValue, account.email ?? "-", account.emailVerified ? "yes" : "no",
+                LinkingPolicy.signInMethods(of: account).joined(separator: ",").nonEmpty ?? "-",
+                account.disabled ? "yes" : "no", account.createdAt.rfc3339, account.lastSignInAt?.rfc3339 ?? "-",
+            ]
+        }
+        print(table([header] + lines))
+        print("\(rows.count) user\(rows.count == 1 ? "" : "s")")
+    }
+
+    private static func user(_ admin: AdminService, action: String, uid: AccountID, extra: String?, json: Bool) async throws {
+        let account: Account?
+        switch action {
+        case "show": account = try await admin.user(uid)
+        case "disable", "enable":
+            account = try await admin.update(uid, AdminChange(disabled: action == "disable"), requestID: "cli")
+        case "delete":
+            try await admin.delete(uid, requestID: "cli")
+            account = nil
+        case "revoke-sessions":
+            try await admin.revokeSessions(uid, requestID: "cli")
+            account = nil
+        default:  // unlink
+            guard let provider = extra else { throw UsageError(description: usage) }
+            account = try await admin.unlink(uid, provider: ProviderID(provider), requestID: "cli")
+        }
+        guard let account else {
+            print(json ? pretty(["uid": .string(uid.rawValue), "done": .string(action)]) : "\(action): \(uid)")
+            return
+        }
+        if json {
+            print(pretty(account.adminJSON))
+            return
+        }
+        var lines: [[String]] = [
+            ["uid", account.id.rawValue], ["email", account.email ?? "-"],
+            ["email verified", account.emailVerified ? "yes" : "no"], ["display name", account.displayName ?? "-"],
+            ["disabled", account.disabled ? "yes" : "no"], ["created", account.createdAt.rfc3339],
+            ["last sign-in", account.lastSignInAt?.rfc3339 ?? "-"],
+            ["password", account.hasUsablePassword ? "yes" : "no"], ["custom claims", account.customClaims ?? "-"],
+        ]
+        for identity in account.identities {
+            lines.append([
+                "identity", "\(identity.provider.rawValue) \(identity.subject) \(identity.email ?? "") linked \(identity.linkedAt.rfc3339)",
+            ])
+        }
+        print(table(lines))
+    }
+
+    /// Left-aligned columns separated by two spaces.
+    static func table(_ rows: [[String]]) -> String {
+        let widths = (0..<(rows.map(\.count).max() ?? 0)).map { column in
+            rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0
+        }
+        return rows.map { row in
+            row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+
+    static func pretty(_ value: JSONValue) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? ""
+    }
+}
+
+extension String {
+    /// nil for the empty string.
+    var nonEmpty: String? { isEmpty ? nil : self }
+}

@@ -1,0 +1,65 @@
+import BrokerCore
+import BrokerTesting
+import Foundation
+import Testing
+
+/// The `email-password` mapping: apps that bridged Kakao into Firebase email/password accounts.
+@Suite struct KakaoEmailPasswordTests {
+    func withMapping(_ body: (BrokerHarness) async throws -> Void) async throws {
+        try await withBroker(kakaoMapping: "email-password", body)
+    }
+
+    @Test func aNewKakaoUserGetsAnAccountWhoseDerivedPasswordNeverSignsIn() async throws {
+        try await withMapping { broker in
+            let first = try await broker.kakaoSignIn(KakaoStubUser(id: 4242, email: "kim@example.kr"))
+            #expect(first.status == 201)
+            let uid = try #require(first.json?["user"]?["uid"]?.stringValue)
+            let account = try #require(try await broker.store.account(id: AccountID(uid)))
+            #expect(account.passwordDerived)
+            #expect(account.passwordHash?.hasPrefix("$argon2id$") == true)
+            for password in ["4242", "Optional(4242)"] {
+                let attempt = try await broker.post("/v1/signin/password", ["email": "kim@example.kr", "password": .string(password)])
+                #expect(attempt.errorCode == "INVALID_LOGIN_CREDENTIALS")
+            }
+            let again = try await broker.kakaoSignIn(KakaoStubUser(id: 4242, email: "kim@example.kr"))
+            #expect(again.status == 200)
+            #expect(again.json?["user"]?["uid"]?.stringValue == uid)
+        }
+    }
+
+    @Test(arguments: ["4100005151", "Optional(4100005151)"])
+    func theWorkaroundsAccountIsLinkedAndItsPasswordRetired(_ storedPassword: String) async throws {
+        try await withMapping { broker in
+            let legacy = try await broker.post("/v1/signup", ["email": "lee@example.kr", "password": .string(storedPassword)])
+            let uid = try #require(legacy.json?["user"]?["uid"]?.stringValue)
+            let kakao = try await broker.kakaoSignIn(KakaoStubUser(id: 4_100_005_151, email: "Lee@example.kr"))
+            #expect(kakao.status == 200)
+            #expect(kakao.json?["user"]?["uid"]?.stringValue == uid)
+            #expect(try await broker.isLinked("kakao", "4100005151"))
+            let retired = try await broker.post("/v1/signin/password", ["email": "lee@example.kr", "password": .string(storedPassword)])
+            #expect(retired.errorCode == "INVALID_LOGIN_CREDENTIALS")
+        }
+    }
+
+    @Test func anyOtherAccountWithTheEmailConflicts() async throws {
+        try await withMapping { broker in
+            _ = try await broker.post("/v1/signup", ["email": "park@example.kr", "password": "a-real-secret"])
+            let response = try await broker.kakaoSignIn(KakaoStubUser(id: 6161, email: "park@example.kr"))
+            #expect(response.status == 409)
+            #expect(response.errorCode == "ACCOUNT_EXISTS_WITH_DIFFERENT_CREDENTIAL")
+            #expect(response.json?["error"]?["existingProviders"] == ["password"])
+            #expect(try await broker.isLinked("kakao", "6161") == false)
+            let stillWorks = try await broker.post("/v1/signin/password", ["email": "park@example.kr", "password": "a-real-secret"])
+            #expect(stillWorks.status == 200)
+        }
+    }
+
+    @Test func aKakaoAccountWithoutEmailIsRefused() async throws {
+        try await withMapping { broker in
+            let response = try await broker.kakaoSignIn(KakaoStubUser(id: 7171, email: nil))
+            #expect(response.status == 400)
+            #expect(response.errorCode == "KAKAO_EMAIL_REQUIRED")
+            #expect(try await broker.count("accounts") == 0)
+        }
+    }
+}
