@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# Runs CMD with a throwaway PostgreSQL cluster, then stops it and deletes it:
+# Runs CMD with throwaway PostgreSQL clusters, then stops and deletes them:
 #
 #   scripts/with-postgres.sh swift test
 #
-# The cluster lives in a new temporary directory (initdb as the `postgres` OS user when run as root, since
+# Each cluster lives in a new temporary directory (initdb as the `postgres` OS user when run as root, since
 # PostgreSQL refuses to run as root), listens on a free loopback port and on a Unix socket in that directory,
 # trusts local connections, and holds an empty database `broker_test`. CMD sees:
 #
-#   BROKER_TEST_POSTGRES_URL      postgres://postgres@127.0.0.1:PORT/broker_test
-#   BROKER_TEST_POSTGRES_DATADIR  the cluster's data directory
-#   BROKER_TEST_PG_CTL            a pg_ctl that already knows the data directory and the user to run as
-#                                 (the outage tests run "$BROKER_TEST_PG_CTL stop -m fast" and "... start -w")
+#   BROKER_TEST_POSTGRES_URL             postgres://postgres@127.0.0.1:PORT/broker_test, the shared cluster: the
+#                                        store suites and the multi-instance tests, each in a schema of its own
+#   BROKER_TEST_OUTAGE_POSTGRES_URL      a second cluster, only for the outage tests, which stop and restart it
+#                                        (stopping the shared one would fail the tests running beside them)
+#   BROKER_TEST_OUTAGE_POSTGRES_DATADIR  the second cluster's data directory
+#   BROKER_TEST_OUTAGE_PG_CTL            a pg_ctl for the second cluster that already knows its data directory
+#                                        and the user to run as: "$BROKER_TEST_OUTAGE_PG_CTL stop -m fast",
+#                                        "$BROKER_TEST_OUTAGE_PG_CTL start -w"
 #
 # Exits with CMD's status. Without PostgreSQL's server binaries (Debian: apt-get install postgresql) it warns
 # and runs CMD alone, so the PostgreSQL cases are skipped.
@@ -50,68 +54,90 @@ if [ "$(id -u)" -eq 0 ]; then
   fi
 fi
 
-workdir="$(mktemp -d "${TMPDIR:-/tmp}/broker-postgres.XXXXXX")"
-datadir="$workdir/data"
-logfile="$workdir/postgres.log"
-chmod 755 "$workdir"
-[ "$owner" = "$(id -un)" ] || chown "$owner" "$workdir"
-
+workdirs=()
 cleanup() {
-  "${as_owner[@]}" "$bindir/pg_ctl" -D "$datadir" stop -m immediate -w >/dev/null 2>&1 || true
-  rm -rf "$workdir"
+  local workdir
+  for workdir in "${workdirs[@]}"; do
+    "${as_owner[@]}" "$bindir/pg_ctl" -D "$workdir/data" stop -m immediate -w >/dev/null 2>&1 || true
+    rm -rf "$workdir"
+  done
 }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-if ! "${as_owner[@]}" "$bindir/initdb" -D "$datadir" --username=postgres --auth=trust --encoding=UTF8 \
-    --locale=C --no-sync >"$workdir/initdb.log" 2>&1; then
-  cat "$workdir/initdb.log" >&2
-  echo "with-postgres: initdb failed" >&2
-  exit 1
-fi
-
-# A free loopback port: one nothing answers on, retried if another process takes it first.
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-port=""
-for _ in 1 2 3 4 5 6 7 8; do
-  candidate=$((20000 + RANDOM % 30000))
-  port_in_use "$candidate" && continue
-  if "${as_owner[@]}" "$bindir/pg_ctl" -D "$datadir" -l "$logfile" -w -t 60 \
-      -o "-c listen_addresses=127.0.0.1 -c port=$candidate -c unix_socket_directories=$workdir -c fsync=off -c max_connections=300" \
-      start >/dev/null; then
-    port="$candidate"
-    break
+
+# start_cluster SHARED_BUFFERS: makes, starts and fills a cluster; sets $url, $datadir and $pg_ctl.
+start_cluster() {
+  local workdir logfile candidate port=""
+  workdir="$(mktemp -d "${TMPDIR:-/tmp}/broker-postgres.XXXXXX")"
+  workdirs+=("$workdir")
+  datadir="$workdir/data"
+  logfile="$workdir/postgres.log"
+  chmod 755 "$workdir"
+  [ "$owner" = "$(id -un)" ] || chown "$owner" "$workdir"
+
+  if ! "${as_owner[@]}" "$bindir/initdb" -D "$datadir" --username=postgres --auth=trust --encoding=UTF8 \
+      --locale=C --no-sync >"$workdir/initdb.log" 2>&1; then
+    cat "$workdir/initdb.log" >&2
+    echo "with-postgres: initdb failed" >&2
+    return 1
   fi
-done
-if [ -z "$port" ]; then
-  tail -n 30 "$logfile" >&2 || true
-  echo "with-postgres: the cluster did not start" >&2
-  exit 1
-fi
-# Later restarts (the outage tests) reuse the same settings.
-cat >>"$datadir/postgresql.conf" <<CONF
+  # A free loopback port: one nothing answers on, retried if another process takes it first.
+  for _ in 1 2 3 4 5 6 7 8; do
+    candidate=$((20000 + RANDOM % 30000))
+    port_in_use "$candidate" && continue
+    cat >"$workdir/cluster.conf" <<CONF
 listen_addresses = '127.0.0.1'
-port = $port
+port = $candidate
 unix_socket_directories = '$workdir'
 fsync = off
 max_connections = 300
+shared_buffers = $1
 CONF
+    # Kept in the cluster's own configuration, so a restart (the outage tests) comes back the same.
+    "${as_owner[@]}" sh -c "cat '$workdir/cluster.conf' >> '$datadir/postgresql.auto.conf'"
+    if "${as_owner[@]}" "$bindir/pg_ctl" -D "$datadir" -l "$logfile" -w -t 60 start >/dev/null; then
+      port="$candidate"
+      break
+    fi
+  done
+  if [ -z "$port" ]; then
+    tail -n 30 "$logfile" >&2 || true
+    echo "with-postgres: the cluster did not start" >&2
+    return 1
+  fi
+  "$bindir/createdb" -h 127.0.0.1 -p "$port" -U postgres broker_test
 
-"$bindir/createdb" -h 127.0.0.1 -p "$port" -U postgres broker_test
-
-# A pg_ctl that runs as the cluster's owner with the data directory filled in.
-cat >"$workdir/pg_ctl" <<WRAPPER
+  # A pg_ctl that runs as the cluster's owner with the data directory filled in.
+  pg_ctl="$workdir/pg_ctl"
+  cat >"$pg_ctl" <<WRAPPER
 #!/usr/bin/env bash
 exec ${as_owner[*]} "$bindir/pg_ctl" -D "$datadir" -l "$logfile" "\$@"
 WRAPPER
-chmod 755 "$workdir/pg_ctl"
+  chmod 755 "$pg_ctl"
+  url="postgres://postgres@127.0.0.1:$port/broker_test"
+}
 
-export BROKER_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/broker_test"
-export BROKER_TEST_POSTGRES_DATADIR="$datadir"
-export BROKER_TEST_PG_CTL="$workdir/pg_ctl"
-echo "with-postgres: PostgreSQL $("$bindir/pg_ctl" --version | awk '{print $3}') at $BROKER_TEST_POSTGRES_URL" >&2
+start_cluster 128MB
+export BROKER_TEST_POSTGRES_URL="$url"
+start_cluster 16MB
+export BROKER_TEST_OUTAGE_POSTGRES_URL="$url"
+export BROKER_TEST_OUTAGE_POSTGRES_DATADIR="$datadir"
+export BROKER_TEST_OUTAGE_PG_CTL="$pg_ctl"
+echo "with-postgres: PostgreSQL $("$bindir/pg_ctl" --version | awk '{print $3}') at $BROKER_TEST_POSTGRES_URL" \
+  "(outage tests: $BROKER_TEST_OUTAGE_POSTGRES_URL)" >&2
 
+# CMD runs in the background so that a SIGTERM or SIGINT reaches this script at once: it is passed on to
+# CMD, and the clusters are removed once CMD has exited.
+"$@" &
+child=$!
+trap 'kill -TERM "$child" 2>/dev/null || true' TERM
+trap 'kill -INT "$child" 2>/dev/null || true' INT
 status=0
-"$@" || status=$?
+while true; do
+  wait "$child" && status=0 || status=$?
+  kill -0 "$child" 2>/dev/null || break
+done
 exit "$status"

@@ -1,0 +1,84 @@
+import BrokerCore
+import BrokerDrivers
+import BrokerTesting
+import Foundation
+import Testing
+
+/// Losing PostgreSQL and getting it back, with the broker running throughout: requests that need the database
+/// get 503 `STORAGE_UNAVAILABLE` with `Retry-After` and store nothing, `/healthz` and the published keys keep
+/// answering, `/readyz` says not ready; once the server is back the broker reconnects by itself.
+/// Runs on a cluster of its own (`BROKER_TEST_OUTAGE_*` from `scripts/with-postgres.sh`), which it stops.
+@Suite(
+    "PostgreSQL: outage", .serialized,
+    .enabled(if: PostgresTestEnvironment.outageURL != nil && PostgresTestEnvironment.outagePGCtl != nil))
+struct PostgresOutageTests {
+    @Test func theBrokerAnswers503WhileTheDatabaseIsDownAndRecoversByItself() async throws {
+        let base = try #require(PostgresTestEnvironment.outageURL)
+        let schema = try await PostgresContractSchema.create(in: base)
+        let directory = try ProcessTests.temporaryDirectory()
+        let stubs = try StubProviders()
+        try stubs.start(server: MicroHTTPDServer())
+        let configPath = directory.appendingPathComponent("providers.json").path
+        try Data(stubs.brokerConfig().serialized()).write(to: URL(fileURLWithPath: configPath))
+        let broker = try await BrokerProcess.start(
+            environment: ["BROKER_CONFIG": configPath, "BROKER_DATABASE": schema.url, "BROKER_DATABASE_POOL_SIZE": "2"])
+        var stopped = false
+        do {
+            func signIn(_ subject: String) async throws -> InstanceResponse {
+                try await broker.post(
+                    "/v1/signin/google", ["idToken": .string(try stubs.idToken("google", claims: ["sub": .string(subject)]))])
+            }
+            #expect(try await signIn("g-before").status == 201)
+            #expect(try await broker.get("/readyz").status == 200)
+
+            #expect(try await PostgresTestEnvironment.pgCtl(["stop", "-m", "fast", "-w"]) == 0)
+            stopped = true
+
+            let started = ContinuousClock.now
+            for subject in ["g-before", "g-during"] {
+                let refused = try await signIn(subject)
+                #expect(refused.status == 503, "\(subject): \(refused.status) \(refused.errorCode ?? "")")
+                #expect(refused.errorCode == "STORAGE_UNAVAILABLE")
+                #expect(refused.headers["retry-after"] == String(APIError.retryAfterSeconds))
+            }
+            #expect(started.duration(to: .now) < .seconds(5), "a refused connection answers at once")
+            let notReady = try await broker.get("/readyz")
+            #expect(notReady.status == 503)
+            #expect(notReady.errorCode == "STORAGE_UNAVAILABLE")
+            #expect(notReady.headers["retry-after"] != nil)
+            #expect(try await broker.get("/healthz").status == 200)
+            let jwks = try await broker.get("/.well-known/jwks.json")
+            #expect(jwks.status == 200)
+            #expect(jwks.json?["keys"]?.arrayValue?.isEmpty == false)
+
+            #expect(try await PostgresTestEnvironment.pgCtl(["start", "-w", "-t", "60"]) == 0)
+            stopped = false
+
+            // The same process, not restarted: ready again, and signing in again.
+            var ready = false
+            for _ in 0..<100 where !ready {
+                ready = try await broker.get("/readyz").status == 200
+                if !ready { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(ready)
+            #expect(try await signIn("g-before").status == 200)
+            #expect(try await signIn("g-during").status == 201)
+            // The refused sign-in of g-during stored nothing: the account exists once, made after the outage.
+            #expect(try await schema.count("accounts") == 2)
+            #expect(try await schema.count("identities", where: "subject = 'g-during'") == 1)
+            #expect(broker.child.process.isRunning)
+            #expect(!broker.child.stderr.contains("postgres://postgres:"), "no credentials in the logs")
+        } catch {
+            if stopped { _ = try? await PostgresTestEnvironment.pgCtl(["start", "-w", "-t", "60"]) }
+            _ = try? await broker.stop()
+            await stubs.stop()
+            await schema.drop()
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+        #expect(try await broker.stop() == 0)
+        await stubs.stop()
+        await schema.drop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
