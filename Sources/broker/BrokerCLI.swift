@@ -4,16 +4,18 @@ import Foundation
 /// `broker <command>`: dispatches to the subcommands.
 enum BrokerCLI {
     static let usage = """
-        usage: broker serve [--config providers.json] [--database PATH] [--host 127.0.0.1] [--port 8080]
+        usage: broker serve [--config providers.json] [--database PATH_OR_URL] [--host 127.0.0.1] [--port 8080]
                broker check-config [--config providers.json]
                broker admin users list [--provider P] [--email E] [--json]
                broker admin users show|disable|enable|delete|revoke-sessions UID [--json]
                broker admin users unlink UID PROVIDER
                broker admin custom-token UID [--claims JSON]
                broker admin keys list|rotate
+               broker migrate-sqlite --from ./broker.sqlite --database postgres://…
                broker demo
 
-        Environment: BROKER_CONFIG, BROKER_DATABASE, BROKER_HOST, BROKER_PORT, GOOGLE_APPLICATION_CREDENTIALS.
+        Environment: BROKER_CONFIG, BROKER_DATABASE, BROKER_DATABASE_POOL_SIZE, BROKER_HOST, BROKER_PORT,
+        GOOGLE_APPLICATION_CREDENTIALS.
         """
 
     static func run(arguments: [String], environment: [String: String]) async -> Int32 {
@@ -29,6 +31,7 @@ enum BrokerCLI {
             case "check-config": return try await CheckConfigCommand.run(options: options, environment: environment)
             case "demo": return try await DemoCommand.run()
             case "admin": return try await AdminCommand.run(options: options, environment: environment)
+            case "migrate-sqlite": return try await MigrateSQLiteCommand.run(options: options, environment: environment)
             case "help", "--help", "-h":
                 print(usage)
                 return 0
