@@ -7,6 +7,8 @@
 2. Every depends_on names a service of the file.
 3. Every JSON file the broker service mounts from the repository exists and parses, and the file BROKER_CONFIG
    names inside the container is one of those mounts.
+4. A postgres:// BROKER_DATABASE names a service of the file as its host, which has a healthcheck, and the broker
+   waits for it (depends_on with condition service_healthy).
 
 Needs PyYAML and jsonschema (Debian: python3-yaml python3-jsonschema). Exits 0 when all is well, 1 otherwise.
 """
@@ -14,6 +16,7 @@ Needs PyYAML and jsonschema (Debian: python3-yaml python3-jsonschema). Exits 0 w
 import json
 import os
 import sys
+from urllib.parse import urlsplit
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COMPOSE_FILE = os.path.join(REPO, "docker-compose.yml")
@@ -120,6 +123,16 @@ def main():
                         json.load(handle)
                 except ValueError as error:
                     problems.append(f"{source} is not valid JSON: {error}")
+        database = environment_of(broker).get("BROKER_DATABASE", "")
+        if database.startswith(("postgres://", "postgresql://")):
+            host = urlsplit(database).hostname
+            depends_on = broker.get("depends_on") or {}
+            if host not in services:
+                problems.append(f"services.broker: BROKER_DATABASE names host {host!r}, which is not a service")
+            elif not (services[host] or {}).get("healthcheck"):
+                problems.append(f"services.{host} has no healthcheck for the broker to wait on")
+            elif not isinstance(depends_on, dict) or (depends_on.get(host) or {}).get("condition") != "service_healthy":
+                problems.append(f"services.broker must depend on {host} with condition: service_healthy")
         config = environment_of(broker).get("BROKER_CONFIG")
         if not config:
             problems.append("services.broker sets no BROKER_CONFIG")
