@@ -178,8 +178,8 @@ struct PostgresDatabaseTests {
             }
             let elapsed = started.duration(to: .now)
             #expect(pids.count == 2)  // two connections, each used three times
-            #expect(elapsed >= .milliseconds(600))
-            #expect(elapsed < .seconds(5))
+            #expect(elapsed >= .milliseconds(600))  // three rounds of two: the third task waited
+            #expect(elapsed < .seconds(30))  // generous: a shared, busy CI machine
         }
     }
 

@@ -34,14 +34,15 @@ struct PostgresOutageTests {
             #expect(try await PostgresTestEnvironment.pgCtl(["stop", "-m", "fast", "-w"]) == 0)
             stopped = true
 
-            let started = ContinuousClock.now
             for subject in ["g-before", "g-during"] {
+                let started = ContinuousClock.now
                 let refused = try await signIn(subject)
                 #expect(refused.status == 503, "\(subject): \(refused.status) \(refused.errorCode ?? "")")
                 #expect(refused.errorCode == "STORAGE_UNAVAILABLE")
                 #expect(refused.headers["retry-after"] == String(APIError.retryAfterSeconds))
+                // A refused connection answers at once, not after the 5 s connect timeout.
+                #expect(started.duration(to: .now) < .seconds(4.5))
             }
-            #expect(started.duration(to: .now) < .seconds(5), "a refused connection answers at once")
             let notReady = try await broker.get("/readyz")
             #expect(notReady.status == 503)
             #expect(notReady.errorCode == "STORAGE_UNAVAILABLE")
