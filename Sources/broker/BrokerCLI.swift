@@ -8,12 +8,13 @@ enum BrokerCLI {
                broker check-config [--config providers.json]
                broker admin users list [--provider P] [--email E] [--json]
                broker admin users show|disable|enable|delete|revoke-sessions UID [--json]
-               broker admin users unlink UID PROVIDER
+               broker admin users unlink UID PROVIDER [--json]
                broker admin custom-token UID [--claims JSON]
                broker admin keys list|rotate
                broker demo
 
-        Environment: BROKER_CONFIG, BROKER_DATABASE, BROKER_HOST, BROKER_PORT, GOOGLE_APPLICATION_CREDENTIALS.
+        Environment: BROKER_CONFIG, BROKER_DATABASE, BROKER_HOST, BROKER_PORT, GOOGLE_APPLICATION_CREDENTIALS,
+        BROKER_ADMIN_TOKEN or BROKER_ADMIN_TOKEN_FILE (the admin API answers 401 to everyone without one).
         """
 
     static func run(arguments: [String], environment: [String: String]) async -> Int32 {

@@ -18,7 +18,8 @@ import Testing
 
     @Test func withoutAConfiguredTokenEveryoneGets401() async throws {
         try await withBroker { broker in
-            for headers in [[:], Self.auth, ["Authorization": "Bearer "]] {
+            // Never a 429 either: with no token there is nothing to guess.
+            for headers in Array(repeating: [Self.auth, [:], ["Authorization": "Bearer "]], count: 10).flatMap({ $0 }) {
                 let response = try await broker.get("/admin/v1/users", headers: headers)
                 #expect(response.status == 401)
                 #expect(response.errorCode == "UNAUTHENTICATED")

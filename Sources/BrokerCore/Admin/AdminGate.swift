@@ -31,6 +31,9 @@ public actor AdminGate {
 
     /// Throws the contract's 401 or 429 unless `request` carries the admin token properly.
     public func check(_ request: HTTPRequest) throws {
+        guard let digest else {
+            throw APIError(401, "UNAUTHENTICATED", "The admin API is disabled: no admin token is configured.")
+        }
         let now = clock.now
         failures.removeAll { now.timeIntervalSince($0) >= AdminGate.window }
         if failures.count >= AdminGate.maximumFailures, let oldest = failures.first {
@@ -41,7 +44,7 @@ public actor AdminGate {
         let inQuery = request.query.contains { name, value in
             AdminGate.tokenParameters.contains(name.lowercased()) || (rawToken != nil && value == rawToken)
         }
-        guard !inQuery, let digest, let header = request.headers["authorization"], header.count > 7,
+        guard !inQuery, let header = request.headers["authorization"], header.count > 7,
             header.prefix(7).lowercased() == "bearer ",
             constantTimeEquals(Digest.sha256(String(header.dropFirst(7))), digest)
         else {

@@ -100,10 +100,12 @@ public struct SessionService: Sendable {
         throw SessionError(.invalidRefreshToken)
     }
 
-    /// Revokes the session of `refreshToken`; unknown tokens are ignored.
-    public func signOut(_ refreshToken: String) async throws {
-        guard let record = try await store.refreshToken(hash: SessionService.hash(refreshToken)) else { return }
+    /// Revokes the session of `refreshToken` and returns its account; unknown tokens are ignored (nil).
+    @discardableResult
+    public func signOut(_ refreshToken: String) async throws -> AccountID? {
+        guard let record = try await store.refreshToken(hash: SessionService.hash(refreshToken)) else { return nil }
         try await store.revokeSession(id: record.sessionID, at: clock.now)
+        return record.accountID
     }
 
     /// A Firebase custom token for `account`, when a service account is configured.
