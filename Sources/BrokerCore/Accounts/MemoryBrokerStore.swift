@@ -85,7 +85,7 @@ public actor MemoryBrokerStore: BrokerStore {
         try checkCanConsume(options.consuming)
         save(changed, replacing: original)
         finish(id, options)
-        return changed
+        return accounts[id] ?? changed
     }
 
     /// Deletes the account, its identities and refresh tokens; `notFound` if absent.
@@ -135,6 +135,7 @@ public actor MemoryBrokerStore: BrokerStore {
     /// Revokes every not yet revoked token of the account.
     public func revokeSessions(accountID: AccountID, at date: Date) {
         revokeTokens(at: date) { $0.accountID == accountID }
+        accounts[accountID]?.tokensValidAfter = Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
     }
 
     // MARK: - SigningKeyStore
@@ -214,7 +215,10 @@ public actor MemoryBrokerStore: BrokerStore {
             marks[mark.key] = Self.normalized(mark.expiresAt)
         }
         if options.revokeSessions {
-            revokeTokens(at: now) { $0.accountID == id }
+            revokeSessions(accountID: id, at: now)
+        }
+        if let grant = options.issuing {
+            tokens[grant.tokenHash] = Self.normalized(grant.record(for: id))
         }
     }
 
@@ -236,6 +240,7 @@ public actor MemoryBrokerStore: BrokerStore {
         var account = account
         account.createdAt = normalized(account.createdAt)
         account.lastSignInAt = account.lastSignInAt.map(normalized)
+        account.tokensValidAfter = account.tokensValidAfter.map(normalized)
         account.identities = account.identities.map { identity in
             var identity = identity
             identity.linkedAt = normalized(identity.linkedAt)

@@ -59,6 +59,8 @@ extension SQLBrokerStore {
     public func revokeSessions(accountID: AccountID, at date: Date) async throws {
         try await write { connection in
             try connection.execute(Self.revokeTokensOfAccount, [Self.millis(date), .text(accountID.rawValue)])
+            try connection.execute(
+                Self.invalidateIDTokensOfAccount, [Self.millis(Self.validAfter(date)), .text(accountID.rawValue)])
         }
     }
 

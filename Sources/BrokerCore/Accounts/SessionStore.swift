@@ -49,7 +49,8 @@ public protocol SessionStore: Sendable {
     func addToSession(_ successor: RefreshTokenRecord) async throws -> Bool
     /// Revokes every token of the session.
     func revokeSession(id: String, at date: Date) async throws
-    /// Revokes every token of the account.
+    /// Revokes every token of the account, and its ID tokens issued before `date`'s second
+    /// (`Account.tokensValidAfter`).
     func revokeSessions(accountID: AccountID, at date: Date) async throws
 }
 
