@@ -1,5 +1,8 @@
 import BrokerCore
 import Foundation
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `broker <command>`: dispatches to the subcommands.
 enum BrokerCLI {
@@ -23,6 +26,8 @@ enum BrokerCLI {
             return 2
         }
         let rest = Array(arguments.dropFirst())
+        // The database holds signing keys: files the broker creates are for its own user only.
+        umask(0o077)
         do {
             let options = try LaunchOptions(arguments: rest, environment: environment)
             switch command {

@@ -34,18 +34,17 @@ extension AccountService {
         let email = rawEmail.trimmingCharacters(in: .whitespaces)
         let key = email.lowercased()
         let now = clock.now
-        let failures = try await store.loginFailures(emailKey: key, since: now - Self.lockoutWindow)
-        if failures.count >= Self.lockoutThreshold {
-            let unlocksAt = failures[failures.count - Self.lockoutThreshold] + Self.lockoutWindow
+        // The attempt is recorded (as a failure) before the password is checked, atomically with the count:
+        // concurrent guesses cannot all slip under the limit.
+        if let unlocksAt = try await store.reserveLoginAttempt(
+            emailKey: key, at: now, window: Self.lockoutWindow, limit: Self.lockoutThreshold)
+        {
             throw AccountError(.tooManyAttempts, retryAfter: max(1, Int(unlocksAt.timeIntervalSince(now).rounded(.up))))
         }
         let account = try await store.account(email: email)
         let hash = account.flatMap { $0.hasUsablePassword ? $0.passwordHash : nil }
         let matches = await passwords.verify(password, against: hash ?? decoyHash)
-        guard let account, hash != nil, matches else {
-            try await store.recordLoginFailure(emailKey: key, at: now, forgetBefore: now - Self.lockoutWindow)
-            throw AccountError(.invalidLoginCredentials)
-        }
+        guard let account, hash != nil, matches else { throw AccountError(.invalidLoginCredentials) }
         guard !account.disabled else { throw AccountError(.userDisabled) }
         try await store.clearLoginFailures(emailKey: key)
         do {
