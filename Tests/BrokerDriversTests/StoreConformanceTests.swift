@@ -617,4 +617,23 @@ struct StoreConformanceTests {
             #expect(newest.first?.outcome == "INVALID_TOKEN")
         }
     }
+
+    @Test(arguments: StoreBackend.enabled)
+    func rotatingASigningKeyRetiresEveryActiveKeyAtOnce(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            for kid in ["k1", "k2"] {
+                try await store.insertSigningKey(
+                    StoredSigningKey(id: kid, algorithm: "ES256", privateKeyPEM: "pem-\(kid)", createdAt: date(ms: Self.t0)))
+            }
+            let next = StoredSigningKey(id: "k3", algorithm: "ES256", privateKeyPEM: "pem-k3", createdAt: date(ms: Self.t0 + 5))
+            try await store.rotateSigningKey(to: next, at: date(ms: Self.t0 + 5))
+            let keys = try await store.signingKeys()
+            #expect(keys.filter { $0.retiredAt == nil }.map(\.id) == ["k3"])
+            #expect(keys.filter { $0.retiredAt == date(ms: Self.t0 + 5) }.map(\.id) == ["k1", "k2"])
+            // A kid used before is refused and nothing changes.
+            await expectStoreError(.alreadyExists) { try await store.rotateSigningKey(to: next, at: date(ms: Self.t0 + 9)) }
+            #expect(try await store.signingKeys() == keys)
+        }
+    }
 }

@@ -145,6 +145,17 @@ public actor MemoryBrokerStore: BrokerStore {
         keys.values.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
     }
 
+    /// Retires every active key and stores `key`, atomically.
+    public func rotateSigningKey(to key: StoredSigningKey, at date: Date) throws {
+        guard keys[key.id] == nil else { throw AccountStoreError(.alreadyExists, "signing key \(key.id)") }
+        let retired = Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
+        for (id, stored) in keys where stored.retiredAt == nil { keys[id]?.retiredAt = retired }
+        var added = key
+        added.retiredAt = nil
+        added.createdAt = Date(timeIntervalSince1970: (key.createdAt.timeIntervalSince1970 * 1000).rounded() / 1000)
+        keys[key.id] = added
+    }
+
     /// Stores a new key; a kid stored before throws `alreadyExists`.
     public func insertSigningKey(_ key: StoredSigningKey) throws {
         guard keys[key.id] == nil else { throw AccountStoreError(.alreadyExists, "signing key \(key.id)") }

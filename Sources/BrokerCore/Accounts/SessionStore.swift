@@ -85,6 +85,9 @@ public protocol SigningKeyStore: Sendable {
     func insertSigningKey(_ key: StoredSigningKey) async throws
     /// Marks a key retired.
     func retireSigningKey(id: String, at date: Date) async throws
+    /// In one transaction: retires every active key and stores `key` (which must be active), so that there
+    /// is always exactly one signing key, whoever rotates.
+    func rotateSigningKey(to key: StoredSigningKey, at date: Date) async throws
 }
 
 /// Everything the broker persists, behind one backend.
