@@ -636,4 +636,30 @@ struct StoreConformanceTests {
             #expect(try await store.signingKeys() == keys)
         }
     }
+
+    @Test(arguments: StoreBackend.enabled)
+    func purgingDeletesOnlyWhatHasExpired(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            let now = fixture.clock.now
+            let alice = Self.account("alice")
+            let old = SingleUseMark(key: "old", expiresAt: now + 10)
+            let new = SingleUseMark(key: "new", expiresAt: now + 5000)
+            try await store.create(alice, options: AccountWriteOptions(consuming: old))
+            _ = try await store.update(id: alice.id, options: AccountWriteOptions(consuming: new)) { _ in }
+            try await store.insertRefreshToken(Self.token("expired", session: "s1", uid: "alice", createdAt: Self.t0 - 31 * 86_400_000))
+            try await store.insertRefreshToken(
+                RefreshTokenRecord(
+                    tokenHash: "live", sessionID: "s2", accountID: alice.id, signInProvider: "google", createdAt: now,
+                    expiresAt: now + 86_400))
+            let purged = try await store.purgeExpired(before: now + 100)
+            #expect(purged == 2)  // the expired token and the old mark
+            #expect(try await store.refreshToken(hash: "expired") == nil)
+            #expect(try await store.refreshToken(hash: "live") != nil)
+            // The live mark still refuses a replay.
+            await expectStoreError(.alreadyUsed) {
+                _ = try await store.update(id: alice.id, options: AccountWriteOptions(consuming: new)) { _ in }
+            }
+        }
+    }
 }

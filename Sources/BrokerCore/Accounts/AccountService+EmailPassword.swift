@@ -19,7 +19,7 @@ extension AccountService {
     private func passwordIsWorkaround(_ account: Account, subject: String) async throws -> Bool {
         guard let hash = account.passwordHash else { return false }
         for candidate in LinkingPolicy.workaroundPasswords(forSubject: subject)
-        where await passwords.verify(candidate, against: hash) {
+        where try await passwords.verify(candidate, against: hash) {
             return true
         }
         return false

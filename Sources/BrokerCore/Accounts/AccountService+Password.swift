@@ -43,7 +43,7 @@ extension AccountService {
         }
         let account = try await store.account(email: email)
         let hash = account.flatMap { $0.hasUsablePassword ? $0.passwordHash : nil }
-        let matches = await passwords.verify(password, against: hash ?? decoyHash)
+        let matches = try await passwords.verify(password, against: hash ?? decoyHash)
         guard let account, hash != nil, matches else { throw AccountError(.invalidLoginCredentials) }
         guard !account.disabled else { throw AccountError(.userDisabled) }
         try await store.clearLoginFailures(emailKey: key)

@@ -105,6 +105,16 @@ public actor MemoryBrokerStore: BrokerStore {
         tokens[record.tokenHash] = Self.normalized(record)
     }
 
+    /// Deletes refresh tokens and single-use marks that expired before `date`.
+    @discardableResult
+    public func purgeExpired(before date: Date) -> Int {
+        let tokensBefore = tokens.count
+        let marksBefore = marks.count
+        tokens = tokens.filter { $0.value.expiresAt >= date }
+        marks = marks.filter { $0.value >= date }
+        return tokensBefore - tokens.count + marksBefore - marks.count
+    }
+
     /// The record of the token with this hash.
     public func refreshToken(hash: String) -> RefreshTokenRecord? { tokens[hash] }
 

@@ -47,6 +47,10 @@ public protocol SessionStore: Sendable {
     func rotateRefreshToken(hash: String, at date: Date, successor: RefreshTokenRecord) async throws -> Bool
     /// Stores `successor` for a token rotated moments ago (a concurrent retry), if its session is not revoked.
     func addToSession(_ successor: RefreshTokenRecord) async throws -> Bool
+    /// Deletes what can never count again: refresh tokens and single-use marks that expired before `date`.
+    /// Returns how many rows went.
+    @discardableResult
+    func purgeExpired(before date: Date) async throws -> Int
     /// Revokes every token of the session.
     func revokeSession(id: String, at date: Date) async throws
     /// Revokes every token of the account, and its ID tokens issued before `date`'s second
