@@ -29,7 +29,7 @@ enum AdminCommand {
         let keys = KeyRing(store: store, clock: SystemClock(), algorithm: .es256, tokenLifetime: config.idTokenTTL)
         let sessions = SessionService(
             store: store, keys: keys, clock: SystemClock(), settings: SessionSettings(config: config), firebase: firebase)
-        let admin = AdminService(store: store, sessions: sessions, clock: SystemClock())
+        let admin = AdminService(store: store, sessions: sessions, clock: SystemClock(), logger: Logger())
         let json = options.switches.contains("--json")
         do {
             switch (area, words.dropFirst().first) {

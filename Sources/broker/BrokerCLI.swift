@@ -1,5 +1,8 @@
 import BrokerCore
 import Foundation
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `broker <command>`: dispatches to the subcommands.
 enum BrokerCLI {
@@ -8,14 +11,15 @@ enum BrokerCLI {
                broker check-config [--config providers.json]
                broker admin users list [--provider P] [--email E] [--json]
                broker admin users show|disable|enable|delete|revoke-sessions UID [--json]
-               broker admin users unlink UID PROVIDER
+               broker admin users unlink UID PROVIDER [--json]
                broker admin custom-token UID [--claims JSON]
                broker admin keys list|rotate
                broker migrate-sqlite --from ./broker.sqlite --database postgres://…
                broker demo
 
         Environment: BROKER_CONFIG, BROKER_DATABASE, BROKER_DATABASE_POOL_SIZE, BROKER_HOST, BROKER_PORT,
-        GOOGLE_APPLICATION_CREDENTIALS.
+        GOOGLE_APPLICATION_CREDENTIALS, BROKER_ADMIN_TOKEN or BROKER_ADMIN_TOKEN_FILE (the admin API answers 401
+        to everyone without one).
         """
 
     static func run(arguments: [String], environment: [String: String]) async -> Int32 {
@@ -24,6 +28,8 @@ enum BrokerCLI {
             return 2
         }
         let rest = Array(arguments.dropFirst())
+        // The database holds signing keys: files the broker creates are for its own user only.
+        umask(0o077)
         do {
             let options = try LaunchOptions(arguments: rest, environment: environment)
             switch command {

@@ -8,9 +8,9 @@ enum MigrateSQLiteCommand {
     static let usage = "usage: broker migrate-sqlite --from ./broker.sqlite --database postgres://USER:PASSWORD@HOST:5432/DB"
 
     static func run(options: LaunchOptions, environment: [String: String]) async throws -> Int32 {
-        // `--from=PATH`, or `--from PATH` (which the launch options see as a switch and a positional argument).
-        let from = options.value("--from") ?? (options.switches.contains("--from") ? options.positional.first : nil)
-        guard let from, !from.isEmpty else { throw ConfigError(field: "--from", "names the SQLite file to copy\n\(usage)") }
+        guard let from = options.value("--from"), !from.isEmpty else {
+            throw ConfigError(field: "--from", "names the SQLite file to copy\n\(usage)")
+        }
         guard Startup.isPostgres(options.database) else {
             throw ConfigError(field: "--database", "must be the postgres:// URL to copy into\n\(usage)")
         }

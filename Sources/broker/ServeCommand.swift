@@ -25,7 +25,17 @@ enum ServeCommand {
                 "customTokens": config.firebaseServiceAccountFile == nil ? "off" : "on",
                 "adminApi": try Startup.adminToken(environment) == nil ? "off" : "on",
             ])
+        // Housekeeping: expired refresh tokens and single-use marks, hourly.
+        let housekeeping = Task {
+            while !Task.isCancelled {
+                if let purged = try? await store.purgeExpired(before: Date()), purged > 0 {
+                    logger.info("purged expired sessions and marks", metadata: ["rows": String(purged)])
+                }
+                try? await Task.sleep(for: .seconds(3600))
+            }
+        }
         let signal = await waitForTermination()
+        housekeeping.cancel()
         logger.info("draining", metadata: ["signal": signal])
         await server.shutdown()
         await client.shutdown()

@@ -19,7 +19,10 @@ enum Startup {
 
     /// The admin bearer token: `BROKER_ADMIN_TOKEN`, else the trimmed contents of `BROKER_ADMIN_TOKEN_FILE`.
     static func adminToken(_ environment: [String: String]) throws -> String? {
-        if let token = environment["BROKER_ADMIN_TOKEN"], !token.isEmpty { return token }
+        if let token = environment["BROKER_ADMIN_TOKEN"], !token.isEmpty {
+            guard token.count >= 16 else { throw ConfigError(field: "BROKER_ADMIN_TOKEN", "the token must be at least 16 characters") }
+            return token
+        }
         guard let path = environment["BROKER_ADMIN_TOKEN_FILE"], !path.isEmpty else { return nil }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigError(field: "BROKER_ADMIN_TOKEN_FILE", "cannot read \(path)")

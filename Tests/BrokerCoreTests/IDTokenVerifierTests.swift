@@ -120,6 +120,17 @@ struct StaticKeys: RSAKeySource {
         #expect(await refusal(try token(["nonce": .string(hashed)]), rawNonce: raw, verifier: requiredNonce) == nil)
     }
 
+    @Test func paddingIsRefusedSoATokenHasOneSpelling() async throws {
+        let good = try token()
+        #expect(await refusal(good) == nil)
+        #expect(await refusal(good + "==") == .malformed)
+        #expect(await refusal(good + "=") == .malformed)
+    }
+
+    @Test func anEmptyRawNonceCountsAsMissing() async throws {
+        #expect(await refusal(try token(["nonce": .string(TestTokens.hashedNonce(""))]), rawNonce: "", verifier: requiredNonce) == .missingNonce)
+    }
+
     @Test(arguments: ["", "abc", "a.b", "a.b.c.d", "e30.e30.", "!!.e30.c2ln"])
     func refusesMalformedTokens(_ text: String) async {
         #expect(await refusal(text) == .malformed)

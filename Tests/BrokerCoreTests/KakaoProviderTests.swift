@@ -131,6 +131,14 @@ import Testing
         #expect(client.requests.isEmpty)
     }
 
+    @Test(arguments: ["tok\r\nX-Evil: 1", "tok en", "tok\u{0}", String(repeating: "a", count: 4097)])
+    func aTokenThatCannotBeABearerTokenIsInvalidWithoutACall(_ token: String) async throws {
+        let (provider, client) = try provider(Self.normal())
+        let error = await #expect(throws: ProviderError.self) { try await provider.signIn(body: ["accessToken": .string(token)]) }
+        #expect(error?.code == .invalidToken)
+        #expect(client.requests.isEmpty)
+    }
+
     @Test func bothPathsGiveTheSameSubject() async throws {
         let (provider, _) = try provider(Self.normal(tokenUser: 4_100_000_001, meUser: 4_100_000_001))
         let viaAccessToken = try await provider.signIn(body: ["accessToken": "t"])

@@ -31,6 +31,12 @@ import Testing
         #expect(flags.switches == ["--json"])
     }
 
+    @Test(arguments: [["--databse", "x.sqlite"], ["--verbose"], ["--databse=x.sqlite"]])
+    func anUnknownOptionIsRefusedNotIgnored(_ arguments: [String]) {
+        let error = #expect(throws: ConfigError.self) { try LaunchOptions(arguments: arguments, environment: [:]) }
+        #expect(error?.field.hasPrefix("--") == true)
+    }
+
     @Test(arguments: [["--port", "http"], ["--port", "70000"], ["--port"]])
     func aBadPortIsRefusedByName(_ arguments: [String]) {
         let error = #expect(throws: ConfigError.self) { try LaunchOptions(arguments: arguments, environment: [:]) }

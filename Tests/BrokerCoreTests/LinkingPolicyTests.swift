@@ -73,6 +73,14 @@ import Testing
         #expect(decision == .signIn(owner))
     }
 
+    @Test func aSecondIdentityOfOneProviderIsNeverLinkedByEmail() {
+        let owner = Self.account("owner", email: "a@example.com", verified: true, providers: ["google"])
+        let decision = LinkingPolicy.decide(
+            identity: Self.identity(email: "a@example.com", verified: true), linked: nil, emailOwner: owner,
+            linkByVerifiedEmail: true)
+        #expect(decision == .conflict(owner))
+    }
+
     @Test(arguments: cases)
     func decides(_ testCase: Case) {
         let decision = LinkingPolicy.decide(

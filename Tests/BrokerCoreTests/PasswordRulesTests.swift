@@ -38,6 +38,10 @@ import Testing
         let otherKakao = Self.account(
             "other", identities: [Identity(provider: ProviderID("kakao"), subject: "999", email: nil, linkedAt: Self.now)])
         #expect(LinkingPolicy.decideEmailPassword(identity: kakao, linked: nil, emailOwner: otherKakao, passwordMatchesSubject: true) == .conflict(otherKakao))
+        // An account holding any identity is never linked, even when its password is the Kakao id (which is public).
+        let prepared = Self.account(
+            "prepared", identities: [Identity(provider: ProviderID("google"), subject: "attacker", email: nil, linkedAt: Self.now)])
+        #expect(LinkingPolicy.decideEmailPassword(identity: kakao, linked: nil, emailOwner: prepared, passwordMatchesSubject: true) == .conflict(prepared))
         #expect(LinkingPolicy.workaroundPasswords(forSubject: "42") == ["42", "Optional(42)"])
     }
 

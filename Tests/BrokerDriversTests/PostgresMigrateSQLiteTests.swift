@@ -48,7 +48,7 @@ struct PostgresMigrateSQLiteTests {
             AuditEvent(time: t0, uid: alice.id, action: "signin", provider: "google", actor: .user, requestID: "r-1"))
         try await store.appendAuditEvent(
             AuditEvent(time: t0 + 1, uid: bob.id, action: "disable", actor: .admin, requestID: "r-2"))
-        try await store.recordLoginFailure(emailKey: "alice@example.com", at: t0 + 4, forgetBefore: t0)
+        #expect(try await store.reserveLoginAttempt(emailKey: "alice@example.com", at: t0 + 4, window: 900, limit: 10) == nil)
     }
 
     /// A SQLite file filled by ``populate(_:)``, and a fresh PostgreSQL schema; both removed afterwards.

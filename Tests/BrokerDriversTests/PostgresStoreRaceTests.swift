@@ -70,6 +70,26 @@ struct PostgresStoreRaceTests {
         }
     }
 
+    @Test func concurrentPasswordAttemptsThroughTwoInstancesReserveNoMoreThanTheLimit() async throws {
+        try await withTwoStores { first, second in
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            // 30 wrong guesses at once, half through each instance: exactly 10 may be tried, the rest are locked out.
+            let unlocks = try await withThrowingTaskGroup(of: Date?.self) { group in
+                for index in 0..<30 {
+                    let store = index.isMultiple(of: 2) ? first : second
+                    group.addTask {
+                        try await store.reserveLoginAttempt(
+                            emailKey: "target@example.com", at: now + Double(index) / 1000, window: 900, limit: 10)
+                    }
+                }
+                return try await group.reduce(into: [Date?]()) { $0.append($1) }
+            }
+            #expect(unlocks.filter { $0 == nil }.count == 10)
+            #expect(unlocks.compactMap { $0 }.count == 20)
+            #expect(try await first.loginFailures(emailKey: "target@example.com", since: now - 900).count == 10)
+        }
+    }
+
     @Test func concurrentFirstSignInsThroughTwoInstancesMakeOneAccount() async throws {
         try await withTwoStores { first, second in
             let now = Date(timeIntervalSince1970: 1_800_000_000)

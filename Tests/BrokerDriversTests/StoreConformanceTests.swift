@@ -528,27 +528,44 @@ struct StoreConformanceTests {
     // MARK: - Failed password sign-ins
 
     @Test(arguments: StoreBackend.enabled)
-    func loginFailuresAreCountedPerEmailWithinAWindowAndCleared(backend: StoreBackend) async throws {
+    func loginAttemptsAreReservedPerEmailUpToALimitWithinAWindow(backend: StoreBackend) async throws {
         try await withStore(backend) { fixture in
             let store = fixture.store
             for offset in [0, 1000, 2000] as [Int64] {
-                try await store.recordLoginFailure(emailKey: "a@x.com", at: date(ms: Self.t0 + offset), forgetBefore: date(ms: 0))
+                let locked = try await store.reserveLoginAttempt(
+                    emailKey: "a@x.com", at: date(ms: Self.t0 + offset), window: 60, limit: 3)
+                #expect(locked == nil)
             }
-            try await store.recordLoginFailure(emailKey: "b@x.com", at: date(ms: Self.t0), forgetBefore: date(ms: 0))
-            #expect(try await store.loginFailures(emailKey: "a@x.com", since: date(ms: Self.t0)) ==
-                [date(ms: Self.t0), date(ms: Self.t0 + 1000), date(ms: Self.t0 + 2000)])
-            #expect(try await store.loginFailures(emailKey: "a@x.com", since: date(ms: Self.t0 + 1500)) == [date(ms: Self.t0 + 2000)])
-            #expect(try await store.loginFailures(emailKey: "c@x.com", since: date(ms: 0)) == [])
-
-            // Recording purges what fell out of every window.
-            try await store.recordLoginFailure(
-                emailKey: "b@x.com", at: date(ms: Self.t0 + 5000), forgetBefore: date(ms: Self.t0 + 1500))
-            #expect(try await store.loginFailures(emailKey: "a@x.com", since: date(ms: 0)) == [date(ms: Self.t0 + 2000)])
-            #expect(try await store.loginFailures(emailKey: "b@x.com", since: date(ms: 0)) == [date(ms: Self.t0 + 5000)])
-
+            // The fourth within the window is refused, recorded nothing, and says when the oldest leaves.
+            let refused = try await store.reserveLoginAttempt(emailKey: "a@x.com", at: date(ms: Self.t0 + 3000), window: 60, limit: 3)
+            #expect(refused == date(ms: Self.t0 + 60_000))
+            #expect(try await store.loginFailures(emailKey: "a@x.com", since: date(ms: 0)).count == 3)
+            // Other emails are independent.
+            #expect(try await store.reserveLoginAttempt(emailKey: "b@x.com", at: date(ms: Self.t0 + 3000), window: 60, limit: 3) == nil)
+            // Once the oldest has left the window, one more is allowed, and the old one is purged.
+            #expect(try await store.reserveLoginAttempt(emailKey: "a@x.com", at: date(ms: Self.t0 + 60_500), window: 60, limit: 3) == nil)
+            #expect(try await store.loginFailures(emailKey: "a@x.com", since: date(ms: 0)) ==
+                [date(ms: Self.t0 + 1000), date(ms: Self.t0 + 2000), date(ms: Self.t0 + 60_500)])
             try await store.clearLoginFailures(emailKey: "a@x.com")
             #expect(try await store.loginFailures(emailKey: "a@x.com", since: date(ms: 0)) == [])
             #expect(try await store.loginFailures(emailKey: "b@x.com", since: date(ms: 0)).count == 1)
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
+    func concurrentReservationsNeverExceedTheLimit(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            let granted = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<30 {
+                    group.addTask {
+                        try await store.reserveLoginAttempt(
+                            emailKey: "race@x.com", at: date(ms: Self.t0 + Int64(index)), window: 900, limit: 10) == nil
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(granted == 10)
         }
     }
 
@@ -598,6 +615,51 @@ struct StoreConformanceTests {
             #expect(try await store.auditEvents(uid: nil, before: cursor, limit: 2).map(\.id) == ["id-3", "id-2"])
             #expect(newest.first?.uid == nil)
             #expect(newest.first?.outcome == "INVALID_TOKEN")
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
+    func rotatingASigningKeyRetiresEveryActiveKeyAtOnce(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            for kid in ["k1", "k2"] {
+                try await store.insertSigningKey(
+                    StoredSigningKey(id: kid, algorithm: "ES256", privateKeyPEM: "pem-\(kid)", createdAt: date(ms: Self.t0)))
+            }
+            let next = StoredSigningKey(id: "k3", algorithm: "ES256", privateKeyPEM: "pem-k3", createdAt: date(ms: Self.t0 + 5))
+            try await store.rotateSigningKey(to: next, at: date(ms: Self.t0 + 5))
+            let keys = try await store.signingKeys()
+            #expect(keys.filter { $0.retiredAt == nil }.map(\.id) == ["k3"])
+            #expect(keys.filter { $0.retiredAt == date(ms: Self.t0 + 5) }.map(\.id) == ["k1", "k2"])
+            // A kid used before is refused and nothing changes.
+            await expectStoreError(.alreadyExists) { try await store.rotateSigningKey(to: next, at: date(ms: Self.t0 + 9)) }
+            #expect(try await store.signingKeys() == keys)
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
+    func purgingDeletesOnlyWhatHasExpired(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            let now = fixture.clock.now
+            let alice = Self.account("alice")
+            let old = SingleUseMark(key: "old", expiresAt: now + 10)
+            let new = SingleUseMark(key: "new", expiresAt: now + 5000)
+            try await store.create(alice, options: AccountWriteOptions(consuming: old))
+            _ = try await store.update(id: alice.id, options: AccountWriteOptions(consuming: new)) { _ in }
+            try await store.insertRefreshToken(Self.token("expired", session: "s1", uid: "alice", createdAt: Self.t0 - 31 * 86_400_000))
+            try await store.insertRefreshToken(
+                RefreshTokenRecord(
+                    tokenHash: "live", sessionID: "s2", accountID: alice.id, signInProvider: "google", createdAt: now,
+                    expiresAt: now + 86_400))
+            let purged = try await store.purgeExpired(before: now + 100)
+            #expect(purged == 2)  // the expired token and the old mark
+            #expect(try await store.refreshToken(hash: "expired") == nil)
+            #expect(try await store.refreshToken(hash: "live") != nil)
+            // The live mark still refuses a replay.
+            await expectStoreError(.alreadyUsed) {
+                _ = try await store.update(id: alice.id, options: AccountWriteOptions(consuming: new)) { _ in }
+            }
         }
     }
 }

@@ -78,6 +78,11 @@ import Testing
             #expect(try await broker.store.account(id: uid) == before)
             #expect(try await broker.count("refresh_tokens") == 1)
             #expect(try await broker.count("used_marks") == 1)
+            // The same token spelled with base64 padding is not a fresh token.
+            let token = try #require(body["identityToken"]?.stringValue)
+            let padded = try await broker.post("/v1/signin/apple", ["identityToken": .string(token + "=="), "rawNonce": "n1"])
+            #expect(padded.status == 401)
+            #expect(try await broker.count("refresh_tokens") == 1)
         }
     }
 

@@ -32,12 +32,31 @@ import Testing
         try await withMapping { broker in
             let legacy = try await broker.post("/v1/signup", ["email": "lee@example.kr", "password": .string(storedPassword)])
             let uid = try #require(legacy.json?["user"]?["uid"]?.stringValue)
+            let legacyRefresh = try #require(legacy.json?["refreshToken"]?.stringValue)
             let kakao = try await broker.kakaoSignIn(KakaoStubUser(id: 4_100_005_151, email: "Lee@example.kr"))
             #expect(kakao.status == 200)
             #expect(kakao.json?["user"]?["uid"]?.stringValue == uid)
             #expect(try await broker.isLinked("kakao", "4100005151"))
             let retired = try await broker.post("/v1/signin/password", ["email": "lee@example.kr", "password": .string(storedPassword)])
             #expect(retired.errorCode == "INVALID_LOGIN_CREDENTIALS")
+            // Whoever knew the id had a session: the link ended it.
+            #expect(try await broker.post("/v1/token", ["refreshToken": .string(legacyRefresh)]).errorCode == "INVALID_REFRESH_TOKEN")
+        }
+    }
+
+    @Test func anAccountPreparedWithTheVictimsPublicIdIsNotLinked() async throws {
+        try await withMapping { broker in
+            // The attacker signs up with the victim's email and Kakao id (no secret), then adds their own Google.
+            let attacker = try await broker.post("/v1/signup", ["email": "victim@example.kr", "password": "4100009999"])
+            let idToken = try #require(attacker.json?["idToken"]?.stringValue)
+            let google = try broker.stubs.idToken("google", claims: ["sub": "attacker-google"])
+            let linked = try await broker.post(
+                "/v1/me/identities/google", ["idToken": .string(google)], headers: ["Authorization": "Bearer \(idToken)"])
+            #expect(linked.status == 200)
+            let victim = try await broker.kakaoSignIn(KakaoStubUser(id: 4_100_009_999, email: "victim@example.kr"))
+            #expect(victim.status == 409)
+            #expect(victim.errorCode == "ACCOUNT_EXISTS_WITH_DIFFERENT_CREDENTIAL")
+            #expect(try await broker.isLinked("kakao", "4100009999") == false)
         }
     }
 

@@ -132,7 +132,10 @@ import Testing
             // The attacker signs up first with the victim's address (never verified) and keeps a session.
             let attacker = try await broker.post("/v1/signup", ["email": "victim@example.com", "password": "attacker-pw"])
             let attackerRefresh = try #require(attacker.json?["refreshToken"]?.stringValue)
+            let attackerIDToken = try #require(attacker.json?["idToken"]?.stringValue)
             let uid = try #require(attacker.json?["user"]?["uid"]?.stringValue)
+            // (Revocation works in whole seconds, as iat does: let the attacker's token's second pass.)
+            try await Task.sleep(for: .milliseconds(1100))
             // The victim signs in with Google, whose email is verified.
             let victim = try await broker.googleSignIn(["sub": "g-victim", "email": "victim@example.com", "email_verified": true])
             #expect(victim.status == 200)
@@ -144,6 +147,12 @@ import Testing
             let refresh = try await broker.post("/v1/token", ["refreshToken": .string(attackerRefresh)])
             #expect(refresh.errorCode == "INVALID_REFRESH_TOKEN")
             #expect(try await broker.store.account(id: AccountID(uid))?.passwordHash == nil)
+            // Nor does the attacker's unexpired ID token still open /v1/me; the victim's does.
+            let me = try await broker.get("/v1/me", headers: ["Authorization": "Bearer \(attackerIDToken)"])
+            #expect(me.status == 401)
+            #expect(me.errorCode == "UNAUTHENTICATED")
+            let victimIDToken = try #require(victim.json?["idToken"]?.stringValue)
+            #expect(try await broker.get("/v1/me", headers: ["Authorization": "Bearer \(victimIDToken)"]).status == 200)
         }
     }
 }

@@ -85,13 +85,16 @@ public struct Account: Sendable, Equatable {
     public var passwordDerived: Bool
     /// Custom claims (a JSON object's text) added to the tokens minted for this account.
     public var customClaims: String?
+    /// ID tokens issued before this instant (whole seconds) no longer authenticate: set when the account's
+    /// sessions are revoked (a takeover, an admin's revoke-sessions).
+    public var tokensValidAfter: Date?
 
     /// Creates an account.
     public init(
         id: AccountID, email: String? = nil, emailVerified: Bool = false, displayName: String? = nil,
         photoURL: String? = nil, disabled: Bool = false, createdAt: Date, lastSignInAt: Date? = nil,
         identities: [Identity] = [], passwordHash: String? = nil, passwordDerived: Bool = false,
-        customClaims: String? = nil
+        customClaims: String? = nil, tokensValidAfter: Date? = nil
     ) {
         self.id = id
         self.email = email
@@ -105,6 +108,7 @@ public struct Account: Sendable, Equatable {
         self.passwordHash = passwordHash
         self.passwordDerived = passwordDerived
         self.customClaims = customClaims
+        self.tokensValidAfter = tokensValidAfter
     }
 
     /// Whether the account has a password the user can sign in with.

@@ -19,7 +19,7 @@ extension AccountService {
     private func passwordIsWorkaround(_ account: Account, subject: String) async throws -> Bool {
         guard let hash = account.passwordHash else { return false }
         for candidate in LinkingPolicy.workaroundPasswords(forSubject: subject)
-        where await passwords.verify(candidate, against: hash) {
+        where try await passwords.verify(candidate, against: hash) {
             return true
         }
         return false
@@ -28,12 +28,12 @@ extension AccountService {
     private func apply(_ decision: EmailPasswordDecision, signIn: ProviderSignIn) async throws -> SignInOutcome {
         let identity = signIn.identity
         let now = clock.now
-        let options = AccountWriteOptions(consuming: signIn.singleUse)
+        let options = AccountWriteOptions(consuming: signIn.singleUse, issuing: signIn.session)
         let linkedIdentity = Identity(
             provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now)
         switch decision {
         case .signIn(let account):
-            return try await signInExisting(account, options: options)
+            return try await signInExisting(account, options: options, identity: identity)
         case .emailRequired:
             throw AccountError(.emailRequired)
         case .create:
@@ -47,10 +47,15 @@ extension AccountService {
             return SignInOutcome(account: account, change: .created)
         case .link(let owner):
             let expectedHash = owner.passwordHash
-            let updated = try await store.update(id: owner.id, options: options) { account in
+            // Whoever knew the Kakao id could sign in to this account: its sessions end with the link.
+            var linking = options
+            linking.revokeSessions = true
+            let updated = try await store.update(id: owner.id, options: linking) { account in
                 guard !account.disabled else { throw AccountError(.userDisabled) }
-                // The password checked above must still be the account's: otherwise decide again.
-                guard account.passwordHash == expectedHash else { throw AccountStoreError(.notFound, "password changed") }
+                // What was checked above must still hold: otherwise decide again.
+                guard account.passwordHash == expectedHash, account.identities.isEmpty else {
+                    throw AccountStoreError(.notFound, "account changed")
+                }
                 account.identities.append(linkedIdentity)
                 account.passwordDerived = true  // a Kakao id is no secret: it never signs anyone in again
                 if identity.emailVerified { account.emailVerified = true }

@@ -7,7 +7,9 @@ extension AccountService {
     public static let lockoutThreshold = 10
 
     /// Creates an email/password account (contract section 4). The email is unique case-insensitively.
-    public func signUp(email rawEmail: String, password: String, displayName: String?) async throws -> Account {
+    public func signUp(email rawEmail: String, password: String, displayName: String?, session: SessionGrant? = nil)
+        async throws -> Account
+    {
         let email = rawEmail.trimmingCharacters(in: .whitespaces)
         try PasswordPolicy.check(email: email, password: password)
         guard try await store.account(email: email) == nil else { throw AccountError(.emailExists) }
@@ -17,7 +19,7 @@ extension AccountService {
             id: AccountID.generate(), email: email, emailVerified: false, displayName: displayName, createdAt: now,
             lastSignInAt: now, passwordHash: hash)
         do {
-            try await store.create(account)
+            try await store.create(account, options: AccountWriteOptions(issuing: session))
         } catch let error as AccountStoreError where error.code == .alreadyExists {
             throw AccountError(.emailExists)  // a concurrent sign-up with the same email won
         }
@@ -26,24 +28,36 @@ extension AccountService {
 
     /// Signs in with email and password. A wrong email and a wrong password get the same answer after the
     /// same work; ten failures for one email within 15 minutes lock it, even against the right password.
-    public func passwordSignIn(email rawEmail: String, password: String) async throws -> Account {
+    public func passwordSignIn(email rawEmail: String, password: String, session: SessionGrant? = nil) async throws
+        -> Account
+    {
         let email = rawEmail.trimmingCharacters(in: .whitespaces)
         let key = email.lowercased()
         let now = clock.now
-        let failures = try await store.loginFailures(emailKey: key, since: now - Self.lockoutWindow)
-        if failures.count >= Self.lockoutThreshold {
-            let unlocksAt = failures[failures.count - Self.lockoutThreshold] + Self.lockoutWindow
+        // The attempt is recorded (as a failure) before the password is checked, atomically with the count:
+        // concurrent guesses cannot all slip under the limit.
+        if let unlocksAt = try await store.reserveLoginAttempt(
+            emailKey: key, at: now, window: Self.lockoutWindow, limit: Self.lockoutThreshold)
+        {
             throw AccountError(.tooManyAttempts, retryAfter: max(1, Int(unlocksAt.timeIntervalSince(now).rounded(.up))))
         }
         let account = try await store.account(email: email)
         let hash = account.flatMap { $0.hasUsablePassword ? $0.passwordHash : nil }
-        let matches = await passwords.verify(password, against: hash ?? decoyHash)
-        guard let account, hash != nil, matches else {
-            try await store.recordLoginFailure(emailKey: key, at: now, forgetBefore: now - Self.lockoutWindow)
-            throw AccountError(.invalidLoginCredentials)
-        }
+        let matches = try await passwords.verify(password, against: hash ?? decoyHash)
+        guard let account, hash != nil, matches else { throw AccountError(.invalidLoginCredentials) }
         guard !account.disabled else { throw AccountError(.userDisabled) }
         try await store.clearLoginFailures(emailKey: key)
-        return try await store.update(id: account.id) { $0.lastSignInAt = now }
+        do {
+            return try await store.update(id: account.id, options: AccountWriteOptions(issuing: session)) { account in
+                // The password verified above must still be the account's (a takeover may have removed it).
+                guard account.passwordHash == hash, account.hasUsablePassword else {
+                    throw AccountError(.invalidLoginCredentials)
+                }
+                guard !account.disabled else { throw AccountError(.userDisabled) }
+                account.lastSignInAt = now
+            }
+        } catch let error as AccountStoreError where error.code == .notFound {
+            throw AccountError(.invalidLoginCredentials)  // deleted meanwhile
+        }
     }
 }

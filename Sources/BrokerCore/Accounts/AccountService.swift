@@ -80,10 +80,15 @@ public struct AccountService: Sendable {
     }
 
     /// Records a sign-in to a linked account (refused when it is disabled).
-    func signInExisting(_ account: Account, options: AccountWriteOptions) async throws -> SignInOutcome {
+    func signInExisting(_ account: Account, options: AccountWriteOptions, identity: ExternalIdentity) async throws
+        -> SignInOutcome
+    {
         let now = clock.now
         let updated = try await store.update(id: account.id, options: options) { account in
             guard !account.disabled else { throw AccountError(.userDisabled) }
+            // Still linked? (A takeover may have unlinked it since the look-up: then decide again.)
+            guard account.identities.contains(where: { $0.provider == identity.provider && $0.subject == identity.subject })
+            else { throw AccountStoreError(.notFound, "identity unlinked") }
             account.lastSignInAt = now
         }
         return SignInOutcome(account: updated, change: .none)
@@ -92,11 +97,11 @@ public struct AccountService: Sendable {
     private func apply(_ decision: LinkingDecision, signIn: ProviderSignIn) async throws -> SignInOutcome {
         let identity = signIn.identity
         let now = clock.now
-        let options = AccountWriteOptions(consuming: signIn.singleUse)
+        let options = AccountWriteOptions(consuming: signIn.singleUse, issuing: signIn.session)
         do {
             switch decision {
             case .signIn(let account):
-                return try await signInExisting(account, options: options)
+                return try await signInExisting(account, options: options, identity: identity)
             case .create(let claimEmail):
                 let account = Account(
                     id: AccountID.generate(), email: claimEmail ? identity.email : nil,
@@ -108,6 +113,10 @@ public struct AccountService: Sendable {
             case .link(let owner):
                 let updated = try await store.update(id: owner.id, options: options) { account in
                     guard !account.disabled else { throw AccountError(.userDisabled) }
+                    // The decision's premises must still hold inside the transaction, else decide again.
+                    guard account.email?.lowercased() == identity.email?.lowercased(), account.emailVerified,
+                        account.identity(identity.provider) == nil
+                    else { throw AccountStoreError(.notFound, "account changed") }
                     account.identities.append(
                         Identity(provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now))
                     if account.displayName == nil { account.displayName = identity.displayName }
@@ -120,6 +129,9 @@ public struct AccountService: Sendable {
                 takeOver.revokeSessions = true
                 let updated = try await store.update(id: owner.id, options: takeOver) { account in
                     guard !account.disabled else { throw AccountError(.userDisabled) }
+                    guard account.email?.lowercased() == identity.email?.lowercased(), !account.emailVerified else {
+                        throw AccountStoreError(.notFound, "account changed")
+                    }
                     // Whoever created the account with an unproven email loses every way in.
                     account.passwordHash = nil
                     account.passwordDerived = false

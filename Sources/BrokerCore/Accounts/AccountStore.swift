@@ -49,18 +49,53 @@ public struct SingleUseMark: Sendable, Equatable {
     }
 }
 
+/// A new session (refresh token) to store with an account change, so a sign-in and its session commit together
+/// (or not at all).
+public struct SessionGrant: Sendable, Equatable {
+    /// SHA-256 hex of the opaque refresh token.
+    public var tokenHash: String
+    /// The new session's id.
+    public var sessionID: String
+    /// The provider of the sign-in.
+    public var signInProvider: String
+    /// When the token was issued.
+    public var createdAt: Date
+    /// When it stops working.
+    public var expiresAt: Date
+
+    /// Creates a grant.
+    public init(tokenHash: String, sessionID: String, signInProvider: String, createdAt: Date, expiresAt: Date) {
+        self.tokenHash = tokenHash
+        self.sessionID = sessionID
+        self.signInProvider = signInProvider
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+
+    /// The refresh-token record of this grant for `account`.
+    public func record(for account: AccountID) -> RefreshTokenRecord {
+        RefreshTokenRecord(
+            tokenHash: tokenHash, sessionID: sessionID, accountID: account, signInProvider: signInProvider,
+            createdAt: createdAt, expiresAt: expiresAt)
+    }
+}
+
 /// What else happens in the transaction of an account change.
 public struct AccountWriteOptions: Sendable, Equatable {
     /// Records this mark in the same transaction; if it was recorded before (and has not expired), the change
     /// fails with `alreadyUsed` and nothing is written.
     public var consuming: SingleUseMark?
-    /// Revokes every session (refresh token) of the account in the same transaction.
+    /// Revokes every session (refresh token) of the account in the same transaction, and sets the account's
+    /// `tokensValidAfter` to the current second.
     public var revokeSessions: Bool
+    /// Stores this new session for the account in the same transaction (after any revocation).
+    public var issuing: SessionGrant?
 
     /// Creates options.
-    public init(consuming: SingleUseMark? = nil, revokeSessions: Bool = false) {
+    public init(consuming: SingleUseMark? = nil, revokeSessions: Bool = false, issuing: SessionGrant? = nil) {
         self.consuming = consuming
         self.revokeSessions = revokeSessions
+        self.issuing = issuing
     }
 }
 

@@ -10,9 +10,12 @@ public enum BrokerSchema {
         // Version 1 is the same text in both dialects; later versions may switch on `dialect`.
         [
             SQLMigration(version: 1, statements: version1), SQLMigration(version: 2, statements: version2),
-            SQLMigration(version: 3, statements: version3),
+            SQLMigration(version: 3, statements: version3), SQLMigration(version: 4, statements: version4),
         ]
     }
+
+    /// Version 4: ID tokens issued before an account's sessions were revoked stop authenticating.
+    private static let version4 = ["ALTER TABLE accounts ADD COLUMN tokens_valid_after BIGINT"]
 
     /// Version 3: the audit log, and the index behind admin listings.
     private static let version3 = [

@@ -33,7 +33,8 @@ public enum LinkingPolicy {
             return .create(claimEmail: false)
         }
         if !owner.emailVerified { return .takeOver(owner) }
-        return linkByVerifiedEmail ? .link(owner) : .conflict(owner)
+        // One identity per provider and account: a second Google account with the same email conflicts.
+        return linkByVerifiedEmail && owner.identity(identity.provider) == nil ? .link(owner) : .conflict(owner)
     }
 
     /// The sign-in methods of an account, as reported with a conflict (`existingProviders`).
@@ -70,8 +71,9 @@ extension LinkingPolicy {
         if owner.identities.contains(where: { $0.provider == identity.provider && $0.subject == identity.subject }) {
             return .signIn(owner)
         }
-        let holdsOtherIdentityOfProvider = owner.identity(identity.provider) != nil
-        return passwordMatchesSubject && !holdsOtherIdentityOfProvider ? .link(owner) : .conflict(owner)
+        // Only the workaround's own account, holding nothing but that password, is linked: an account with any
+        // identity may have been prepared by someone who knows the (public) Kakao id.
+        return passwordMatchesSubject && owner.identities.isEmpty ? .link(owner) : .conflict(owner)
     }
 
     /// The passwords the widely copied workaround stored for Kakao user `subject`: the id itself, and the

@@ -1,12 +1,13 @@
 import Foundation
 
-/// Failed password sign-ins, kept per email so a lockout holds across instances and restarts.
+/// Password sign-in attempts, kept per email so a lockout holds across instances and restarts.
 public protocol LoginAttemptStore: Sendable {
-    /// Records a failed attempt for `emailKey` (the lower-cased email) at `date`; failures before
-    /// `forgetBefore` may be purged.
-    func recordLoginFailure(emailKey: String, at date: Date, forgetBefore: Date) async throws
-    /// The failures for `emailKey` since `date`, oldest first.
+    /// In one transaction: unless `limit` attempts for `emailKey` are recorded since `date - window`, records
+    /// one at `date` (counted as a failure until cleared) and returns nil; otherwise records nothing and
+    /// returns when the oldest counted attempt leaves the window. Attempts older than the window are purged.
+    func reserveLoginAttempt(emailKey: String, at date: Date, window: TimeInterval, limit: Int) async throws -> Date?
+    /// The attempts recorded for `emailKey` since `date`, oldest first.
     func loginFailures(emailKey: String, since date: Date) async throws -> [Date]
-    /// Forgets the failures for `emailKey` (after a successful sign-in).
+    /// Forgets the attempts for `emailKey` (after a successful sign-in).
     func clearLoginFailures(emailKey: String) async throws
 }

@@ -1,12 +1,16 @@
 import Foundation
 
 extension MemoryBrokerStore {
-    /// Records a failed password sign-in, purging failures older than `forgetBefore`.
-    public func recordLoginFailure(emailKey: String, at date: Date, forgetBefore: Date) {
+    /// Records an attempt unless the email is locked (see ``LoginAttemptStore``).
+    public func reserveLoginAttempt(emailKey: String, at date: Date, window: TimeInterval, limit: Int) -> Date? {
+        let since = Date(timeIntervalSince1970: ((date - window).timeIntervalSince1970 * 1000).rounded() / 1000)
         for key in loginFailureLog.keys {
-            loginFailureLog[key]?.removeAll { $0 < forgetBefore }
+            loginFailureLog[key]?.removeAll { $0 < since }
         }
-        loginFailureLog[emailKey, default: []].append(date)
+        let recorded = (loginFailureLog[emailKey] ?? []).sorted()
+        if recorded.count >= limit { return recorded[recorded.count - limit] + window }
+        loginFailureLog[emailKey, default: []].append(Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000))
+        return nil
     }
 
     /// The failures for `emailKey` since `date`, oldest first.

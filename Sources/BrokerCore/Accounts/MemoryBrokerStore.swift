@@ -85,7 +85,7 @@ public actor MemoryBrokerStore: BrokerStore {
         try checkCanConsume(options.consuming)
         save(changed, replacing: original)
         finish(id, options)
-        return changed
+        return accounts[id] ?? changed
     }
 
     /// Deletes the account, its identities and refresh tokens; `notFound` if absent.
@@ -103,6 +103,16 @@ public actor MemoryBrokerStore: BrokerStore {
     public func insertRefreshToken(_ record: RefreshTokenRecord) throws {
         guard tokens[record.tokenHash] == nil else { throw AccountStoreError(.alreadyExists, "token hash") }
         tokens[record.tokenHash] = Self.normalized(record)
+    }
+
+    /// Deletes refresh tokens and single-use marks that expired before `date`.
+    @discardableResult
+    public func purgeExpired(before date: Date) -> Int {
+        let tokensBefore = tokens.count
+        let marksBefore = marks.count
+        tokens = tokens.filter { $0.value.expiresAt >= date }
+        marks = marks.filter { $0.value >= date }
+        return tokensBefore - tokens.count + marksBefore - marks.count
     }
 
     /// The record of the token with this hash.
@@ -135,6 +145,7 @@ public actor MemoryBrokerStore: BrokerStore {
     /// Revokes every not yet revoked token of the account.
     public func revokeSessions(accountID: AccountID, at date: Date) {
         revokeTokens(at: date) { $0.accountID == accountID }
+        accounts[accountID]?.tokensValidAfter = Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
     }
 
     // MARK: - SigningKeyStore
@@ -142,6 +153,17 @@ public actor MemoryBrokerStore: BrokerStore {
     /// Every stored key, oldest first (ties broken by kid).
     public func signingKeys() -> [StoredSigningKey] {
         keys.values.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    }
+
+    /// Retires every active key and stores `key`, atomically.
+    public func rotateSigningKey(to key: StoredSigningKey, at date: Date) throws {
+        guard keys[key.id] == nil else { throw AccountStoreError(.alreadyExists, "signing key \(key.id)") }
+        let retired = Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
+        for (id, stored) in keys where stored.retiredAt == nil { keys[id]?.retiredAt = retired }
+        var added = key
+        added.retiredAt = nil
+        added.createdAt = Date(timeIntervalSince1970: (key.createdAt.timeIntervalSince1970 * 1000).rounded() / 1000)
+        keys[key.id] = added
     }
 
     /// Stores a new key; a kid stored before throws `alreadyExists`.
@@ -214,7 +236,10 @@ public actor MemoryBrokerStore: BrokerStore {
             marks[mark.key] = Self.normalized(mark.expiresAt)
         }
         if options.revokeSessions {
-            revokeTokens(at: now) { $0.accountID == id }
+            revokeSessions(accountID: id, at: now)
+        }
+        if let grant = options.issuing {
+            tokens[grant.tokenHash] = Self.normalized(grant.record(for: id))
         }
     }
 
@@ -236,6 +261,7 @@ public actor MemoryBrokerStore: BrokerStore {
         var account = account
         account.createdAt = normalized(account.createdAt)
         account.lastSignInAt = account.lastSignInAt.map(normalized)
+        account.tokensValidAfter = account.tokensValidAfter.map(normalized)
         account.identities = account.identities.map { identity in
             var identity = identity
             identity.linkedAt = normalized(identity.linkedAt)

@@ -1,12 +1,19 @@
 import Foundation
 
 extension SQLBrokerStore {
-    /// Records a failed password sign-in, purging failures older than `forgetBefore`.
-    public func recordLoginFailure(emailKey: String, at date: Date, forgetBefore: Date) async throws {
-        try await write { connection in
-            try connection.execute("DELETE FROM password_failures WHERE failed_at < ?", [Self.millis(forgetBefore)])
+    /// Records an attempt unless the email is locked (see ``LoginAttemptStore``), in one write transaction.
+    public func reserveLoginAttempt(emailKey: String, at date: Date, window: TimeInterval, limit: Int) async throws -> Date? {
+        let since = date - window
+        return try await write { connection in
+            try connection.execute("DELETE FROM password_failures WHERE failed_at < ?", [Self.millis(since)])
+            let recorded = try connection.query(
+                "SELECT failed_at FROM password_failures WHERE email_key = ? AND failed_at >= ? ORDER BY failed_at",
+                [.text(emailKey), Self.millis(since)]
+            ).compactMap { $0.integer("failed_at").map(Self.date) }
+            if recorded.count >= limit { return recorded[recorded.count - limit] + window }
             try connection.execute(
                 "INSERT INTO password_failures (email_key, failed_at) VALUES (?, ?)", [.text(emailKey), Self.millis(date)])
+            return nil
         }
     }
 

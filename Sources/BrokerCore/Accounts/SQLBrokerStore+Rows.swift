@@ -5,7 +5,7 @@ extension SQLBrokerStore {
     // MARK: - Statements
 
     static let accountColumns =
-        "a.uid, a.email, a.email_verified, a.display_name, a.photo_url, a.disabled, a.created_at, a.last_sign_in_at, a.password_hash, a.custom_claims, a.password_derived"
+        "a.uid, a.email, a.email_verified, a.display_name, a.photo_url, a.disabled, a.created_at, a.last_sign_in_at, a.password_hash, a.custom_claims, a.password_derived, a.tokens_valid_after"
     static let selectAccountByID = "SELECT \(accountColumns) FROM accounts a WHERE a.uid = ?"
     static let selectAccountByEmail = "SELECT \(accountColumns) FROM accounts a WHERE a.email_key = ?"
     static let selectAccountByIdentity =
@@ -14,13 +14,14 @@ extension SQLBrokerStore {
         "SELECT provider, subject, email, linked_at FROM identities WHERE uid = ? ORDER BY linked_at, provider, subject"
     static let insertAccount = """
         INSERT INTO accounts (uid, email, email_key, email_verified, display_name, photo_url, disabled, created_at, \
-        last_sign_in_at, password_hash, custom_claims, password_derived) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        last_sign_in_at, password_hash, custom_claims, password_derived, tokens_valid_after) \
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
-    // The same twelve values as `insertAccount`, with the uid last.
+    // The same thirteen values as `insertAccount`, with the uid last.
     static let updateAccount = """
         UPDATE accounts SET email = ?, email_key = ?, email_verified = ?, display_name = ?, photo_url = ?, \
-        disabled = ?, created_at = ?, last_sign_in_at = ?, password_hash = ?, custom_claims = ?, password_derived = ? \
-        WHERE uid = ?
+        disabled = ?, created_at = ?, last_sign_in_at = ?, password_hash = ?, custom_claims = ?, password_derived = ?, \
+        tokens_valid_after = ? WHERE uid = ?
         """
     static let insertIdentity = "INSERT INTO identities (provider, subject, uid, email, linked_at) VALUES (?, ?, ?, ?, ?)"
     static let updateIdentity = "UPDATE identities SET email = ?, linked_at = ? WHERE provider = ? AND subject = ?"
@@ -28,6 +29,23 @@ extension SQLBrokerStore {
     static let purgeExpiredMarks = "DELETE FROM used_marks WHERE expires_at < ?"
     static let insertMark = "INSERT INTO used_marks (key, expires_at) VALUES (?, ?)"
     static let revokeTokensOfAccount = "UPDATE refresh_tokens SET revoked_at = ? WHERE uid = ? AND revoked_at IS NULL"
+    static let invalidateIDTokensOfAccount = "UPDATE accounts SET tokens_valid_after = ? WHERE uid = ?"
+
+    /// The instant from which ID tokens stay valid after a revocation at `now`: its whole second, since a
+    /// token's `iat` has whole seconds (a token minted later in that second must keep working).
+    static func validAfter(_ now: Date) -> Date { Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down)) }
+
+    /// Revokes the account's sessions and earlier ID tokens, then stores `grant`'s session: the tail of
+    /// every account write.
+    static func applySessionOptions(_ options: AccountWriteOptions, uid: AccountID, now: Date, in connection: any SQLConnection) throws {
+        if options.revokeSessions {
+            try connection.execute(revokeTokensOfAccount, [millis(now), .text(uid.rawValue)])
+            try connection.execute(invalidateIDTokensOfAccount, [millis(validAfter(now)), .text(uid.rawValue)])
+        }
+        if let grant = options.issuing {
+            try connection.execute(insertToken, tokenValues(grant.record(for: uid)))
+        }
+    }
 
     // MARK: - Transactions
 
@@ -78,7 +96,8 @@ extension SQLBrokerStore {
             lastSignInAt: row.integer("last_sign_in_at").map(date),
             passwordHash: row.text("password_hash"),
             passwordDerived: row.integer("password_derived") == 1,
-            customClaims: row.text("custom_claims"))
+            customClaims: row.text("custom_claims"),
+            tokensValidAfter: row.integer("tokens_valid_after").map(date))
     }
 
     /// The values of ``insertAccount``; ``updateAccount`` takes the same with the uid moved last.
@@ -88,6 +107,7 @@ extension SQLBrokerStore {
             boolean(account.emailVerified), optionalText(account.displayName), optionalText(account.photoURL),
             boolean(account.disabled), millis(account.createdAt), account.lastSignInAt.map(millis) ?? .null,
             optionalText(account.passwordHash), optionalText(account.customClaims), boolean(account.passwordDerived),
+            account.tokensValidAfter.map(millis) ?? .null,
         ]
     }
 

@@ -6,6 +6,15 @@ extension SQLBrokerStore {
         "token_hash, session_id, uid, sign_in_provider, created_at, expires_at, rotated_at, revoked_at"
     static let insertToken = "INSERT INTO refresh_tokens (\(tokenColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 
+    /// Deletes refresh tokens and single-use marks that expired before `date`.
+    @discardableResult
+    public func purgeExpired(before date: Date) async throws -> Int {
+        try await write { connection in
+            try connection.execute("DELETE FROM refresh_tokens WHERE expires_at < ?", [Self.millis(date)])
+                + connection.execute("DELETE FROM used_marks WHERE expires_at < ?", [Self.millis(date)])
+        }
+    }
+
     /// Stores a newly issued token; a hash stored before throws `alreadyExists`.
     public func insertRefreshToken(_ record: RefreshTokenRecord) async throws {
         try await write { connection in
@@ -59,6 +68,8 @@ extension SQLBrokerStore {
     public func revokeSessions(accountID: AccountID, at date: Date) async throws {
         try await write { connection in
             try connection.execute(Self.revokeTokensOfAccount, [Self.millis(date), .text(accountID.rawValue)])
+            try connection.execute(
+                Self.invalidateIDTokensOfAccount, [Self.millis(Self.validAfter(date)), .text(accountID.rawValue)])
         }
     }
 

@@ -12,6 +12,16 @@ extension SQLBrokerStore {
         }
     }
 
+    /// Retires every active key and stores `key`, in one transaction.
+    public func rotateSigningKey(to key: StoredSigningKey, at date: Date) async throws {
+        try await write { connection in
+            try connection.execute("UPDATE signing_keys SET retired_at = ? WHERE retired_at IS NULL", [Self.millis(date)])
+            try connection.execute(
+                "INSERT INTO signing_keys (kid, algorithm, private_key_pem, created_at, retired_at) VALUES (?, ?, ?, ?, ?)",
+                [.text(key.id), .text(key.algorithm), .text(key.privateKeyPEM), Self.millis(key.createdAt), .null])
+        }
+    }
+
     /// Stores a new key; a kid stored before throws `alreadyExists`.
     public func insertSigningKey(_ key: StoredSigningKey) async throws {
         try await write { connection in

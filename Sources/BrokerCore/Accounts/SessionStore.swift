@@ -47,9 +47,14 @@ public protocol SessionStore: Sendable {
     func rotateRefreshToken(hash: String, at date: Date, successor: RefreshTokenRecord) async throws -> Bool
     /// Stores `successor` for a token rotated moments ago (a concurrent retry), if its session is not revoked.
     func addToSession(_ successor: RefreshTokenRecord) async throws -> Bool
+    /// Deletes what can never count again: refresh tokens and single-use marks that expired before `date`.
+    /// Returns how many rows went.
+    @discardableResult
+    func purgeExpired(before date: Date) async throws -> Int
     /// Revokes every token of the session.
     func revokeSession(id: String, at date: Date) async throws
-    /// Revokes every token of the account.
+    /// Revokes every token of the account, and its ID tokens issued before `date`'s second
+    /// (`Account.tokensValidAfter`).
     func revokeSessions(accountID: AccountID, at date: Date) async throws
 }
 
@@ -84,6 +89,9 @@ public protocol SigningKeyStore: Sendable {
     func insertSigningKey(_ key: StoredSigningKey) async throws
     /// Marks a key retired.
     func retireSigningKey(id: String, at date: Date) async throws
+    /// In one transaction: retires every active key and stores `key` (which must be active), so that there
+    /// is always exactly one signing key, whoever rotates.
+    func rotateSigningKey(to key: StoredSigningKey, at date: Date) async throws
 }
 
 /// Everything the broker persists, behind one backend.

@@ -17,20 +17,21 @@ public actor AdminGate {
     private static let tokenParameters: Set<String> = ["access_token", "token", "admin_token", "key", "api_key"]
 
     private let digest: [UInt8]?
-    private let rawToken: String?
     private let clock: any Clock
     private var failures: [Date] = []
 
     /// Creates the gate for `token` (nil or empty: the admin API is closed).
     public init(token: String?, clock: any Clock) {
         let token = token.flatMap { $0.isEmpty ? nil : $0 }
-        rawToken = token
         digest = token.map { Digest.sha256($0) }
         self.clock = clock
     }
 
     /// Throws the contract's 401 or 429 unless `request` carries the admin token properly.
     public func check(_ request: HTTPRequest) throws {
+        guard let digest else {
+            throw APIError(401, "UNAUTHENTICATED", "The admin API is disabled: no admin token is configured.")
+        }
         let now = clock.now
         failures.removeAll { now.timeIntervalSince($0) >= AdminGate.window }
         if failures.count >= AdminGate.maximumFailures, let oldest = failures.first {
@@ -39,9 +40,9 @@ public actor AdminGate {
             throw error
         }
         let inQuery = request.query.contains { name, value in
-            AdminGate.tokenParameters.contains(name.lowercased()) || (rawToken != nil && value == rawToken)
+            AdminGate.tokenParameters.contains(name.lowercased()) || constantTimeEquals(Digest.sha256(value), digest)
         }
-        guard !inQuery, let digest, let header = request.headers["authorization"], header.count > 7,
+        guard !inQuery, let header = request.headers["authorization"], header.count > 7,
             header.prefix(7).lowercased() == "bearer ",
             constantTimeEquals(Digest.sha256(String(header.dropFirst(7))), digest)
         else {

@@ -31,12 +31,14 @@ public struct AdminService: Sendable {
     private let store: any BrokerStore
     private let sessions: SessionService
     private let clock: any Clock
+    private let logger: Logger
 
     /// Creates the service.
-    public init(store: any BrokerStore, sessions: SessionService, clock: any Clock) {
+    public init(store: any BrokerStore, sessions: SessionService, clock: any Clock, logger: Logger = .disabled) {
         self.store = store
         self.sessions = sessions
         self.clock = clock
+        self.logger = logger
     }
 
     /// A page of accounts and the cursor of the next page (nil on the last).
@@ -151,8 +153,14 @@ public struct AdminService: Sendable {
         return (events, next)
     }
 
+    /// Records an admin action; a failure to record is logged, never turned into a failed action.
     private func record(_ uid: AccountID, _ action: String, provider: String? = nil, requestID: String) async {
-        try? await store.appendAuditEvent(
-            AuditEvent(time: clock.now, uid: uid, action: action, provider: provider, actor: .admin, requestID: requestID))
+        do {
+            try await store.appendAuditEvent(
+                AuditEvent(time: clock.now, uid: uid, action: action, provider: provider, actor: .admin, requestID: requestID))
+        } catch {
+            logger.error(
+                "audit event not recorded", metadata: ["action": action, "requestId": requestID, "cause": "\(error)"])
+        }
     }
 }

@@ -19,17 +19,22 @@ public struct LaunchOptions: Sendable, Equatable {
         var values: [String: String] = [:]
         var positional: [String] = []
         var switches: Set<String> = []
-        let valued: Set<String> = ["--config", "--database", "--host", "--port", "--provider", "--email", "--claims"]
+        let valued: Set<String> = ["--config", "--database", "--host", "--port", "--provider", "--email", "--claims", "--from"]
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
             if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
-                values[String(argument[..<equals])] = String(argument[argument.index(after: equals)...])
+                let flag = String(argument[..<equals])
+                guard valued.contains(flag) else { throw ConfigError(field: flag, "unknown option") }
+                values[flag] = String(argument[argument.index(after: equals)...])
             } else if valued.contains(argument) {
                 guard index + 1 < arguments.count else { throw ConfigError(field: argument, "needs a value") }
                 values[argument] = arguments[index + 1]
                 index += 1
             } else if argument.hasPrefix("--") {
+                guard LaunchOptions.knownSwitches.contains(argument) else {
+                    throw ConfigError(field: argument, "unknown option")
+                }
                 switches.insert(argument)
             } else {
                 positional.append(argument)
@@ -51,6 +56,9 @@ public struct LaunchOptions: Sendable, Equatable {
         self.switches = switches
         self.values = values
     }
+
+    /// Flags that take no value.
+    static let knownSwitches: Set<String> = ["--json", "--help"]
 
     /// The raw value of a valued flag (`--provider`, `--email`).
     public func value(_ flag: String) -> String? { values[flag] }

@@ -47,6 +47,12 @@ public struct APIError: Error, Sendable, Equatable {
             case .invalidRefreshToken: return APIError(401, "INVALID_REFRESH_TOKEN", "The refresh token is not valid.")
             case .unauthenticated: return APIError(401, "UNAUTHENTICATED", "A valid ID token is required.")
             }
+        case is PasswordHashingError:
+            var error = APIError(429, "TOO_MANY_ATTEMPTS", "Too many password operations at once; try again shortly.")
+            error.headers["Retry-After"] = "1"
+            return error
+        case let error as AccountStoreError where error.code == .notFound:
+            return notFound  // deleted while the request was under way
         case let error as AccountStoreError where error.code == .unavailable:
             return unavailable("STORAGE_UNAVAILABLE", "Storage is unavailable; try again shortly.")
         case let error as SQLError where error.code == .busy || error.code == .unavailable:

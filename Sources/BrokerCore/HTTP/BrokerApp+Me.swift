@@ -47,10 +47,18 @@ extension BrokerApp {
         else { throw SessionError(.unauthenticated) }
         let claims = try await services.sessions.verifyIDToken(String(header.dropFirst(7)))
         guard let subject = claims["sub"]?.stringValue else { throw SessionError(.unauthenticated) }
+        let account: Account
         do {
-            return try await services.accounts.activeAccount(AccountID(subject))
+            account = try await services.accounts.activeAccount(AccountID(subject))
         } catch let error as AccountError where error.code == .notFound {
             throw SessionError(.unauthenticated, "account deleted")
         }
+        // Tokens issued before the account's sessions were revoked (a takeover, an admin) no longer count.
+        if let validAfter = account.tokensValidAfter,
+            (claims["iat"]?.doubleValue ?? 0) < validAfter.timeIntervalSince1970
+        {
+            throw SessionError(.unauthenticated, "token issued before the sessions were revoked")
+        }
+        return account
     }
 }

@@ -6,8 +6,10 @@ extension BrokerApp {
             let password = try BrokerApp.string(body, "password")
             let displayName = try BrokerApp.optionalString(body, "displayName")
             do {
-                let account = try await services.accounts.signUp(email: email, password: password, displayName: displayName)
-                let tokens = try await services.sessions.begin(account: account, provider: "password")
+                let (refreshToken, grant) = services.sessions.grant(provider: "password")
+                let account = try await services.accounts.signUp(
+                    email: email, password: password, displayName: displayName, session: grant)
+                let tokens = try await services.sessions.tokens(for: account, provider: "password", refreshToken: refreshToken)
                 services.metrics.increment("broker_signups_total")
                 await services.audit("sign_up", uid: account.id, provider: "password", outcome: "created", context: context)
                 return .json(201, tokens.body(user: account, isNewUser: true))
@@ -22,8 +24,9 @@ extension BrokerApp {
             let email = try BrokerApp.string(body, "email")
             let password = try BrokerApp.string(body, "password")
             do {
-                let account = try await services.accounts.passwordSignIn(email: email, password: password)
-                let tokens = try await services.sessions.begin(account: account, provider: "password")
+                let (refreshToken, grant) = services.sessions.grant(provider: "password")
+                let account = try await services.accounts.passwordSignIn(email: email, password: password, session: grant)
+                let tokens = try await services.sessions.tokens(for: account, provider: "password", refreshToken: refreshToken)
                 services.metrics.increment("broker_signins_total", labels: ["provider": "password", "outcome": "success"])
                 await services.audit("sign_in", uid: account.id, provider: "password", context: context)
                 return .json(200, tokens.body(user: account, isNewUser: false))

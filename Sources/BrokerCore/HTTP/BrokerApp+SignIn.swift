@@ -7,9 +7,12 @@ extension BrokerApp {
             }
             let body = try BrokerApp.jsonObject(request)
             do {
-                let signIn = try await provider.signIn(body: body)
+                var signIn = try await provider.signIn(body: body)
+                let (refreshToken, grant) = services.sessions.grant(provider: provider.id.rawValue)
+                signIn.session = grant
                 let outcome = try await services.accounts.signIn(signIn)
-                let tokens = try await services.sessions.begin(account: outcome.account, provider: provider.id.rawValue)
+                let tokens = try await services.sessions.tokens(
+                    for: outcome.account, provider: provider.id.rawValue, refreshToken: refreshToken)
                 let result = outcome.isNewUser ? "created" : "success"
                 services.metrics.increment(
                     "broker_signins_total", labels: ["provider": provider.id.rawValue, "outcome": result])

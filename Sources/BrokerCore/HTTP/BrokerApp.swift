@@ -46,7 +46,7 @@ public struct BrokerServices: Sendable {
             config: config, providers: providers,
             accounts: try await AccountService(
                 store: store, clock: clock, linkByVerifiedEmail: config.linkByVerifiedEmail, passwords: passwords),
-            sessions: sessions, keys: keys, admin: AdminService(store: store, sessions: sessions, clock: clock),
+            sessions: sessions, keys: keys, admin: AdminService(store: store, sessions: sessions, clock: clock, logger: logger),
             adminGate: AdminGate(token: adminToken, clock: clock), store: store, clock: clock, metrics: metrics,
             logger: logger)
     }

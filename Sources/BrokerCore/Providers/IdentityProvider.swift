@@ -45,6 +45,8 @@ public struct ProviderSignIn: Sendable {
     public var singleUse: SingleUseMark?
     /// How the identity maps to an account.
     public var mapping: AccountMapping
+    /// The session to store with the sign-in, in the same transaction (set by the HTTP layer).
+    public var session: SessionGrant?
 
     /// Creates a sign-in.
     public init(identity: ExternalIdentity, singleUse: SingleUseMark? = nil, mapping: AccountMapping = .link) {

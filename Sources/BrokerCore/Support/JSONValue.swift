@@ -51,9 +51,9 @@ public enum JSONValue: Sendable, Equatable, Codable {
         }
     }
 
-    /// Parses JSON bytes; nil when they are not JSON.
+    /// Parses JSON bytes; nil when they are not exactly one JSON value, or nest deeper than 32 levels.
     public static func parse(_ bytes: [UInt8]) -> JSONValue? {
-        try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        JSONParser.parse(bytes)
     }
 
     /// The value's compact JSON text, keys sorted.

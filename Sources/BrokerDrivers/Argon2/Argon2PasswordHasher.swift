@@ -18,12 +18,16 @@ public final class Argon2PasswordHasher: PasswordHashing {
     private static let saltLength = 16
     private static let hashLength = 32
 
-    /// Creates a hasher; parameters below OWASP's minimum are raised to it.
-    public init(memoryKiB: UInt32 = 19 * 1024, iterations: UInt32 = 2, parallelism: UInt32 = 1, workers: Int = 2) {
+    /// Creates a hasher; parameters below OWASP's minimum are raised to it. At most `maximumQueued` hashes
+    /// wait for a worker; beyond that, work is refused with ``PasswordHashingError/overloaded``.
+    public init(
+        memoryKiB: UInt32 = 19 * 1024, iterations: UInt32 = 2, parallelism: UInt32 = 1, workers: Int = 2,
+        maximumQueued: Int = 256
+    ) {
         self.memoryKiB = max(memoryKiB, 19 * 1024)
         self.iterations = max(iterations, 2)
         self.parallelism = max(parallelism, 1)
-        pool = BoundedWorkerPool(workers: workers, name: "argon2")
+        pool = BoundedWorkerPool(workers: workers, name: "argon2", maximumQueued: maximumQueued)
     }
 
     deinit { pool.stop() }
@@ -32,7 +36,7 @@ public final class Argon2PasswordHasher: PasswordHashing {
     public func hash(_ password: String) async throws -> String {
         let salt = SecureRandom.bytes(Self.saltLength)
         let (memory, passes, lanes) = (memoryKiB, iterations, parallelism)
-        let result: Result<String, Argon2Error> = await pool.run {
+        let result: Result<String, Argon2Error> = try await runOnPool {
             let length = argon2_encodedlen(passes, memory, lanes, UInt32(Self.saltLength), UInt32(Self.hashLength), Argon2_id)
             var encoded = [CChar](repeating: 0, count: length)
             let password = Array(password.utf8)
@@ -50,13 +54,24 @@ public final class Argon2PasswordHasher: PasswordHashing {
     }
 
     /// Whether `password` matches `encoded`; libargon2 compares in constant time.
-    public func verify(_ password: String, against encoded: String) async -> Bool {
+    public func verify(_ password: String, against encoded: String) async throws -> Bool {
         guard encoded.hasPrefix("$argon2id$") else { return false }
-        return await pool.run {
+        return try await runOnPool {
             let password = Array(password.utf8)
             return password.withUnsafeBytes { bytes in
                 argon2id_verify(encoded, bytes.baseAddress, bytes.count) == ARGON2_OK.rawValue
             }
+        }
+    }
+}
+
+extension Argon2PasswordHasher {
+    /// Runs `work` on the pool, translating a full queue into ``PasswordHashingError/overloaded``.
+    fileprivate func runOnPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async throws -> T {
+        do {
+            return try await pool.run(work)
+        } catch is BoundedWorkerPool.Full {
+            throw PasswordHashingError.overloaded
         }
     }
 }

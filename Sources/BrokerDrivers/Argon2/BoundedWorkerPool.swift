@@ -7,9 +7,14 @@ final class BoundedWorkerPool: @unchecked Sendable {
     private var jobs: [@Sendable () -> Void] = []
     private var stopping = false
     private let condition = NSCondition()
+    private let maximumQueued: Int
 
-    /// Starts `workers` threads named `name`.
-    init(workers: Int, name: String) {
+    /// The pool's queue is full.
+    struct Full: Error {}
+
+    /// Starts `workers` threads named `name`; at most `maximumQueued` jobs wait.
+    init(workers: Int, name: String, maximumQueued: Int = .max) {
+        self.maximumQueued = maximumQueued
         for index in 0..<max(1, workers) {
             let thread = Thread { [self] in loop() }
             thread.name = "\(name)-\(index)"
@@ -19,10 +24,13 @@ final class BoundedWorkerPool: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// Runs `work` on a pool thread and returns its result.
-    func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            enqueue { continuation.resume(returning: work()) }
+    /// Runs `work` on a pool thread and returns its result; throws ``Full`` when the queue is full.
+    func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            guard enqueue({ continuation.resume(returning: work()) }) else {
+                continuation.resume(throwing: Full())
+                return
+            }
         }
     }
 
@@ -34,11 +42,13 @@ final class BoundedWorkerPool: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func enqueue(_ job: @escaping @Sendable () -> Void) {
+    private func enqueue(_ job: @escaping @Sendable () -> Void) -> Bool {
         condition.lock()
+        defer { condition.unlock() }
+        guard jobs.count < maximumQueued else { return false }
         jobs.append(job)
         condition.signal()
-        condition.unlock()
+        return true
     }
 
     private func loop() {

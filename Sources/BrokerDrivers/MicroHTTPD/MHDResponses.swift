@@ -42,7 +42,9 @@ func mhdPayloadTooLarge(_ maxBodyBytes: Int) -> HTTPResponse {
 
 /// The 503 sent for a request that arrives after shutdown has drained.
 func mhdShuttingDown() -> HTTPResponse {
-    mhdErrorResponse(status: 503, code: "UNAVAILABLE", message: "The server is shutting down.")
+    var response = mhdErrorResponse(status: 503, code: "UNAVAILABLE", message: "The server is shutting down.")
+    response.headers.append((name: "Retry-After", value: "1"))
+    return response
 }
 
 /// A response in the contract's error shape, `{"error":{"code":…,"message":…}}`.

@@ -44,6 +44,10 @@ public struct KakaoProvider: IdentityProvider, IDTokenVerifying, AccessTokenVeri
 
     /// Checks an access token with Kakao and reads the user.
     public func verifyAccessToken(_ token: String) async throws -> ExternalIdentity {
+        // RFC 6750's token characters only: anything else cannot be a Kakao token, and must never reach a header.
+        guard token.utf8.count <= 4096, token.utf8.allSatisfy(KakaoProvider.isTokenCharacter) else {
+            throw ProviderError(.invalidToken, "not a bearer token")
+        }
         let info = try await api.get("/v1/user/access_token_info", accessToken: token, call: "token_info")
         guard let tokenUser = info["id"]?.intValue else {
             throw ProviderError(.unavailable, "kakao token_info: no id")
@@ -61,6 +65,15 @@ public struct KakaoProvider: IdentityProvider, IDTokenVerifying, AccessTokenVeri
             provider: id, subject: String(userID), email: account?["email"]?.stringValue, emailVerified: verified,
             displayName: profile?["nickname"]?.stringValue ?? user["properties"]?["nickname"]?.stringValue,
             photoURL: profile?["profile_image_url"]?.stringValue)
+    }
+
+    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "-._~+/=".utf8.contains(byte)
+        }
     }
 
     /// Verifies a Kakao OIDC ID token.

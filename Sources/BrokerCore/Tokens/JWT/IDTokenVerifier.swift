@@ -51,6 +51,7 @@ public struct IDTokenVerifier: Sendable {
 
     /// Returns the verified claims of `token`, or throws ``TokenError`` (or the key source's error).
     public func verify(_ token: String, rawNonce: String?) async throws -> [String: JSONValue] {
+        let rawNonce = rawNonce.flatMap { $0.isEmpty ? nil : $0 }
         if rules.nonce == .required && rawNonce == nil { throw TokenError(.missingNonce) }
         let jwt = try JWT(parsing: token)
         guard jwt.header["alg"]?.stringValue == "RS256" else { throw TokenError(.algorithmNotAllowed) }

@@ -18,7 +18,9 @@ public struct JWT: Sendable {
     /// Splits and decodes `token`.
     public init(parsing token: String) throws {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard token.utf8.count <= 16 * 1024, parts.count == 3,
+        // Unpadded base64url only (RFC 7515): one token has one spelling, so single-use marks cannot be
+        // dodged by appending "=".
+        guard token.utf8.count <= 16 * 1024, parts.count == 3, !token.contains("="),
             let headerBytes = Base64URL.decode(String(parts[0])),
             let payloadBytes = Base64URL.decode(String(parts[1])),
             let signature = Base64URL.decode(String(parts[2])), !signature.isEmpty,

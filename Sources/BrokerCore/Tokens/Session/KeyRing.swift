@@ -60,14 +60,14 @@ public actor KeyRing {
     /// Retires the signing key and makes a new one; the old one stays published until its tokens expire.
     public func rotate() async throws {
         let now = clock.now
-        for key in keys where key.retiredAt == nil { try await store.retireSigningKey(id: key.id, at: now) }
-        try await store.insertSigningKey(try SigningKey.generate(algorithm, at: now))
+        try await store.rotateSigningKey(to: try SigningKey.generate(algorithm, at: now), at: now)
         try await reload()
     }
 
     /// The key that signs new tokens: the newest active one.
     public func current() async throws -> SigningKey {
         await reloadIfStale()
+        if !keys.contains(where: { $0.retiredAt == nil }) { try? await reload() }
         guard let key = keys.last(where: { $0.retiredAt == nil }) else {
             throw AccountStoreError(.unavailable, "no signing key loaded")
         }

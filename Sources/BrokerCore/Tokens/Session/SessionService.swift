@@ -62,13 +62,20 @@ public struct SessionService: Sendable {
         self.firebase = firebase
     }
 
-    /// Starts a new session for `account` after a sign-in with `provider`.
-    public func begin(account: Account, provider: String) async throws -> SessionTokens {
+    /// A new session for a sign-in with `provider`: the opaque refresh token for the app, and the grant to
+    /// store with the sign-in's account change (``AccountWriteOptions/issuing``).
+    public func grant(provider: String) -> (refreshToken: String, grant: SessionGrant) {
         let now = clock.now
-        let (token, record) = newRefreshToken(
-            sessionID: Base64URL.encode(SecureRandom.bytes(16)), account: account.id, provider: provider, now: now)
-        try await store.insertRefreshToken(record)
-        return try await tokens(for: account, provider: provider, refreshToken: token, now: now)
+        let token = Base64URL.encode(SecureRandom.bytes(32))
+        let grant = SessionGrant(
+            tokenHash: SessionService.hash(token), sessionID: Base64URL.encode(SecureRandom.bytes(16)),
+            signInProvider: provider, createdAt: now, expiresAt: now + settings.refreshTokenTTL)
+        return (token, grant)
+    }
+
+    /// The session body's tokens for `account` whose sign-in stored `refreshToken`'s grant.
+    public func tokens(for account: Account, provider: String, refreshToken: String) async throws -> SessionTokens {
+        try await tokens(for: account, provider: provider, refreshToken: refreshToken, now: clock.now)
     }
 
     /// Exchanges a refresh token for a new session body, retiring it. A retired token presented again revokes
@@ -84,6 +91,9 @@ public struct SessionService: Sendable {
                 throw SessionError(.invalidRefreshToken, "account gone")
             }
             guard !account.disabled else { throw AccountError(.userDisabled) }
+            if let validAfter = account.tokensValidAfter, record.createdAt < validAfter {
+                throw SessionError(.invalidRefreshToken, "issued before the account's sessions were revoked")
+            }
             let (token, successor) = newRefreshToken(
                 sessionID: record.sessionID, account: account.id, provider: record.signInProvider, now: now)
             if let rotatedAt = record.rotatedAt {
@@ -100,10 +110,12 @@ public struct SessionService: Sendable {
         throw SessionError(.invalidRefreshToken)
     }
 
-    /// Revokes the session of `refreshToken`; unknown tokens are ignored.
-    public func signOut(_ refreshToken: String) async throws {
-        guard let record = try await store.refreshToken(hash: SessionService.hash(refreshToken)) else { return }
+    /// Revokes the session of `refreshToken` and returns its account; unknown tokens are ignored (nil).
+    @discardableResult
+    public func signOut(_ refreshToken: String) async throws -> AccountID? {
+        guard let record = try await store.refreshToken(hash: SessionService.hash(refreshToken)) else { return nil }
         try await store.revokeSession(id: record.sessionID, at: clock.now)
+        return record.accountID
     }
 
     /// A Firebase custom token for `account`, when a service account is configured.

@@ -1,0 +1,43 @@
+import BrokerCore
+import Foundation
+import Testing
+
+@Suite struct JSONParserTests {
+    @Test func parsesEveryKindOfValue() {
+        let text = #" {"a": [1, -2, 3.5, 1e3, true, false, null], "s": "x\"y\\z\/\n\u00e9\ud83d\ude00", "o": {}, "e": [], "big": 9007199254740993} "#
+        let value = JSONValue.parse(Array(text.utf8))
+        #expect(value?["a"] == [1, -2, .double(3.5), .double(1000), true, false, .null])
+        #expect(value?["s"]?.stringValue == "x\"y\\z/\né😀")
+        #expect(value?["o"] == .object([:]))
+        #expect(value?["e"] == .array([]))
+        #expect(value?["big"]?.intValue == 9_007_199_254_740_993)
+        #expect(JSONValue.parse(Array("\"서연\"".utf8)) == "서연")
+    }
+
+    @Test(arguments: [
+        "", " ", "{", "}", "[1,]", "{\"a\":1,}", "{a:1}", "'x'", "01", "1.", ".5", "-", "+1", "1e", "tru", "nul",
+        "\"unterminated", "\"bad \\x escape\"", "\"\u{01}\"", "[1] 2", "{\"a\" 1}", "\"\\ud800\"", "NaN", "Infinity",
+    ])
+    func refusesWhatIsNotJSON(_ text: String) {
+        #expect(JSONValue.parse(Array(text.utf8)) == nil)
+    }
+
+    @Test func refusesInvalidUTF8() {
+        #expect(JSONValue.parse([0x22, 0xFF, 0xFE, 0x22]) == nil)
+    }
+
+    @Test func capsNestingSoHostileBodiesCostNothing() {
+        let fine = String(repeating: "[", count: 32) + String(repeating: "]", count: 32)
+        #expect(JSONValue.parse(Array(fine.utf8)) != nil)
+        let deep = String(repeating: "[", count: 33) + String(repeating: "]", count: 33)
+        #expect(JSONValue.parse(Array(deep.utf8)) == nil)
+        // 64 KiB of nesting is refused at once (the old decoder spent minutes on this).
+        let hostile = String(repeating: "[", count: 65_536)
+        #expect(JSONValue.parse(Array(hostile.utf8)) == nil)
+    }
+
+    @Test func roundTripsThroughSerialization() {
+        let value: JSONValue = ["k": ["n": 1, "d": .double(0.25), "s": "a\"b", "u": "é", "z": .null, "b": false]]
+        #expect(JSONValue.parse(value.serialized()) == value)
+    }
+}
