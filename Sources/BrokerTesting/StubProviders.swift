@@ -143,7 +143,16 @@ public final class StubProviders: @unchecked Sendable {
         issuer: String = "http://127.0.0.1:8080", kakaoMapping: String = "link", linkByVerifiedEmail: Bool = false,
         serviceAccountFile: String? = nil, appleNonce: String = "required"
     ) -> JSONValue {
-        let base = baseURL
+        StubProviders.brokerConfig(
+            stubsAt: baseURL, issuer: issuer, kakaoMapping: kakaoMapping, linkByVerifiedEmail: linkByVerifiedEmail,
+            serviceAccountFile: serviceAccountFile, appleNonce: appleNonce)
+    }
+
+    /// A broker config pointing every provider at stubs served from `base` (e.g. a `stub-providers` process).
+    public static func brokerConfig(
+        stubsAt base: String, issuer: String = "http://127.0.0.1:8080", kakaoMapping: String = "link",
+        linkByVerifiedEmail: Bool = false, serviceAccountFile: String? = nil, appleNonce: String = "required"
+    ) -> JSONValue {
         func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
         let google: JSONValue = [
             "enabled": true, "audiences": strings([StubProviders.googleAudience]),

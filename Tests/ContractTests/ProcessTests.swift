@@ -51,7 +51,7 @@ import Testing
         var stdout: String { lock.withLock { outputText } }
 
         /// Waits for exit (up to `seconds`) and returns the status.
-        func wait(seconds: Double = 30) async throws -> Int32 {
+        func wait(seconds: Double = 90) async throws -> Int32 {
             let deadline = Date() + seconds
             while process.isRunning {
                 guard Date() < deadline else {
@@ -65,7 +65,7 @@ import Testing
         }
 
         /// Polls stderr (or stdout) until a line contains `text`.
-        func waitForLog(_ text: String, onStandardOutput: Bool = false, seconds: Double = 30) async throws -> String {
+        func waitForLog(_ text: String, onStandardOutput: Bool = false, seconds: Double = 90) async throws -> String {
             let deadline = Date() + seconds
             while Date() < deadline {
                 let output = onStandardOutput ? stdout : stderr
@@ -113,11 +113,12 @@ import Testing
     @Test func serveAnswersAndDrainsOnSIGTERM() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let stubs = try StubProviders()
-        let stubServer = MicroHTTPDServer()
-        try stubs.start(server: stubServer)
+        // The stubs run as their own process, so a busy test process cannot slow their answers.
+        let stubProcess = try Child(["--port", "0"], binary: ExecutableTests.binary("stub-providers"))
+        let stubLine = try await stubProcess.waitForLog("listening on", onStandardOutput: true)
+        let stubBase = "http://127.0.0.1:\(try #require(stubLine.split(separator: ":").last.flatMap { Int($0) }))"
         let configPath = directory.appendingPathComponent("providers.json").path
-        try Data(stubs.brokerConfig().serialized()).write(to: URL(fileURLWithPath: configPath))
+        try Data(StubProviders.brokerConfig(stubsAt: stubBase).serialized()).write(to: URL(fileURLWithPath: configPath))
         let child = try Child(
             ["serve", "--port", "0"],
             environment: [
@@ -129,23 +130,33 @@ import Testing
         let base = "http://127.0.0.1:\(port)"
         let health = try await client.send(HTTPClientRequest(url: base + "/healthz"))
         #expect(health.status == 200)
+        func stubCall(_ path: String, _ body: JSONValue? = nil) async throws -> JSONValue? {
+            let response = try await client.send(
+                HTTPClientRequest(method: body == nil ? "GET" : "POST", url: stubBase + path, body: body?.serialized() ?? []))
+            return JSONValue.parse(response.body)
+        }
 
         // A sign-in waiting on a slow Kakao is in flight when SIGTERM arrives: it completes, then the process exits 0.
-        stubs.setKakaoFault(.slow(milliseconds: 700))
-        let token = stubs.kakaoAccessToken(for: KakaoStubUser(id: 901))
+        _ = try await stubCall("/control/kakao", ["fault": "slow", "delayMs": 700])
+        let token = try #require(try await stubCall("/kakao/users", ["id": 901])?["accessToken"]?.stringValue)
         async let inFlight = client.send(
             HTTPClientRequest(
                 method: "POST", url: base + "/v1/signin/kakao", headers: [("Content-Type", "application/json")],
-                body: JSONValue.object(["accessToken": .string(token)]).serialized(), timeout: 20))
-        try await Task.sleep(for: .milliseconds(300))
+                body: JSONValue.object(["accessToken": .string(token)]).serialized(), timeout: 30))
+        // SIGTERM once the broker is waiting on Kakao, whatever the machine's load.
+        let deadline = Date() + 30
+        while try await stubCall("/control/stats")?["kakaoCalls"]?.intValue ?? 0 == 0, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         child.process.terminate()  // SIGTERM
         let response = try await inFlight
-        #expect(response.status == 201)
+        #expect(response.status == 201, "\(String(decoding: response.body, as: UTF8.self))")
         #expect(try await child.wait() == 0)
         #expect(child.stderr.contains("\"draining\""))
         #expect(child.stderr.contains("\"stopped\""))
         await client.shutdown()
-        await stubs.stop()
+        stubProcess.process.terminate()
+        _ = try await stubProcess.wait()
     }
 }
 

@@ -102,7 +102,8 @@ public struct SQLMigration: Sendable {
 
 /// The port for a SQL database (SQLite or PostgreSQL driver). Bodies run synchronously on the driver's own
 /// thread, never on Swift's cooperative pool, inside one transaction that commits when the body returns and
-/// rolls back when it throws.
+/// rolls back when it throws. A write body may run more than once (PostgreSQL reruns a serializable
+/// transaction that lost a conflict), so it must have no effect outside its connection.
 public protocol SQLDatabase: Sendable {
     /// The dialect, for the few statements that differ.
     var dialect: SQLDialect { get }
