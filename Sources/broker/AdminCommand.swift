@@ -21,7 +21,7 @@ enum AdminCommand {
         let words = options.positional
         guard let area = words.first else { throw UsageError(description: usage) }
         let config = try BrokerConfig(contentsOf: options.configPath, environment: environment)
-        let (store, database) = try await Startup.openStore(options.database)
+        let (store, database) = try await Startup.openStore(options.database, environment: environment)
         defer { Task { await database.close() } }
         let firebase = try config.firebaseServiceAccountFile.map {
             FirebaseCustomTokenMinter(account: try FirebaseServiceAccount(contentsOf: $0), clock: SystemClock())

@@ -16,7 +16,7 @@ import Testing
 
     @Test(arguments: [
         "", " ", "{", "}", "[1,]", "{\"a\":1,}", "{a:1}", "'x'", "01", "1.", ".5", "-", "+1", "1e", "tru", "nul",
-        "\"unterminated", "\"bad \\x escape\"", "\"\u{01}\"", "[1] 2", "{\"a\" 1}", "\"\\ud800\"", "NaN", "Infinity",
+        "\"unterminated", "\"bad \\x escape\"", "\"\u{01}\"", "[1] 2", "{\"a\" 1}", "\"\\ud800\"", "NaN", "Infinity", "\"a\\u0000b\"",
     ])
     func refusesWhatIsNotJSON(_ text: String) {
         #expect(JSONValue.parse(Array(text.utf8)) == nil)

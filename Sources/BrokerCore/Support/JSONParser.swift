@@ -150,7 +150,8 @@ struct JSONParser {
                 guard let low = hex4(), (0xDC00...0xDFFF).contains(low) else { return nil }
                 return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
             }
-            return Unicode.Scalar(high)
+            // NUL has no place in any field the broker reads, and PostgreSQL cannot store it.
+            return high == 0 ? nil : Unicode.Scalar(high)
         default: return nil
         }
     }
