@@ -43,16 +43,22 @@ public struct AdminService: Sendable {
 
     /// A page of accounts and the cursor of the next page (nil on the last).
     public func listUsers(filter: AccountFilter, cursor: String?, limit: Int) async throws -> ([Account], String?) {
-        let after = try cursor.map { token in
+        let page = try await store.listAccounts(filter: filter, after: try Self.cursor(cursor), limit: limit + 1)
+        return Self.paginate(page, limit: limit) { PageCursor(at: $0.createdAt, id: $0.id.rawValue) }
+    }
+
+    /// The client's cursor, or 400 `INVALID_REQUEST` when it is not one of ours.
+    private static func cursor(_ token: String?) throws -> PageCursor? {
+        try token.map { token in
             guard let parsed = PageCursor(token: token) else { throw APIError.invalidRequest("cursor is not valid.") }
             return parsed
         }
-        let page = try await store.listAccounts(filter: filter, after: after, limit: limit + 1)
-        let accounts = Array(page.prefix(limit))
-        let next = page.count > limit ? accounts.last.map {
-            PageCursor(millis: Int64(($0.createdAt.timeIntervalSince1970 * 1000).rounded()), id: $0.id.rawValue).token
-        } : nil
-        return (accounts, next)
+    }
+
+    /// The first `limit` of `page` (fetched with one extra), and the next page's cursor when there is one.
+    private static func paginate<T>(_ page: [T], limit: Int, cursor: (T) -> PageCursor) -> ([T], String?) {
+        let items = Array(page.prefix(limit))
+        return (items, page.count > limit ? items.last.map { cursor($0).token } : nil)
     }
 
     /// The account `uid`, or `notFound`.
@@ -141,16 +147,8 @@ public struct AdminService: Sendable {
 
     /// A page of audit events, newest first, and the cursor of the next page.
     public func audit(uid: AccountID?, cursor: String?, limit: Int) async throws -> ([AuditEvent], String?) {
-        let before = try cursor.map { token in
-            guard let parsed = PageCursor(token: token) else { throw APIError.invalidRequest("cursor is not valid.") }
-            return parsed
-        }
-        let page = try await store.auditEvents(uid: uid, before: before, limit: limit + 1)
-        let events = Array(page.prefix(limit))
-        let next = page.count > limit ? events.last.map {
-            PageCursor(millis: Int64(($0.time.timeIntervalSince1970 * 1000).rounded()), id: $0.id).token
-        } : nil
-        return (events, next)
+        let page = try await store.auditEvents(uid: uid, before: try Self.cursor(cursor), limit: limit + 1)
+        return Self.paginate(page, limit: limit) { PageCursor(at: $0.time, id: $0.id) }
     }
 
     /// Records an admin action; a failure to record is logged, never turned into a failed action.

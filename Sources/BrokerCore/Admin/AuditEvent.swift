@@ -86,6 +86,11 @@ public struct PageCursor: Sendable, Equatable {
         self.id = id
     }
 
+    /// The cursor of an item made at `date` (stored at millisecond precision).
+    public init(at date: Date, id: String) {
+        self.init(millis: Int64((date.timeIntervalSince1970 * 1000).rounded()), id: id)
+    }
+
     /// Parses a cursor a client sent back; nil when it is not one of ours.
     public init?(token: String) {
         guard let bytes = Base64URLText.decode(token), let text = String(bytes: bytes, encoding: .utf8),
