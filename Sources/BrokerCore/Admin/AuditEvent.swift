@@ -1,3 +1,4 @@
+import BrokerCrypto
 import Foundation
 
 /// One entry of the audit log: who did what to which account, and how it ended. Never a token or password.
@@ -93,7 +94,7 @@ public struct PageCursor: Sendable, Equatable {
 
     /// Parses a cursor a client sent back; nil when it is not one of ours.
     public init?(token: String) {
-        guard let bytes = Base64URLText.decode(token), let text = String(bytes: bytes, encoding: .utf8),
+        guard let bytes = Base64URL.decode(token), let text = String(bytes: bytes, encoding: .utf8),
             let colon = text.firstIndex(of: ":"), let millis = Int64(text[..<colon])
         else { return nil }
         self.millis = millis
@@ -102,19 +103,5 @@ public struct PageCursor: Sendable, Equatable {
     }
 
     /// The opaque text handed to clients.
-    public var token: String { Base64URLText.encode(Array("\(millis):\(id)".utf8)) }
-}
-
-/// Base64url without the crypto module's import at every call site.
-enum Base64URLText {
-    static func encode(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    static func decode(_ text: String) -> [UInt8]? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64).map(Array.init)
-    }
+    public var token: String { Base64URL.encode(Array("\(millis):\(id)".utf8)) }
 }
