@@ -9,7 +9,7 @@ enum AdminCommand {
                broker admin users show|disable|enable|delete|revoke-sessions UID [--json]
                broker admin users unlink UID PROVIDER [--json]
                broker admin custom-token UID [--claims JSON]
-               broker admin keys list|rotate
+               broker admin keys list|rotate [--json]
         Every admin command takes --config and --database.
         """
 
@@ -40,12 +40,23 @@ enum AdminCommand {
                 try await user(admin, action: action, uid: AccountID(words[2]), extra: words.dropFirst(3).first, json: json)
             case ("keys", "list"?), ("keys", "rotate"?):
                 try await keys.load()
-                if words[1] == "rotate" { try await keys.rotate() }
-                let current = try await keys.current().id
-                let rows = await keys.published().map { key in
-                    [key.id, key.algorithm.rawValue, key.createdAt.rfc3339, key.id == current ? "signing" : "retired, published"]
+                if words[1] == "rotate" {
+                    try await keys.rotate()
+                    try await store.appendAuditEvent(
+                        AuditEvent(time: Date(), uid: nil, action: "rotate_key", actor: .admin, requestID: "cli"))
                 }
-                print(table([["KID", "ALG", "CREATED", "STATE"]] + rows))
+                let current = try await keys.current().id
+                let published = await keys.published()
+                func state(_ key: SigningKey) -> String { key.id == current ? "signing" : "retired, published" }
+                if json {
+                    print(pretty(["keys": .array(published.map { key in
+                        ["kid": .string(key.id), "alg": .string(key.algorithm.rawValue), "createdAt": .string(key.createdAt.rfc3339),
+                         "state": .string(state(key))]
+                    })]))
+                } else {
+                    let rows = published.map { [$0.id, $0.algorithm.rawValue, $0.createdAt.rfc3339, state($0)] }
+                    print(table([["KID", "ALG", "CREATED", "STATE"]] + rows))
+                }
             case ("custom-token", _):
                 guard words.count == 2 else { throw UsageError(description: usage) }
                 let claims = try options.value("--claims").map { text -> JSONValue in

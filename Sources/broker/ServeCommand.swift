@@ -8,10 +8,11 @@ enum ServeCommand {
         let logger = Logger()
         let client = try CurlHTTPClient()
         let config = try Startup.validatedConfig(options: options, environment: environment, client: client)
+        let adminToken = try Startup.adminToken(environment)  // refused before anything is created
         let (store, database) = try await Startup.openStore(options.database, environment: environment)
         let services = try await BrokerServices.make(
             config: config, store: store, httpClient: client, passwords: Argon2PasswordHasher(),
-            adminToken: try Startup.adminToken(environment), logger: logger)
+            adminToken: adminToken, logger: logger)
         let app = BrokerApp(services: services)
         let server = MicroHTTPDServer()
         let port = try server.start(host: options.host, port: options.port, maxBodyBytes: 64 * 1024) { request in
@@ -23,7 +24,7 @@ enum ServeCommand {
                 "host": options.host, "port": String(port), "database": Startup.describeDatabase(options.database),
                 "providers": services.providers.enabled.map(\.rawValue).joined(separator: ","),
                 "customTokens": config.firebaseServiceAccountFile == nil ? "off" : "on",
-                "adminApi": try Startup.adminToken(environment) == nil ? "off" : "on",
+                "adminApi": adminToken == nil ? "off" : "on",
             ])
         // Housekeeping: expired refresh tokens and single-use marks, hourly.
         let housekeeping = Task {

@@ -546,6 +546,10 @@ struct StoreConformanceTests {
             #expect(try await store.reserveLoginAttempt(emailKey: "a@x.com", at: date(ms: Self.t0 + 60_500), window: 60, limit: 3) == nil)
             #expect(try await store.loginFailures(emailKey: "a@x.com", since: date(ms: 0)) ==
                 [date(ms: Self.t0 + 1000), date(ms: Self.t0 + 2000), date(ms: Self.t0 + 60_500)])
+            // Releasing one attempt leaves the others.
+            try await store.releaseLoginAttempt(emailKey: "a@x.com", at: date(ms: Self.t0 + 2000))
+            #expect(try await store.loginFailures(emailKey: "a@x.com", since: date(ms: 0)) ==
+                [date(ms: Self.t0 + 1000), date(ms: Self.t0 + 60_500)])
             try await store.clearLoginFailures(emailKey: "a@x.com")
             #expect(try await store.loginFailures(emailKey: "a@x.com", since: date(ms: 0)) == [])
             #expect(try await store.loginFailures(emailKey: "b@x.com", since: date(ms: 0)).count == 1)

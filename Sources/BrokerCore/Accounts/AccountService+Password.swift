@@ -43,7 +43,14 @@ extension AccountService {
         }
         let account = try await store.account(email: email)
         let hash = account.flatMap { $0.hasUsablePassword ? $0.passwordHash : nil }
-        let matches = try await passwords.verify(password, against: hash ?? decoyHash)
+        let matches: Bool
+        do {
+            matches = try await passwords.verify(password, against: hash ?? decoyHash)
+        } catch {
+            // No password was checked: this attempt must not count towards the lockout.
+            try? await store.releaseLoginAttempt(emailKey: key, at: now)
+            throw error
+        }
         guard let account, hash != nil, matches else { throw AccountError(.invalidLoginCredentials) }
         guard !account.disabled else { throw AccountError(.userDisabled) }
         try await store.clearLoginFailures(emailKey: key)

@@ -6,6 +6,8 @@ public protocol LoginAttemptStore: Sendable {
     /// one at `date` (counted as a failure until cleared) and returns nil; otherwise records nothing and
     /// returns when the oldest counted attempt leaves the window. Attempts older than the window are purged.
     func reserveLoginAttempt(emailKey: String, at date: Date, window: TimeInterval, limit: Int) async throws -> Date?
+    /// Forgets the one attempt recorded for `emailKey` at `date` (one that never got to check a password).
+    func releaseLoginAttempt(emailKey: String, at date: Date) async throws
     /// The attempts recorded for `emailKey` since `date`, oldest first.
     func loginFailures(emailKey: String, since date: Date) async throws -> [Date]
     /// Forgets the attempts for `emailKey` (after a successful sign-in).

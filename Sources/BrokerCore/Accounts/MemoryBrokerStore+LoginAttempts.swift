@@ -13,6 +13,12 @@ extension MemoryBrokerStore {
         return nil
     }
 
+    /// Forgets the one attempt recorded for `emailKey` at `date`.
+    public func releaseLoginAttempt(emailKey: String, at date: Date) {
+        let stored = Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
+        if let index = loginFailureLog[emailKey]?.firstIndex(of: stored) { loginFailureLog[emailKey]?.remove(at: index) }
+    }
+
     /// The failures for `emailKey` since `date`, oldest first.
     public func loginFailures(emailKey: String, since date: Date) -> [Date] {
         (loginFailureLog[emailKey] ?? []).filter { $0 >= date }.sorted()

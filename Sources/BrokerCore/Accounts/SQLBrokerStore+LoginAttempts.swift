@@ -17,6 +17,22 @@ extension SQLBrokerStore {
         }
     }
 
+    /// Forgets the one attempt recorded for `emailKey` at `date`.
+    public func releaseLoginAttempt(emailKey: String, at date: Date) async throws {
+        try await write { connection in
+            // One row only, should two attempts share the millisecond.
+            let rows = try connection.query(
+                "SELECT failed_at FROM password_failures WHERE email_key = ? AND failed_at = ?",
+                [.text(emailKey), Self.millis(date)])
+            try connection.execute(
+                "DELETE FROM password_failures WHERE email_key = ? AND failed_at = ?", [.text(emailKey), Self.millis(date)])
+            for _ in rows.dropFirst() {
+                try connection.execute(
+                    "INSERT INTO password_failures (email_key, failed_at) VALUES (?, ?)", [.text(emailKey), Self.millis(date)])
+            }
+        }
+    }
+
     /// The failures for `emailKey` since `date`, oldest first.
     public func loginFailures(emailKey: String, since date: Date) async throws -> [Date] {
         try await read { connection in

@@ -74,13 +74,14 @@ public actor KeyRing {
         return key
     }
 
-    /// The keys to publish: active ones, and retired ones whose tokens may not have expired yet.
+    /// The keys to publish: active ones, and retired ones whose tokens may not have expired yet (an instance
+    /// that has not reloaded may sign with a retired key for up to ``reloadInterval`` after its retirement).
     public func published() async -> [SigningKey] {
         await reloadIfStale()
         let now = clock.now
         return keys.filter { key in
             guard let retired = key.retiredAt else { return true }
-            return retired + tokenLifetime > now
+            return retired + KeyRing.reloadInterval + tokenLifetime > now
         }
     }
 
