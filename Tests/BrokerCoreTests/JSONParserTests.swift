@@ -36,6 +36,11 @@ import Testing
         #expect(JSONValue.parse(Array(hostile.utf8)) == nil)
     }
 
+    @Test func serializesCompactlyWithSortedKeys() {
+        let value: JSONValue = ["b": [1, .double(2.5), .double(3), true, .null], "a": "x/y\"z\\\n\u{1}é"]
+        #expect(String(decoding: value.serialized(), as: UTF8.self) == #"{"a":"x/y\"z\\\n\u0001é","b":[1,2.5,3,true,null]}"#)
+    }
+
     @Test func roundTripsThroughSerialization() {
         let value: JSONValue = ["k": ["n": 1, "d": .double(0.25), "s": "a\"b", "u": "é", "z": .null, "b": false]]
         #expect(JSONValue.parse(value.serialized()) == value)
