@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+"""bench/run's bookkeeping: the crypto floor from `openssl speed -mr`, one JSON line per measured scenario,
+and the Markdown table with the targets."""
+
+import argparse
+import json
+import sys
+
+
+def parse_speed(path):
+    """(RSA-2048 (sign/s, verify/s), ECDSA P-256 (sign/s, verify/s)) from `openssl speed -mr` output."""
+    rsa = ecdsa = None
+    with open(path) as handle:
+        for line in handle:
+            fields = line.strip().split(":")
+            # +F2:<index>:<bits>:<sign/s>:<verify/s> for RSA, +F4 for ECDSA.
+            if fields[0] == "+F2" and fields[2] == "2048":
+                rsa = (float(fields[3]), float(fields[4]))
+            elif fields[0] == "+F4" and fields[2] == "256":
+                ecdsa = (float(fields[3]), float(fields[4]))
+    if not rsa or not ecdsa:
+        raise SystemExit(f"report: {path} has no RSA-2048 or ECDSA P-256 figures from openssl speed")
+    return rsa, ecdsa
+
+
+def cmd_floor(args):
+    """Seconds per operation from one or more `openssl speed -mr ... rsa2048 ecdsap256` runs (averaged)."""
+    runs = [parse_speed(path) for path in args.speed]
+
+    def seconds(pick):
+        return sum(1 / pick(run) for run in runs) / len(runs)
+
+    rsa_sign, rsa_verify = seconds(lambda r: r[0][0]), seconds(lambda r: r[0][1])
+    ec_sign, ec_verify = seconds(lambda r: r[1][0]), seconds(lambda r: r[1][1])
+    floor = {
+        "rsa2048_sign_per_s": 1 / rsa_sign, "rsa2048_verify_per_s": 1 / rsa_verify,
+        "ecdsap256_sign_per_s": 1 / ec_sign, "ecdsap256_verify_per_s": 1 / ec_verify,
+        "runs": [{"rsa2048": list(r[0]), "ecdsap256": list(r[1])} for r in runs],
+        # What each kind of request must cost at the least, in seconds of one core.
+        "signin": rsa_verify + rsa_sign + ec_sign,  # provider RS256 verify + custom token + our ES256 ID token
+        "kakao": rsa_sign + ec_sign,  # no provider signature to verify
+        "me": ec_verify,  # one ES256 verification
+    }
+    json.dump(floor, sys.stdout)
+
+
+def cmd_record(args):
+    """One result line from a wrk run and the broker's /proc and /metrics figures around it."""
+    wrk = None
+    with open(args.wrk_out) as handle:
+        for line in handle:
+            if line.startswith("BENCHJSON "):
+                wrk = json.loads(line[len("BENCHJSON "):])
+    if wrk is None:
+        raise SystemExit(f"report: no BENCHJSON line in {args.wrk_out} (did wrk fail?)")
+    before, after = json.loads(args.count0), json.loads(args.count1)
+    served = after["total"] - before["total"]
+    statuses = {
+        code: after["status"].get(code, 0) - before["status"].get(code, 0)
+        for code in set(after["status"]) | set(before["status"])
+    }
+    statuses = {code: n for code, n in sorted(statuses.items()) if n}
+    cpu_seconds = (args.cpu1 - args.cpu0) / args.clk_tck
+    row = {
+        "id": args.id, "name": args.name, "connections": args.connections,
+        "requests": wrk["requests"], "seconds": wrk["duration_us"] / 1e6,
+        "rate": wrk["requests"] / (wrk["duration_us"] / 1e6),
+        "p50_ms": wrk["p50_us"] / 1000, "p90_ms": wrk["p90_us"] / 1000, "p99_ms": wrk["p99_us"] / 1000,
+        "max_ms": wrk["max_us"] / 1000,
+        "errors": wrk["connect_errors"] + wrk["read_errors"] + wrk["write_errors"] + wrk["status_errors"]
+        + wrk["timeouts"],
+        "wrapped": wrk["wrapped"], "served": served, "statuses": statuses,
+        "cpu_seconds": cpu_seconds, "cpu_per_request_us": cpu_seconds / served * 1e6 if served else None,
+        "broker_cores": cpu_seconds / (wrk["duration_us"] / 1e6),
+        "hwm_kib": args.hwm_kib, "rss_kib": args.rss_kib, "floor": args.floor, "note": args.note,
+        "signins_in_process": args.signins_in_process,
+    }
+    if args.extra:
+        row.update(json.loads(args.extra))
+    print(json.dumps(row))
+
+
+def cmd_summary(_):
+    row = json.loads(sys.stdin.readline())
+    cpu = row["cpu_per_request_us"] or 0
+    print(f"  {row['rate']:.0f} req/s, p50 {row['p50_ms']:.1f} ms, p99 {row['p99_ms']:.1f} ms, {cpu:.0f} us CPU/req, "
+          f"errors {row['errors']}, statuses {row['statuses']}")
+
+
+def cmd_pending(args):
+    print(json.dumps({"id": args.id, "name": args.name, "pending": args.note}))
+
+
+def fmt(value, digits=0):
+    if value is None:
+        return "–"
+    return f"{value:,.{digits}f}"
+
+
+def cmd_table(args):
+    floor = json.load(open(args.floor))
+    machine = json.load(open(args.machine))
+    rows = [json.loads(line) for line in open(args.results) if line.strip()]
+    out = []
+    out.append(f"Measured {machine['date']} on {machine['cpu']} ({machine['nproc']} cores, "
+               f"{machine['memory']}), {machine['kernel']}; {machine['openssl']}; {machine['swift']}; "
+               f"commit {machine['commit']}. Load average before/after: {machine['load_before']} / "
+               f"{machine['load_after']}.")
+    out.append("")
+    out.append(f"Command: `{machine['command']}`")
+    out.append("")
+    runs = floor.get("runs", [])
+    spread = ""
+    if len(runs) > 1:
+        spread = " (mean of the runs at the start and at the end: RSA sign " + " / ".join(
+            f"{r['rsa2048'][0]:,.0f}" for r in runs) + "/s, ES256 sign " + " / ".join(
+            f"{r['ecdsap256'][0]:,.0f}" for r in runs) + "/s)"
+    out.append("Crypto floor (`openssl speed -seconds {s} rsa2048 ecdsap256`, same run, one core{spread}): "
+               "RSA-2048 sign {rs:,.0f}/s, verify {rv:,.0f}/s; ECDSA P-256 sign {es:,.0f}/s, verify {ev:,.0f}/s. "
+               "Floor per sign-in (RSA verify + RSA sign + ES256 sign) **{fs:.0f} µs**; Kakao sign-in (RSA sign + "
+               "ES256 sign) {fk:.0f} µs; `GET /v1/me` (ES256 verify) {fm:.0f} µs.".format(
+                   s=machine["openssl_seconds"], spread=spread, rs=floor["rsa2048_sign_per_s"],
+                   rv=floor["rsa2048_verify_per_s"], es=floor["ecdsap256_sign_per_s"],
+                   ev=floor["ecdsap256_verify_per_s"], fs=floor["signin"] * 1e6, fk=floor["kakao"] * 1e6,
+                   fm=floor["me"] * 1e6))
+    if args.broker_crypto:
+        ours = json.load(open(args.broker_crypto))
+        parts = []
+        for key, label in (("rsa2048_sign_per_s", "RSA-2048 sign"), ("rsa2048_verify_per_s", "RSA-2048 verify"),
+                           ("ecdsap256_sign_per_s", "ES256 sign"), ("ecdsap256_verify_per_s", "ES256 verify")):
+            theirs_us, ours_us = 1e6 / floor[key], 1e6 / ours[key]
+            parts.append(f"{label} {ours_us:.1f} µs ({ours_us - theirs_us:+.1f} µs)")
+        out.append("The same operations through BrokerCrypto (`bench-crypto`, one thread, the sign-in's message size; "
+                   "difference to `openssl speed` in brackets): " + "; ".join(parts) + ".")
+    out.append("")
+    out.append("| # | scenario | conns | requests | errors | req/s | p50 ms | p99 ms | broker CPU/req µs | "
+               "floor µs | × floor | broker cores | peak RSS MiB |")
+    out.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    by_id = {}
+    for row in rows:
+        by_id[row["id"]] = row
+        if "pending" in row:
+            out.append(f"| {row['id']} | {row['name']} | | | | | | | | | | | pending: {row['pending']} |")
+            continue
+        floor_s = floor[row["floor"]]
+        cpu = row["cpu_per_request_us"]
+        ratio = cpu / (floor_s * 1e6) if cpu else None
+        errors = str(row["errors"])
+        if row.get("wrapped") and row.get("single_use"):
+            errors += f" (token pool reused {row['wrapped']}×)"
+        out.append(
+            f"| {row['id']} | {row['name']} | {row['connections']} | {row['requests']:,} | {errors} | "
+            f"{fmt(row['rate'])} | {fmt(row['p50_ms'], 1)} | {fmt(row['p99_ms'], 1)} | {fmt(cpu)} | "
+            f"{fmt(floor_s * 1e6)} | {fmt(ratio, 2)} | {fmt(row['broker_cores'], 2)} | "
+            f"{fmt(row['hwm_kib'] / 1024, 1)} |")
+    out.append("")
+    out.append("Peak RSS is the broker's VmHWM since its start; the broker restarts for every scenario (1, 1b and 1c "
+               "share one process). CPU is utime+stime of the broker process alone (/proc/PID/stat) over the run, "
+               "divided by the requests the broker counted (/metrics); the load generator (wrk) and the stub "
+               "providers run on the same cores and are not counted.")
+    notes = [f"- {row['id']}: {row['note']}" for row in rows if row.get("note")]
+    if notes:
+        out.append("")
+        out.extend(notes)
+    out.append("")
+    out.append("### Targets")
+    out.append("")
+    out.append("| target | measured | verdict |")
+    out.append("|---|---|---|")
+
+    def verdict(ok):
+        return "met" if ok else "**not met**"
+
+    if "1" in by_id and by_id["1"].get("cpu_per_request_us"):
+        row = by_id["1"]
+        ratio = row["cpu_per_request_us"] / (floor["signin"] * 1e6)
+        out.append(f"| 1: broker CPU per sign-in ≤ 1.25 × floor | {ratio:.2f} × ({row['cpu_per_request_us']:.0f} µs "
+                   f"vs {floor['signin'] * 1e6:.0f} µs) | {verdict(ratio <= 1.25)} |")
+    if "4" in by_id and "bound" in by_id["4"]:
+        row = by_id["4"]
+        share = row["rate"] / row["bound"]
+        out.append(f"| 4: ≥ 80 % of the 200-connection / 100 ms bound | {row['rate']:.0f} req/s = {share:.0%} of "
+                   f"{row['bound']:.0f} req/s ({row['kakao_calls_per_signin']:.2f} Kakao calls per sign-in) | "
+                   f"{verdict(share >= 0.8)} |")
+    if "1b" in by_id:
+        row = by_id["1b"]
+        out.append(f"| p99 at half of max throughput ≤ 20 ms | {row['p99_ms']:.1f} ms at {row['rate']:.0f} req/s "
+                   f"(target {row.get('target_rate', 0):.0f}) | {verdict(row['p99_ms'] <= 20)} |")
+    soak = by_id.get("1c") or by_id.get("1b")
+    if soak:
+        row = soak
+        mib = row["hwm_kib"] / 1024
+        count = row["signins_in_process"]
+        label = f"{mib:.1f} MiB peak after {count:,} sign-ins"
+        ok = mib <= 64
+        out.append(f"| RSS after 100,000 sign-ins ≤ 64 MiB | {label} | "
+                   f"{verdict(ok) if count >= 100000 else ('incomplete run: ' + verdict(ok))} |")
+    small, large = by_id.get("6a"), by_id.get("6b")
+    if small and large and "pending" not in small and "pending" not in large:
+        ratio = large["p50_ms"] / small["p50_ms"]
+        ratio99 = large["p99_ms"] / small["p99_ms"]
+        out.append(f"| 6: latency with {large.get('accounts', 0):,} accounts ≤ 1.2 × with {small.get('accounts', 0):,} | p50 {ratio:.2f} × ({large['p50_ms']:.1f} vs "
+                   f"{small['p50_ms']:.1f} ms), p99 {ratio99:.2f} × | {verdict(ratio <= 1.2)} |")
+    text = "\n".join(out) + "\n"
+    sys.stdout.write(text)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command", required=True)
+    floor = sub.add_parser("floor")
+    floor.add_argument("--speed", action="append", required=True)
+    floor.set_defaults(run=cmd_floor)
+    record = sub.add_parser("record")
+    for name in ("--id", "--name", "--wrk-out", "--count0", "--count1", "--floor"):
+        record.add_argument(name, required=True)
+    record.add_argument("--connections", type=int, required=True)
+    for name in ("--cpu0", "--cpu1", "--clk-tck", "--hwm-kib", "--rss-kib"):
+        record.add_argument(name, type=int, required=True)
+    record.add_argument("--signins-in-process", type=int, default=0)
+    record.add_argument("--note", default="")
+    record.add_argument("--extra", default="")
+    record.set_defaults(run=cmd_record)
+    pending = sub.add_parser("pending")
+    pending.add_argument("--id", required=True)
+    pending.add_argument("--name", required=True)
+    pending.add_argument("--note", required=True)
+    pending.set_defaults(run=cmd_pending)
+    summary = sub.add_parser("summary")
+    summary.set_defaults(run=cmd_summary)
+    table = sub.add_parser("table")
+    table.add_argument("--results", required=True)
+    table.add_argument("--floor", required=True)
+    table.add_argument("--machine", required=True)
+    table.add_argument("--broker-crypto")
+    table.set_defaults(run=cmd_table)
+    args = parser.parse_args()
+    args.run(args)
+
+
+if __name__ == "__main__":
+    main()
