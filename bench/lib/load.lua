@@ -5,6 +5,8 @@
 --   BENCH_THREADS  wrk's -t, so each thread takes its own slice of the lines (single-use tokens stay single-use)
 --   BENCH_DELAY_MS mean pause before each request on a connection (0: as fast as possible); fractional values
 --                  are honoured on average (wrk's delay() takes whole milliseconds)
+--   BENCH_ONCE     "1": every line is sent once; a thread whose lines are used up stops sending (its connections
+--                  wait out the run) and done() reports it as "exhausted"
 -- done() prints one line "BENCHJSON {...}" with the counts and latency percentiles (microseconds).
 
 local path = os.getenv("BENCH_PATH") or "/"
@@ -12,6 +14,7 @@ local mode = os.getenv("BENCH_MODE") or "post"
 local file = os.getenv("BENCH_BODIES")
 local nthreads = tonumber(os.getenv("BENCH_THREADS") or "1")
 local delay_ms = tonumber(os.getenv("BENCH_DELAY_MS") or "0")
+local once = os.getenv("BENCH_ONCE") == "1"
 
 local threads = {}
 local next_id = 0
@@ -24,7 +27,8 @@ end
 
 local requests = {}
 local position = 0
-wrapped = 0 -- global: done() reads it through thread:get
+wrapped = 0 -- globals: done() reads them through thread:get
+exhausted = 0
 
 function init(args)
   local line_number = 0
@@ -55,10 +59,15 @@ function request()
   return requests[position]
 end
 
-if delay_ms > 0 then
+if delay_ms > 0 or once then
   local whole = math.floor(delay_ms)
   local fraction = delay_ms - whole
+  -- wrk calls delay() before request() for every request.
   function delay()
+    if once and position >= #requests then
+      exhausted = 1
+      return 3600 * 1000 -- never again within a run
+    end
     if math.random() < fraction then return whole + 1 end
     return whole
   end
@@ -66,13 +75,15 @@ end
 
 function done(summary, latency, _)
   local wraps = 0
+  local spent = 0
   for _, thread in ipairs(threads) do
     wraps = wraps + (thread:get("wrapped") or 0)
+    spent = spent + (thread:get("exhausted") or 0)
   end
   local e = summary.errors
   io.write(string.format(
     'BENCHJSON {"requests":%d,"duration_us":%d,"connect_errors":%d,"read_errors":%d,"write_errors":%d,' ..
-    '"status_errors":%d,"timeouts":%d,"p50_us":%d,"p90_us":%d,"p99_us":%d,"max_us":%d,"mean_us":%.1f,"wrapped":%d}\n',
+    '"status_errors":%d,"timeouts":%d,"p50_us":%d,"p90_us":%d,"p99_us":%d,"max_us":%d,"mean_us":%.1f,"wrapped":%d,"exhausted":%d}\n',
     summary.requests, summary.duration, e.connect, e.read, e.write, e.status, e.timeout,
-    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max, latency.mean, wraps))
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max, latency.mean, wraps, spent))
 end
