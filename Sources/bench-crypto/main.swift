@@ -2,22 +2,30 @@ import BrokerCrypto
 import Foundation
 
 // `bench-crypto [--seconds S]`: the broker's own crypto calls (BrokerCrypto, as a sign-in makes them), one thread,
-// each timed for S seconds; prints one JSON object of operations per second. bench/run sets these beside
-// `openssl speed`, whose figures are the floor: the difference is what BrokerCrypto adds around OpenSSL.
+// each run for S seconds; prints one JSON object of operations per second of CPU time (of the thread; `openssl speed`
+// divides by user CPU time too). bench/run sets these beside `openssl speed`, whose figures are the floor: the
+// difference is what BrokerCrypto adds around OpenSSL.
 
-/// Calls `operation` repeatedly for about `seconds` (at most 10 million times); returns calls per second.
+/// CPU seconds the calling thread has used so far.
+func threadCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+/// Calls `operation` repeatedly for about `seconds` of wall time (at most 10 million times); returns calls per
+/// second of the thread's CPU time.
 func rate(seconds: Double, _ operation: () throws -> Void) rethrows -> Double {
     let clock = ContinuousClock()
-    let start = clock.now
-    let deadline = start + .milliseconds(Int(seconds * 1000))
+    let deadline = clock.now + .milliseconds(Int(seconds * 1000))
+    let cpuStart = threadCPUSeconds()
     var count = 0
     while count < 10_000_000 {
         for _ in 0..<16 { try operation() }
         count += 16
         if clock.now >= deadline { break }
     }
-    let elapsed = start.duration(to: clock.now)
-    return Double(count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    return Double(count) / max(threadCPUSeconds() - cpuStart, 1e-6)
 }
 
 var seconds = 2.0
