@@ -43,6 +43,8 @@ let package = Package(
         .executableTarget(
             name: "stub-providers", dependencies: ["BrokerTesting", "BrokerDrivers"],
             swiftSettings: swiftSettings),
+        // bench/run's measure of BrokerCrypto against `openssl speed`.
+        .executableTarget(name: "bench-crypto", dependencies: ["BrokerCrypto"], swiftSettings: swiftSettings),
 
         .testTarget(name: "BrokerCryptoTests", dependencies: ["BrokerCrypto"], swiftSettings: swiftSettings),
         .testTarget(

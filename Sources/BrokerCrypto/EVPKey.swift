@@ -4,20 +4,36 @@ import COpenSSL
 /// keys from parameters, generating, parameter access, PEM in and out, and one-shot SHA-256 sign and
 /// verify. Every operation leaves OpenSSL's error queue empty.
 ///
+/// Signing and verifying start from a digest context initialised once per key and direction (SHA-256, this
+/// key) and copied for each call: OpenSSL 3.0's `EVP_DigestSignInit` and `EVP_DigestVerifyInit` fetch the digest
+/// and signature implementations and walk the provider's name map on every call, which costs about as much as
+/// an RSA-2048 verification; copying an initialised context (`EVP_MD_CTX_copy_ex`) skips all of that.
+///
 /// `@unchecked Sendable`: the `EVP_PKEY` is never mutated after construction, and OpenSSL 3 documents
 /// that a key may be used concurrently from many threads for signing and verifying as long as nobody
-/// modifies it (each operation here makes its own `EVP_MD_CTX`/`EVP_PKEY_CTX`; RSA blinding is
-/// thread-safe inside OpenSSL). Temporary handles are freed with `defer` in the function that made them.
+/// modifies it. Each operation works on its own copy of a template context; the templates are created and
+/// copied only while holding `lock` (RSA blinding is thread-safe inside OpenSSL). Temporary handles are freed
+/// with `defer` in the function that made them.
 final class EVPKey: @unchecked Sendable {
     /// The `EVP_PKEY`, owned by this object.
     let pointer: OpaquePointer
+    /// Guards `signTemplate` and `verifyTemplate` (an OpenSSL `CRYPTO_RWLOCK`, used exclusively).
+    private let lock: UnsafeMutableRawPointer?
+    /// `EVP_MD_CTX`s initialised for SHA-256 signing and verifying with this key; made on first use, copied
+    /// for every operation, never used directly.
+    private var signTemplate: OpaquePointer?
+    private var verifyTemplate: OpaquePointer?
 
     /// Takes ownership of `pointer` (one reference), which is freed when this object goes away.
     init(owning pointer: OpaquePointer) {
         self.pointer = pointer
+        lock = CRYPTO_THREAD_lock_new()
     }
 
     deinit {
+        EVP_MD_CTX_free(signTemplate)
+        EVP_MD_CTX_free(verifyTemplate)
+        CRYPTO_THREAD_lock_free(lock)
         EVP_PKEY_free(pointer)
     }
 
@@ -192,50 +208,90 @@ final class EVPKey: @unchecked Sendable {
         return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// A signature over `message` with this key and SHA-256, in the key type's native encoding (PKCS#1 v1.5
-    /// for RSA, DER for ECDSA). A fresh `EVP_MD_CTX` per call keeps concurrent callers independent.
-    func signSHA256(_ message: [UInt8]) throws -> [UInt8] {
-        guard let context = EVP_MD_CTX_new() else {
-            throw CryptoError.openSSL(.signingFailed, "could not allocate a digest context")
+    /// What a template context is for.
+    private enum Purpose {
+        case sign
+        case verify
+    }
+
+    /// A new digest context ready for one SHA-256 signature (or verification) with this key: a copy of the
+    /// key's template, made on first use. Marked `EVP_MD_CTX_FLAG_FINALISE`, so the final call works on it
+    /// directly instead of on yet another copy. Nil (with OpenSSL's error queue holding the reason) if OpenSSL
+    /// refuses; the caller frees the context.
+    private func context(for purpose: Purpose) -> OpaquePointer? {
+        guard let lock, let copy = EVP_MD_CTX_new() else { return nil }
+        guard CRYPTO_THREAD_write_lock(lock) == 1 else {
+            EVP_MD_CTX_free(copy)
+            return nil
         }
-        defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, pointer) == 1 else {
+        defer { CRYPTO_THREAD_unlock(lock) }
+        let existing = purpose == .sign ? signTemplate : verifyTemplate
+        let template: OpaquePointer
+        if let existing {
+            template = existing
+        } else {
+            guard let made = EVP_MD_CTX_new() else {
+                EVP_MD_CTX_free(copy)
+                return nil
+            }
+            let initialised =
+                purpose == .sign
+                ? EVP_DigestSignInit(made, nil, EVP_sha256(), nil, pointer)
+                : EVP_DigestVerifyInit(made, nil, EVP_sha256(), nil, pointer)
+            guard initialised == 1 else {
+                EVP_MD_CTX_free(made)
+                EVP_MD_CTX_free(copy)
+                return nil
+            }
+            if purpose == .sign { signTemplate = made } else { verifyTemplate = made }
+            template = made
+        }
+        guard EVP_MD_CTX_copy_ex(copy, template) == 1 else {
+            EVP_MD_CTX_free(copy)
+            return nil
+        }
+        EVP_MD_CTX_set_flags(copy, EVP_MD_CTX_FLAG_FINALISE)
+        return copy
+    }
+
+    /// A signature over `message` with this key and SHA-256, in the key type's native encoding (PKCS#1 v1.5
+    /// for RSA, DER for ECDSA).
+    func signSHA256(_ message: [UInt8]) throws -> [UInt8] {
+        guard let context = context(for: .sign) else {
             throw CryptoError.openSSL(.signingFailed, "the key cannot sign with SHA-256")
         }
-        return try message.withUnsafeBytes { input throws -> [UInt8] in
-            let data = input.baseAddress?.assumingMemoryBound(to: UInt8.self)
-            var length = 0
-            guard EVP_DigestSign(context, nil, &length, data, input.count) == 1, length > 0 else {
-                throw CryptoError.openSSL(.signingFailed, "could not size the signature")
-            }
-            var signature = [UInt8](repeating: 0, count: length)
-            let status = signature.withUnsafeMutableBufferPointer {
-                EVP_DigestSign(context, $0.baseAddress, &length, data, input.count)
-            }
-            guard status == 1 else {
-                throw CryptoError.openSSL(.signingFailed, "signing failed")
-            }
-            return Array(signature.prefix(length))
+        defer { EVP_MD_CTX_free(context) }
+        // The largest signature the key makes (the modulus for RSA, the longest DER for ECDSA).
+        var length = Int(EVP_PKEY_get_size(pointer))
+        guard length > 0 else {
+            throw CryptoError.openSSL(.signingFailed, "could not size the signature")
         }
+        var signature = [UInt8](repeating: 0, count: length)
+        let status = message.withUnsafeBytes { input in
+            signature.withUnsafeMutableBufferPointer { output -> Int32 in
+                guard EVP_DigestSignUpdate(context, input.baseAddress, input.count) == 1 else { return 0 }
+                return EVP_DigestSignFinal(context, output.baseAddress, &length)
+            }
+        }
+        guard status == 1, length > 0, length <= signature.count else {
+            throw CryptoError.openSSL(.signingFailed, "signing failed")
+        }
+        signature.removeLast(signature.count - length)
+        return signature
     }
 
     /// Whether `signature` (in the key type's native encoding) is a valid SHA-256 signature of `message`
     /// under this key. Any failure is `false`.
     func verifySHA256(signature: [UInt8], message: [UInt8]) -> Bool {
-        guard !signature.isEmpty, let context = EVP_MD_CTX_new() else {
+        guard !signature.isEmpty, let context = context(for: .verify) else {
             OpenSSLErrorQueue.clear()
             return false
         }
         defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, pointer) == 1 else {
-            OpenSSLErrorQueue.clear()
-            return false
-        }
         let status = signature.withUnsafeBufferPointer { sig in
-            message.withUnsafeBytes { input in
-                EVP_DigestVerify(
-                    context, sig.baseAddress, sig.count,
-                    input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count)
+            message.withUnsafeBytes { input -> Int32 in
+                guard EVP_DigestVerifyUpdate(context, input.baseAddress, input.count) == 1 else { return 0 }
+                return EVP_DigestVerifyFinal(context, sig.baseAddress, sig.count)
             }
         }
         guard status == 1 else {

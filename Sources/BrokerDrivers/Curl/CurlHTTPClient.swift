@@ -18,10 +18,13 @@ public final class CurlHTTPClient: HTTPClient {
 
     /// Creates the client and starts its transfer thread.
     /// - Parameters:
-    ///   - maxConnections: how many idle connections the cache keeps for reuse (`CURLMOPT_MAXCONNECTS`).
+    ///   - maxConnections: how many connections the cache keeps for reuse (`CURLMOPT_MAXCONNECTS`). libcurl
+    ///     closes a connection when its transfer ends and the cache already holds this many (busy ones count),
+    ///     so it should exceed the provider calls in flight at peak: with 200 slow Kakao sign-ins at once, 64
+    ///     made most calls open a new connection (a TLS handshake against the real Kakao).
     ///   - maxResponseBytes: the largest response body accepted.
     /// - Throws: ``HTTPClientError`` when libcurl cannot be initialised.
-    public init(maxConnections: Int = 64, maxResponseBytes: Int = 8 << 20) throws {
+    public init(maxConnections: Int = 256, maxResponseBytes: Int = 8 << 20) throws {
         loop = try CurlMultiLoop(maxConnections: maxConnections)
         self.maxResponseBytes = maxResponseBytes
         loop.startThread()

@@ -1,0 +1,67 @@
+import BrokerCrypto
+import Foundation
+
+// `bench-crypto [--seconds S]`: the broker's own crypto calls (BrokerCrypto, as a sign-in makes them), one thread,
+// each run for S seconds; prints one JSON object of operations per second of CPU time (of the thread; `openssl speed`
+// divides by user CPU time too). bench/run sets these beside `openssl speed`, whose figures are the floor: the
+// difference is what BrokerCrypto adds around OpenSSL.
+
+/// CPU seconds the calling thread has used so far.
+func threadCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+/// Calls `operation` repeatedly for about `seconds` of wall time (at most 10 million times); returns calls per
+/// second of the thread's CPU time.
+func rate(seconds: Double, _ operation: () throws -> Void) rethrows -> Double {
+    let clock = ContinuousClock()
+    let deadline = clock.now + .milliseconds(Int(seconds * 1000))
+    let cpuStart = threadCPUSeconds()
+    var count = 0
+    while count < 10_000_000 {
+        for _ in 0..<16 { try operation() }
+        count += 16
+        if clock.now >= deadline { break }
+    }
+    return Double(count) / max(threadCPUSeconds() - cpuStart, 1e-6)
+}
+
+var seconds = 2.0
+var arguments = CommandLine.arguments.dropFirst().makeIterator()
+while let argument = arguments.next() {
+    guard argument == "--seconds", let value = arguments.next().flatMap(Double.init), value > 0, value <= 60 else {
+        FileHandle.standardError.write(Data("usage: bench-crypto [--seconds S (0-60)]\n".utf8))
+        exit(2)
+    }
+    seconds = value
+}
+
+do {
+    // A JWT signing input of the usual size.
+    let message = Array(String(repeating: "eyJhbGciOiJSUzI1NiJ9.payload", count: 24).utf8)
+    let rsa = try RSAPrivateKey.generate(bits: 2048)
+    let rsaSignature = try rsa.signSHA256(message)
+    let p256 = try P256PrivateKey.generate()
+    let p256Signature = try p256.signSHA256(message)
+    guard rsa.publicKey.verifySHA256(signature: rsaSignature, message: message),
+        p256.publicKey.verifySHA256(signature: p256Signature, message: message)
+    else { throw CryptoError(code: .signingFailed, message: "a signature did not verify") }
+    let results: [String: Double] = [
+        "rsa2048_sign_per_s": try rate(seconds: seconds) { _ = try rsa.signSHA256(message) },
+        "rsa2048_verify_per_s": rate(seconds: seconds) {
+            precondition(rsa.publicKey.verifySHA256(signature: rsaSignature, message: message))
+        },
+        "ecdsap256_sign_per_s": try rate(seconds: seconds) { _ = try p256.signSHA256(message) },
+        "ecdsap256_verify_per_s": rate(seconds: seconds) {
+            precondition(p256.publicKey.verifySHA256(signature: p256Signature, message: message))
+        },
+    ]
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    print(String(decoding: try encoder.encode(results), as: UTF8.self))
+} catch {
+    FileHandle.standardError.write(Data("bench-crypto: \(error)\n".utf8))
+    exit(1)
+}

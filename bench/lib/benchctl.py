@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""Helpers for bench/run: mint provider tokens through the stub's control API, sign in once per body,
+read the broker's request counters, write the broker config and a service account. Standard library only,
+loopback only, every loop bounded by its input size."""
+
+import argparse
+import concurrent.futures
+import hashlib
+import http.client
+import json
+import os
+import random
+import re
+import sys
+import threading
+import urllib.parse
+
+_local = threading.local()
+
+
+def _connection(base):
+    """One keep-alive connection per thread and base URL."""
+    url = urllib.parse.urlsplit(base)
+    if url.hostname not in ("127.0.0.1", "localhost", "::1"):
+        raise SystemExit(f"benchctl: refusing non-loopback URL {base}")
+    key = (url.hostname, url.port)
+    cache = getattr(_local, "connections", None)
+    if cache is None:
+        cache = _local.connections = {}
+    if key not in cache:
+        cache[key] = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+    return cache[key]
+
+
+def request(base, method, path, body=None, headers=None):
+    """Sends one request (retrying once on a dropped keep-alive connection); returns (status, bytes)."""
+    payload = None if body is None else json.dumps(body).encode()
+    all_headers = {"Content-Type": "application/json"} if payload is not None else {}
+    all_headers.update(headers or {})
+    for attempt in range(2):
+        connection = _connection(base)
+        try:
+            connection.request(method, path, body=payload, headers=all_headers)
+            response = connection.getresponse()
+            return response.status, response.read()
+        except (http.client.HTTPException, ConnectionError, OSError):
+            connection.close()
+            _local.connections.pop((connection.host, connection.port), None)
+            if attempt == 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+def parallel(function, items, threads):
+    with concurrent.futures.ThreadPoolExecutor(max_workers=threads) as pool:
+        return list(pool.map(function, items))
+
+
+def mint_token(stub, provider, claims):
+    status, body = request(stub, "POST", f"/{provider}/token", {"claims": claims})
+    if status != 200:
+        raise SystemExit(f"benchctl: minting a {provider} token answered {status}: {body[:200]!r}")
+    return json.loads(body)["token"]
+
+
+def google_claims(subject, email):
+    return {"sub": subject, "email": email, "email_verified": True, "name": f"Bench {subject}"}
+
+
+def cmd_mint(args):
+    """Writes one JSON request body per line."""
+    rng = random.Random(args.seed)
+    kind = args.kind
+    if kind == "google-pool":
+        # Returning Google users: `count` distinct subjects, one reusable token each.
+        items = [(f"g-pool-{i}", f"g-pool-{i}@bench.example") for i in range(args.count)]
+        make = lambda item: {"idToken": mint_token(args.stub, "google", google_claims(*item))}
+    elif kind == "google-new":
+        # New users: a distinct subject (and email) on every token.
+        items = [(f"g-new-{args.tag}-{i}", f"g-new-{args.tag}-{i}@bench.example") for i in range(args.count)]
+        make = lambda item: {"idToken": mint_token(args.stub, "google", google_claims(*item))}
+    elif kind == "google-seeded":
+        # Users the seeder wrote straight into the database: `count` distinct ones drawn from `--accounts`.
+        picks = rng.sample(range(args.accounts), min(args.count, args.accounts))
+        items = [(f"seed-{i:07d}", f"seed{i}@bench.example") for i in picks]
+        make = lambda item: {"idToken": mint_token(args.stub, "google", google_claims(*item))}
+    elif kind == "apple":
+        # Apple: `pool` users, a fresh token (fresh nonce) on every line; each token is single-use.
+        def make(i):
+            subject = f"a-pool-{i % args.pool}.bench"
+            raw_nonce = f"{args.tag}-{i}-{rng.random()}"
+            claims = {
+                "sub": subject, "email": f"{subject}@privaterelay.appleid.com", "email_verified": "true",
+                "nonce": hashlib.sha256(raw_nonce.encode()).hexdigest(),
+            }
+            return {"identityToken": mint_token(args.stub, "apple", claims), "rawNonce": raw_nonce}
+        items = list(range(args.count))
+    elif kind == "kakao":
+        # Kakao users registered with the stub; access tokens are reusable.
+        def make(i):
+            user = {"id": 5_000_000_000 + i, "email": f"k{i}@bench.example", "nickname": f"bench{i}"}
+            status, body = request(args.stub, "POST", "/kakao/users", user)
+            if status != 200:
+                raise SystemExit(f"benchctl: registering a Kakao user answered {status}")
+            return {"accessToken": json.loads(body)["accessToken"]}
+        items = list(range(args.count))
+    else:
+        raise SystemExit(f"benchctl: unknown kind {kind}")
+    bodies = parallel(make, items, args.threads)
+    with open(args.out, "w") as out:
+        for body in bodies:
+            out.write(json.dumps(body, separators=(",", ":")) + "\n")
+
+
+def cmd_signin(args):
+    """POSTs every body of a file once (creating the accounts of a pool, warming the caches); optionally
+    writes the broker ID tokens it got back, one per line. Fails unless every answer is 200 or 201."""
+    with open(args.bodies) as handle:
+        bodies = [json.loads(line) for line in handle if line.strip()][: args.limit or None]
+
+    def sign_in(body):
+        status, answer = request(args.broker, "POST", args.path, body)
+        token = json.loads(answer).get("idToken") if status in (200, 201) else None
+        return status, token
+
+    results = parallel(sign_in, bodies, args.threads)
+    statuses = {}
+    for status, _ in results:
+        statuses[status] = statuses.get(status, 0) + 1
+    if set(statuses) - {200, 201}:
+        raise SystemExit(f"benchctl: warm-up sign-ins answered {statuses}")
+    if args.id_tokens:
+        with open(args.id_tokens, "w") as out:
+            for _, token in results:
+                out.write(token + "\n")
+    print(json.dumps({str(k): v for k, v in sorted(statuses.items())}))
+
+
+def cmd_count(args):
+    """Prints the broker's request counter for one route: total, and per status."""
+    status, body = request(args.broker, "GET", "/metrics")
+    if status != 200:
+        raise SystemExit(f"benchctl: /metrics answered {status}")
+    pattern = re.compile(r'^broker_http_requests_total\{(?P<labels>.*)\} (?P<value>\S+)$')
+    per_status = {}
+    for line in body.decode().splitlines():
+        match = pattern.match(line)
+        if not match:
+            continue
+        labels = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', match.group("labels")))
+        if labels.get("route") == args.route:
+            code = labels.get("status", "?")
+            per_status[code] = per_status.get(code, 0) + int(float(match.group("value")))
+    print(json.dumps({"total": sum(per_status.values()), "status": per_status}))
+
+
+def cmd_get(args):
+    """One request; prints the status and the body."""
+    body = json.loads(args.body) if args.body else None
+    headers = dict(h.split(": ", 1) for h in args.header)
+    status, answer = request(args.base, args.method, args.path, body, headers)
+    print(status)
+    sys.stdout.write(answer.decode(errors="replace") + "\n")
+
+
+def cmd_config(args):
+    """The broker config for the stubs at `--stub` (the shape of StubProviders.brokerConfig)."""
+    base = args.stub
+    config = {
+        "projectId": "stub-project",
+        "issuer": "http://127.0.0.1:8080",
+        "clockSkewSeconds": 60,
+        "allowInsecureProviderUrls": True,
+        "providers": {
+            "google": {
+                "enabled": True, "audiences": ["stub-client.apps.googleusercontent.com"],
+                "issuers": ["https://accounts.google.com", "accounts.google.com"], "jwksUrl": base + "/google/jwks",
+            },
+            "apple": {
+                "enabled": True, "audiences": ["com.example.stub"],
+                "issuers": ["https://appleid.apple.com", "https://account.apple.com"],
+                "jwksUrl": base + "/apple/jwks", "nonce": "required",
+            },
+            "kakao": {
+                "enabled": True, "appId": "123456", "apiBaseUrl": base + "/kakao",
+                "audiences": ["stub-kakao-rest-api-key", "stub-kakao-native-app-key"],
+                "issuers": ["https://kauth.kakao.com"], "jwksUrl": base + "/kakao/jwks", "accountMapping": "link",
+            },
+        },
+        "linking": {"byVerifiedEmail": False},
+        "sessions": {"idTokenTtlSeconds": 3600, "refreshTokenTtlDays": 30},
+        "firebase": {"serviceAccountFile": args.service_account},
+    }
+    with open(args.out, "w") as out:
+        json.dump(config, out, indent=2)
+
+
+def cmd_service_account(args):
+    """A Google service-account JSON around an RSA private key PEM."""
+    with open(args.pem) as handle:
+        pem = handle.read()
+    account = {
+        "type": "service_account", "project_id": "stub-project", "private_key_id": "bench-key-1",
+        "private_key": pem, "client_email": "firebase-adminsdk-bench@stub-project.iam.gserviceaccount.com",
+        "client_id": "1", "token_uri": "https://oauth2.googleapis.com/token",
+    }
+    with open(args.out, "w") as out:
+        json.dump(account, out)
+    os.chmod(args.out, 0o600)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    mint = sub.add_parser("mint")
+    mint.add_argument("--stub", required=True)
+    mint.add_argument("--kind", required=True)
+    mint.add_argument("--count", type=int, required=True)
+    mint.add_argument("--pool", type=int, default=1000)
+    mint.add_argument("--accounts", type=int, default=1000)
+    mint.add_argument("--tag", default="run")
+    mint.add_argument("--seed", type=int, default=5)
+    mint.add_argument("--threads", type=int, default=4)
+    mint.add_argument("--out", required=True)
+    mint.set_defaults(run=cmd_mint)
+
+    signin = sub.add_parser("signin")
+    signin.add_argument("--broker", required=True)
+    signin.add_argument("--path", required=True)
+    signin.add_argument("--bodies", required=True)
+    signin.add_argument("--limit", type=int, default=0)
+    signin.add_argument("--threads", type=int, default=4)
+    signin.add_argument("--id-tokens")
+    signin.set_defaults(run=cmd_signin)
+
+    count = sub.add_parser("count")
+    count.add_argument("--broker", required=True)
+    count.add_argument("--route", required=True)
+    count.set_defaults(run=cmd_count)
+
+    get = sub.add_parser("request")
+    get.add_argument("--base", required=True)
+    get.add_argument("--method", default="GET")
+    get.add_argument("--path", required=True)
+    get.add_argument("--body")
+    get.add_argument("--header", action="append", default=[])
+    get.set_defaults(run=cmd_get)
+
+    config = sub.add_parser("config")
+    config.add_argument("--stub", required=True)
+    config.add_argument("--service-account", required=True)
+    config.add_argument("--out", required=True)
+    config.set_defaults(run=cmd_config)
+
+    account = sub.add_parser("service-account")
+    account.add_argument("--pem", required=True)
+    account.add_argument("--out", required=True)
+    account.set_defaults(run=cmd_service_account)
+
+    args = parser.parse_args()
+    args.run(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+-- wrk script for bench/run. Configured through the environment:
+--   BENCH_BODIES   file with one line per request: a JSON body (mode "post") or a bearer token (mode "bearer")
+--   BENCH_PATH     request path, e.g. /v1/signin/google
+--   BENCH_MODE     "post" (POST the line as JSON) or "bearer" (GET with "Authorization: Bearer <line>")
+--   BENCH_THREADS  wrk's -t, so each thread takes its own slice of the lines (single-use tokens stay single-use)
+--   BENCH_DELAY_MS mean pause before each request on a connection (0: as fast as possible); fractional values
+--                  are honoured on average (wrk's delay() takes whole milliseconds)
+--   BENCH_ONCE     "1": every line is sent once; a thread whose lines are used up stops sending (its connections
+--                  wait out the run) and done() reports it as "exhausted"
+-- done() prints one line "BENCHJSON {...}" with the counts and latency percentiles (microseconds).
+
+local path = os.getenv("BENCH_PATH") or "/"
+local mode = os.getenv("BENCH_MODE") or "post"
+local file = os.getenv("BENCH_BODIES")
+local nthreads = tonumber(os.getenv("BENCH_THREADS") or "1")
+local delay_ms = tonumber(os.getenv("BENCH_DELAY_MS") or "0")
+local once = os.getenv("BENCH_ONCE") == "1"
+
+local threads = {}
+local next_id = 0
+
+function setup(thread)
+  thread:set("thread_id", next_id)
+  next_id = next_id + 1
+  table.insert(threads, thread)
+end
+
+local requests = {}
+local position = 0
+wrapped = 0 -- globals: done() reads them through thread:get
+exhausted = 0
+
+function init(args)
+  local line_number = 0
+  for line in io.lines(file) do
+    if line ~= "" then
+      if line_number % nthreads == thread_id then
+        if mode == "bearer" then
+          requests[#requests + 1] = wrk.format("GET", path, { ["Authorization"] = "Bearer " .. line }, nil)
+        else
+          requests[#requests + 1] = wrk.format("POST", path, { ["Content-Type"] = "application/json" }, line)
+        end
+      end
+      line_number = line_number + 1
+    end
+  end
+  if #requests == 0 then
+    error("no request lines for thread " .. tostring(thread_id) .. " in " .. tostring(file))
+  end
+  math.randomseed(1000 + thread_id)
+end
+
+function request()
+  position = position + 1
+  if position > #requests then
+    position = 1
+    wrapped = wrapped + 1
+  end
+  return requests[position]
+end
+
+if delay_ms > 0 or once then
+  local whole = math.floor(delay_ms)
+  local fraction = delay_ms - whole
+  -- wrk calls delay() before request() for every request.
+  function delay()
+    if once and position >= #requests then
+      exhausted = 1
+      return 3600 * 1000 -- never again within a run
+    end
+    if math.random() < fraction then return whole + 1 end
+    return whole
+  end
+end
+
+function done(summary, latency, _)
+  local wraps = 0
+  local spent = 0
+  for _, thread in ipairs(threads) do
+    wraps = wraps + (thread:get("wrapped") or 0)
+    spent = spent + (thread:get("exhausted") or 0)
+  end
+  local e = summary.errors
+  io.write(string.format(
+    'BENCHJSON {"requests":%d,"duration_us":%d,"connect_errors":%d,"read_errors":%d,"write_errors":%d,' ..
+    '"status_errors":%d,"timeouts":%d,"p50_us":%d,"p90_us":%d,"p99_us":%d,"max_us":%d,"mean_us":%.1f,"wrapped":%d,"exhausted":%d}\n',
+    summary.requests, summary.duration, e.connect, e.read, e.write, e.status, e.timeout,
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max, latency.mean, wraps, spent))
+end

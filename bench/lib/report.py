@@ -1,0 +1,311 @@
+#!/usr/bin/env python3
+"""bench/run's bookkeeping: the crypto floor from `openssl speed -mr`, one JSON line per measured scenario,
+and the Markdown table with the targets."""
+
+import argparse
+import json
+import sys
+
+
+def parse_speed(path):
+    """(RSA-2048 (sign/s, verify/s), ECDSA P-256 (sign/s, verify/s)) from `openssl speed -mr` output."""
+    rsa = ecdsa = None
+    with open(path) as handle:
+        for line in handle:
+            fields = line.strip().split(":")
+            # +F2:<index>:<bits>:<sign/s>:<verify/s> for RSA, +F4 for ECDSA.
+            if fields[0] == "+F2" and fields[2] == "2048":
+                rsa = (float(fields[3]), float(fields[4]))
+            elif fields[0] == "+F4" and fields[2] == "256":
+                ecdsa = (float(fields[3]), float(fields[4]))
+    if not rsa or not ecdsa:
+        raise SystemExit(f"report: {path} has no RSA-2048 or ECDSA P-256 figures from openssl speed")
+    return rsa, ecdsa
+
+
+def floor_of(runs, best):
+    """Seconds per operation over `openssl speed` runs: the best (fastest) run of each operation, or the mean."""
+    def seconds(pick):
+        values = [1 / pick(run) for run in runs]
+        return min(values) if best else sum(values) / len(values)
+
+    rsa_sign, rsa_verify = seconds(lambda r: r[0][0]), seconds(lambda r: r[0][1])
+    ec_sign, ec_verify = seconds(lambda r: r[1][0]), seconds(lambda r: r[1][1])
+    return {
+        "rsa2048_sign_per_s": 1 / rsa_sign, "rsa2048_verify_per_s": 1 / rsa_verify,
+        "ecdsap256_sign_per_s": 1 / ec_sign, "ecdsap256_verify_per_s": 1 / ec_verify,
+        "runs": [{"rsa2048": list(r[0]), "ecdsap256": list(r[1])} for r in runs],
+        # What each kind of request must cost at the least, in seconds of one core.
+        "signin": rsa_verify + rsa_sign + ec_sign,  # provider RS256 verify + custom token + our ES256 ID token
+        "kakao": rsa_sign + ec_sign,  # no provider signature to verify
+        "me": ec_verify,  # one ES256 verification
+    }
+
+
+def cmd_floor(args):
+    """The floor from one or more `openssl speed -mr ... rsa2048 ecdsap256` runs (best of them)."""
+    json.dump(floor_of([parse_speed(path) for path in args.speed], best=True), sys.stdout)
+
+
+def cmd_best_crypto(args):
+    """The best rate of each operation over several bench-crypto runs."""
+    runs = [json.load(open(path)) for path in args.runs]
+    json.dump({key: max(run[key] for run in runs) for key in runs[0]}, sys.stdout)
+
+
+def cmd_record(args):
+    """One result line from a wrk run and the broker's /proc and /metrics figures around it."""
+    wrk = None
+    with open(args.wrk_out) as handle:
+        for line in handle:
+            if line.startswith("BENCHJSON "):
+                wrk = json.loads(line[len("BENCHJSON "):])
+    if wrk is None:
+        raise SystemExit(f"report: no BENCHJSON line in {args.wrk_out} (did wrk fail?)")
+    before, after = json.loads(args.count0), json.loads(args.count1)
+    served = after["total"] - before["total"]
+    statuses = {
+        code: after["status"].get(code, 0) - before["status"].get(code, 0)
+        for code in set(after["status"]) | set(before["status"])
+    }
+    statuses = {code: n for code, n in sorted(statuses.items()) if n}
+    cpu_seconds = (args.cpu1 - args.cpu0) / args.clk_tck
+    floor_s = floor_of([parse_speed(args.speed)], best=True)[args.floor]
+    row = {
+        "id": args.id, "name": args.name, "connections": args.connections,
+        "requests": wrk["requests"], "seconds": wrk["duration_us"] / 1e6,
+        "rate": wrk["requests"] / (wrk["duration_us"] / 1e6),
+        "p50_ms": wrk["p50_us"] / 1000, "p90_ms": wrk["p90_us"] / 1000, "p99_ms": wrk["p99_us"] / 1000,
+        "max_ms": wrk["max_us"] / 1000,
+        "errors": wrk["connect_errors"] + wrk["read_errors"] + wrk["write_errors"] + wrk["status_errors"]
+        + wrk["timeouts"],
+        "wrapped": wrk["wrapped"], "exhausted": wrk.get("exhausted", 0), "served": served, "statuses": statuses,
+        "cpu_seconds": cpu_seconds, "cpu_per_request_us": cpu_seconds / served * 1e6 if served else None,
+        "broker_cores": cpu_seconds / (wrk["duration_us"] / 1e6),
+        "hwm_kib": args.hwm_kib, "rss_kib": args.rss_kib, "floor": args.floor, "floor_us": floor_s * 1e6,
+        "note": args.note,
+        "signins_in_process": args.signins_in_process, "start_hwm_kib": args.start_hwm_kib,
+    }
+    if args.extra:
+        row.update(json.loads(args.extra))
+    print(json.dumps(row))
+
+
+def cmd_summary(_):
+    row = json.loads(sys.stdin.readline())
+    cpu = row["cpu_per_request_us"] or 0
+    print(f"  {row['rate']:.0f} req/s, p50 {row['p50_ms']:.1f} ms, p99 {row['p99_ms']:.1f} ms, {cpu:.0f} us CPU/req, "
+          f"errors {row['errors']}, statuses {row['statuses']}")
+
+
+def cmd_pending(args):
+    print(json.dumps({"id": args.id, "name": args.name, "pending": args.note}))
+
+
+def median(values):
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def merge_rounds(rows):
+    """Rows with `round_of` (alternating runs of one scenario) become one row: counts and CPU summed, latency and
+    floor the median round's."""
+    merged, groups = [], {}
+    for row in rows:
+        key = row.get("round_of")
+        if key is None:
+            merged.append(row)
+            continue
+        if key not in groups:
+            groups[key] = []
+            merged.append({"id": key, "placeholder": True})
+        groups[key].append(row)
+    out = []
+    for row in merged:
+        if not row.get("placeholder"):
+            out.append(row)
+            continue
+        rounds = groups[row["id"]]
+        total = dict(rounds[-1])
+        total["id"] = row["id"]
+        for key in ("requests", "seconds", "errors", "served", "cpu_seconds"):
+            total[key] = sum(r[key] for r in rounds)
+        total["rate"] = total["requests"] / total["seconds"]
+        for key in ("p50_ms", "p90_ms", "p99_ms", "floor_us"):
+            total[key] = median([r[key] for r in rounds])
+        total["max_ms"] = max(r["max_ms"] for r in rounds)
+        total["hwm_kib"] = max(r["hwm_kib"] for r in rounds)
+        total["cpu_per_request_us"] = total["cpu_seconds"] / total["served"] * 1e6 if total["served"] else None
+        total["broker_cores"] = total["cpu_seconds"] / total["seconds"]
+        statuses = {}
+        for r in rounds:
+            for code, n in r["statuses"].items():
+                statuses[code] = statuses.get(code, 0) + n
+        total["statuses"] = statuses
+        per_run = ", ".join(f"{r['p50_ms']:.1f}" for r in rounds)
+        total["note"] = (f"{len(rounds)} runs alternating with the other database size; p50, p99 and floor are the "
+                         f"median run's (p50 per run: {per_run} ms)")
+        out.append(total)
+    return out
+
+
+def fmt(value, digits=0):
+    if value is None:
+        return "–"
+    return f"{value:,.{digits}f}"
+
+
+def cmd_table(args):
+    floor = json.load(open(args.floor))
+    machine = json.load(open(args.machine))
+    rows = merge_rounds([json.loads(line) for line in open(args.results) if line.strip()])
+    out = []
+    out.append(f"Measured {machine['date']} on {machine['cpu']} ({machine['nproc']} cores, "
+               f"{machine['memory']}), {machine['kernel']}; {machine['openssl']}; {machine['swift']}; "
+               f"commit {machine['commit']}. Load average before/after: {machine['load_before']} / "
+               f"{machine['load_after']}.")
+    out.append("")
+    out.append(f"Command: `{machine['command']}`")
+    out.append("")
+    runs = floor.get("runs", [])
+    out.append("Crypto floor: `openssl speed -seconds {s} rsa2048 ecdsap256` (one core), best of {n} runs at the start: "
+               "RSA-2048 sign {rs:,.0f}/s, verify {rv:,.0f}/s; ECDSA P-256 sign {es:,.0f}/s, verify {ev:,.0f}/s. "
+               "Floor per sign-in (RSA verify + RSA sign + ES256 sign) **{fs:.0f} µs**; Kakao sign-in (RSA sign + "
+               "ES256 sign) {fk:.0f} µs; `GET /v1/me` (ES256 verify) {fm:.0f} µs. The table's floor column is "
+               "measured again right before each row, so each multiple compares figures taken under the same "
+               "load.".format(
+                   s=machine["openssl_seconds"], n=len(runs), rs=floor["rsa2048_sign_per_s"],
+                   rv=floor["rsa2048_verify_per_s"], es=floor["ecdsap256_sign_per_s"],
+                   ev=floor["ecdsap256_verify_per_s"], fs=floor["signin"] * 1e6, fk=floor["kakao"] * 1e6,
+                   fm=floor["me"] * 1e6))
+    if args.broker_crypto:
+        ours = json.load(open(args.broker_crypto))
+        parts = []
+        for key, label in (("rsa2048_sign_per_s", "RSA-2048 sign"), ("rsa2048_verify_per_s", "RSA-2048 verify"),
+                           ("ecdsap256_sign_per_s", "ES256 sign"), ("ecdsap256_verify_per_s", "ES256 verify")):
+            theirs_us, ours_us = 1e6 / floor[key], 1e6 / ours[key]
+            parts.append(f"{label} {ours_us:.1f} µs ({ours_us - theirs_us:+.1f} µs)")
+        out.append("")
+        out.append("The same operations through BrokerCrypto (`bench-crypto`, one thread, a sign-in's message size, best "
+                   "of as many runs, alternating with openssl's; difference to `openssl speed` in brackets): "
+                   + "; ".join(parts) + ".")
+    out.append("")
+    out.append("| # | scenario | conns | requests | errors | req/s | p50 ms | p99 ms | broker CPU/req µs | "
+               "floor µs | × floor | broker cores | RSS MiB after | peak RSS MiB |")
+    out.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    by_id = {}
+    for row in rows:
+        by_id[row["id"]] = row
+        if "pending" in row:
+            out.append(f"| {row['id']} | {row['name']} | | | | | | | | | | | | pending: {row['pending']} |")
+            continue
+        floor_us = row.get("floor_us") or floor[row["floor"]] * 1e6
+        cpu = row["cpu_per_request_us"]
+        ratio = cpu / floor_us if cpu else None
+        errors = str(row["errors"])
+        if row.get("wrapped") and row.get("single_use"):
+            errors += f" (token pool reused {row['wrapped']}×)"
+        if row.get("exhausted"):
+            errors += " (tokens ran out: req/s is a lower bound)"
+        out.append(
+            f"| {row['id']} | {row['name']} | {row['connections']} | {row['requests']:,} | {errors} | "
+            f"{fmt(row['rate'])} | {fmt(row['p50_ms'], 1)} | {fmt(row['p99_ms'], 1)} | {fmt(cpu)} | "
+            f"{fmt(floor_us)} | {fmt(ratio, 2)} | {fmt(row['broker_cores'], 2)} | "
+            f"{fmt(row['rss_kib'] / 1024, 1)} | {fmt(row['hwm_kib'] / 1024, 1)} |")
+    out.append("")
+    out.append("RSS after is the broker's VmRSS when the run ends; peak RSS its VmHWM since its start (the Argon2 "
+               "decoy hash made at start-up takes 19 MiB for a moment, so the peak is mostly set before the first "
+               "request). The broker restarts for every scenario (1, 1b and 1c share one process). CPU is utime+stime of the broker process alone (/proc/PID/stat) over the run, "
+               "divided by the requests the broker counted (/metrics); the load generator (wrk) and the stub "
+               "providers run on the same cores and are not counted.")
+    notes = [f"- {row['id']}: {row['note']}" for row in rows if row.get("note")]
+    if notes:
+        out.append("")
+        out.extend(notes)
+    out.append("")
+    out.append("### Targets")
+    out.append("")
+    out.append("| target | measured | verdict |")
+    out.append("|---|---|---|")
+
+    def verdict(ok):
+        return "met" if ok else "**not met**"
+
+    if "1" in by_id and by_id["1"].get("cpu_per_request_us"):
+        row = by_id["1"]
+        floor_us = row.get("floor_us") or floor["signin"] * 1e6
+        ratio = row["cpu_per_request_us"] / floor_us
+        out.append(f"| 1: broker CPU per sign-in ≤ 1.25 × floor | {ratio:.2f} × ({row['cpu_per_request_us']:.0f} µs "
+                   f"vs {floor_us:.0f} µs) | {verdict(ratio <= 1.25)} |")
+    if "4" in by_id and "bound" in by_id["4"]:
+        row = by_id["4"]
+        share = row["rate"] / row["bound"]
+        out.append(f"| 4: ≥ 80 % of the 200-connection / 100 ms bound | {row['rate']:.0f} req/s = {share:.0%} of "
+                   f"{row['bound']:.0f} req/s ({row['kakao_calls_per_signin']:.2f} Kakao calls per sign-in) | "
+                   f"{verdict(share >= 0.8)} |")
+    if "1b" in by_id:
+        row = by_id["1b"]
+        out.append(f"| p99 at half of max throughput ≤ 20 ms | {row['p99_ms']:.1f} ms at {row['rate']:.0f} req/s "
+                   f"(target {row.get('target_rate', 0):.0f}) | {verdict(row['p99_ms'] <= 20)} |")
+    soak = by_id.get("1c") or by_id.get("1b")
+    if soak:
+        row = soak
+        mib = row["rss_kib"] / 1024
+        peak = row["hwm_kib"] / 1024
+        count = row["signins_in_process"]
+        start = row.get("start_hwm_kib")
+        where = ", already reached at start-up" if start and start >= row["hwm_kib"] else ""
+        label = f"{mib:.1f} MiB after {count:,} sign-ins ({peak:.1f} MiB peak{where})"
+        ok = max(mib, peak) <= 64
+        out.append(f"| RSS after 100,000 sign-ins ≤ 64 MiB | {label} | "
+                   f"{verdict(ok) if count >= 100000 else ('incomplete run: ' + verdict(ok))} |")
+    small, large = by_id.get("6a"), by_id.get("6b")
+    if small and large and "pending" not in small and "pending" not in large:
+        ratio = large["p50_ms"] / small["p50_ms"]
+        ratio99 = large["p99_ms"] / small["p99_ms"]
+        out.append(f"| 6: latency with {large.get('accounts', 0):,} accounts ≤ 1.2 × with {small.get('accounts', 0):,} | p50 {ratio:.2f} × ({large['p50_ms']:.1f} vs "
+                   f"{small['p50_ms']:.1f} ms), p99 {ratio99:.2f} × | {verdict(ratio <= 1.2)} |")
+    text = "\n".join(out) + "\n"
+    sys.stdout.write(text)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command", required=True)
+    floor = sub.add_parser("floor")
+    floor.add_argument("--speed", action="append", required=True)
+    floor.set_defaults(run=cmd_floor)
+    record = sub.add_parser("record")
+    for name in ("--id", "--name", "--wrk-out", "--count0", "--count1", "--floor", "--speed"):
+        record.add_argument(name, required=True)
+    record.add_argument("--connections", type=int, required=True)
+    for name in ("--cpu0", "--cpu1", "--clk-tck", "--hwm-kib", "--rss-kib"):
+        record.add_argument(name, type=int, required=True)
+    record.add_argument("--signins-in-process", type=int, default=0)
+    record.add_argument("--start-hwm-kib", type=int, default=0)
+    record.add_argument("--note", default="")
+    record.add_argument("--extra", default="")
+    record.set_defaults(run=cmd_record)
+    best = sub.add_parser("best-crypto")
+    best.add_argument("runs", nargs="+")
+    best.set_defaults(run=cmd_best_crypto)
+    pending = sub.add_parser("pending")
+    pending.add_argument("--id", required=True)
+    pending.add_argument("--name", required=True)
+    pending.add_argument("--note", required=True)
+    pending.set_defaults(run=cmd_pending)
+    summary = sub.add_parser("summary")
+    summary.set_defaults(run=cmd_summary)
+    table = sub.add_parser("table")
+    table.add_argument("--results", required=True)
+    table.add_argument("--floor", required=True)
+    table.add_argument("--machine", required=True)
+    table.add_argument("--broker-crypto")
+    table.set_defaults(run=cmd_table)
+    args = parser.parse_args()
+    args.run(args)
+
+
+if __name__ == "__main__":
+    main()
