@@ -43,7 +43,7 @@ CATEGORIES = [
     ("SQLite statements", lambda s: has(s, "libsqlite3")),
     ("SQLite driver (Swift side: rows, binds, queue hops)", lambda s: has(s, "SQLiteConnection", "SQLiteWorker", "SQLiteDatabase")),
     ("JSON parsing (JSONParser / JSONDecoder)", lambda s: has(s, "JSONParser", "JSONDecoder", "JSONValue.init(from:)")),
-    ("JSON encoding (Foundation JSONEncoder)", lambda s: has(s, "JSONEncoder", "JSONValue.encode(to:)")),
+    ("JSON encoding (JSONValue.serialized)", lambda s: has(s, "JSONEncoder", "JSONValue.encode(to:)", "JSONValue.serialized", "JSONValue.write(into:")),
     ("date formatting (ISO 8601)", lambda s: has(s, "ISO8601FormatStyle", "Date.formatted", "rfc3339")),
     ("logging (Logger.log, stderr write)", lambda s: has(s, "Logger.log", "StandardErrorLogSink")),
     ("metrics", lambda s: has(s, "Metrics.increment", "Metrics.observe")),
