@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerTesting
 import BrokerDrivers
 import Foundation
 
@@ -35,15 +36,7 @@ struct PostgresTestSchema: Sendable {
     static func administer<T: Sendable>(
         _ url: String, _ body: @escaping @Sendable (any SQLConnection) throws -> T
     ) async throws -> T {
-        let database = try PostgresDatabase(url: url, poolSize: 1)
-        do {
-            let result = try await database.write(body)
-            await database.close()
-            return result
-        } catch {
-            await database.close()
-            throw error
-        }
+        try await PostgresAdministration.run(url, body)
     }
 
     struct NoPostgres: Error, CustomStringConvertible {

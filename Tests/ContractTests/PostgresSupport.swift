@@ -97,14 +97,6 @@ struct PostgresContractSchema: Sendable {
     static func administer<T: Sendable>(
         _ url: String, _ body: @escaping @Sendable (any SQLConnection) throws -> T
     ) async throws -> T {
-        let database = try PostgresDatabase(url: url, poolSize: 1)
-        do {
-            let result = try await database.write(body)
-            await database.close()
-            return result
-        } catch {
-            await database.close()
-            throw error
-        }
+        try await PostgresAdministration.run(url, body)
     }
 }

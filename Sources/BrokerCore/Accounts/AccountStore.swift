@@ -1,7 +1,7 @@
 import Foundation
 
 /// A failure of an account store, compared by code.
-public struct AccountStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct AccountStoreError: CodedError {
     /// The stable kinds of failure.
     public enum Code: String, Sendable {
         /// A uniqueness rule was violated: uid, email or (provider, subject).
@@ -23,9 +23,6 @@ public struct AccountStoreError: Error, Sendable, Equatable, CustomStringConvert
         self.code = code
         self.detail = detail
     }
-
-    /// `code: detail`.
-    public var description: String { "\(code.rawValue): \(detail)" }
 
     /// The uniqueness violation.
     public static let alreadyExists = AccountStoreError(.alreadyExists)

@@ -46,7 +46,7 @@ public struct HTTPClientResponse: Sendable {
 }
 
 /// Why an outbound request produced no response.
-public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct HTTPClientError: CodedError {
     /// The stable kinds of failure.
     public enum Code: String, Sendable {
         /// The timeout passed before the response was complete.
@@ -66,9 +66,6 @@ public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertib
         self.code = code
         self.detail = detail
     }
-
-    /// `code: detail`.
-    public var description: String { "\(code.rawValue): \(detail)" }
 }
 
 /// The port for outbound HTTP (libcurl's multi interface in production). No redirects are followed.

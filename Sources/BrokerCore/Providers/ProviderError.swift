@@ -1,5 +1,5 @@
 /// Why a provider refused or could not check a credential, compared by code.
-public struct ProviderError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct ProviderError: CodedError {
     /// The stable reasons.
     public enum Code: String, Sendable {
         /// The sign-in body lacks a field or has one of the wrong type.
@@ -26,7 +26,4 @@ public struct ProviderError: Error, Sendable, Equatable, CustomStringConvertible
         self.code = code
         self.detail = detail
     }
-
-    /// `code: detail`.
-    public var description: String { detail.isEmpty ? code.rawValue : "\(code.rawValue): \(detail)" }
 }

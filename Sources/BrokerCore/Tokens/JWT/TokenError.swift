@@ -1,5 +1,5 @@
 /// Why a token was refused, compared by code. The HTTP edge maps each code to the contract's error.
-public struct TokenError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct TokenError: CodedError {
     /// The stable reasons.
     public enum Code: String, Sendable {
         /// Not three base64url segments of JSON, or a required claim has the wrong type.
@@ -40,7 +40,4 @@ public struct TokenError: Error, Sendable, Equatable, CustomStringConvertible {
         self.code = code
         self.detail = detail
     }
-
-    /// `code: detail`.
-    public var description: String { detail.isEmpty ? code.rawValue : "\(code.rawValue): \(detail)" }
 }

@@ -1,5 +1,5 @@
 /// Why a session operation was refused, compared by code.
-public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct SessionError: CodedError {
     /// The stable reasons.
     public enum Code: String, Sendable {
         /// The refresh token is unknown, expired, revoked or reused.
@@ -17,7 +17,4 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         self.code = code
         self.detail = detail
     }
-
-    /// `code: detail`.
-    public var description: String { detail.isEmpty ? code.rawValue : "\(code.rawValue): \(detail)" }
 }
