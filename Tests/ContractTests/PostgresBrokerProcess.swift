@@ -7,12 +7,12 @@ import Testing
 /// A `broker serve` child process, as an operator runs one instance behind a load balancer, and a client
 /// speaking HTTP to it.
 final class BrokerProcess: Sendable {
-    let child: ProcessTests.Child
+    let child: ChildProcess
     /// `http://127.0.0.1:<port>`.
     let baseURL: String
     private let client: CurlHTTPClient
 
-    private init(child: ProcessTests.Child, baseURL: String, client: CurlHTTPClient) {
+    private init(child: ChildProcess, baseURL: String, client: CurlHTTPClient) {
         self.child = child
         self.baseURL = baseURL
         self.client = client
@@ -20,7 +20,7 @@ final class BrokerProcess: Sendable {
 
     /// Starts `broker serve --port 0` with `environment` and waits for its "listening" line.
     static func start(environment: [String: String]) async throws -> BrokerProcess {
-        let child = try ProcessTests.Child(["serve", "--port", "0"], environment: environment)
+        let child = try ProcessTests.spawn(["serve", "--port", "0"], environment: environment)
         let listening: String
         do {
             listening = try await child.waitForLog("\"listening\"")
@@ -59,7 +59,7 @@ final class BrokerProcess: Sendable {
     @discardableResult
     func stop() async throws -> Int32 {
         await client.shutdown()
-        if child.process.isRunning { child.process.terminate() }
+        if child.isRunning { child.terminate() }
         return try await child.wait()
     }
 }

@@ -31,7 +31,7 @@ struct PostgresMigrateCommandTests {
 
             // A password in the URL (ignored by the test cluster, which trusts loopback) must never be printed.
             let url = schema.url.replacingOccurrences(of: "postgres@", with: "postgres:pw-never-shown@")
-            let move = try ProcessTests.Child(["migrate-sqlite", "--from", sqlitePath, "--database", url])
+            let move = try ProcessTests.spawn(["migrate-sqlite", "--from", sqlitePath, "--database", url])
             #expect(try await move.wait() == 0, "\(move.stderr)")
             #expect(move.stdout.contains("accounts: 1 row"), "\(move.stdout)")
             #expect(move.stdout.contains("identities: 1 row"))
@@ -39,7 +39,7 @@ struct PostgresMigrateCommandTests {
             #expect(!(move.stdout + move.stderr).contains("pw-never-shown"))
 
             // Run again: the target is no longer empty, so it is refused and nothing changes.
-            let again = try ProcessTests.Child(["migrate-sqlite", "--from=\(sqlitePath)", "--database", url])
+            let again = try ProcessTests.spawn(["migrate-sqlite", "--from=\(sqlitePath)", "--database", url])
             #expect(try await again.wait() == 1)
             #expect(again.stderr.contains("already holds rows"), "\(again.stderr)")
             #expect(!again.stderr.contains("pw-never-shown"))
@@ -65,15 +65,15 @@ struct PostgresMigrateCommandTests {
     }
 
     @Test func theTargetMustBePostgreSQLAndTheSourceMustExist() async throws {
-        let notPostgres = try ProcessTests.Child(["migrate-sqlite", "--from", "/nonexistent/broker.sqlite", "--database", "./x.sqlite"])
+        let notPostgres = try ProcessTests.spawn(["migrate-sqlite", "--from", "/nonexistent/broker.sqlite", "--database", "./x.sqlite"])
         #expect(try await notPostgres.wait() == 1)
         #expect(notPostgres.stderr.contains("--database"))
-        let noSource = try ProcessTests.Child(["migrate-sqlite", "--database", "postgres://127.0.0.1:1/x"])
+        let noSource = try ProcessTests.spawn(["migrate-sqlite", "--database", "postgres://127.0.0.1:1/x"])
         #expect(try await noSource.wait() == 1)
         #expect(noSource.stderr.contains("--from"))
         if let base = PostgresTestEnvironment.url {
             let schema = try await PostgresContractSchema.create(in: base)
-            let missing = try ProcessTests.Child(["migrate-sqlite", "--from", "/nonexistent/broker.sqlite", "--database", schema.url])
+            let missing = try ProcessTests.spawn(["migrate-sqlite", "--from", "/nonexistent/broker.sqlite", "--database", schema.url])
             #expect(try await missing.wait() == 1)
             #expect(missing.stderr.contains("no SQLite database at /nonexistent/broker.sqlite"), "\(missing.stderr)")
             // Refused before anything was written: not even the schema was made.

@@ -185,7 +185,7 @@ struct PostgresMultiInstanceTests {
 
             // A key rotated elsewhere (`broker admin keys rotate`), and a third instance started since, which
             // signs with the new key: A and B have never seen it, and reload their keys when it comes.
-            let rotation = try ProcessTests.Child(["admin", "keys", "rotate"], environment: instances.environment)
+            let rotation = try ProcessTests.spawn(["admin", "keys", "rotate"], environment: instances.environment)
             #expect(try await rotation.wait() == 0, "\(rotation.stderr)")
             let c = try await BrokerProcess.start(environment: instances.environment)
             do {

@@ -67,7 +67,7 @@ struct PostgresOutageTests {
             // The refused sign-in of g-during stored nothing: the account exists once, made after the outage.
             #expect(try await schema.count("accounts") == 2)
             #expect(try await schema.count("identities", where: "subject = 'g-during'") == 1)
-            #expect(broker.child.process.isRunning)
+            #expect(broker.child.isRunning)
             #expect(!broker.child.stderr.contains("postgres://postgres:"), "no credentials in the logs")
         } catch {
             if stopped { _ = try? await PostgresTestEnvironment.pgCtl(["start", "-w", "-t", "60"]) }

@@ -16,44 +16,12 @@ enum PostgresTestEnvironment {
         ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    /// Runs the outage cluster's `pg_ctl` with `arguments` and returns its exit status.
-    ///
-    /// Spawned and reaped with `posix_spawn` and `waitpid` on a thread of its own rather than with
-    /// Foundation's `Process`: `pg_ctl start` leaves a daemon behind, and `Process` was seen never noticing
-    /// that `pg_ctl` itself had exited (a zombie, `isRunning` true forever).
+    /// Runs the outage cluster's `pg_ctl` with `arguments` and returns its exit status. Its output goes to
+    /// `/dev/null`: `pg_ctl start` leaves the server behind holding whatever it was given.
     static func pgCtl(_ arguments: [String]) async throws -> Int32 {
         guard let path = outagePGCtl else { throw Missing(name: "BROKER_TEST_OUTAGE_PG_CTL") }
-        return try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try spawnAndWait(path, arguments) })
-            }
-        }
-    }
-
-    private static func spawnAndWait(_ path: String, _ arguments: [String]) throws -> Int32 {
-        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { for argument in argv { free(argument) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
-        guard spawned == 0 else { throw SpawnFailed(path: path, code: spawned) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 {
-            guard errno == EINTR else { throw SpawnFailed(path: path, code: errno) }
-        }
-        // WIFEXITED / WEXITSTATUS, which Swift does not import.
-        return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-    }
-
-    struct SpawnFailed: Error, CustomStringConvertible {
-        var path: String
-        var code: Int32
-        var description: String { "cannot run \(path): error \(code)" }
+        let child = try ChildProcess(path, arguments, environment: ProcessInfo.processInfo.environment, output: .discard)
+        return try await child.wait(seconds: 120)
     }
 
     struct Missing: Error, CustomStringConvertible {

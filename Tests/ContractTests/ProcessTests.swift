@@ -16,65 +16,17 @@ import Testing
             .deletingLastPathComponent().appendingPathComponent("providers.json").path
     }
 
-    /// A running child process with its stderr collected.
-    final class Child: @unchecked Sendable {
-        let process = Process()
-        private let errorPipe = Pipe()
-        private let outputPipe = Pipe()
-        private let lock = NSLock()
-        private var errorText = ""
-        private var outputText = ""
-
-        init(_ arguments: [String], binary: URL = ProcessTests.brokerBinary, environment: [String: String] = [:]) throws {
-            process.executableURL = binary
-            process.arguments = arguments
-            var env = ProcessInfo.processInfo.environment
-            for key in env.keys where key.hasPrefix("BROKER_") || key == "GOOGLE_APPLICATION_CREDENTIALS" {
-                env.removeValue(forKey: key)
-            }
-            env.merge(environment) { _, new in new }
-            process.environment = env
-            process.standardError = errorPipe
-            process.standardOutput = outputPipe
-            errorPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-                let text = String(decoding: handle.availableData, as: UTF8.self)
-                self?.lock.withLock { self?.errorText += text }
-            }
-            outputPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-                let text = String(decoding: handle.availableData, as: UTF8.self)
-                self?.lock.withLock { self?.outputText += text }
-            }
-            try process.run()
+    /// Starts `binary` (the broker unless told) with `arguments`, in this process's environment without its
+    /// `BROKER_*` and `GOOGLE_APPLICATION_CREDENTIALS` variables, plus `environment`.
+    static func spawn(_ arguments: [String], binary: URL = ProcessTests.brokerBinary, environment: [String: String] = [:])
+        throws -> ChildProcess
+    {
+        var env = ProcessInfo.processInfo.environment
+        for key in env.keys where key.hasPrefix("BROKER_") || key == "GOOGLE_APPLICATION_CREDENTIALS" {
+            env.removeValue(forKey: key)
         }
-
-        var stderr: String { lock.withLock { errorText } }
-        var stdout: String { lock.withLock { outputText } }
-
-        /// Waits for exit (up to `seconds`) and returns the status.
-        func wait(seconds: Double = 90) async throws -> Int32 {
-            let deadline = Date() + seconds
-            while process.isRunning {
-                guard Date() < deadline else {
-                    process.terminate()
-                    throw CancellationError()
-                }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            try await Task.sleep(for: .milliseconds(50))  // let the pipes drain
-            return process.terminationStatus
-        }
-
-        /// Polls stderr (or stdout) until a line contains `text`.
-        func waitForLog(_ text: String, onStandardOutput: Bool = false, seconds: Double = 90) async throws -> String {
-            let deadline = Date() + seconds
-            while Date() < deadline {
-                let output = onStandardOutput ? stdout : stderr
-                if let line = output.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            process.terminate()
-            throw CancellationError()
-        }
+        env.merge(environment) { _, new in new }
+        return try ChildProcess(binary.path, arguments, environment: env)
     }
 
     static func temporaryDirectory() throws -> URL {
@@ -84,7 +36,7 @@ import Testing
     }
 
     @Test func checkConfigAcceptsTheShippedConfig() async throws {
-        let child = try Child(["check-config", "--config", Self.shippedConfig])
+        let child = try Self.spawn(["check-config", "--config", Self.shippedConfig])
         #expect(try await child.wait() == 0)
         #expect(child.stdout.contains("OK"))
     }
@@ -103,7 +55,7 @@ import Testing
         document = .object(top)
         let path = directory.appendingPathComponent("bad.json").path
         try Data(document.serialized()).write(to: URL(fileURLWithPath: path))
-        let child = try Child(
+        let child = try Self.spawn(
             [command, "--config", path, "--database", directory.appendingPathComponent("b.sqlite").path, "--port", "0"])
         #expect(try await child.wait() != 0)
         #expect(child.stderr.contains("providers.apple.audiences"))
@@ -114,12 +66,12 @@ import Testing
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         // The stubs run as their own process, so a busy test process cannot slow their answers.
-        let stubProcess = try Child(["--port", "0"], binary: ExecutableTests.binary("stub-providers"))
+        let stubProcess = try Self.spawn(["--port", "0"], binary: ExecutableTests.binary("stub-providers"))
         let stubLine = try await stubProcess.waitForLog("listening on", onStandardOutput: true)
         let stubBase = "http://127.0.0.1:\(try #require(stubLine.split(separator: ":").last.flatMap { Int($0) }))"
         let configPath = directory.appendingPathComponent("providers.json").path
         try Data(StubProviders.brokerConfig(stubsAt: stubBase).serialized()).write(to: URL(fileURLWithPath: configPath))
-        let child = try Child(
+        let child = try Self.spawn(
             ["serve", "--port", "0"],
             environment: [
                 "BROKER_CONFIG": configPath, "BROKER_DATABASE": directory.appendingPathComponent("b.sqlite").path,
@@ -148,15 +100,43 @@ import Testing
         while try await stubCall("/control/stats")?["kakaoCalls"]?.intValue ?? 0 == 0, Date() < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
-        child.process.terminate()  // SIGTERM
+        child.terminate()  // SIGTERM
         let response = try await inFlight
         #expect(response.status == 201, "\(String(decoding: response.body, as: UTF8.self))")
         #expect(try await child.wait() == 0)
         #expect(child.stderr.contains("\"draining\""))
         #expect(child.stderr.contains("\"stopped\""))
         await client.shutdown()
-        stubProcess.process.terminate()
+        stubProcess.terminate()
         _ = try await stubProcess.wait()
+    }
+
+    @Test func sigtermTheMomentServeIsListeningStillDrainsAndExitsZero() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configPath = directory.appendingPathComponent("providers.json").path
+        try Data(StubProviders.brokerConfig(stubsAt: "http://127.0.0.1:1").serialized())
+            .write(to: URL(fileURLWithPath: configPath))
+        for _ in 0..<3 {
+            let child = try Self.spawn(
+                ["serve", "--port", "0", "--config", configPath,
+                 "--database", directory.appendingPathComponent("b.sqlite").path])
+            _ = try await child.waitForLog("\"listening\"")
+            child.terminate()
+            #expect(try await child.wait(seconds: 30) == 0)
+            #expect(child.stderr.contains("\"stopped\""))
+        }
+    }
+
+    @Test func aChildsExitIsSeenWhileAProcessStartedAfterItLives() async throws {
+        // Foundation's `Process` missed this exit whenever the later process inherited its watch socket.
+        let short = try ChildProcess("/bin/sh", ["-c", "sleep 0.3; echo done"], environment: [:])
+        let long = try ChildProcess("/bin/sleep", ["60"], environment: [:])
+        #expect(try await short.wait(seconds: 20) == 0)
+        #expect(short.stdout == "done\n")
+        #expect(long.isRunning)
+        long.terminate()
+        #expect(try await long.wait(seconds: 20) == 128 + SIGTERM)
     }
 }
 
@@ -167,7 +147,7 @@ import Testing
     }
 
     @Test func stubProvidersServeJWKSAndStopOnSIGTERM() async throws {
-        let child = try ProcessTests.Child(["--port", "0"], binary: Self.binary("stub-providers"))
+        let child = try ProcessTests.spawn(["--port", "0"], binary: Self.binary("stub-providers"))
         let line = try await child.waitForLog("listening on", onStandardOutput: true)
         let port = try #require(line.split(separator: ":").last.flatMap { Int($0) })
         let client = try CurlHTTPClient()
@@ -179,13 +159,13 @@ import Testing
                 method: "POST", url: "http://127.0.0.1:\(port)/google/token", body: Array(#"{"claims":{"sub":"x"}}"#.utf8)))
         #expect(JSONValue.parse(minted.body)?["token"]?.stringValue?.split(separator: ".").count == 3)
         await client.shutdown()
-        child.process.terminate()
+        child.terminate()
         #expect(try await child.wait() == 0)
     }
 
     @Test func theDemoSignsInWithEveryProvider() async throws {
         // Polled, never blocking: a blocked cooperative thread stalls every other test on two cores.
-        let child = try ProcessTests.Child(["demo"])
+        let child = try ProcessTests.spawn(["demo"])
         let status = try await child.wait(seconds: 60)
         let text = child.stdout
         #expect(status == 0)
@@ -208,7 +188,7 @@ import Testing
         let configPath = directory.appendingPathComponent("providers.json").path
         let database = directory.appendingPathComponent("b.sqlite").path
         try Data(stubs.brokerConfig().serialized()).write(to: URL(fileURLWithPath: configPath))
-        let server = try ProcessTests.Child(
+        let server = try ProcessTests.spawn(
             ["serve", "--port", "0", "--config", configPath, "--database", database])
         let listening = try await server.waitForLog("\"listening\"")
         let port = try #require(JSONValue.parse(Array(listening.utf8))?["port"]?.stringValue)
@@ -226,7 +206,7 @@ import Testing
         let uid = try #require(JSONValue.parse(first.body)?["user"]?["uid"]?.stringValue)
 
         func admin(_ arguments: [String]) async throws -> (Int32, String, String) {
-            let child = try ProcessTests.Child(["admin"] + arguments + ["--config", configPath, "--database", database])
+            let child = try ProcessTests.spawn(["admin"] + arguments + ["--config", configPath, "--database", database])
             let status = try await child.wait()
             return (status, child.stdout, child.stderr)
         }
@@ -267,7 +247,7 @@ import Testing
         #expect(usageStatus != 0)
         #expect(usage.contains("usage"))
 
-        server.process.terminate()
+        server.terminate()
         #expect(try await server.wait() == 0)
         await client.shutdown()
         await stubs.stop()
