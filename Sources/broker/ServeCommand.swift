@@ -5,6 +5,7 @@ import Foundation
 /// `broker serve`: the HTTP server. SIGTERM (or SIGINT) stops accepting, drains in-flight requests, exits 0.
 enum ServeCommand {
     static func run(options: LaunchOptions, environment: [String: String]) async throws -> Int32 {
+        let termination = TerminationSignals()
         let logger = Logger()
         let client = try CurlHTTPClient()
         let config = try Startup.validatedConfig(options: options, environment: environment, client: client)
@@ -35,7 +36,7 @@ enum ServeCommand {
                 try? await Task.sleep(for: .seconds(3600))
             }
         }
-        let signal = await waitForTermination()
+        let signal = await termination.wait()
         housekeeping.cancel()
         logger.info("draining", metadata: ["signal": signal])
         await server.shutdown()
@@ -44,41 +45,4 @@ enum ServeCommand {
         logger.info("stopped")
         return 0
     }
-
-    /// Suspends until SIGTERM or SIGINT arrives; returns its name.
-    static func waitForTermination() async -> String {
-        await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
-            let queue = DispatchQueue(label: "broker.signals")
-            let once = Once()
-            var sources: [any DispatchSourceSignal] = []
-            for (number, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-                source.setEventHandler {
-                    if once.claim() { continuation.resume(returning: name) }
-                }
-                source.resume()
-                sources.append(source)
-            }
-            SignalSources.keep(sources)
-        }
-    }
-}
-
-/// Lets exactly one caller through.
-private final class Once: @unchecked Sendable {
-    private let lock = NSLock()
-    private var done = false
-    func claim() -> Bool {
-        lock.withLock {
-            defer { done = true }
-            return !done
-        }
-    }
-}
-
-/// Keeps the signal sources alive for the life of the process.
-private enum SignalSources {
-    nonisolated(unsafe) static var retained: [any DispatchSourceSignal] = []
-    static func keep(_ sources: [any DispatchSourceSignal]) { retained.append(contentsOf: sources) }
 }

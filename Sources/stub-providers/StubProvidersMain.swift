@@ -26,6 +26,7 @@ enum StubProvidersMain {
                 }
                 index += 1
             }
+            let termination = TerminationSignals()
             let stubs = try StubProviders()
             let server = MicroHTTPDServer()
             let bound = try stubs.start(server: server, host: host, port: port)
@@ -33,7 +34,7 @@ enum StubProvidersMain {
             say("  JWKS: /google/jwks /apple/jwks /kakao/jwks; Kakao API: /kakao/v1/user/access_token_info /kakao/v2/user/me")
             say("  mint: POST /{google,apple,kakao}/token {\"claims\":{...}}; POST /kakao/users {\"id\":1,\"email\":\"...\"}")
             say("  faults: POST /control/kakao {\"fault\":\"down|slow|hang|invalid|misconfigured|userMismatch|none\",\"delayMs\":100}")
-            await waitForSignal()
+            _ = await termination.wait()
             await stubs.stop()
             return 0
         } catch {
@@ -46,31 +47,4 @@ enum StubProvidersMain {
     static func say(_ line: String) {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
-
-    static func waitForSignal() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            signal(SIGTERM, SIG_IGN)
-            signal(SIGINT, SIG_IGN)
-            let queue = DispatchQueue(label: "stub-providers.signals")
-            let term = DispatchSource.makeSignalSource(signal: SIGTERM, queue: queue)
-            let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: queue)
-            let resumed = NSLock()
-            nonisolated(unsafe) var done = false
-            for source in [term, interrupt] {
-                source.setEventHandler {
-                    let first = resumed.withLock {
-                        defer { done = true }
-                        return !done
-                    }
-                    if first { continuation.resume() }
-                }
-                source.resume()
-            }
-            Retained.sources = [term, interrupt]
-        }
-    }
-}
-
-private enum Retained {
-    nonisolated(unsafe) static var sources: [any DispatchSourceSignal] = []
 }
