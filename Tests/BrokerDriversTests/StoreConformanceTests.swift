@@ -600,6 +600,44 @@ struct StoreConformanceTests {
     }
 
     @Test(arguments: StoreBackend.enabled)
+    func eventsRecordedWithAChangeCommitWithItOrNotAtAll(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            func event(_ action: String, _ uid: String, _ id: String) -> AuditEvent {
+                AuditEvent(
+                    time: date(ms: Self.t0), uid: AccountID(uid), action: action, provider: "apple", actor: .user,
+                    requestID: "r-\(id)", id: id)
+            }
+            let mark = SingleUseMark(key: "apple-token-hash", expiresAt: fixture.clock.now + 600)
+            let alice = Self.account("alice", identities: [Self.identity("apple", "a-1")])
+            let created = event("sign_in", "alice", "e-1")
+            try await store.create(alice, options: AccountWriteOptions(consuming: mark, recording: [created]))
+            let linked = [event("link", "alice", "e-2"), event("sign_in", "alice", "e-3")]
+            _ = try await store.update(id: alice.id, options: AccountWriteOptions(recording: linked)) {
+                $0.identities.append(Self.identity("google", "g-1", at: 1))
+            }
+            #expect(try await store.auditEvents(uid: alice.id, before: nil, limit: 10).map(\.id) == ["e-3", "e-2", "e-1"])
+
+            // Refused changes record nothing: a replayed mark, a body that throws, a taken identity.
+            await expectStoreError(.alreadyUsed) {
+                _ = try await store.update(
+                    id: alice.id, options: AccountWriteOptions(consuming: mark, recording: [event("sign_in", "alice", "e-4")])
+                ) { _ in }
+            }
+            await #expect(throws: BodyFailure.self) {
+                _ = try await store.update(id: alice.id, options: AccountWriteOptions(recording: [event("x", "alice", "e-5")])) {
+                    _ in throw BodyFailure()
+                }
+            }
+            let bob = Self.account("bob", identities: [Self.identity("google", "g-1")])
+            await expectStoreError(.alreadyExists) {
+                try await store.create(bob, options: AccountWriteOptions(recording: [event("sign_in", "bob", "e-6")]))
+            }
+            #expect(try await store.auditEvents(uid: nil, before: nil, limit: 10).map(\.id) == ["e-3", "e-2", "e-1"])
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
     func auditEventsComeNewestFirstByAccountWithCursors(backend: StoreBackend) async throws {
         try await withStore(backend) { fixture in
             let store = fixture.store

@@ -222,6 +222,38 @@ import Testing
         }
     }
 
+    @Test func providerSignInsRecordTheirEventsWithTheirRequestIDs() async throws {
+        try await withAdmin { broker in
+            let signUp = try await broker.post(
+                "/v1/signup", ["email": "taken@example.com", "password": "secret1"], headers: ["X-Request-Id": "req-signup"])
+            let uid = try #require(signUp.json?["user"]?["uid"]?.stringValue)
+            func google(_ sub: String, _ email: String, requestID: String) async throws -> TestResponse {
+                let token = try broker.stubs.idToken(
+                    "google", claims: ["sub": .string(sub), "email": .string(email), "email_verified": true])
+                return try await broker.post("/v1/signin/google", ["idToken": .string(token)], headers: ["X-Request-Id": requestID])
+            }
+            // The verified Google email takes over the unverified password account, then signs in again.
+            #expect(try await google("g-owner", "taken@example.com", requestID: "req-takeover").status == 200)
+            #expect(try await google("g-owner", "taken@example.com", requestID: "req-again").status == 200)
+            let created = try await google("g-new", "new@example.com", requestID: "req-new")
+            #expect(created.status == 201)
+            let newUID = try #require(created.json?["user"]?["uid"]?.stringValue)
+
+            func events(_ uid: String) async throws -> [String] {
+                let log = try #require(try await broker.get("/admin/v1/audit?uid=\(uid)", headers: Self.auth).json)
+                return try #require(log["events"]?.arrayValue).map { event in
+                    ["action", "actor", "provider", "outcome", "requestId"].map { event[$0]?.stringValue ?? "-" }
+                        .joined(separator: "/")
+                }
+            }
+            #expect(try await events(uid) == [
+                "sign_in/user/google/success/req-again", "sign_in/user/google/success/req-takeover",
+                "take_over/system/google/success/req-takeover", "sign_up/user/password/created/req-signup",
+            ])
+            #expect(try await events(newUID) == ["sign_in/user/google/created/req-new"])
+        }
+    }
+
     @Test func theAuditLogRecordsWhoDidWhatNewestFirst() async throws {
         try await withAdmin(serviceAccount: true) { broker in
             let signUp = try await broker.post(

@@ -28,12 +28,11 @@ extension AccountService {
     private func apply(_ decision: EmailPasswordDecision, signIn: ProviderSignIn) async throws -> SignInOutcome {
         let identity = signIn.identity
         let now = clock.now
-        let options = AccountWriteOptions(consuming: signIn.singleUse, issuing: signIn.session)
         let linkedIdentity = Identity(
             provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now)
         switch decision {
         case .signIn(let account):
-            return try await signInExisting(account, options: options, identity: identity)
+            return try await signInExisting(account, signIn: signIn)
         case .emailRequired:
             throw AccountError(.emailRequired)
         case .create:
@@ -43,12 +42,12 @@ extension AccountService {
                 id: AccountID.generate(), email: identity.email, emailVerified: identity.emailVerified,
                 displayName: identity.displayName, photoURL: identity.photoURL, createdAt: now, lastSignInAt: now,
                 identities: [linkedIdentity], passwordHash: derived, passwordDerived: true)
-            try await store.create(account, options: options)
+            try await store.create(account, options: signInOptions(signIn, .created, uid: account.id))
             return SignInOutcome(account: account, change: .created)
         case .link(let owner):
             let expectedHash = owner.passwordHash
             // Whoever knew the Kakao id could sign in to this account: its sessions end with the link.
-            var linking = options
+            var linking = signInOptions(signIn, .linked, uid: owner.id)
             linking.revokeSessions = true
             let updated = try await store.update(id: owner.id, options: linking) { account in
                 guard !account.disabled else { throw AccountError(.userDisabled) }

@@ -7,9 +7,11 @@ extension AccountService {
     public static let lockoutThreshold = 10
 
     /// Creates an email/password account (contract section 4). The email is unique case-insensitively.
-    public func signUp(email rawEmail: String, password: String, displayName: String?, session: SessionGrant? = nil)
-        async throws -> Account
-    {
+    /// `session` is stored with it, and with `requestID` its `sign_up` audit event, in one transaction.
+    public func signUp(
+        email rawEmail: String, password: String, displayName: String?, session: SessionGrant? = nil,
+        requestID: String? = nil
+    ) async throws -> Account {
         let email = rawEmail.trimmingCharacters(in: .whitespaces)
         try PasswordPolicy.check(email: email, password: password)
         guard try await store.account(email: email) == nil else { throw AccountError(.emailExists) }
@@ -19,7 +21,8 @@ extension AccountService {
             id: AccountID.generate(), email: email, emailVerified: false, displayName: displayName, createdAt: now,
             lastSignInAt: now, passwordHash: hash)
         do {
-            try await store.create(account, options: AccountWriteOptions(issuing: session))
+            let events = requestID.map { [Self.passwordEvent("sign_up", uid: account.id, at: now, outcome: "created", requestID: $0)] }
+            try await store.create(account, options: AccountWriteOptions(issuing: session, recording: events ?? []))
         } catch let error as AccountStoreError where error.code == .alreadyExists {
             throw AccountError(.emailExists)  // a concurrent sign-up with the same email won
         }
@@ -28,9 +31,10 @@ extension AccountService {
 
     /// Signs in with email and password. A wrong email and a wrong password get the same answer after the
     /// same work; ten failures for one email within 15 minutes lock it, even against the right password.
-    public func passwordSignIn(email rawEmail: String, password: String, session: SessionGrant? = nil) async throws
-        -> Account
-    {
+    /// `session` is stored with the sign-in, and with `requestID` its `sign_in` audit event, in one transaction.
+    public func passwordSignIn(
+        email rawEmail: String, password: String, session: SessionGrant? = nil, requestID: String? = nil
+    ) async throws -> Account {
         let email = rawEmail.trimmingCharacters(in: .whitespaces)
         let key = email.lowercased()
         let now = clock.now
@@ -55,7 +59,9 @@ extension AccountService {
         guard !account.disabled else { throw AccountError(.userDisabled) }
         try await store.clearLoginFailures(emailKey: key)
         do {
-            return try await store.update(id: account.id, options: AccountWriteOptions(issuing: session)) { account in
+            let events = requestID.map { [Self.passwordEvent("sign_in", uid: account.id, at: now, requestID: $0)] }
+            let options = AccountWriteOptions(issuing: session, recording: events ?? [])
+            return try await store.update(id: account.id, options: options) { account in
                 // The password verified above must still be the account's (a takeover may have removed it).
                 guard account.passwordHash == hash, account.hasUsablePassword else {
                     throw AccountError(.invalidLoginCredentials)
@@ -66,5 +72,12 @@ extension AccountService {
         } catch let error as AccountStoreError where error.code == .notFound {
             throw AccountError(.invalidLoginCredentials)  // deleted meanwhile
         }
+    }
+
+    /// An audit event of the password provider, by the user.
+    private static func passwordEvent(
+        _ action: String, uid: AccountID, at time: Date, outcome: String = "success", requestID: String
+    ) -> AuditEvent {
+        AuditEvent(time: time, uid: uid, action: action, provider: "password", actor: .user, outcome: outcome, requestID: requestID)
     }
 }

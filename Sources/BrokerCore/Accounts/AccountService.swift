@@ -79,11 +79,38 @@ public struct AccountService: Sendable {
         throw AccountStoreError(.unavailable, "kept losing races")
     }
 
-    /// Records a sign-in to a linked account (refused when it is disabled).
-    func signInExisting(_ account: Account, options: AccountWriteOptions, identity: ExternalIdentity) async throws
-        -> SignInOutcome
-    {
+    /// The audit trail of a sign-in through `provider` that made `change` to `uid`: the link or takeover,
+    /// then the sign-in itself, to be recorded in the sign-in's transaction. None without a request id.
+    func signInEvents(
+        _ change: SignInOutcome.Change, uid: AccountID, provider: ProviderID, requestID: String?
+    ) -> [AuditEvent] {
+        guard let requestID else { return [] }
         let now = clock.now
+        func event(_ action: String, actor: AuditEvent.Actor = .user, outcome: String = "success") -> AuditEvent {
+            AuditEvent(
+                time: now, uid: uid, action: action, provider: provider.rawValue, actor: actor, outcome: outcome,
+                requestID: requestID)
+        }
+        switch change {
+        case .none: return [event("sign_in")]
+        case .created: return [event("sign_in", outcome: "created")]
+        case .linked: return [event("link"), event("sign_in")]
+        case .tookOver: return [event("take_over", actor: .system), event("sign_in")]
+        }
+    }
+
+    /// The options of a sign-in's write: its single-use mark, its session, and the events of `change`.
+    func signInOptions(_ signIn: ProviderSignIn, _ change: SignInOutcome.Change, uid: AccountID) -> AccountWriteOptions {
+        AccountWriteOptions(
+            consuming: signIn.singleUse, issuing: signIn.session,
+            recording: signInEvents(change, uid: uid, provider: signIn.identity.provider, requestID: signIn.requestID))
+    }
+
+    /// Records a sign-in to a linked account (refused when it is disabled).
+    func signInExisting(_ account: Account, signIn: ProviderSignIn) async throws -> SignInOutcome {
+        let identity = signIn.identity
+        let now = clock.now
+        let options = signInOptions(signIn, .none, uid: account.id)
         let updated = try await store.update(id: account.id, options: options) { account in
             guard !account.disabled else { throw AccountError(.userDisabled) }
             // Still linked? (A takeover may have unlinked it since the look-up: then decide again.)
@@ -97,21 +124,21 @@ public struct AccountService: Sendable {
     private func apply(_ decision: LinkingDecision, signIn: ProviderSignIn) async throws -> SignInOutcome {
         let identity = signIn.identity
         let now = clock.now
-        let options = AccountWriteOptions(consuming: signIn.singleUse, issuing: signIn.session)
         do {
             switch decision {
             case .signIn(let account):
-                return try await signInExisting(account, options: options, identity: identity)
+                return try await signInExisting(account, signIn: signIn)
             case .create(let claimEmail):
                 let account = Account(
                     id: AccountID.generate(), email: claimEmail ? identity.email : nil,
                     emailVerified: claimEmail && identity.email != nil && identity.emailVerified,
                     displayName: identity.displayName, photoURL: identity.photoURL, createdAt: now, lastSignInAt: now,
                     identities: [Identity(provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now)])
-                try await store.create(account, options: options)
+                try await store.create(account, options: signInOptions(signIn, .created, uid: account.id))
                 return SignInOutcome(account: account, change: .created)
             case .link(let owner):
-                let updated = try await store.update(id: owner.id, options: options) { account in
+                let updated = try await store.update(id: owner.id, options: signInOptions(signIn, .linked, uid: owner.id)) {
+                    account in
                     guard !account.disabled else { throw AccountError(.userDisabled) }
                     // The decision's premises must still hold inside the transaction, else decide again.
                     guard account.email?.lowercased() == identity.email?.lowercased(), account.emailVerified,
@@ -125,7 +152,7 @@ public struct AccountService: Sendable {
                 }
                 return SignInOutcome(account: updated, change: .linked)
             case .takeOver(let owner):
-                var takeOver = options
+                var takeOver = signInOptions(signIn, .tookOver, uid: owner.id)
                 takeOver.revokeSessions = true
                 let updated = try await store.update(id: owner.id, options: takeOver) { account in
                     guard !account.disabled else { throw AccountError(.userDisabled) }

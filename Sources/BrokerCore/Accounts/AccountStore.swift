@@ -87,12 +87,19 @@ public struct AccountWriteOptions: Sendable, Equatable {
     public var revokeSessions: Bool
     /// Stores this new session for the account in the same transaction (after any revocation).
     public var issuing: SessionGrant?
+    /// Appends these events to the audit log in the same transaction, so the change and its record commit
+    /// together (and a sign-in costs one commit, not two).
+    public var recording: [AuditEvent]
 
     /// Creates options.
-    public init(consuming: SingleUseMark? = nil, revokeSessions: Bool = false, issuing: SessionGrant? = nil) {
+    public init(
+        consuming: SingleUseMark? = nil, revokeSessions: Bool = false, issuing: SessionGrant? = nil,
+        recording: [AuditEvent] = []
+    ) {
         self.consuming = consuming
         self.revokeSessions = revokeSessions
         self.issuing = issuing
+        self.recording = recording
     }
 }
 

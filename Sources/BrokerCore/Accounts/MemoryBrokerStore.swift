@@ -228,7 +228,7 @@ public actor MemoryBrokerStore: BrokerStore {
         }
     }
 
-    /// Consumes the mark (purging expired ones) and revokes sessions, as `options` ask.
+    /// Consumes the mark (purging expired ones), revokes and issues sessions and records events, as `options` ask.
     private func finish(_ id: AccountID, _ options: AccountWriteOptions) {
         let now = Self.normalized(clock.now)
         if let mark = options.consuming {
@@ -240,6 +240,9 @@ public actor MemoryBrokerStore: BrokerStore {
         }
         if let grant = options.issuing {
             tokens[grant.tokenHash] = Self.normalized(grant.record(for: id))
+        }
+        for event in options.recording {
+            appendAuditEvent(event)
         }
     }
 

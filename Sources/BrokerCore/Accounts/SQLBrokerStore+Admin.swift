@@ -39,15 +39,19 @@ extension SQLBrokerStore {
     /// Appends an audit event.
     public func appendAuditEvent(_ event: AuditEvent) async throws {
         try await write { connection in
-            try connection.execute(
-                """
-                INSERT INTO audit_events (id, at, uid, action, provider, actor, outcome, request_id) \
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [.text(event.id), Self.millis(event.time), Self.optionalText(event.uid?.rawValue), .text(event.action),
-                 Self.optionalText(event.provider), .text(event.actor.rawValue), .text(event.outcome),
-                 .text(event.requestID)])
+            try connection.execute(Self.insertAuditEvent, Self.auditEventValues(event))
         }
+    }
+
+    static let insertAuditEvent = """
+        INSERT INTO audit_events (id, at, uid, action, provider, actor, outcome, request_id) \
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    /// The values of ``insertAuditEvent``.
+    static func auditEventValues(_ event: AuditEvent) -> [SQLValue] {
+        [.text(event.id), millis(event.time), optionalText(event.uid?.rawValue), .text(event.action),
+         optionalText(event.provider), .text(event.actor.rawValue), .text(event.outcome), .text(event.requestID)]
     }
 
     /// Up to `limit` events (of `uid`, if given) older than `cursor`, newest first.

@@ -35,15 +35,18 @@ extension SQLBrokerStore {
     /// token's `iat` has whole seconds (a token minted later in that second must keep working).
     static func validAfter(_ now: Date) -> Date { Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down)) }
 
-    /// Revokes the account's sessions and earlier ID tokens, then stores `grant`'s session: the tail of
-    /// every account write.
-    static func applySessionOptions(_ options: AccountWriteOptions, uid: AccountID, now: Date, in connection: any SQLConnection) throws {
+    /// Revokes the account's sessions and earlier ID tokens, stores `grant`'s session and appends the audit
+    /// events, as `options` ask: the tail of every account write.
+    static func applyWriteOptions(_ options: AccountWriteOptions, uid: AccountID, now: Date, in connection: any SQLConnection) throws {
         if options.revokeSessions {
             try connection.execute(revokeTokensOfAccount, [millis(now), .text(uid.rawValue)])
             try connection.execute(invalidateIDTokensOfAccount, [millis(validAfter(now)), .text(uid.rawValue)])
         }
         if let grant = options.issuing {
             try connection.execute(insertToken, tokenValues(grant.record(for: uid)))
+        }
+        for event in options.recording {
+            try connection.execute(insertAuditEvent, auditEventValues(event))
         }
     }
 

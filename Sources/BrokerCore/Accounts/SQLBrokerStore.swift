@@ -54,7 +54,7 @@ public final class SQLBrokerStore: BrokerStore {
             for identity in account.identities {
                 try connection.execute(Self.insertIdentity, Self.identityValues(identity, uid: account.id))
             }
-            try Self.applySessionOptions(options, uid: account.id, now: now, in: connection)
+            try Self.applyWriteOptions(options, uid: account.id, now: now, in: connection)
         }
     }
 
@@ -78,7 +78,7 @@ public final class SQLBrokerStore: BrokerStore {
             try Self.consume(options.consuming, now: now, in: connection)
             try connection.execute(Self.updateAccount, Self.accountUpdateValues(changed))
             try Self.saveIdentities(from: original.identities, to: changed.identities, uid: id, in: connection)
-            try Self.applySessionOptions(options, uid: id, now: now, in: connection)
+            try Self.applyWriteOptions(options, uid: id, now: now, in: connection)
             guard let saved = try Self.loadAccount(in: connection, sql: Self.selectAccountByID, [.text(id.rawValue)])
             else { throw AccountStoreError(.notFound, "no account \(id)") }
             return saved

@@ -8,10 +8,10 @@ extension BrokerApp {
             do {
                 let (refreshToken, grant) = services.sessions.grant(provider: "password")
                 let account = try await services.accounts.signUp(
-                    email: email, password: password, displayName: displayName, session: grant)
+                    email: email, password: password, displayName: displayName, session: grant,
+                    requestID: context.requestID)
                 let tokens = try await services.sessions.tokens(for: account, provider: "password", refreshToken: refreshToken)
                 services.metrics.increment("broker_signups_total")
-                await services.audit("sign_up", uid: account.id, provider: "password", outcome: "created", context: context)
                 return .json(201, tokens.body(user: account, isNewUser: true))
             } catch {
                 let code = APIError.mapping(error)?.code ?? "INTERNAL"
@@ -25,10 +25,10 @@ extension BrokerApp {
             let password = try BrokerApp.string(body, "password")
             do {
                 let (refreshToken, grant) = services.sessions.grant(provider: "password")
-                let account = try await services.accounts.passwordSignIn(email: email, password: password, session: grant)
+                let account = try await services.accounts.passwordSignIn(
+                    email: email, password: password, session: grant, requestID: context.requestID)
                 let tokens = try await services.sessions.tokens(for: account, provider: "password", refreshToken: refreshToken)
                 services.metrics.increment("broker_signins_total", labels: ["provider": "password", "outcome": "success"])
-                await services.audit("sign_in", uid: account.id, provider: "password", context: context)
                 return .json(200, tokens.body(user: account, isNewUser: false))
             } catch {
                 let code = APIError.mapping(error)?.code ?? "INTERNAL"

@@ -10,20 +10,13 @@ extension BrokerApp {
                 var signIn = try await provider.signIn(body: body)
                 let (refreshToken, grant) = services.sessions.grant(provider: provider.id.rawValue)
                 signIn.session = grant
+                signIn.requestID = context.requestID  // the sign-in's audit events commit with it
                 let outcome = try await services.accounts.signIn(signIn)
                 let tokens = try await services.sessions.tokens(
                     for: outcome.account, provider: provider.id.rawValue, refreshToken: refreshToken)
                 let result = outcome.isNewUser ? "created" : "success"
                 services.metrics.increment(
                     "broker_signins_total", labels: ["provider": provider.id.rawValue, "outcome": result])
-                let uid = outcome.account.id
-                switch outcome.change {
-                case .linked: await services.audit("link", uid: uid, provider: provider.id.rawValue, context: context)
-                case .tookOver:
-                    await services.audit("take_over", uid: uid, provider: provider.id.rawValue, actor: .system, context: context)
-                case .none, .created: break
-                }
-                await services.audit("sign_in", uid: uid, provider: provider.id.rawValue, outcome: result, context: context)
                 return .json(
                     outcome.isNewUser ? 201 : 200, tokens.body(user: outcome.account, isNewUser: outcome.isNewUser))
             } catch {

@@ -47,6 +47,9 @@ public struct ProviderSignIn: Sendable {
     public var mapping: AccountMapping
     /// The session to store with the sign-in, in the same transaction (set by the HTTP layer).
     public var session: SessionGrant?
+    /// The request's id (set by the HTTP layer): the sign-in's audit events, stamped with it, are recorded in
+    /// its transaction. Without one, none are.
+    public var requestID: String?
 
     /// Creates a sign-in.
     public init(identity: ExternalIdentity, singleUse: SingleUseMark? = nil, mapping: AccountMapping = .link) {
