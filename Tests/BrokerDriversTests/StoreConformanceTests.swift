@@ -161,6 +161,35 @@ struct StoreConformanceTests {
     }
 
     @Test(arguments: StoreBackend.enabled)
+    func updateReturnsTheAccountAsALoadReadsIt(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            let alice = Self.account("alice", email: "alice@example.com", identities: [Self.identity("google", "g-1", at: 7)])
+            try await store.create(alice)
+            let subMillisecond = Date(timeIntervalSince1970: 1_800_000_000.123_456_7)
+            let returned = try await store.update(id: alice.id, options: AccountWriteOptions(revokeSessions: true)) {
+                account in
+                account.lastSignInAt = subMillisecond
+                // Linked in the same millisecond, listed out of order.
+                account.identities.append(Self.identity("kakao", "k-1", at: 3))
+                account.identities.append(Self.identity("apple", "a-1", at: 3))
+            }
+            let loaded = try await store.account(id: alice.id)
+            #expect(returned == loaded)
+            #expect(returned.identities.map(\.subject) == ["a-1", "k-1", "g-1"])
+            #expect(returned.lastSignInAt == date(ms: 1_800_000_000_123))
+            #expect(returned.tokensValidAfter != nil)
+            #expect(returned.email == "alice@example.com")
+
+            // A change of one column leaves the others as they were.
+            let signedIn = try await store.update(id: alice.id) { $0.lastSignInAt = date(ms: Self.t0 + 9) }
+            #expect(signedIn == (try await store.account(id: alice.id)))
+            #expect(try await store.account(email: "ALICE@example.com")?.id == alice.id)
+            #expect(signedIn.tokensValidAfter == returned.tokensValidAfter)
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
     func updateWhoseBodyThrowsChangesNothing(backend: StoreBackend) async throws {
         try await withStore(backend) { fixture in
             let store = fixture.store

@@ -12,16 +12,15 @@ extension SQLBrokerStore {
         "SELECT \(accountColumns) FROM accounts a JOIN identities i ON i.uid = a.uid WHERE i.provider = ? AND i.subject = ?"
     static let selectIdentities =
         "SELECT provider, subject, email, linked_at FROM identities WHERE uid = ? ORDER BY linked_at, provider, subject"
+    /// The columns of ``accountValues(_:)``, in its order.
+    static let accountColumnNames = [
+        "uid", "email", "email_key", "email_verified", "display_name", "photo_url", "disabled", "created_at",
+        "last_sign_in_at", "password_hash", "custom_claims", "password_derived", "tokens_valid_after",
+    ]
     static let insertAccount = """
         INSERT INTO accounts (uid, email, email_key, email_verified, display_name, photo_url, disabled, created_at, \
         last_sign_in_at, password_hash, custom_claims, password_derived, tokens_valid_after) \
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
-    // The same thirteen values as `insertAccount`, with the uid last.
-    static let updateAccount = """
-        UPDATE accounts SET email = ?, email_key = ?, email_verified = ?, display_name = ?, photo_url = ?, \
-        disabled = ?, created_at = ?, last_sign_in_at = ?, password_hash = ?, custom_claims = ?, password_derived = ?, \
-        tokens_valid_after = ? WHERE uid = ?
         """
     static let insertIdentity = "INSERT INTO identities (provider, subject, uid, email, linked_at) VALUES (?, ?, ?, ?, ?)"
     static let updateIdentity = "UPDATE identities SET email = ?, linked_at = ? WHERE provider = ? AND subject = ?"
@@ -103,7 +102,7 @@ extension SQLBrokerStore {
             tokensValidAfter: row.integer("tokens_valid_after").map(date))
     }
 
-    /// The values of ``insertAccount``; ``updateAccount`` takes the same with the uid moved last.
+    /// The values of ``insertAccount``.
     static func accountValues(_ account: Account) -> [SQLValue] {
         [
             .text(account.id.rawValue), optionalText(account.email), optionalText(account.email.map(emailKey)),
@@ -114,11 +113,26 @@ extension SQLBrokerStore {
         ]
     }
 
-    /// The values of ``updateAccount``.
-    static func accountUpdateValues(_ account: Account) -> [SQLValue] {
-        var values = accountValues(account)
-        values.append(values.removeFirst())
-        return values
+    /// Writes the columns whose values differ between `original` and `changed` (the uid, first, never does),
+    /// and nothing when none do.
+    static func saveColumns(from original: Account, to changed: Account, in connection: any SQLConnection) throws {
+        let before = accountValues(original)
+        let after = accountValues(changed)
+        let differing = after.indices.dropFirst().filter { before[$0] != after[$0] }
+        guard !differing.isEmpty else { return }
+        let assignments = differing.map { "\(accountColumnNames[$0]) = ?" }.joined(separator: ", ")
+        try connection.execute(
+            "UPDATE accounts SET \(assignments) WHERE uid = ?", differing.map { after[$0] } + [after[0]])
+    }
+
+    /// `account` exactly as ``loadAccount(in:sql:_:)`` would read it back once stored: dates at whole
+    /// milliseconds, identities in the order of ``selectIdentities``.
+    static func asStored(_ account: Account) throws -> Account {
+        var stored = try decodeAccount(SQLRow(columns: accountColumnNames, values: accountValues(account)))
+        stored.identities = try account.identities
+            .map { try decodeIdentity(SQLRow(columns: identityColumnNames, values: identityValues($0, uid: account.id))) }
+            .sorted { ($0.linkedAt, $0.provider.rawValue, $0.subject) < ($1.linkedAt, $1.provider.rawValue, $1.subject) }
+        return stored
     }
 
     // MARK: - Identities
@@ -170,6 +184,9 @@ extension SQLBrokerStore {
             email: row.text("email"),
             linkedAt: date(try requiredInteger(row, "linked_at")))
     }
+
+    /// The columns of ``identityValues(_:uid:)``, in its order.
+    static let identityColumnNames = ["provider", "subject", "uid", "email", "linked_at"]
 
     /// The values of ``insertIdentity``.
     static func identityValues(_ identity: Identity, uid: AccountID) -> [SQLValue] {

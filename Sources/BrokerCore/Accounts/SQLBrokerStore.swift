@@ -61,6 +61,8 @@ public final class SQLBrokerStore: BrokerStore {
     /// Loads the account, runs `body` on it and saves the result, all in one write transaction: identities
     /// `body` removed are unlinked, added ones linked (one linked elsewhere throws `alreadyExists`), the mark
     /// is consumed and sessions revoked as `options` ask. If anything throws, nothing is changed.
+    /// Only the columns `body` changed are written (a sign-in writes `last_sign_in_at` alone, leaving the email
+    /// index untouched), and the account is returned as a load would return it, without loading it again.
     /// Changing the uid is refused with `AccountStoreError(.notFound)`: the uid names the stored account.
     public func update(
         id: AccountID, options: AccountWriteOptions, _ body: @escaping @Sendable (inout Account) throws -> Void
@@ -75,13 +77,12 @@ public final class SQLBrokerStore: BrokerStore {
                 throw AccountStoreError(.notFound, "update(id: \(id)) must not change the uid to \(changed.id)")
             }
             try Self.requireDistinctIdentities(changed.identities)
+            if options.revokeSessions { changed.tokensValidAfter = Self.validAfter(now) }
             try Self.consume(options.consuming, now: now, in: connection)
-            try connection.execute(Self.updateAccount, Self.accountUpdateValues(changed))
+            try Self.saveColumns(from: original, to: changed, in: connection)
             try Self.saveIdentities(from: original.identities, to: changed.identities, uid: id, in: connection)
             try Self.applyWriteOptions(options, uid: id, now: now, in: connection)
-            guard let saved = try Self.loadAccount(in: connection, sql: Self.selectAccountByID, [.text(id.rawValue)])
-            else { throw AccountStoreError(.notFound, "no account \(id)") }
-            return saved
+            return try Self.asStored(changed)
         }
     }
 
