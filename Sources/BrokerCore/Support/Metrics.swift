@@ -4,7 +4,12 @@ import Foundation
 public final class Metrics: @unchecked Sendable {
     private struct Key: Hashable {
         var name: String
-        var labels: [String]  // "k=\"v\"" pairs, in the order given
+        var labels: [Label]  // in the order given, escaped only when rendered
+    }
+
+    private struct Label: Hashable {
+        var name: String
+        var value: String
     }
 
     private struct Histogram {
@@ -27,13 +32,13 @@ public final class Metrics: @unchecked Sendable {
 
     /// Adds `amount` to the counter `name` with `labels`.
     public func increment(_ name: String, labels: KeyValuePairs<String, String> = [:], by amount: Double = 1) {
-        let key = Key(name: name, labels: Metrics.render(labels))
+        let key = Key(name: name, labels: labels.map { Label(name: $0.key, value: $0.value) })
         lock.withLock { counters[key, default: 0] += amount }
     }
 
     /// Records one observation (seconds) in the histogram `name`.
     public func observe(_ name: String, labels: KeyValuePairs<String, String> = [:], seconds: Double) {
-        let key = Key(name: name, labels: Metrics.render(labels))
+        let key = Key(name: name, labels: labels.map { Label(name: $0.key, value: $0.value) })
         lock.withLock {
             var histogram = histograms[key] ?? Histogram(buckets: Array(repeating: 0, count: Metrics.latencyBuckets.count))
             for (index, bound) in Metrics.latencyBuckets.enumerated() where seconds <= bound {
@@ -52,7 +57,7 @@ public final class Metrics: @unchecked Sendable {
 
     /// The current value of a counter; for tests.
     public func value(_ name: String, labels: KeyValuePairs<String, String> = [:]) -> Double {
-        let key = Key(name: name, labels: Metrics.render(labels))
+        let key = Key(name: name, labels: labels.map { Label(name: $0.key, value: $0.value) })
         return lock.withLock { counters[key] ?? 0 }
     }
 
@@ -70,10 +75,10 @@ public final class Metrics: @unchecked Sendable {
                 }
                 for (key, histogram) in histograms where key.name == name {
                     for (index, bound) in Metrics.latencyBuckets.enumerated() {
-                        let labels = key.labels + ["le=\"\(Metrics.number(bound))\""]
+                        let labels = key.labels + [Label(name: "le", value: Metrics.number(bound))]
                         out += "\(name)_bucket\(Metrics.braces(labels)) \(histogram.buckets[index])\n"
                     }
-                    out += "\(name)_bucket\(Metrics.braces(key.labels + ["le=\"+Inf\""])) \(histogram.count)\n"
+                    out += "\(name)_bucket\(Metrics.braces(key.labels + [Label(name: "le", value: "+Inf")])) \(histogram.count)\n"
                     out += "\(name)_sum\(Metrics.braces(key.labels)) \(Metrics.number(histogram.sum))\n"
                     out += "\(name)_count\(Metrics.braces(key.labels)) \(histogram.count)\n"
                 }
@@ -82,16 +87,15 @@ public final class Metrics: @unchecked Sendable {
         }
     }
 
-    private static func render(_ labels: KeyValuePairs<String, String>) -> [String] {
-        labels.map { name, value in
-            let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-                .replacingOccurrences(of: "\n", with: "\\n")
-            return "\(name)=\"\(escaped)\""
+    /// `{k="v",...}` with the values escaped as the text format asks, or nothing without labels.
+    private static func braces(_ labels: [Label]) -> String {
+        guard !labels.isEmpty else { return "" }
+        let pairs = labels.map { label in
+            let escaped = label.value.replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n")
+            return "\(label.name)=\"\(escaped)\""
         }
-    }
-
-    private static func braces(_ labels: [String]) -> String {
-        labels.isEmpty ? "" : "{" + labels.joined(separator: ",") + "}"
+        return "{" + pairs.joined(separator: ",") + "}"
     }
 
     private static func number(_ value: Double) -> String {
