@@ -44,6 +44,13 @@ import Testing
             #expect(requests.first?["status"] == "201")
             #expect(requests.first?["route"] == "/v1/signin/{provider}")
             #expect(requests.contains { $0["requestId"]?.stringValue == generatedID })
+            for line in requests {
+                // "12.34": milliseconds with two decimals; "2026-11-29T16:58:21.123Z": UTC with milliseconds.
+                let duration = line["durationMs"]?.stringValue ?? ""
+                #expect(duration.wholeMatch(of: /[0-9]+\.[0-9]{2}/) != nil, "\(duration)")
+                let time = line["time"]?.stringValue ?? ""
+                #expect(time.wholeMatch(of: /[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z/) != nil, "\(time)")
+            }
             let all = broker.logs.lines.joined(separator: "\n")
             for secret in [token, refresh, idToken, String(token.split(separator: ".")[2])] {
                 #expect(!all.contains(secret))

@@ -2,7 +2,7 @@ import Foundation
 
 extension Date {
     /// RFC 3339 in UTC, as the API writes times.
-    public var rfc3339: String { formatted(.iso8601) }
+    public var rfc3339: String { RFC3339.format(self) }
 }
 
 extension Account {

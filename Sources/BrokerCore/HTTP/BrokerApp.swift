@@ -119,11 +119,13 @@ public struct BrokerApp: Sendable {
         }
         response.headers.append(("X-Request-Id", requestID))
         let elapsed = started.duration(to: .now)
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        // Hundredths of a millisecond, written without String(format:), which costs more than the rest of the line.
+        let hundredths = elapsed.components.seconds * 100_000 + elapsed.components.attoseconds / 10_000_000_000_000
+        let fraction = hundredths % 100
         services.metrics.increment("broker_http_requests_total", labels: ["route": route, "status": String(response.status)])
         var fields = [
             "method": request.method, "route": route, "status": String(response.status),
-            "durationMs": String(format: "%.2f", milliseconds),
+            "durationMs": "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)",
         ]
         if let cause { fields["cause"] = cause }
         logger.log(response.status >= 500 ? .error : .info, "request", metadata: fields)

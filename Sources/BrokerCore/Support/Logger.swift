@@ -97,7 +97,7 @@ public struct Logger: Sendable {
     public func error(_ message: String, metadata: [String: String] = [:]) { log(.error, message, metadata: metadata) }
 
     static func timestamp(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        RFC3339.format(date, milliseconds: true)
     }
 }
 
