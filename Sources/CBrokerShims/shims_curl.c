@@ -27,3 +27,19 @@ CURLcode broker_curl_easy_getinfo_long(CURL *easy, CURLINFO info, long *value) {
 CURLMcode broker_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
 }
+
+CURLMcode broker_curl_multi_setopt_pointer(CURLM *multi, CURLMoption option, void *value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
+CURLMcode broker_curl_multi_setopt_socket_callback(CURLM *multi, curl_socket_callback callback) {
+    return curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, callback);
+}
+
+CURLMcode broker_curl_multi_setopt_timer_callback(CURLM *multi, curl_multi_timer_callback callback) {
+    return curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, callback);
+}
+
+CURLMcode broker_curl_multi_socket_timeout(CURLM *multi, int *running) {
+    return curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, running);
+}

@@ -18,3 +18,11 @@ CURLcode broker_curl_easy_setopt_write_callback(CURL *easy, CURLoption option, c
 CURLcode broker_curl_easy_getinfo_long(CURL *easy, CURLINFO info, long *value);
 /* curl_multi_setopt with a `long` argument. */
 CURLMcode broker_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+/* curl_multi_setopt with a data pointer (CURLMOPT_SOCKETDATA, CURLMOPT_TIMERDATA). */
+CURLMcode broker_curl_multi_setopt_pointer(CURLM *multi, CURLMoption option, void *value);
+/* curl_multi_setopt(CURLMOPT_SOCKETFUNCTION): libcurl says which sockets to watch for what. */
+CURLMcode broker_curl_multi_setopt_socket_callback(CURLM *multi, curl_socket_callback callback);
+/* curl_multi_setopt(CURLMOPT_TIMERFUNCTION): libcurl says when to call it back for its timeouts. */
+CURLMcode broker_curl_multi_setopt_timer_callback(CURLM *multi, curl_multi_timer_callback callback);
+/* curl_multi_socket_action for libcurl's own timeouts (CURL_SOCKET_TIMEOUT, a macro Swift cannot see). */
+CURLMcode broker_curl_multi_socket_timeout(CURLM *multi, int *running);
