@@ -709,6 +709,32 @@ struct StoreConformanceTests {
     }
 
     @Test(arguments: StoreBackend.enabled)
+    func concurrentFirstKeysLeaveExactlyOneActiveKey(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            let stored = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<8 {
+                    group.addTask {
+                        try await store.insertFirstSigningKey(
+                            StoredSigningKey(id: "k\(index)", algorithm: "ES256", privateKeyPEM: "pem", createdAt: date(ms: Self.t0)))
+                    }
+                }
+                return try await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(stored.filter { $0 }.count == 1)
+            let keys = try await store.signingKeys()
+            #expect(keys.count == 1)
+            #expect(keys.first?.retiredAt == nil)
+            // With an active key, nothing more is stored; once it is retired, a first key is again.
+            let another = StoredSigningKey(id: "late", algorithm: "ES256", privateKeyPEM: "pem", createdAt: date(ms: Self.t0 + 1))
+            #expect(try await store.insertFirstSigningKey(another) == false)
+            try await store.retireSigningKey(id: try #require(keys.first?.id), at: date(ms: Self.t0 + 2))
+            #expect(try await store.insertFirstSigningKey(another) == true)
+            #expect(try await store.signingKeys().filter { $0.retiredAt == nil }.map(\.id) == ["late"])
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
     func purgingDeletesOnlyWhatHasExpired(backend: StoreBackend) async throws {
         try await withStore(backend) { fixture in
             let store = fixture.store

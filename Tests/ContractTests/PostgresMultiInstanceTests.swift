@@ -52,6 +52,26 @@ struct PostgresMultiInstanceTests {
         await cleanUp()
     }
 
+    @Test func instancesStartingTogetherOnAnEmptyDatabaseShareOneSigningKey() async throws {
+        let base = try #require(PostgresTestEnvironment.url)
+        let schema = try await PostgresContractSchema.create(in: base)
+        let directory = try ProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configPath = directory.appendingPathComponent("providers.json").path
+        try Data(StubProviders.brokerConfig(stubsAt: "http://127.0.0.1:1").serialized())
+            .write(to: URL(fileURLWithPath: configPath))
+        let environment = ["BROKER_CONFIG": configPath, "BROKER_DATABASE": schema.url]
+        async let first = BrokerProcess.start(environment: environment)
+        async let second = BrokerProcess.start(environment: environment)
+        let instances = try await [first, second]
+        var keys: [Int?] = []
+        for instance in instances { keys.append(try await instance.get("/.well-known/jwks.json").json?["keys"]?.arrayValue?.count) }
+        for instance in instances { #expect(try await instance.stop() == 0) }
+        #expect(try await schema.count("signing_keys") == 1)
+        #expect(keys == [1, 1])
+        await schema.drop()
+    }
+
     static func appleToken(_ stubs: StubProviders, sub: String, rawNonce: String) throws -> String {
         try stubs.idToken("apple", claims: ["sub": .string(sub), "nonce": .string(TestTokens.hashedNonce(rawNonce))])
     }

@@ -175,6 +175,15 @@ public actor MemoryBrokerStore: BrokerStore {
         keys[key.id] = key
     }
 
+    /// Stores `key` (active) unless an active key exists; true when stored.
+    public func insertFirstSigningKey(_ key: StoredSigningKey) throws -> Bool {
+        guard !keys.values.contains(where: { $0.retiredAt == nil }) else { return false }
+        var active = key
+        active.retiredAt = nil
+        try insertSigningKey(active)
+        return true
+    }
+
     /// Marks the key retired at `date`; a key retired before keeps its first date. `notFound` if absent.
     public func retireSigningKey(id: String, at date: Date) throws {
         guard var key = keys[id] else { throw AccountStoreError(.notFound, "no signing key \(id)") }

@@ -32,6 +32,19 @@ extension SQLBrokerStore {
         }
     }
 
+    /// Stores `key` unless an active key exists (PostgreSQL's serializable transactions make two instances'
+    /// concurrent checks conflict, and the retry finds the winner's key); true when stored.
+    public func insertFirstSigningKey(_ key: StoredSigningKey) async throws -> Bool {
+        try await write { connection in
+            let active = try connection.query("SELECT 1 AS active FROM signing_keys WHERE retired_at IS NULL", [])
+            guard active.isEmpty else { return false }
+            try connection.execute(
+                "INSERT INTO signing_keys (kid, algorithm, private_key_pem, created_at, retired_at) VALUES (?, ?, ?, ?, ?)",
+                [.text(key.id), .text(key.algorithm), .text(key.privateKeyPEM), Self.millis(key.createdAt), .null])
+            return true
+        }
+    }
+
     /// Marks the key retired at `date`; a key retired before keeps its first date. `notFound` if absent.
     public func retireSigningKey(id: String, at date: Date) async throws {
         try await write { connection in

@@ -87,6 +87,9 @@ public protocol SigningKeyStore: Sendable {
     func signingKeys() async throws -> [StoredSigningKey]
     /// Stores a new key.
     func insertSigningKey(_ key: StoredSigningKey) async throws
+    /// Stores `key` (active) unless an active key exists, decided inside the transaction, so that instances
+    /// starting together on an empty database end up with one key; true when it was stored.
+    func insertFirstSigningKey(_ key: StoredSigningKey) async throws -> Bool
     /// Marks a key retired.
     func retireSigningKey(id: String, at date: Date) async throws
     /// In one transaction: retires every active key and stores `key` (which must be active), so that there

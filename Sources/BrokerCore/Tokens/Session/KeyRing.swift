@@ -29,7 +29,9 @@ public actor KeyRing {
     public func load() async throws {
         var stored = try await store.signingKeys()
         if !stored.contains(where: { $0.retiredAt == nil }) {
-            try await store.insertSigningKey(try SigningKey.generate(algorithm, at: clock.now))
+            // Another instance starting on the same empty database may store its key first: then this one
+            // is not stored, and both sign with the winner's.
+            _ = try await store.insertFirstSigningKey(try SigningKey.generate(algorithm, at: clock.now))
             stored = try await store.signingKeys()
         }
         adopt(try stored.map(parse))
