@@ -103,3 +103,15 @@ func expectStoreError(
     }
     #expect(error?.code == code, sourceLocation: sourceLocation)
 }
+
+/// Runs `body(0..<count)` concurrently and returns the results in index order.
+func concurrently<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) async throws -> T) async throws -> [T] {
+    try await withThrowingTaskGroup(of: (Int, T).self) { group in
+        for index in 0..<count {
+            group.addTask { (index, try await body(index)) }
+        }
+        var results: [(Int, T)] = []
+        for try await result in group { results.append(result) }
+        return results.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+}

@@ -415,19 +415,12 @@ struct StoreConformanceTests {
             try await store.insertRefreshToken(Self.token("t-0", session: "s-1", uid: "alice"))
             let rotatedAt = date(ms: Self.t0 + 1000)
 
-            let results = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
-                for index in 0..<20 {
-                    group.addTask {
-                        let successor = Self.token("t-0-next-\(index)", session: "s-1", uid: "alice", createdAt: Self.t0 + 1000)
-                        return (index, try await store.rotateRefreshToken(hash: "t-0", at: rotatedAt, successor: successor))
-                    }
-                }
-                var results: [(Int, Bool)] = []
-                for try await result in group { results.append(result) }
-                return results
+            let results = try await concurrently(20) { index in
+                let successor = Self.token("t-0-next-\(index)", session: "s-1", uid: "alice", createdAt: Self.t0 + 1000)
+                return try await store.rotateRefreshToken(hash: "t-0", at: rotatedAt, successor: successor)
             }
 
-            let winners = results.filter(\.1).map(\.0)
+            let winners = results.indices.filter { results[$0] }
             try #require(winners.count == 1)
             #expect(try await store.refreshToken(hash: "t-0")?.rotatedAt == rotatedAt)
             for index in 0..<20 {
@@ -589,15 +582,10 @@ struct StoreConformanceTests {
     func concurrentReservationsNeverExceedTheLimit(backend: StoreBackend) async throws {
         try await withStore(backend) { fixture in
             let store = fixture.store
-            let granted = try await withThrowingTaskGroup(of: Bool.self) { group in
-                for index in 0..<30 {
-                    group.addTask {
-                        try await store.reserveLoginAttempt(
-                            emailKey: "race@x.com", at: date(ms: Self.t0 + Int64(index)), window: 900, limit: 10) == nil
-                    }
-                }
-                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
-            }
+            let granted = try await concurrently(30) { index in
+                try await store.reserveLoginAttempt(
+                    emailKey: "race@x.com", at: date(ms: Self.t0 + Int64(index)), window: 900, limit: 10) == nil
+            }.filter { $0 }.count
             #expect(granted == 10)
         }
     }
@@ -712,14 +700,9 @@ struct StoreConformanceTests {
     func concurrentFirstKeysLeaveExactlyOneActiveKey(backend: StoreBackend) async throws {
         try await withStore(backend) { fixture in
             let store = fixture.store
-            let stored = try await withThrowingTaskGroup(of: Bool.self) { group in
-                for index in 0..<8 {
-                    group.addTask {
-                        try await store.insertFirstSigningKey(
-                            StoredSigningKey(id: "k\(index)", algorithm: "ES256", privateKeyPEM: "pem", createdAt: date(ms: Self.t0)))
-                    }
-                }
-                return try await group.reduce(into: [Bool]()) { $0.append($1) }
+            let stored = try await concurrently(8) { index in
+                try await store.insertFirstSigningKey(
+                    StoredSigningKey(id: "k\(index)", algorithm: "ES256", privateKeyPEM: "pem", createdAt: date(ms: Self.t0)))
             }
             #expect(stored.filter { $0 }.count == 1)
             let keys = try await store.signingKeys()
