@@ -7,6 +7,8 @@
 --                  are honoured on average (wrk's delay() takes whole milliseconds)
 --   BENCH_ONCE     "1": every line is sent once; a thread whose lines are used up stops sending (its connections
 --                  wait out the run) and done() reports it as "exhausted"
+--   BENCH_QUANTILES file to write this run's latency percentiles to, 0.1 % apart ("percentile microseconds" per
+--                  line, 0.1 to 100): bench/run merges two wrk processes' latencies from them (scenario 1pg2)
 -- done() prints one line "BENCHJSON {...}" with the counts and latency percentiles (microseconds).
 
 local path = os.getenv("BENCH_PATH") or "/"
@@ -15,6 +17,7 @@ local file = os.getenv("BENCH_BODIES")
 local nthreads = tonumber(os.getenv("BENCH_THREADS") or "1")
 local delay_ms = tonumber(os.getenv("BENCH_DELAY_MS") or "0")
 local once = os.getenv("BENCH_ONCE") == "1"
+local quantiles = os.getenv("BENCH_QUANTILES") or ""
 
 local threads = {}
 local next_id = 0
@@ -86,4 +89,12 @@ function done(summary, latency, _)
     '"status_errors":%d,"timeouts":%d,"p50_us":%d,"p90_us":%d,"p99_us":%d,"max_us":%d,"mean_us":%.1f,"wrapped":%d,"exhausted":%d}\n',
     summary.requests, summary.duration, e.connect, e.read, e.write, e.status, e.timeout,
     latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max, latency.mean, wraps, spent))
+  -- wrk's Lua API gives percentiles, not the histogram's counts, so the distribution goes out as 1,000 of them.
+  if quantiles ~= "" then
+    local out = assert(io.open(quantiles, "w"))
+    for step = 1, 1000 do
+      out:write(string.format("%.1f %d\n", step / 10, latency:percentile(step / 10)))
+    end
+    out:close()
+  end
 end
