@@ -12,6 +12,7 @@
 #                           it cannot
 #   pg_createdb NAME        an empty database; prints its postgres:// URL
 #   pg_sql DATABASE SQL     runs SQL with psql, prints the unaligned result
+#   pg_conflicts_since N    serialization failures and deadlocks in the server log after its first N lines
 #   pg_cpu_ticks            utime+stime of every process of the cluster: the postmaster, its children alive now,
 #                           and the children it has reaped (its cutime+cstime)
 #   pg_stop                 stops the cluster (fast, then immediate); pg_remove deletes its directory
@@ -86,6 +87,10 @@ pg_createdb() {
 
 pg_sql() {
   "$PG_BINDIR/psql" -X -h 127.0.0.1 -p "$PG_PORT" -U postgres -d "$1" -Atc "$2"
+}
+
+pg_conflicts_since() {
+  tail -n +"$(($1 + 1))" "$PG_DIR/postgres.log" | grep -c -E 'could not serialize access|deadlock detected' || true
 }
 
 pg_cpu_ticks() {

@@ -158,12 +158,12 @@ def cmd_record(args):
                 f"PostgreSQL's own CPU (all the cluster's processes, /proc) {db_us:,.0f} µs per sign-in "
                 f"({row['db_cores']:.2f} cores); broker + PostgreSQL {both:,.0f} µs = {both / (floor_s * 1e6):.2f} "
                 f"× floor")
-    if args.db_xacts0 and args.db_xacts1 and served:
-        (c0, r0), (c1, r1) = (map(int, x.split()) for x in (args.db_xacts0, args.db_xacts1))
-        row["db_commits_per_request"] = (c1 - c0) / served
-        row["db_rollbacks_per_request"] = (r1 - r0) / served
-        notes.append(f"{(c1 - c0) / served:.2f} PostgreSQL transactions committed and {(r1 - r0) / served:.3f} rolled "
-                     f"back (serialization conflicts, which the broker retries, or other errors) per sign-in")
+    if args.db_xids is not None and served:
+        row["db_write_transactions_per_request"] = args.db_xids / served
+        row["db_conflicts"] = args.db_conflicts
+        notes.append(f"{args.db_xids / served:.2f} PostgreSQL write transactions per sign-in (transaction IDs used, "
+                     f"retries included); {args.db_conflicts or 0} serialization conflicts or deadlocks in "
+                     f"PostgreSQL's log (the broker retries them)")
     if notes:
         row["note"] = "; ".join(notes + ([args.note] if args.note else []))
     if args.extra:
@@ -390,8 +390,8 @@ def main():
         record.add_argument(name, type=int, action="append", required=True)
     record.add_argument("--db-cpu0", type=int)  # PostgreSQL's processes, summed
     record.add_argument("--db-cpu1", type=int)
-    record.add_argument("--db-xacts0")  # "commits rollbacks" from pg_stat_database
-    record.add_argument("--db-xacts1")
+    record.add_argument("--db-xids", type=int)  # PostgreSQL transaction IDs used over the run
+    record.add_argument("--db-conflicts", type=int)  # serialization failures and deadlocks in its log
     record.add_argument("--signins-in-process", type=int, action="append")
     record.add_argument("--start-hwm-kib", type=int, default=0)
     record.add_argument("--note", default="")
