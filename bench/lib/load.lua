@@ -3,6 +3,9 @@
 --   BENCH_PATH     request path, e.g. /v1/signin/google
 --   BENCH_MODE     "post" (POST the line as JSON) or "bearer" (GET with "Authorization: Bearer <line>")
 --   BENCH_THREADS  wrk's -t, so each thread takes its own slice of the lines (single-use tokens stay single-use)
+--   BENCH_PROCESSES, BENCH_PROCESS  several wrk processes at once (one per broker instance, scenario 1pg2): how
+--                  many, and which one this is (0, 1, ...); each process's threads take their slices of its own
+--                  share of the lines, so no two processes send the same line (the same user) at the same time
 --   BENCH_DELAY_MS mean pause before each request on a connection (0: as fast as possible); fractional values
 --                  are honoured on average (wrk's delay() takes whole milliseconds)
 --   BENCH_ONCE     "1": every line is sent once; a thread whose lines are used up stops sending (its connections
@@ -15,6 +18,8 @@ local path = os.getenv("BENCH_PATH") or "/"
 local mode = os.getenv("BENCH_MODE") or "post"
 local file = os.getenv("BENCH_BODIES")
 local nthreads = tonumber(os.getenv("BENCH_THREADS") or "1")
+local nprocesses = tonumber(os.getenv("BENCH_PROCESSES") or "1")
+local process = tonumber(os.getenv("BENCH_PROCESS") or "0")
 local delay_ms = tonumber(os.getenv("BENCH_DELAY_MS") or "0")
 local once = os.getenv("BENCH_ONCE") == "1"
 local quantiles = os.getenv("BENCH_QUANTILES") or ""
@@ -37,7 +42,7 @@ function init(args)
   local line_number = 0
   for line in io.lines(file) do
     if line ~= "" then
-      if line_number % nthreads == thread_id then
+      if line_number % (nthreads * nprocesses) == process * nthreads + thread_id then
         if mode == "bearer" then
           requests[#requests + 1] = wrk.format("GET", path, { ["Authorization"] = "Bearer " .. line }, nil)
         else
