@@ -162,8 +162,8 @@ def cmd_record(args):
         row["db_write_transactions_per_request"] = args.db_xids / served
         row["db_conflicts"] = args.db_conflicts
         notes.append(f"{args.db_xids / served:.2f} PostgreSQL write transactions per sign-in (transaction IDs used, "
-                     f"retries included); {args.db_conflicts or 0} serialization conflicts or deadlocks in "
-                     f"PostgreSQL's log (the broker retries them)")
+                     f"retries included); serialization conflicts and deadlocks in PostgreSQL's log: "
+                     f"{args.db_conflicts or 0} (the broker retries them)")
     if notes:
         row["note"] = "; ".join(notes + ([args.note] if args.note else []))
     if args.extra:
