@@ -53,39 +53,119 @@ def cmd_best_crypto(args):
     json.dump({key: max(run[key] for run in runs) for key in runs[0]}, sys.stdout)
 
 
-def cmd_record(args):
-    """One result line from a wrk run and the broker's /proc and /metrics figures around it."""
+def read_wrk(path):
+    """The BENCHJSON line bench/lib/load.lua's done() printed."""
     wrk = None
-    with open(args.wrk_out) as handle:
+    with open(path) as handle:
         for line in handle:
             if line.startswith("BENCHJSON "):
                 wrk = json.loads(line[len("BENCHJSON "):])
     if wrk is None:
-        raise SystemExit(f"report: no BENCHJSON line in {args.wrk_out} (did wrk fail?)")
-    before, after = json.loads(args.count0), json.loads(args.count1)
-    served = after["total"] - before["total"]
-    statuses = {
-        code: after["status"].get(code, 0) - before["status"].get(code, 0)
-        for code in set(after["status"]) | set(before["status"])
-    }
+        raise SystemExit(f"report: no BENCHJSON line in {path} (did wrk fail?)")
+    return wrk
+
+
+def read_quantiles(path):
+    """[(percentile, microseconds)], ascending, as load.lua writes them with BENCH_QUANTILES."""
+    with open(path) as handle:
+        return [(float(p), int(v)) for p, v in (line.split() for line in handle if line.strip())]
+
+
+def merged_percentile(tables, weights, percentile):
+    """The `percentile` of several wrk runs' latencies taken together, from each run's percentile table (0.1 %
+    apart) weighted by its request count: the smallest latency that at least that share of all requests did not
+    exceed. Exact to the tables' 0.1 % steps."""
+    import bisect
+    columns = [([v for _, v in table], [p for p, _ in table]) for table in tables]
+    goal = percentile / 100 * sum(weights)
+    for x in sorted({v for table in tables for _, v in table}):
+        below = 0.0
+        for (values, ps), weight in zip(columns, weights):
+            k = bisect.bisect_right(values, x)
+            below += weight * (ps[k - 1] / 100 if k else 0.0)
+        if below >= goal - 1e-9:
+            return x
+    return max(v for table in tables for _, v in table)
+
+
+def cmd_record(args):
+    """One result line from the wrk run(s) and the broker's (brokers') /proc and /metrics figures around it.
+    Several --wrk-out (one wrk process per broker instance, run at the same time): requests, rates, counts and
+    CPU are summed, and the latency percentiles merged from their --quantiles tables."""
+    runs = [read_wrk(path) for path in args.wrk_out]
+    served, statuses = 0, {}
+    for count0, count1 in zip(args.count0, args.count1):
+        before, after = json.loads(count0), json.loads(count1)
+        served += after["total"] - before["total"]
+        for code in set(after["status"]) | set(before["status"]):
+            statuses[code] = statuses.get(code, 0) + after["status"].get(code, 0) - before["status"].get(code, 0)
     statuses = {code: n for code, n in sorted(statuses.items()) if n}
+    requests = sum(w["requests"] for w in runs)
+    seconds = sum(w["duration_us"] for w in runs) / len(runs) / 1e6
+    rates = [w["requests"] / (w["duration_us"] / 1e6) for w in runs]
+    if len(runs) == 1:
+        p50, p90, p99 = (runs[0][key] / 1000 for key in ("p50_us", "p90_us", "p99_us"))
+    else:
+        if len(args.quantiles or []) != len(runs):
+            raise SystemExit("report: several wrk runs need a --quantiles table each")
+        tables = [read_quantiles(path) for path in args.quantiles]
+        weights = [w["requests"] for w in runs]
+        p50, p90, p99 = (merged_percentile(tables, weights, p) / 1000 for p in (50, 90, 99))
     cpu_seconds = (args.cpu1 - args.cpu0) / args.clk_tck
     floor_s = floor_of([parse_speed(args.speed)], best=True)[args.floor]
     row = {
         "id": args.id, "name": args.name, "connections": args.connections,
-        "requests": wrk["requests"], "seconds": wrk["duration_us"] / 1e6,
-        "rate": wrk["requests"] / (wrk["duration_us"] / 1e6),
-        "p50_ms": wrk["p50_us"] / 1000, "p90_ms": wrk["p90_us"] / 1000, "p99_ms": wrk["p99_us"] / 1000,
-        "max_ms": wrk["max_us"] / 1000,
-        "errors": wrk["connect_errors"] + wrk["read_errors"] + wrk["write_errors"] + wrk["status_errors"]
-        + wrk["timeouts"],
-        "wrapped": wrk["wrapped"], "exhausted": wrk.get("exhausted", 0), "served": served, "statuses": statuses,
+        "requests": requests, "seconds": seconds, "rate": sum(rates),
+        "p50_ms": p50, "p90_ms": p90, "p99_ms": p99,
+        "max_ms": max(w["max_us"] for w in runs) / 1000,
+        "errors": sum(w["connect_errors"] + w["read_errors"] + w["write_errors"] + w["status_errors"] + w["timeouts"]
+                      for w in runs),
+        "wrapped": sum(w["wrapped"] for w in runs), "exhausted": sum(w.get("exhausted", 0) for w in runs),
+        "served": served, "statuses": statuses,
         "cpu_seconds": cpu_seconds, "cpu_per_request_us": cpu_seconds / served * 1e6 if served else None,
-        "broker_cores": cpu_seconds / (wrk["duration_us"] / 1e6),
-        "hwm_kib": args.hwm_kib, "rss_kib": args.rss_kib, "floor": args.floor, "floor_us": floor_s * 1e6,
+        "broker_cores": cpu_seconds / seconds,
+        # Several instances: the larger one's memory.
+        "hwm_kib": max(args.hwm_kib), "rss_kib": max(args.rss_kib), "floor": args.floor, "floor_us": floor_s * 1e6,
         "note": args.note,
-        "signins_in_process": args.signins_in_process, "start_hwm_kib": args.start_hwm_kib,
+        "signins_in_process": sum(args.signins_in_process or [0]), "start_hwm_kib": args.start_hwm_kib,
     }
+    notes = []
+    if len(runs) > 1:
+        row["instances"] = [
+            {"rate": rate, "p50_ms": w["p50_us"] / 1000, "p99_ms": w["p99_us"] / 1000, "requests": w["requests"],
+             "rss_kib": rss, "hwm_kib": hwm}
+            for rate, w, rss, hwm in zip(rates, runs, args.rss_kib, args.hwm_kib)]
+        each = row["instances"]
+
+        def joined(key, separator, scale=1.0, digits=1):
+            return separator.join(f"{i[key] * scale:.{digits}f}" for i in each)
+
+        notes.append(
+            f"{len(runs)} instances, each driven by its own wrk with {args.connections // len(runs)} of the "
+            f"connections, at the same time: req/s {joined('rate', ' + ', digits=0)}; p50 and p99 merged from the "
+            f"wrk processes' percentile tables (per instance p50 {joined('p50_ms', ' / ')} ms, p99 "
+            f"{joined('p99_ms', ' / ')} ms); broker CPU summed over the instances; RSS columns the larger "
+            f"instance's (after: {joined('rss_kib', ' / ', 1 / 1024)} MiB)")
+    if args.db_cpu0 is not None and args.db_cpu1 is not None:
+        db_seconds = (args.db_cpu1 - args.db_cpu0) / args.clk_tck
+        row["db_cpu_seconds"] = db_seconds
+        row["db_cores"] = db_seconds / seconds
+        if served:
+            db_us = db_seconds / served * 1e6
+            both = (cpu_seconds + db_seconds) / served * 1e6
+            row["db_cpu_per_request_us"] = db_us
+            notes.append(
+                f"PostgreSQL's own CPU (all the cluster's processes, /proc) {db_us:,.0f} µs per sign-in "
+                f"({row['db_cores']:.2f} cores); broker + PostgreSQL {both:,.0f} µs = {both / (floor_s * 1e6):.2f} "
+                f"× floor")
+    if args.db_xids is not None and served:
+        row["db_write_transactions_per_request"] = args.db_xids / served
+        row["db_conflicts"] = args.db_conflicts
+        notes.append(f"{args.db_xids / served:.2f} PostgreSQL write transactions per sign-in (transaction IDs used, "
+                     f"retries included); serialization conflicts and deadlocks in PostgreSQL's log: "
+                     f"{args.db_conflicts or 0} (the broker retries them)")
+    if notes:
+        row["note"] = "; ".join(notes + ([args.note] if args.note else []))
     if args.extra:
         row.update(json.loads(args.extra))
     print(json.dumps(row))
@@ -93,13 +173,21 @@ def cmd_record(args):
 
 def cmd_summary(_):
     row = json.loads(sys.stdin.readline())
+    if "skipped" in row:
+        print(f"  skipped: {row['skipped']}")
+        return
     cpu = row["cpu_per_request_us"] or 0
+    db = f", PostgreSQL {row['db_cpu_per_request_us']:.0f} us CPU/req" if row.get("db_cpu_per_request_us") else ""
     print(f"  {row['rate']:.0f} req/s, p50 {row['p50_ms']:.1f} ms, p99 {row['p99_ms']:.1f} ms, {cpu:.0f} us CPU/req, "
-          f"errors {row['errors']}, statuses {row['statuses']}")
+          f"errors {row['errors']}, statuses {row['statuses']}{db}")
 
 
 def cmd_pending(args):
     print(json.dumps({"id": args.id, "name": args.name, "pending": args.note}))
+
+
+def cmd_skipped(args):
+    print(json.dumps({"id": args.id, "name": args.name, "skipped": args.note}))
 
 
 def median(values):
@@ -200,6 +288,9 @@ def cmd_table(args):
         if "pending" in row:
             out.append(f"| {row['id']} | {row['name']} | | | | | | | | | | | | pending: {row['pending']} |")
             continue
+        if "skipped" in row:
+            out.append(f"| {row['id']} | {row['name']} | | | | | | | | | | | | skipped: {row['skipped']} |")
+            continue
         floor_us = row.get("floor_us") or floor[row["floor"]] * 1e6
         cpu = row["cpu_per_request_us"]
         ratio = cpu / floor_us if cpu else None
@@ -219,10 +310,17 @@ def cmd_table(args):
                "request). The broker restarts for every scenario (1, 1b and 1c share one process). CPU is utime+stime of the broker process alone (/proc/PID/stat) over the run, "
                "divided by the requests the broker counted (/metrics); the load generator (wrk) and the stub "
                "providers run on the same cores and are not counted.")
+    if any(row.get("db_cpu_seconds") is not None for row in rows):
+        out.append("")
+        out.append("The PostgreSQL rows run the broker on a throwaway local PostgreSQL cluster (same machine, same "
+                   "cores); their notes give PostgreSQL's own CPU per sign-in (utime+stime of all the cluster's "
+                   "processes), which the broker CPU column leaves out. With two instances the broker columns sum "
+                   "both processes.")
     notes = [f"- {row['id']}: {row['note']}" for row in rows if row.get("note")]
     if notes:
         out.append("")
         out.extend(notes)
+    targets = len(out)
     out.append("")
     out.append("### Targets")
     out.append("")
@@ -266,6 +364,8 @@ def cmd_table(args):
         ratio99 = large["p99_ms"] / small["p99_ms"]
         out.append(f"| 6: latency with {large.get('accounts', 0):,} accounts ≤ 1.2 × with {small.get('accounts', 0):,} | p50 {ratio:.2f} × ({large['p50_ms']:.1f} vs "
                    f"{small['p50_ms']:.1f} ms), p99 {ratio99:.2f} × | {verdict(ratio <= 1.2)} |")
+    if len(out) == targets + 5:
+        del out[targets:]  # none of the targets' scenarios ran (e.g. BENCH_ONLY="1pg 1pg2")
     text = "\n".join(out) + "\n"
     sys.stdout.write(text)
 
@@ -277,12 +377,22 @@ def main():
     floor.add_argument("--speed", action="append", required=True)
     floor.set_defaults(run=cmd_floor)
     record = sub.add_parser("record")
-    for name in ("--id", "--name", "--wrk-out", "--count0", "--count1", "--floor", "--speed"):
+    for name in ("--id", "--name", "--floor", "--speed"):
         record.add_argument(name, required=True)
+    # One of each per broker instance (bench/run's 1pg2 runs two).
+    for name in ("--wrk-out", "--count0", "--count1"):
+        record.add_argument(name, action="append", required=True)
+    record.add_argument("--quantiles", action="append")
     record.add_argument("--connections", type=int, required=True)
-    for name in ("--cpu0", "--cpu1", "--clk-tck", "--hwm-kib", "--rss-kib"):
+    for name in ("--cpu0", "--cpu1", "--clk-tck"):
         record.add_argument(name, type=int, required=True)
-    record.add_argument("--signins-in-process", type=int, default=0)
+    for name in ("--hwm-kib", "--rss-kib"):
+        record.add_argument(name, type=int, action="append", required=True)
+    record.add_argument("--db-cpu0", type=int)  # PostgreSQL's processes, summed
+    record.add_argument("--db-cpu1", type=int)
+    record.add_argument("--db-xids", type=int)  # PostgreSQL transaction IDs used over the run
+    record.add_argument("--db-conflicts", type=int)  # serialization failures and deadlocks in its log
+    record.add_argument("--signins-in-process", type=int, action="append")
     record.add_argument("--start-hwm-kib", type=int, default=0)
     record.add_argument("--note", default="")
     record.add_argument("--extra", default="")
@@ -295,6 +405,11 @@ def main():
     pending.add_argument("--name", required=True)
     pending.add_argument("--note", required=True)
     pending.set_defaults(run=cmd_pending)
+    skipped = sub.add_parser("skipped")
+    skipped.add_argument("--id", required=True)
+    skipped.add_argument("--name", required=True)
+    skipped.add_argument("--note", required=True)
+    skipped.set_defaults(run=cmd_skipped)
     summary = sub.add_parser("summary")
     summary.set_defaults(run=cmd_summary)
     table = sub.add_parser("table")
