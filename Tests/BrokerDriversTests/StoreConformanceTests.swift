@@ -190,6 +190,47 @@ struct StoreConformanceTests {
     }
 
     @Test(arguments: StoreBackend.enabled)
+    func updateOfTheAccountLinkedToAnIdentity(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            let alice = Self.account("alice", email: "alice@example.com", identities: [Self.identity("google", "g-1")])
+            try await store.create(alice)
+            let mark = SingleUseMark(key: "mark", expiresAt: fixture.clock.now + 600)
+            let grant = SessionGrant(
+                tokenHash: "t-1", sessionID: "s-1", signInProvider: "google", createdAt: date(ms: Self.t0),
+                expiresAt: date(ms: Self.t0 + 86_400_000))
+            let event = AuditEvent(
+                time: date(ms: Self.t0), uid: nil, action: "sign_in", provider: "google", actor: .user, requestID: "r-1",
+                id: "e-1")
+            let options = AccountWriteOptions(consuming: mark, issuing: grant, recording: [event])
+
+            // Linked to no account: nil, and nothing written (the mark is still unused, no session, no event).
+            let none = try await store.update(linkedTo: ProviderID("google"), subject: "g-2", options: options) {
+                $0.displayName = "nobody"
+            }
+            #expect(none == nil)
+            #expect(try await store.refreshToken(hash: "t-1") == nil)
+            #expect(try await store.auditEvents(uid: nil, before: nil, limit: 10).isEmpty)
+
+            let signedIn = try await store.update(linkedTo: ProviderID("google"), subject: "g-1", options: options) {
+                $0.lastSignInAt = date(ms: Self.t0 + 5)
+            }
+            #expect(signedIn?.id == alice.id)
+            #expect(signedIn == (try await store.account(id: alice.id)))
+            #expect(signedIn?.lastSignInAt == date(ms: Self.t0 + 5))
+            #expect(try await store.refreshToken(hash: "t-1")?.accountID == alice.id)
+            // The event without a uid was given the account's.
+            #expect(try await store.auditEvents(uid: alice.id, before: nil, limit: 10).map(\.id) == ["e-1"])
+            await expectStoreError(.alreadyUsed) {
+                _ = try await store.update(linkedTo: ProviderID("google"), subject: "g-1", options: AccountWriteOptions(consuming: mark)) {
+                    $0.displayName = "replayed"
+                }
+            }
+            #expect(try await store.account(id: alice.id)?.displayName == nil)
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
     func updateWhoseBodyThrowsChangesNothing(backend: StoreBackend) async throws {
         try await withStore(backend) { fixture in
             let store = fixture.store

@@ -54,6 +54,8 @@ public struct AccountService: Sendable {
 
     /// Signs in with a verified identity. A refused sign-in writes nothing.
     public func signIn(_ signIn: ProviderSignIn) async throws -> SignInOutcome {
+        // Every policy signs a linked identity in to its account: a returning user takes one transaction.
+        if let returning = try await signInLinked(signIn) { return returning }
         if signIn.mapping == .emailPassword { return try await signInByEmailPassword(signIn) }
         let identity = signIn.identity
         // A lost race (the identity or the email was taken meanwhile) is decided again on fresh state.
@@ -82,7 +84,7 @@ public struct AccountService: Sendable {
     /// The audit trail of a sign-in through `provider` that made `change` to `uid`: the link or takeover,
     /// then the sign-in itself, to be recorded in the sign-in's transaction. None without a request id.
     func signInEvents(
-        _ change: SignInOutcome.Change, uid: AccountID, provider: ProviderID, requestID: String?
+        _ change: SignInOutcome.Change, uid: AccountID?, provider: ProviderID, requestID: String?
     ) -> [AuditEvent] {
         guard let requestID else { return [] }
         let now = clock.now
@@ -104,6 +106,26 @@ public struct AccountService: Sendable {
         AccountWriteOptions(
             consuming: signIn.singleUse, issuing: signIn.session,
             recording: signInEvents(change, uid: uid, provider: signIn.identity.provider, requestID: signIn.requestID))
+    }
+
+    /// Signs in to the account the identity is linked to, if any, finding it inside the sign-in's transaction
+    /// (refused when it is disabled); nil, with nothing written, when the identity is linked to no account.
+    func signInLinked(_ signIn: ProviderSignIn) async throws -> SignInOutcome? {
+        let identity = signIn.identity
+        let now = clock.now
+        // The events get the account's uid from the store: it is not known before the transaction.
+        let events = signInEvents(.none, uid: nil, provider: identity.provider, requestID: signIn.requestID)
+        let options = AccountWriteOptions(consuming: signIn.singleUse, issuing: signIn.session, recording: events)
+        do {
+            let account = try await store.update(linkedTo: identity.provider, subject: identity.subject, options: options) {
+                account in
+                guard !account.disabled else { throw AccountError(.userDisabled) }
+                account.lastSignInAt = now
+            }
+            return account.map { SignInOutcome(account: $0, change: .none) }
+        } catch let error as AccountStoreError where error.code == .alreadyUsed {
+            throw TokenError(.replayed)
+        }
     }
 
     /// Records a sign-in to a linked account (refused when it is disabled).

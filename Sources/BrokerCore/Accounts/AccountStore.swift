@@ -88,7 +88,7 @@ public struct AccountWriteOptions: Sendable, Equatable {
     /// Stores this new session for the account in the same transaction (after any revocation).
     public var issuing: SessionGrant?
     /// Appends these events to the audit log in the same transaction, so the change and its record commit
-    /// together (and a sign-in costs one commit, not two).
+    /// together (and a sign-in costs one commit, not two). An event without a uid gets the account's.
     public var recording: [AuditEvent]
 
     /// Creates options.
@@ -120,6 +120,13 @@ public protocol AccountStore: Sendable {
     func update(
         id: AccountID, options: AccountWriteOptions, _ body: @escaping @Sendable (inout Account) throws -> Void
     ) async throws -> Account
+    /// Like ``update(id:options:_:)`` for the account the identity (provider, subject) is linked to, found
+    /// inside the transaction; nil, with nothing written, when it is linked to none. (A returning user's
+    /// sign-in in one transaction, with no look-up before it.)
+    func update(
+        linkedTo provider: ProviderID, subject: String, options: AccountWriteOptions,
+        _ body: @escaping @Sendable (inout Account) throws -> Void
+    ) async throws -> Account?
     /// Deletes the account, its identities and its sessions.
     func delete(id: AccountID) async throws
 }

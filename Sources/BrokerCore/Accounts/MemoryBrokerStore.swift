@@ -88,6 +88,15 @@ public actor MemoryBrokerStore: BrokerStore {
         return accounts[id] ?? changed
     }
 
+    /// ``update(id:options:_:)`` for the account the identity is linked to; nil, changing nothing, if none.
+    public func update(
+        linkedTo provider: ProviderID, subject: String, options: AccountWriteOptions,
+        _ body: @escaping @Sendable (inout Account) throws -> Void
+    ) throws -> Account? {
+        guard let linked = account(provider: provider, subject: subject) else { return nil }
+        return try update(id: linked.id, options: options, body)
+    }
+
     /// Deletes the account, its identities and refresh tokens; `notFound` if absent.
     public func delete(id: AccountID) throws {
         guard let account = accounts.removeValue(forKey: id) else {
@@ -250,7 +259,8 @@ public actor MemoryBrokerStore: BrokerStore {
         if let grant = options.issuing {
             tokens[grant.tokenHash] = Self.normalized(grant.record(for: id))
         }
-        for event in options.recording {
+        for var event in options.recording {
+            if event.uid == nil { event.uid = id }
             appendAuditEvent(event)
         }
     }

@@ -44,7 +44,8 @@ extension SQLBrokerStore {
         if let grant = options.issuing {
             try connection.execute(insertToken, tokenValues(grant.record(for: uid)))
         }
-        for event in options.recording {
+        for var event in options.recording {
+            if event.uid == nil { event.uid = uid }
             try connection.execute(insertAuditEvent, auditEventValues(event))
         }
     }

@@ -71,19 +71,43 @@ public final class SQLBrokerStore: BrokerStore {
         return try await write { connection in
             guard let original = try Self.loadAccount(in: connection, sql: Self.selectAccountByID, [.text(id.rawValue)])
             else { throw AccountStoreError(.notFound, "no account \(id)") }
-            var changed = original
-            try body(&changed)
-            guard changed.id == original.id else {
-                throw AccountStoreError(.notFound, "update(id: \(id)) must not change the uid to \(changed.id)")
-            }
-            try Self.requireDistinctIdentities(changed.identities)
-            if options.revokeSessions { changed.tokensValidAfter = Self.validAfter(now) }
-            try Self.consume(options.consuming, now: now, in: connection)
-            try Self.saveColumns(from: original, to: changed, in: connection)
-            try Self.saveIdentities(from: original.identities, to: changed.identities, uid: id, in: connection)
-            try Self.applyWriteOptions(options, uid: id, now: now, in: connection)
-            return try Self.asStored(changed)
+            return try Self.save(original, changedBy: body, options: options, now: now, in: connection)
         }
+    }
+
+    /// ``update(id:options:_:)`` for the account the identity is linked to; nil, writing nothing, if none.
+    public func update(
+        linkedTo provider: ProviderID, subject: String, options: AccountWriteOptions,
+        _ body: @escaping @Sendable (inout Account) throws -> Void
+    ) async throws -> Account? {
+        let now = clock.now
+        return try await write { connection in
+            guard
+                let original = try Self.loadAccount(
+                    in: connection, sql: Self.selectAccountByIdentity, [.text(provider.rawValue), .text(subject)])
+            else { return nil }
+            return try Self.save(original, changedBy: body, options: options, now: now, in: connection)
+        }
+    }
+
+    /// The body of an update inside its transaction: runs `body` on `original` and saves what it changed.
+    private static func save(
+        _ original: Account, changedBy body: (inout Account) throws -> Void, options: AccountWriteOptions, now: Date,
+        in connection: any SQLConnection
+    ) throws -> Account {
+        let id = original.id
+        var changed = original
+        try body(&changed)
+        guard changed.id == original.id else {
+            throw AccountStoreError(.notFound, "update(id: \(id)) must not change the uid to \(changed.id)")
+        }
+        try requireDistinctIdentities(changed.identities)
+        if options.revokeSessions { changed.tokensValidAfter = validAfter(now) }
+        try consume(options.consuming, now: now, in: connection)
+        try saveColumns(from: original, to: changed, in: connection)
+        try saveIdentities(from: original.identities, to: changed.identities, uid: id, in: connection)
+        try applyWriteOptions(options, uid: id, now: now, in: connection)
+        return try asStored(changed)
     }
 
     /// Deletes the account, its identities and its refresh tokens; `notFound` (and no change) if absent.
