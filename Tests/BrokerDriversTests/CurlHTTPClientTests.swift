@@ -83,7 +83,7 @@ import Testing
         }
         let client = try CurlHTTPClient(maxResponseBytes: 4095)
         let error = await #expect(throws: HTTPClientError.self) {
-            try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/"))
+            try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/", timeout: 30))
         }
         await client.shutdown()
         await server.shutdown()
