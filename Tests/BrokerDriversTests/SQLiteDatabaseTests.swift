@@ -122,6 +122,57 @@ struct SQLiteDatabaseTests {
         }
     }
 
+    @Test func writesQueuedBehindABusyWriterCommitTogetherEachAllOrNothing() async throws {
+        struct Boom: Error {}
+        try await withFileDatabase { database, _ in
+            _ = try await database.write { try $0.execute("CREATE TABLE t (k TEXT PRIMARY KEY)", []) }
+            // The writer is busy for a moment, so the writes sent meanwhile queue up behind it.
+            let busy = Task {
+                try await database.write { connection in
+                    Thread.sleep(forTimeInterval: 0.3)  // on the writer's own queue, not the cooperative pool
+                    try connection.execute("INSERT INTO t (k) VALUES ('first')", [])
+                }
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            let outcomes = await withTaskGroup(of: (Int, Result<Int, any Error>).self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        do {
+                            let commits = try await database.write { connection -> Int in
+                                try connection.execute("INSERT INTO t (k) VALUES (?)", [.text("k\(index)")])
+                                // Every third fails after writing; every seventh breaks a constraint half-way.
+                                if index % 3 == 1 { throw Boom() }
+                                if index % 7 == 6 { try connection.execute("INSERT INTO t (k) VALUES ('first')", []) }
+                                return (connection as? SQLiteConnection)?.commits ?? -1
+                            }
+                            return (index, .success(commits))
+                        } catch {
+                            return (index, .failure(error))
+                        }
+                    }
+                }
+                return await group.reduce(into: [Int: Result<Int, any Error>]()) { $0[$1.0] = $1.1 }
+            }
+            _ = try await busy.value
+
+            let kept = (0..<20).filter { $0 % 3 != 1 && $0 % 7 != 6 }
+            for index in 0..<20 {
+                switch outcomes[index] {
+                case .success?: #expect(kept.contains(index), "write \(index) should have failed")
+                case .failure(let error)?:
+                    #expect(!kept.contains(index), "write \(index) failed: \(error)")
+                    #expect(index % 3 == 1 ? error is Boom : (error as? SQLError)?.code == .uniqueViolation)
+                case nil: Issue.record("write \(index) never answered")
+                }
+            }
+            let rows = try await database.read { try $0.query("SELECT k FROM t ORDER BY k", []) }.compactMap { $0.text("k") }
+            #expect(rows == (["first"] + kept.map { "k\($0)" }).sorted())
+            // They shared commits: fewer commits than writes.
+            let commitNumbers = Set(outcomes.values.compactMap { try? $0.get() })
+            #expect(commitNumbers.count < kept.count, "\(commitNumbers)")
+        }
+    }
+
     @Test func valuesRoundTripThroughCachedStatements() async throws {
         let database = try SQLiteDatabase(path: ":memory:")
         _ = try await database.write { try $0.execute("CREATE TABLE v (id INTEGER PRIMARY KEY, t TEXT, i BIGINT)", []) }

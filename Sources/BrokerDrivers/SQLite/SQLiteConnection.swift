@@ -21,6 +21,8 @@ final class SQLiteConnection: SQLConnection {
     /// Beyond this many cached statements the cache is emptied: the broker's SQL is a fixed set of
     /// constants, so only ad-hoc SQL can reach it.
     private let statementCacheLimit = 256
+    /// Transactions this connection has committed (for tests: writes committed together see one number).
+    private(set) var commits = 0
 
     /// Opens `path` and applies the broker's pragmas. `":memory:"` opens a private in-memory database.
     init(path: String, role: Role) throws {
@@ -97,6 +99,7 @@ final class SQLiteConnection: SQLConnection {
         do {
             let result = try body(self)
             try execute("COMMIT", [])
+            commits += 1
             return result
         } catch {
             if sqlite3_get_autocommit(handle) == 0 {
@@ -105,6 +108,68 @@ final class SQLiteConnection: SQLConnection {
             }
             throw error
         }
+    }
+
+    /// Runs every write of `group` in one `BEGIN IMMEDIATE` … `COMMIT` (one sync of the WAL for all), each
+    /// in a savepoint of its own: a write whose body throws is rolled back to its savepoint, and the others
+    /// commit. Every caller is resumed once the commit is durable, or has failed. A failure that ends the
+    /// transaction itself (the savepoint cannot be rolled back to) fails the writes made in it so far and
+    /// starts over with the rest.
+    func commitTogether(_ group: [any SQLiteQueuedWrite]) {
+        guard group.count > 1 else {
+            guard let write = group.first else { return }
+            do {
+                try transaction(immediate: true) { try write.perform($0) }
+                write.complete(commitError: nil)
+            } catch {
+                write.complete(commitError: error)
+            }
+            return
+        }
+        var performed: [any SQLiteQueuedWrite] = []
+        func fail(_ error: any Error) {
+            if sqlite3_get_autocommit(handle) == 0 { _ = try? execute("ROLLBACK", []) }
+            for write in performed { write.complete(commitError: error) }
+            performed = []
+        }
+        do {
+            try execute("BEGIN IMMEDIATE", [])
+        } catch {
+            for write in group { write.complete(commitError: error) }
+            return
+        }
+        for (index, write) in group.enumerated() {
+            do {
+                try execute("SAVEPOINT queued_write", [])
+            } catch {
+                fail(error)
+                commitTogether(Array(group[index...]))
+                return
+            }
+            do {
+                try write.perform(self)
+                try execute("RELEASE queued_write", [])
+            } catch {
+                let undone =
+                    sqlite3_get_autocommit(handle) == 0 && (try? execute("ROLLBACK TO queued_write", [])) != nil
+                    && (try? execute("RELEASE queued_write", [])) != nil
+                guard undone else {
+                    write.complete(commitError: error)
+                    fail(error)
+                    commitTogether(Array(group[(index + 1)...]))
+                    return
+                }
+            }
+            performed.append(write)
+        }
+        do {
+            try execute("COMMIT", [])
+            commits += 1
+        } catch {
+            fail(error)
+            return
+        }
+        for write in performed { write.complete(commitError: nil) }
     }
 
     // MARK: - Statements

@@ -54,11 +54,11 @@ public final class SQLiteDatabase: SQLDatabase {
     }
 
     /// Runs `body` in a `BEGIN IMMEDIATE` transaction on the write connection; commits when it returns and
-    /// rolls back when it throws.
+    /// rolls back when it throws. Writes that arrive while the connection is busy share one commit (one WAL
+    /// sync), each still all-or-nothing in a savepoint of its own; the caller resumes once its changes are
+    /// durable.
     public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
-        try await writer.run { connection in
-            try connection.transaction(immediate: true, body)
-        }
+        try await writer.write { connection in try body(connection) }
     }
 
     /// Runs `body` in a read transaction on one of the read connections (the write connection for
