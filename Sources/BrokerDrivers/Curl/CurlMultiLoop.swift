@@ -5,15 +5,17 @@ import Foundation
 
 /// libcurl's multi interface on one dedicated thread (never the cooperative pool), driven by
 /// `curl_multi_socket_action`: libcurl names the sockets to watch (``curlSocketCallback``) and when its next
-/// timeout falls due (``curlTimerCallback``); the thread `poll`s exactly those sockets and a wake-up pipe, and
-/// hands libcurl only the sockets that are ready, so a response costs work on its own transfer, not a pass
-/// over every transfer in flight (`curl_multi_perform`'s way, which dominated with 200 slow calls open).
+/// timeout falls due (``curlTimerCallback``); the thread keeps exactly those sockets, and a wake-up pipe, in
+/// an epoll set, and hands libcurl only the sockets that are ready, so a response costs work on its own
+/// transfer, not a pass over every transfer in flight (`curl_multi_perform` and `poll`'s way, which
+/// dominated with 200 slow calls open).
 /// Callers hand transfers over through a locked queue and a byte on the pipe; the thread resumes each
 /// finished transfer's continuation. The multi handle keeps the connection cache, so connections are reused.
 ///
 /// `@unchecked Sendable`: `pending`, `cancellations`, `stopRequested`, `exited` and `exitWaiters` are
-/// guarded by `lock`; `active`, `watched`, `timerDeadline` and every multi call belong to the transfer
-/// thread (libcurl's callbacks run inside those calls). The multi handle and the pipe are closed in `deinit`,
+/// guarded by `lock`; `active`, `timerDeadline`, the epoll set and every multi call belong to the transfer
+/// thread (libcurl's callbacks run inside those calls). The multi handle, the pipe and the epoll instance are
+/// closed in `deinit`,
 /// which can only run after the thread (which holds a reference) has returned.
 final class CurlMultiLoop: @unchecked Sendable {
     /// The multi handle (`CURLM *`).
@@ -21,6 +23,8 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// The wake-up pipe: a byte written to `wakeWrite` interrupts the thread's `poll`.
     private let wakeRead: Int32
     private let wakeWrite: Int32
+    /// The epoll instance watching the wake-up pipe and libcurl's sockets.
+    private let epoll: Int32
 
     /// Guards everything down to `exitWaiters`.
     private let lock = NSLock()
@@ -37,8 +41,6 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// Transfers inside the multi handle, by easy handle; transfer thread only.
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
-    /// The sockets libcurl wants watched, with the `poll` events; transfer thread only.
-    private var watched: [Int32: Int16] = [:]
     /// When libcurl wants `CURL_SOCKET_TIMEOUT` (uptime nanoseconds), if it does; transfer thread only.
     private var timerDeadline: UInt64?
 
@@ -52,10 +54,12 @@ final class CurlMultiLoop: @unchecked Sendable {
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         }
         (wakeRead, wakeWrite) = (ends[0], ends[1])
-        guard let multi = curl_multi_init() else {
-            close(wakeRead)
-            close(wakeWrite)
-            throw HTTPClientError(.transport, "curl_multi_init failed")
+        epoll = broker_epoll_create()
+        guard epoll >= 0, broker_epoll_watch(epoll, wakeRead, Int32(BROKER_EPOLL_IN.rawValue)) == 0,
+            let multi = curl_multi_init()
+        else {
+            for fd in [wakeRead, wakeWrite, epoll] where fd >= 0 { close(fd) }
+            throw HTTPClientError(.transport, "cannot set up the transfer loop (epoll, curl_multi_init)")
         }
         self.multi = multi
         let me = Unmanaged.passUnretained(self).toOpaque()
@@ -73,6 +77,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         curl_multi_cleanup(multi)
         close(wakeRead)
         close(wakeWrite)
+        close(epoll)
     }
 
     /// Starts the transfer thread.
@@ -129,12 +134,15 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// `CURLMOPT_SOCKETFUNCTION`'s work: watch `socket` for what libcurl asks, or stop watching it.
     fileprivate func watch(_ socket: Int32, _ what: Int32) {
-        switch what {
-        case CURL_POLL_IN: watched[socket] = Int16(POLLIN)
-        case CURL_POLL_OUT: watched[socket] = Int16(POLLOUT)
-        case CURL_POLL_INOUT: watched[socket] = Int16(POLLIN | POLLOUT)
-        default: watched[socket] = nil  // CURL_POLL_REMOVE
-        }
+        let interest: Int32 =
+            switch what {
+            case CURL_POLL_IN: Int32(BROKER_EPOLL_IN.rawValue)
+            case CURL_POLL_OUT: Int32(BROKER_EPOLL_OUT.rawValue)
+            case CURL_POLL_INOUT: Int32(BROKER_EPOLL_IN.rawValue | BROKER_EPOLL_OUT.rawValue)
+            default: 0  // CURL_POLL_REMOVE
+            }
+        // A socket closed already has left the set by itself: a failed forget needs nothing more.
+        _ = interest == 0 ? broker_epoll_forget(epoll, socket) : broker_epoll_watch(epoll, socket, interest)
     }
 
     /// `CURLMOPT_TIMERFUNCTION`'s work: libcurl wants `CURL_SOCKET_TIMEOUT` in `milliseconds` (-1: never).
@@ -190,28 +198,29 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// Sleeps until a watched socket is ready, libcurl's timer is due, a wake-up, or one second; then hands
     /// libcurl each ready socket.
     private func waitAndAct() {
-        var descriptors = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-        descriptors.reserveCapacity(watched.count + 1)
-        for (socket, events) in watched {
-            descriptors.append(pollfd(fd: socket, events: events, revents: 0))
-        }
         var timeout: Int32 = 1000
         if let deadline = timerDeadline {
             let now = DispatchTime.now().uptimeNanoseconds
             timeout = deadline <= now ? 0 : Int32(min(1000, (deadline - now + 999_999) / 1_000_000))
         }
-        guard poll(&descriptors, nfds_t(descriptors.count), timeout) > 0 else { return }
-        if descriptors[0].revents != 0 {
-            var sink = [UInt8](repeating: 0, count: 256)
-            while read(wakeRead, &sink, sink.count) > 0 {}
-        }
-        for descriptor in descriptors.dropFirst() where descriptor.revents != 0 {
+        var sockets = [Int32](repeating: 0, count: 64)
+        var readiness = [Int32](repeating: 0, count: 64)
+        let count = broker_epoll_wait(epoll, &sockets, &readiness, Int32(sockets.count), timeout)
+        guard count > 0 else { return }
+        for index in 0..<Int(count) {
+            let socket = sockets[index]
+            let ready = readiness[index]
+            if socket == wakeRead {
+                var sink = [UInt8](repeating: 0, count: 256)
+                while read(wakeRead, &sink, sink.count) > 0 {}
+                continue
+            }
             var mask: Int32 = 0
-            if descriptor.revents & Int16(POLLIN | POLLHUP) != 0 { mask |= CURL_CSELECT_IN }
-            if descriptor.revents & Int16(POLLOUT) != 0 { mask |= CURL_CSELECT_OUT }
-            if descriptor.revents & Int16(POLLERR | POLLNVAL) != 0 { mask |= CURL_CSELECT_ERR }
+            if ready & Int32(BROKER_EPOLL_IN.rawValue) != 0 { mask |= CURL_CSELECT_IN }
+            if ready & Int32(BROKER_EPOLL_OUT.rawValue) != 0 { mask |= CURL_CSELECT_OUT }
+            if ready & Int32(BROKER_EPOLL_ERROR.rawValue) != 0 { mask |= CURL_CSELECT_ERR }
             var running: Int32 = 0
-            act(curl_multi_socket_action(multi, descriptor.fd, mask, &running))
+            act(curl_multi_socket_action(multi, socket, mask, &running))
         }
     }
 
