@@ -101,8 +101,9 @@ public struct AccountService: Sendable {
         }
     }
 
-    /// The options of a sign-in's write: its single-use mark, its session, and the events of `change`.
-    func signInOptions(_ signIn: ProviderSignIn, _ change: SignInOutcome.Change, uid: AccountID) -> AccountWriteOptions {
+    /// The options of a sign-in's write: its single-use mark, its session, and the events of `change` (a nil
+    /// `uid` leaves the store to stamp them with the account's).
+    func signInOptions(_ signIn: ProviderSignIn, _ change: SignInOutcome.Change, uid: AccountID?) -> AccountWriteOptions {
         AccountWriteOptions(
             consuming: signIn.singleUse, issuing: signIn.session,
             recording: signInEvents(change, uid: uid, provider: signIn.identity.provider, requestID: signIn.requestID))
@@ -113,9 +114,8 @@ public struct AccountService: Sendable {
     func signInLinked(_ signIn: ProviderSignIn) async throws -> SignInOutcome? {
         let identity = signIn.identity
         let now = clock.now
-        // The events get the account's uid from the store: it is not known before the transaction.
-        let events = signInEvents(.none, uid: nil, provider: identity.provider, requestID: signIn.requestID)
-        let options = AccountWriteOptions(consuming: signIn.singleUse, issuing: signIn.session, recording: events)
+        // The uid is not known before the transaction: the store stamps the events with it.
+        let options = signInOptions(signIn, .none, uid: nil)
         do {
             let account = try await store.update(linkedTo: identity.provider, subject: identity.subject, options: options) {
                 account in

@@ -43,6 +43,9 @@ final class CurlMultiLoop: @unchecked Sendable {
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     /// When libcurl wants `CURL_SOCKET_TIMEOUT` (uptime nanoseconds), if it does; transfer thread only.
     private var timerDeadline: UInt64?
+    /// What one epoll wait reports: sockets, and what each is ready for; transfer thread only.
+    private var readySockets = [Int32](repeating: 0, count: 64)
+    private var readiness = [Int32](repeating: 0, count: 64)
 
     /// Creates the multi handle, keeping at most `maxConnections` idle connections cached.
     init(maxConnections: Int) throws(HTTPClientError) {
@@ -125,7 +128,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
     }
 
-    /// Interrupts the thread's `poll`.
+    /// Interrupts the thread's wait.
     private func wakeUp() {
         // A full pipe already holds a wake-up; a failed write only delays the thread until its poll timeout.
         var byte: UInt8 = 1
@@ -203,12 +206,10 @@ final class CurlMultiLoop: @unchecked Sendable {
             let now = DispatchTime.now().uptimeNanoseconds
             timeout = deadline <= now ? 0 : Int32(min(1000, (deadline - now + 999_999) / 1_000_000))
         }
-        var sockets = [Int32](repeating: 0, count: 64)
-        var readiness = [Int32](repeating: 0, count: 64)
-        let count = broker_epoll_wait(epoll, &sockets, &readiness, Int32(sockets.count), timeout)
+        let count = broker_epoll_wait(epoll, &readySockets, &readiness, Int32(readySockets.count), timeout)
         guard count > 0 else { return }
         for index in 0..<Int(count) {
-            let socket = sockets[index]
+            let socket = readySockets[index]
             let ready = readiness[index]
             if socket == wakeRead {
                 var sink = [UInt8](repeating: 0, count: 256)

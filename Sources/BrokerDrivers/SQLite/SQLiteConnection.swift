@@ -50,6 +50,9 @@ final class SQLiteConnection: SQLConnection {
                 }
             }
             try execute("PRAGMA synchronous = FULL", [])
+            // A returning user's sign-in reads its account inside the write transaction: give the writer room
+            // for the indexes' pages of a large database (SQLite's default is 2 MiB per connection).
+            try execute("PRAGMA cache_size = -16384", [])
         case .reader:
             try execute("PRAGMA query_only = ON", [])
         }
