@@ -40,7 +40,7 @@ struct SQLiteDatabaseTests {
                     try connection.query("PRAGMA cache_size", []).first?.integer("cache_size").map(String.init),
                 ]
             }
-            #expect(pragmas == ["wal", "2", "5000", "1", "-16384"])
+            #expect(pragmas == ["wal", "2", "5000", "1", "-8192"])
             let readerForeignKeys = try await database.read { connection in
                 try connection.query("PRAGMA foreign_keys", []).first?.integer("foreign_keys")
             }
