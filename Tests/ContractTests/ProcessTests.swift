@@ -128,6 +128,60 @@ import Testing
         }
     }
 
+    @Test func killDashNineUnderSignInLoadLosesNoAcknowledgedAccount() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stubs = try StubProviders()
+        try stubs.start(server: MicroHTTPDServer())
+        let configPath = directory.appendingPathComponent("providers.json").path
+        let database = directory.appendingPathComponent("b.sqlite").path
+        try Data(stubs.brokerConfig().serialized()).write(to: URL(fileURLWithPath: configPath))
+        let server = try Self.spawn(["serve", "--port", "0", "--config", configPath, "--database", database])
+        let listening = try await server.waitForLog("\"listening\"")
+        let port = try #require(JSONValue.parse(Array(listening.utf8))?["port"]?.stringValue)
+        let tokens = try (0..<600).map { try stubs.idToken("google", claims: ["sub": .string("g-kill-\($0)")]) }
+        let client = try CurlHTTPClient()
+
+        // Eight connections sign new users in, one after another, until the broker is killed; every 201 is an
+        // account the broker acknowledged, and so promised to keep.
+        let progress = SignInProgress()
+        let workers = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        while let index = progress.next(below: tokens.count) {
+                            guard
+                                let response = try? await client.send(
+                                    HTTPClientRequest(
+                                        method: "POST", url: "http://127.0.0.1:\(port)/v1/signin/google",
+                                        headers: [("Content-Type", "application/json")],
+                                        body: JSONValue.object(["idToken": .string(tokens[index])]).serialized(), timeout: 30))
+                            else { return }  // the broker is gone
+                            if response.status == 201, let uid = JSONValue.parse(response.body)?["user"]?["uid"]?.stringValue {
+                                progress.acknowledge(subject: "g-kill-\(index)", uid: uid)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let deadline = Date() + 60
+        while progress.acknowledgedCount < 150, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        server.terminate(SIGKILL)  // mid-load: sign-ins are in flight
+        #expect(try await server.wait(seconds: 30) == 128 + SIGKILL)
+        await workers.value
+        await client.shutdown()
+        await stubs.stop()
+
+        let acknowledged = progress.acknowledged
+        #expect(acknowledged.count >= 150)
+        let store = try await SQLBrokerStore(database: try await SQLiteDatabase.open(path: database))
+        for (subject, uid) in acknowledged {
+            let account = try await store.account(provider: ProviderID("google"), subject: subject)
+            #expect(account?.id.rawValue == uid, "acknowledged \(subject) as \(uid), found \(String(describing: account?.id))")
+        }
+    }
+
     @Test func aChildsExitIsSeenWhileAProcessStartedAfterItLives() async throws {
         // Foundation's `Process` missed this exit whenever the later process inherited its watch socket.
         let short = try ChildProcess("/bin/sh", ["-c", "sleep 0.3; echo done"], environment: [:])
@@ -252,4 +306,24 @@ import Testing
         await client.shutdown()
         await stubs.stop()
     }
+}
+
+/// The shared state of the kill -9 test's connections: the next token to send, and what was acknowledged.
+final class SignInProgress: @unchecked Sendable {
+    private let lock = NSLock()
+    private var issued = 0
+    private var results: [(subject: String, uid: String)] = []
+
+    /// The next token's index, or nil once all are taken.
+    func next(below count: Int) -> Int? {
+        lock.withLock {
+            guard issued < count else { return nil }
+            defer { issued += 1 }
+            return issued
+        }
+    }
+
+    func acknowledge(subject: String, uid: String) { lock.withLock { results.append((subject, uid)) } }
+    var acknowledged: [(subject: String, uid: String)] { lock.withLock { results } }
+    var acknowledgedCount: Int { lock.withLock { results.count } }
 }
