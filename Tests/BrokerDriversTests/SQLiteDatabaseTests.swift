@@ -174,6 +174,43 @@ struct SQLiteDatabaseTests {
         }
     }
 
+    @Test func aWriteThatEndsTheSharedTransactionFailsAloneAndTheOthersAreRunAgain() async throws {
+        struct Boom: Error {}
+        try await withFileDatabase { database, _ in
+            _ = try await database.write { try $0.execute("CREATE TABLE t (k TEXT PRIMARY KEY)", []) }
+            let busy = Task {
+                try await database.write { _ in Thread.sleep(forTimeInterval: 0.3) }  // the writer's queue, not the pool
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            let outcomes = await withTaskGroup(of: (Int, Bool).self) { group in
+                for index in 0..<10 {
+                    group.addTask {
+                        do {
+                            try await database.write { connection in
+                                try connection.execute("INSERT INTO t (k) VALUES (?)", [.text("k\(index)")])
+                                // A misbehaving body ends whatever transaction it runs in.
+                                if index == 5 {
+                                    try connection.execute("ROLLBACK", [])
+                                    throw Boom()
+                                }
+                            }
+                            return (index, true)
+                        } catch {
+                            return (index, false)
+                        }
+                    }
+                }
+                return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+            }
+            _ = try await busy.value
+            #expect(outcomes == Dictionary(uniqueKeysWithValues: (0..<10).map { ($0, $0 != 5) }))
+            let rows = try await database.read { try $0.query("SELECT k FROM t ORDER BY k", []) }.compactMap { $0.text("k") }
+            #expect(rows == (0..<10).filter { $0 != 5 }.map { "k\($0)" })
+            // The connection is usable afterwards.
+            _ = try await database.write { try $0.execute("INSERT INTO t (k) VALUES ('after')", []) }
+        }
+    }
+
     @Test func valuesRoundTripThroughCachedStatements() async throws {
         let database = try SQLiteDatabase(path: ":memory:")
         _ = try await database.write { try $0.execute("CREATE TABLE v (id INTEGER PRIMARY KEY, t TEXT, i BIGINT)", []) }

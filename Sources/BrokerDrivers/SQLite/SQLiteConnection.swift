@@ -116,25 +116,14 @@ final class SQLiteConnection: SQLConnection {
 
     /// Runs every write of `group` in one `BEGIN IMMEDIATE` … `COMMIT` (one sync of the WAL for all), each
     /// in a savepoint of its own: a write whose body throws is rolled back to its savepoint, and the others
-    /// commit. Every caller is resumed once the commit is durable, or has failed. A failure that ends the
-    /// transaction itself (the savepoint cannot be rolled back to) fails the writes made in it so far and
-    /// starts over with the rest.
+    /// commit. Every caller is resumed once the commit is durable, or has failed. If the shared transaction
+    /// cannot be trusted (a savepoint that cannot be set, released or rolled back to) or its commit fails, it is
+    /// rolled back and every write runs again in a transaction of its own, so each answer depends on its own
+    /// work and on committed data only (write bodies may rerun, as the ``SQLDatabase`` port allows).
     func commitTogether(_ group: [any SQLiteQueuedWrite]) {
         guard group.count > 1 else {
-            guard let write = group.first else { return }
-            do {
-                try transaction(immediate: true) { try write.perform($0) }
-                write.complete(commitError: nil)
-            } catch {
-                write.complete(commitError: error)
-            }
+            if let write = group.first { commitAlone(write) }
             return
-        }
-        var performed: [any SQLiteQueuedWrite] = []
-        func fail(_ error: any Error) {
-            if sqlite3_get_autocommit(handle) == 0 { _ = try? execute("ROLLBACK", []) }
-            for write in performed { write.complete(commitError: error) }
-            performed = []
         }
         do {
             try execute("BEGIN IMMEDIATE", [])
@@ -142,38 +131,49 @@ final class SQLiteConnection: SQLConnection {
             for write in group { write.complete(commitError: error) }
             return
         }
-        for (index, write) in group.enumerated() {
-            do {
-                try execute("SAVEPOINT queued_write", [])
-            } catch {
-                fail(error)
-                commitTogether(Array(group[index...]))
+        for write in group {
+            guard performInSavepoint(write) else {
+                rollBackAndCommitAlone(group)
                 return
             }
-            do {
-                try write.perform(self)
-                try execute("RELEASE queued_write", [])
-            } catch {
-                let undone =
-                    sqlite3_get_autocommit(handle) == 0 && (try? execute("ROLLBACK TO queued_write", [])) != nil
-                    && (try? execute("RELEASE queued_write", [])) != nil
-                guard undone else {
-                    write.complete(commitError: error)
-                    fail(error)
-                    commitTogether(Array(group[(index + 1)...]))
-                    return
-                }
-            }
-            performed.append(write)
         }
         do {
             try execute("COMMIT", [])
             commits += 1
         } catch {
-            fail(error)
+            rollBackAndCommitAlone(group)
             return
         }
-        for write in performed { write.complete(commitError: nil) }
+        for write in group { write.complete(commitError: nil) }
+    }
+
+    /// Runs `write` in a transaction of its own and resumes its caller.
+    private func commitAlone(_ write: any SQLiteQueuedWrite) {
+        do {
+            try transaction(immediate: true) { try write.perform($0) }
+            write.complete(commitError: nil)
+        } catch {
+            write.complete(commitError: error)
+        }
+    }
+
+    /// The shared transaction failed: rolls it back (nothing in it is kept) and runs each write alone.
+    private func rollBackAndCommitAlone(_ group: [any SQLiteQueuedWrite]) {
+        if sqlite3_get_autocommit(handle) == 0 { _ = try? execute("ROLLBACK", []) }
+        for write in group { commitAlone(write) }
+    }
+
+    /// Runs `write`'s body in a savepoint inside the shared transaction: kept when it returns, undone when it
+    /// throws. False when the transaction can no longer be trusted with the others' changes.
+    private func performInSavepoint(_ write: any SQLiteQueuedWrite) -> Bool {
+        guard (try? execute("SAVEPOINT queued_write", [])) != nil else { return false }
+        let succeeded = (try? write.perform(self)) != nil
+        if succeeded, (try? execute("RELEASE queued_write", [])) != nil { return true }
+        // The body threw (or its release failed): undo it alone, or give up on the transaction.
+        let undone =
+            sqlite3_get_autocommit(handle) == 0 && (try? execute("ROLLBACK TO queued_write", [])) != nil
+            && (try? execute("RELEASE queued_write", [])) != nil
+        return undone && !succeeded
     }
 
     // MARK: - Statements
