@@ -43,6 +43,7 @@ enum ServeCommand {
         await client.shutdown()
         await database.close()
         logger.info("stopped")
+        withExtendedLifetime(termination) {}  // a second signal during the drain still ends the process
         return 0
     }
 }

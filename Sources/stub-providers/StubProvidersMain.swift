@@ -36,6 +36,7 @@ enum StubProvidersMain {
             say("  faults: POST /control/kakao {\"fault\":\"down|slow|hang|invalid|misconfigured|userMismatch|none\",\"delayMs\":100}")
             _ = await termination.wait()
             await stubs.stop()
+            withExtendedLifetime(termination) {}
             return 0
         } catch {
             FileHandle.standardError.write(Data("stub-providers: \(error)\n".utf8))

@@ -128,6 +128,41 @@ import Testing
         }
     }
 
+    @Test func aSecondSIGTERMDuringAHangingDrainEndsServeAtOnce() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stubs = try StubProviders()
+        try stubs.start(server: MicroHTTPDServer())
+        stubs.setKakaoFault(.hang)
+        let configPath = directory.appendingPathComponent("providers.json").path
+        try Data(stubs.brokerConfig().serialized()).write(to: URL(fileURLWithPath: configPath))
+        let server = try Self.spawn(
+            ["serve", "--port", "0", "--config", configPath, "--database", directory.appendingPathComponent("b.sqlite").path])
+        let listening = try await server.waitForLog("\"listening\"")
+        let port = try #require(JSONValue.parse(Array(listening.utf8))?["port"]?.stringValue)
+        let client = try CurlHTTPClient()
+        // A sign-in waits on a Kakao that never answers (the broker gives up after its 5 s timeout).
+        let token = stubs.kakaoAccessToken(for: KakaoStubUser(id: 4242))
+        let inFlight = Task {
+            try? await client.send(
+                HTTPClientRequest(
+                    method: "POST", url: "http://127.0.0.1:\(port)/v1/signin/kakao",
+                    headers: [("Content-Type", "application/json")],
+                    body: JSONValue.object(["accessToken": .string(token)]).serialized(), timeout: 30))
+        }
+        let deadline = Date() + 20
+        while stubs.kakaoCallCount == 0, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        server.terminate()
+        _ = try await server.waitForLog("\"draining\"")
+        server.terminate()
+        // Ended by the signal (a finished drain exits 0 and logs "stopped"), before the sign-in was answered.
+        #expect(try await server.wait(seconds: 30) == 128 + SIGTERM)
+        #expect(!server.stderr.contains("\"stopped\""))
+        #expect(await inFlight.value == nil)
+        await client.shutdown()
+        await stubs.stop()
+    }
+
     @Test func killDashNineUnderSignInLoadLosesNoAcknowledgedAccount() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -2,7 +2,9 @@ import Dispatch
 import Foundation
 
 /// SIGTERM and SIGINT, watched from the moment this is made, so make it first thing: one arriving before
-/// anyone waits (while a store opens, or just after "listening" is logged) is kept for the wait.
+/// anyone waits (while a store opens, or just after "listening" is logged) is kept for the wait. A second one
+/// (a drain that hangs, Ctrl-C pressed again) ends the process at once, with 128 + the signal's number. Keep
+/// the object alive for as long as the process should answer signals so.
 ///
 /// The disposition is left alone: libdispatch installs its own handler when it registers a source, and
 /// until then the default action stands, so the earliest signal ends the process rather than vanishing.
@@ -18,7 +20,7 @@ public final class TerminationSignals: @unchecked Sendable {
         let queue = DispatchQueue(label: "broker.signals")
         for (number, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { [unowned self] in self.deliver(name) }
+            source.setEventHandler { [weak self] in self?.deliver(name, number: number) }
             source.resume()
             sources.append(source)
         }
@@ -28,13 +30,14 @@ public final class TerminationSignals: @unchecked Sendable {
         for source in sources { source.cancel() }
     }
 
-    private func deliver(_ name: String) {
-        let waiting: CheckedContinuation<String, Never>? = lock.withLock {
-            guard received == nil else { return nil }
+    private func deliver(_ name: String, number: Int32) {
+        let (first, waiting): (Bool, CheckedContinuation<String, Never>?) = lock.withLock {
+            guard received == nil else { return (false, nil) }
             received = name
             defer { waiter = nil }
-            return waiter
+            return (true, waiter)
         }
+        guard first else { _exit(128 + number) }
         waiting?.resume(returning: name)
     }
 
