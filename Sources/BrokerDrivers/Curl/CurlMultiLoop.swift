@@ -207,6 +207,12 @@ final class CurlMultiLoop: @unchecked Sendable {
             timeout = deadline <= now ? 0 : Int32(min(1000, (deadline - now + 999_999) / 1_000_000))
         }
         let count = broker_epoll_wait(epoll, &readySockets, &readiness, Int32(readySockets.count), timeout)
+        if count == 0, timerDeadline == nil, !active.isEmpty {
+            // A second without a socket event or a timer while transfers are open: let libcurl check its own
+            // timeouts anyway, so one missed timer callback cannot stall a transfer past its deadline.
+            var running: Int32 = 0
+            act(broker_curl_multi_socket_timeout(multi, &running))
+        }
         guard count > 0 else { return }
         for index in 0..<Int(count) {
             let socket = readySockets[index]
