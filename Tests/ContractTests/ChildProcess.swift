@@ -10,8 +10,8 @@ import Foundation
 /// Not Foundation's `Process`: on Linux it notices a child's exit through a socket the child inherits, and
 /// when any other process started meanwhile inherits that socket too (a PostgreSQL server that `pg_ctl start`
 /// leaves behind, say), the exit goes unnoticed and `isRunning` stays true for as long as that process lives
-/// (swift-corelibs-foundation issue 4795). Every descriptor made here is close-on-exec, so no other child
-/// inherits one, and the exit is read from the kernel, whatever other processes hold.
+/// (swift-corelibs-foundation issue 4795). The descriptors made here are close-on-exec, so no other child
+/// inherits them, and the exit is read from the kernel, whatever other processes hold.
 final class ChildProcess: @unchecked Sendable {
     /// Where the child's standard output and error go.
     enum Output {
@@ -119,9 +119,12 @@ final class ChildProcess: @unchecked Sendable {
         lock.withLock {
             if exitStatus == nil {
                 var raw: Int32 = 0
-                if waitpid(pid, &raw, WNOHANG) == pid {
+                let reaped = waitpid(pid, &raw, WNOHANG)
+                if reaped == pid {
                     // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import.
                     exitStatus = raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
+                } else if reaped == -1 && errno == ECHILD {
+                    exitStatus = -1  // reaped elsewhere: gone, with its status unknown
                 }
             }
             return exitStatus
