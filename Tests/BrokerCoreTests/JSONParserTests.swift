@@ -45,4 +45,18 @@ import Testing
         let value: JSONValue = ["k": ["n": 1, "d": .double(0.25), "s": "a\"b", "u": "é", "z": .null, "b": false]]
         #expect(JSONValue.parse(value.serialized()) == value)
     }
+
+    @Test func anyStringRoundTripsWithItsEscapesWhereverTheyFall() {
+        // Escapes at the start, the end and side by side, among long plain runs and multi-byte characters. (NUL
+        // is left out: it is written as \u0000, but the parser refuses it on purpose.)
+        #expect(JSONValue.string("a\u{0}b").serialized() == Array(#""a\u0000b""#.utf8))
+        let pieces = ["\"", "\\", "\n", "\r", "\t", "\u{1}", "\u{1F}", "\u{7F}", "é", "한", "😀", "/", "plain", String(repeating: "x", count: 700)]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<500 {
+            let text = (0..<Int.random(in: 0...8, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            let serialized = JSONValue.string(text).serialized()
+            #expect(JSONValue.parse(serialized) == .string(text), "\(text.debugDescription)")
+            #expect(!serialized.dropFirst().dropLast().contains { $0 < 0x20 || $0 == 0x7F }, "raw control byte")
+        }
+    }
 }
