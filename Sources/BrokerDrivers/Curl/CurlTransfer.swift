@@ -129,8 +129,8 @@ final class CurlTransfer: @unchecked Sendable {
             return
         }
         guard let colon = text.firstIndex(of: ":") else { return }
-        let name = text[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = text[..<colon].trimmingHTTPWhitespace().lowercased()
+        let value = String(text[text.index(after: colon)...].trimmingHTTPWhitespace())
         guard !name.isEmpty else { return }
         if let previous = headers[name] {
             headers[name] = previous + ", " + value

@@ -115,7 +115,7 @@ func mhdConnectionNotified(
 /// The request's `Content-Length`, when it sent one that parses.
 private func mhdDeclaredContentLength(_ connection: OpaquePointer) -> Int? {
     guard let raw = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length") else { return nil }
-    return Int(String(cString: raw).trimmingCharacters(in: .whitespaces))
+    return Int(String(cString: raw).trimmingHTTPWhitespace())
 }
 
 /// Collects the request's values of one kind (headers or query arguments) into a dictionary; repeated names
