@@ -17,11 +17,9 @@ extension SQLBrokerStore {
         "uid", "email", "email_key", "email_verified", "display_name", "photo_url", "disabled", "created_at",
         "last_sign_in_at", "password_hash", "custom_claims", "password_derived", "tokens_valid_after",
     ]
-    static let insertAccount = """
-        INSERT INTO accounts (uid, email, email_key, email_verified, display_name, photo_url, disabled, created_at, \
-        last_sign_in_at, password_hash, custom_claims, password_derived, tokens_valid_after) \
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
+    static let insertAccount =
+        "INSERT INTO accounts (\(accountColumnNames.joined(separator: ", "))) VALUES ("
+        + Array(repeating: "?", count: accountColumnNames.count).joined(separator: ", ") + ")"
     static let insertIdentity = "INSERT INTO identities (provider, subject, uid, email, linked_at) VALUES (?, ?, ?, ?, ?)"
     static let updateIdentity = "UPDATE identities SET email = ?, linked_at = ? WHERE provider = ? AND subject = ?"
     static let deleteIdentity = "DELETE FROM identities WHERE provider = ? AND subject = ?"

@@ -16,19 +16,14 @@ extension SQLBrokerStore {
     public func rotateSigningKey(to key: StoredSigningKey, at date: Date) async throws {
         try await write { connection in
             try connection.execute("UPDATE signing_keys SET retired_at = ? WHERE retired_at IS NULL", [Self.millis(date)])
-            try connection.execute(
-                "INSERT INTO signing_keys (kid, algorithm, private_key_pem, created_at, retired_at) VALUES (?, ?, ?, ?, ?)",
-                [.text(key.id), .text(key.algorithm), .text(key.privateKeyPEM), Self.millis(key.createdAt), .null])
+            try Self.insert(key, active: true, in: connection)
         }
     }
 
     /// Stores a new key; a kid stored before throws `alreadyExists`.
     public func insertSigningKey(_ key: StoredSigningKey) async throws {
         try await write { connection in
-            try connection.execute(
-                "INSERT INTO signing_keys (kid, algorithm, private_key_pem, created_at, retired_at) VALUES (?, ?, ?, ?, ?)",
-                [.text(key.id), .text(key.algorithm), .text(key.privateKeyPEM), Self.millis(key.createdAt),
-                 key.retiredAt.map(Self.millis) ?? .null])
+            try Self.insert(key, active: false, in: connection)
         }
     }
 
@@ -38,9 +33,7 @@ extension SQLBrokerStore {
         try await write { connection in
             let active = try connection.query("SELECT 1 AS active FROM signing_keys WHERE retired_at IS NULL", [])
             guard active.isEmpty else { return false }
-            try connection.execute(
-                "INSERT INTO signing_keys (kid, algorithm, private_key_pem, created_at, retired_at) VALUES (?, ?, ?, ?, ?)",
-                [.text(key.id), .text(key.algorithm), .text(key.privateKeyPEM), Self.millis(key.createdAt), .null])
+            try Self.insert(key, active: true, in: connection)
             return true
         }
     }
@@ -55,6 +48,14 @@ extension SQLBrokerStore {
             let exists = try connection.query("SELECT 1 AS present FROM signing_keys WHERE kid = ?", [.text(id)])
             guard !exists.isEmpty else { throw AccountStoreError(.notFound, "no signing key \(id)") }
         }
+    }
+
+    /// Inserts `key`, as active (whatever its `retiredAt` says) or with its own `retiredAt`.
+    private static func insert(_ key: StoredSigningKey, active: Bool, in connection: any SQLConnection) throws {
+        try connection.execute(
+            "INSERT INTO signing_keys (kid, algorithm, private_key_pem, created_at, retired_at) VALUES (?, ?, ?, ?, ?)",
+            [.text(key.id), .text(key.algorithm), .text(key.privateKeyPEM), millis(key.createdAt),
+             active ? .null : key.retiredAt.map(millis) ?? .null])
     }
 
     static func decodeSigningKey(_ row: SQLRow) throws -> StoredSigningKey {
