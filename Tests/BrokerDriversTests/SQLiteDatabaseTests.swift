@@ -38,9 +38,10 @@ struct SQLiteDatabaseTests {
                     try connection.query("PRAGMA busy_timeout", []).first?.integer("timeout").map(String.init),
                     try connection.query("PRAGMA foreign_keys", []).first?.integer("foreign_keys").map(String.init),
                     try connection.query("PRAGMA cache_size", []).first?.integer("cache_size").map(String.init),
+                    try connection.query("PRAGMA temp_store", []).first?.integer("temp_store").map(String.init),
                 ]
             }
-            #expect(pragmas == ["wal", "2", "5000", "1", "-8192"])
+            #expect(pragmas == ["wal", "2", "5000", "1", "-8192", "2"])
             let readerForeignKeys = try await database.read { connection in
                 try connection.query("PRAGMA foreign_keys", []).first?.integer("foreign_keys")
             }

@@ -41,6 +41,9 @@ final class SQLiteConnection: SQLConnection {
 
         try execute("PRAGMA busy_timeout = 5000", [])
         try execute("PRAGMA foreign_keys = ON", [])
+        // Statement journals (every write of a group commit runs in a savepoint) and sorts stay in memory:
+        // as temporary files they cost an open, an unlink, writes and a close per transaction.
+        try execute("PRAGMA temp_store = MEMORY", [])
         switch role {
         case .writer:
             if path != ":memory:" {

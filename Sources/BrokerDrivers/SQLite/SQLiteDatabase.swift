@@ -8,7 +8,7 @@ import Foundation
 /// own serial queue: readers proceed concurrently with each other and with the writer, and no SQLite call
 /// ever blocks Swift's cooperative thread pool. `":memory:"` uses one connection for everything (a second
 /// connection would see a different, empty database). Every connection runs with `synchronous=FULL`,
-/// `busy_timeout=5000` and `foreign_keys=ON`, and caches its prepared statements by SQL text.
+/// `busy_timeout=5000`, `foreign_keys=ON` and `temp_store=MEMORY`, and caches its prepared statements by SQL text.
 public final class SQLiteDatabase: SQLDatabase {
     /// Always ``SQLDialect/sqlite``.
     public let dialect = SQLDialect.sqlite

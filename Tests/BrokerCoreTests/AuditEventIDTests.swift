@@ -1,0 +1,29 @@
+import BrokerCore
+import Foundation
+import Testing
+
+@Suite struct AuditEventIDTests {
+    @Test func idsIncreaseStrictlyAndEndInEightRandomHexDigits() throws {
+        let ids = (0..<2_000).map { _ in AuditEvent.nextID() }
+        for (earlier, later) in zip(ids, ids.dropFirst()) {
+            #expect(earlier < later, "\(earlier) then \(later)")
+        }
+        let shape = try Regex("^[0-9]{20}-[0-9a-f]{8}$")
+        for id in ids {
+            #expect(id.wholeMatch(of: shape) != nil, "\(id)")
+        }
+        // The suffix is random, not derived from the counter: 2,000 draws of 32 bits all but never collide.
+        let suffixes = Set(ids.map { $0.split(separator: "-")[1] })
+        #expect(suffixes.count >= 1_998)
+    }
+
+    @Test func theCounterIsTheClockInMicroseconds() {
+        let before = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        let id = AuditEvent.nextID()
+        let after = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        let counter = Int64(id.prefix(20)) ?? -1
+        // Bumped past earlier ids of this process at most by the ids made before it, never behind the clock.
+        #expect(counter >= before)
+        #expect(counter <= after + 1_000_000)
+    }
+}
