@@ -8,11 +8,13 @@ import Testing
 @Suite("SQLiteDatabase")
 struct SQLiteDatabaseTests {
     /// A file database in a fresh temporary directory, removed afterwards.
-    func withFileDatabase(_ body: (SQLiteDatabase, String) async throws -> Void) async throws {
+    func withFileDatabase(
+        checkpointPages: Int = 1000, _ body: (SQLiteDatabase, String) async throws -> Void
+    ) async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("test.sqlite").path
-        let database = try await SQLiteDatabase.open(path: path)
+        let database = try await SQLiteDatabase.open(path: path, checkpointPages: checkpointPages)
         do {
             try await body(database, path)
         } catch {
@@ -46,6 +48,54 @@ struct SQLiteDatabaseTests {
                 try connection.query("PRAGMA foreign_keys", []).first?.integer("foreign_keys")
             }
             #expect(readerForeignKeys == 1)
+        }
+    }
+
+    /// Writes about `pages` pages of 4 KiB, one commit per page.
+    func writePages(_ pages: Int, to database: SQLiteDatabase) async throws {
+        _ = try await database.write { try $0.execute("CREATE TABLE IF NOT EXISTS filler (k INTEGER PRIMARY KEY, v TEXT)", []) }
+        let text = String(repeating: "x", count: 3_900)
+        for _ in 0..<pages {
+            _ = try await database.write { try $0.execute("INSERT INTO filler (v) VALUES (?)", [.text(text)]) }
+        }
+    }
+
+    /// The size of the database file itself, which only a checkpoint makes grow (commits go to the WAL).
+    func mainFileBytes(_ path: String) throws -> Int {
+        (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? -1
+    }
+
+    @Test func commitsNeverCheckpointTheWALThemselves() async throws {
+        // Past SQLite's automatic threshold (1000 pages) with the checkpointer set never to run: the pages
+        // stay in the WAL, so no commit copied them into the database file.
+        try await withFileDatabase(checkpointPages: .max) { database, path in
+            try await writePages(1_200, to: database)
+            #expect(database.checkpoints == 0)
+            let bytes = try mainFileBytes(path)
+            #expect(bytes < 64 * 4096, "\(bytes) bytes")
+            let count = try await database.read { try $0.query("SELECT count(*) AS n FROM filler", []).first?.integer("n") }
+            #expect(count == 1_200)
+        }
+    }
+
+    @Test func theCheckpointerCopiesTheWALIntoTheDatabaseFileOnItsOwnConnection() async throws {
+        try await withFileDatabase(checkpointPages: 50) { database, path in
+            try await writePages(300, to: database)
+            // Checkpoints run in the background: wait (without a timed assertion) until one has finished.
+            for _ in 0..<1_000 where database.checkpoints == 0 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(database.checkpoints >= 1)
+            // One more commit past the threshold after a finished checkpoint copies the rest.
+            let before = database.checkpoints
+            try await writePages(60, to: database)
+            for _ in 0..<1_000 where database.checkpoints == before {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let bytes = try mainFileBytes(path)
+            #expect(bytes >= 300 * 4096, "\(bytes) bytes")
+            let count = try await database.read { try $0.query("SELECT count(*) AS n FROM filler", []).first?.integer("n") }
+            #expect(count == 360)
         }
     }
 

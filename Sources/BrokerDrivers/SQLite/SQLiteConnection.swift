@@ -13,6 +13,9 @@ final class SQLiteConnection: SQLConnection {
         case writer
         /// A connection that only reads (`PRAGMA query_only`).
         case reader
+        /// The connection that copies the WAL back into the database file (``checkpoint()``), so the writer
+        /// never does.
+        case checkpointer
     }
 
     private let handle: OpaquePointer
@@ -23,6 +26,9 @@ final class SQLiteConnection: SQLConnection {
     private let statementCacheLimit = 256
     /// Transactions this connection has committed (for tests: writes committed together see one number).
     private(set) var commits = 0
+    /// The writer of a file database: frames in the WAL after its last commit (0 until the first). Set by the
+    /// WAL hook, which also turns SQLite's automatic checkpoint off: the ``SQLiteCheckpointer`` checkpoints.
+    private(set) var walFrames = 0
 
     /// Opens `path` and applies the broker's pragmas. `":memory:"` opens a private in-memory database.
     init(path: String, role: Role) throws {
@@ -57,14 +63,40 @@ final class SQLiteConnection: SQLConnection {
             // (SQLite's default is 2 MiB) holds the index pages a thousand users of a million-account database
             // touch, at the cost of a few MiB of resident memory.
             try execute("PRAGMA cache_size = -8192", [])
+            if path != ":memory:" {
+                // Replaces SQLite's automatic checkpoint, which would copy pages inside a commit and hold up
+                // every write queued behind it.
+                sqlite3_wal_hook(
+                    handle,
+                    { context, _, _, frames in
+                        guard let context else { return SQLITE_OK }
+                        Unmanaged<SQLiteConnection>.fromOpaque(context).takeUnretainedValue().walFrames = Int(frames)
+                        return SQLITE_OK
+                    }, Unmanaged.passUnretained(self).toOpaque())
+            }
         case .reader:
             try execute("PRAGMA query_only = ON", [])
+        case .checkpointer:
+            // A checkpoint syncs the WAL before copying it and the database file after.
+            try execute("PRAGMA synchronous = FULL", [])
         }
     }
 
     deinit {
+        sqlite3_wal_hook(handle, nil, nil)
         for statement in statements.values { sqlite3_finalize(statement) }
         sqlite3_close_v2(handle)
+    }
+
+    /// Copies what it can of the WAL into the database file without waiting for readers or the writer
+    /// (`SQLITE_CHECKPOINT_PASSIVE`). The writer starts the WAL over at its next commit once all of it has
+    /// been copied and no reader still needs it.
+    func checkpoint() throws {
+        var logFrames: Int32 = 0
+        var copied: Int32 = 0
+        let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &logFrames, &copied)
+        // BUSY: another checkpoint is running; what is left is copied by the next one.
+        if code != SQLITE_BUSY { try sqliteCheck(code, handle, "checkpoint") }
     }
 
     /// Runs a statement to completion and returns the number of rows it changed.

@@ -7,7 +7,8 @@ import Foundation
 /// A file database runs in WAL mode with one write connection and a few read connections, each owned by its
 /// own serial queue: readers proceed concurrently with each other and with the writer, and no SQLite call
 /// ever blocks Swift's cooperative thread pool. `":memory:"` uses one connection for everything (a second
-/// connection would see a different, empty database). Every connection runs with `synchronous=FULL`,
+/// connection would see a different, empty database). A file database's WAL is copied back into the
+/// database file by a connection of its own (``SQLiteCheckpointer``), never inside a commit. Every connection runs with `synchronous=FULL`,
 /// `busy_timeout=5000`, `foreign_keys=ON` and `temp_store=MEMORY`, and caches its prepared statements by SQL text.
 public final class SQLiteDatabase: SQLDatabase {
     /// Always ``SQLDialect/sqlite``.
@@ -18,6 +19,8 @@ public final class SQLiteDatabase: SQLDatabase {
     private let writer: SQLiteWorker
     /// Empty for `":memory:"`, whose reads go to the writer.
     private let readers: [SQLiteWorker]
+    /// Checkpoints the WAL of a file database; nil for `":memory:"`.
+    private let checkpointer: SQLiteCheckpointer?
     /// Round-robin position among `readers`; guarded by `lock`.
     private let lock = NSLock()
     nonisolated(unsafe) private var nextReader = 0
@@ -27,30 +30,44 @@ public final class SQLiteDatabase: SQLDatabase {
     /// Opening blocks the calling thread briefly (it runs on the connections' own queues); from async code
     /// prefer ``open(path:readers:)``. A path in a missing directory, or a file that is not a database,
     /// throws `SQLError(.unavailable)`.
-    /// - Parameter readers: read connections for a file database (at least 1).
-    public init(path: String, readers: Int = 2) throws {
+    /// - Parameters:
+    ///   - readers: read connections for a file database (at least 1).
+    ///   - checkpointPages: WAL frames (pages of 4 KiB) after which a checkpoint runs, on a connection of its
+    ///     own (SQLite's automatic checkpoint, which runs inside a commit, is off); 1000 is SQLite's default.
+    public init(path: String, readers: Int = 2, checkpointPages: Int = 1000) throws {
         self.path = path
         writer = try SQLiteWorker(label: "broker.sqlite.writer") {
             try SQLiteConnection(path: path, role: .writer)
         }
         if path == ":memory:" {
             self.readers = []
+            checkpointer = nil
         } else {
             self.readers = try (0..<max(1, readers)).map { index in
                 try SQLiteWorker(label: "broker.sqlite.reader\(index)") {
                     try SQLiteConnection(path: path, role: .reader)
                 }
             }
+            let checkpointer = try SQLiteCheckpointer(path: path, pages: checkpointPages)
+            writer.runAfterWrites { connection in checkpointer.walGrew(to: connection.walFrames) }
+            self.checkpointer = checkpointer
         }
     }
 
-    /// Opens the database like ``init(path:readers:)`` without blocking the caller's thread.
-    public static func open(path: String, readers: Int = 2) async throws -> SQLiteDatabase {
+    /// Opens the database like ``init(path:readers:checkpointPages:)`` without blocking the caller's thread.
+    public static func open(path: String, readers: Int = 2, checkpointPages: Int = 1000) async throws -> SQLiteDatabase {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try SQLiteDatabase(path: path, readers: readers) })
+                continuation.resume(with: Result {
+                    try SQLiteDatabase(path: path, readers: readers, checkpointPages: checkpointPages)
+                })
             }
         }
+    }
+
+    /// Checkpoints run so far by the checkpointing connection (for tests).
+    var checkpoints: Int {
+        checkpointer?.checkpoints ?? 0
     }
 
     /// Runs `body` in a `BEGIN IMMEDIATE` transaction on the write connection; commits when it returns and
@@ -100,6 +117,7 @@ public final class SQLiteDatabase: SQLDatabase {
     public func close() async {
         await writer.close()
         for reader in readers { await reader.close() }
+        await checkpointer?.close()
     }
 
     private func reader() -> SQLiteWorker {

@@ -11,6 +11,8 @@ final class SQLiteWorker: @unchecked Sendable {
     private let queue: DispatchQueue
     /// Touched only on `queue`; nil once closed.
     private var connection: SQLiteConnection?
+    /// Runs on `queue` after each group of writes has committed (or failed); touched only on `queue`.
+    private var afterWrites: (@Sendable (SQLiteConnection) -> Void)?
     /// Write transactions waiting for the queue, committed together by the next drain.
     private var queuedWrites: [any SQLiteQueuedWrite] = []
     /// Whether a drain is on the queue.
@@ -23,6 +25,19 @@ final class SQLiteWorker: @unchecked Sendable {
     init(label: String, open: () throws -> SQLiteConnection) throws {
         queue = DispatchQueue(label: label)
         connection = try queue.sync(execute: open)
+    }
+
+    /// Has `hook` run on the worker's queue after every group of writes (see ``write(_:)``).
+    func runAfterWrites(_ hook: @escaping @Sendable (SQLiteConnection) -> Void) {
+        queue.sync { afterWrites = hook }
+    }
+
+    /// Queues `body` on the worker's queue without waiting for it; it does not run once the worker is closed.
+    func perform(_ body: @escaping @Sendable (SQLiteConnection) -> Void) {
+        queue.async {
+            guard let connection = self.connection else { return }
+            body(connection)
+        }
     }
 
     /// Runs `body` with the connection on the worker's queue and resumes the caller with its result.
@@ -69,6 +84,7 @@ final class SQLiteWorker: @unchecked Sendable {
             return
         }
         connection.commitTogether(group)
+        afterWrites?(connection)
     }
 
     /// Closes the connection once the work queued before this call has finished.
