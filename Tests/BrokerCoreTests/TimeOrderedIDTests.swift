@@ -2,7 +2,9 @@ import BrokerCore
 import Foundation
 import Testing
 
-@Suite struct AuditEventIDTests {
+/// Audit event ids and session ids sort in the order they were made (so SQL indexes on them grow at the end),
+/// and stay unique through their random part.
+@Suite struct TimeOrderedIDTests {
     @Test func idsIncreaseStrictlyAndEndInEightRandomHexDigits() throws {
         let ids = (0..<2_000).map { _ in AuditEvent.nextID() }
         for (earlier, later) in zip(ids, ids.dropFirst()) {
@@ -25,5 +27,25 @@ import Testing
         // Bumped past earlier ids of this process at most by the ids made before it, never behind the clock.
         #expect(counter >= before)
         #expect(counter <= after + 1_000_000)
+    }
+
+    @Test func sessionIDsSortByCreationTimeAndDifferWithinOneMillisecond() throws {
+        let shape = try Regex("^[0-9]{15}-[A-Za-z0-9_-]{22}$")
+        let start = Date(timeIntervalSince1970: 1_795_978_951.602)
+        var previous = ""
+        for step in 0..<500 {
+            // Two ids per millisecond, and a millisecond apart.
+            let date = start + Double(step / 2) / 1000
+            let id = SessionService.newSessionID(at: date)
+            #expect(id.wholeMatch(of: shape) != nil, "\(id)")
+            #expect(id.hasPrefix("00" + String(1_795_978_951_602 + step / 2) + "-"), "\(id)")
+            if step % 2 == 1 {
+                #expect(id != previous)
+            } else {
+                #expect(id > previous, "\(previous) then \(id)")
+            }
+            previous = id
+        }
+        #expect(SessionService.newSessionID(at: Date(timeIntervalSince1970: 0)).hasPrefix("000000000000000-"))
     }
 }
