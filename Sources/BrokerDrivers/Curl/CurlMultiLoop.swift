@@ -9,14 +9,14 @@ import Foundation
 /// an epoll set, and hands libcurl only the sockets that are ready, so a response costs work on its own
 /// transfer, not a pass over every transfer in flight (`curl_multi_perform` and `poll`'s way, which
 /// dominated with 200 slow calls open).
-/// Callers hand transfers over through a locked queue and a byte on the pipe; the thread resumes each
-/// finished transfer's continuation. The multi handle keeps the connection cache, so connections are reused.
+/// Callers hand transfers over through a locked queue, and a byte on the pipe when the thread sleeps; the
+/// thread resumes each finished transfer's continuation. The multi handle keeps the connection cache, so
+/// connections are reused.
 ///
-/// `@unchecked Sendable`: `pending`, `cancellations`, `stopRequested`, `exited` and `exitWaiters` are
-/// guarded by `lock`; `active`, `timerDeadline`, the epoll set and every multi call belong to the transfer
+/// `@unchecked Sendable`: `pending`, `cancellations`, `stopRequested`, `exited`, `exitWaiters` and `sleeping`
+/// are guarded by `lock`; `active`, `timerDeadline`, the epoll set and every multi call belong to the transfer
 /// thread (libcurl's callbacks run inside those calls). The multi handle, the pipe and the epoll instance are
-/// closed in `deinit`,
-/// which can only run after the thread (which holds a reference) has returned.
+/// closed in `deinit`, which can only run after the thread (which holds a reference) has returned.
 final class CurlMultiLoop: @unchecked Sendable {
     /// The multi handle (`CURLM *`).
     private let multi: UnsafeMutableRawPointer
@@ -38,6 +38,10 @@ final class CurlMultiLoop: @unchecked Sendable {
     private var exited = false
     /// Callers of `waitUntilStopped`.
     private var exitWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Whether the thread is (about to be) asleep in `epoll_wait`: only then does a hand-over write to the
+    /// pipe. While it is awake it takes new work on its next pass anyway, so with many transfers in flight
+    /// most hand-overs cost no system call and no wake-up.
+    private var sleeping = false
 
     /// Transfers inside the multi handle, by easy handle; transfer thread only.
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
@@ -98,7 +102,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             if stopRequested { throw HTTPClientError(.transport, "the HTTP client is shut down") }
             pending.append(transfer)
         }
-        wakeUp()
+        wakeUpIfSleeping()
     }
 
     /// Asks the thread to abandon `transfer`; its caller gets `CancellationError`.
@@ -107,7 +111,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             transfer.cancelRequested = true
             cancellations.append(transfer)
         }
-        wakeUp()
+        wakeUpIfSleeping()
     }
 
     /// Asks the thread to fail every transfer and return.
@@ -126,6 +130,15 @@ final class CurlMultiLoop: @unchecked Sendable {
             }
             if done { stopped.resume() }
         }
+    }
+
+    /// Interrupts the thread's wait, if it is waiting (see `sleeping`).
+    private func wakeUpIfSleeping() {
+        let asleep: Bool = lock.withLock {
+            defer { sleeping = false }
+            return sleeping
+        }
+        if asleep { wakeUp() }
     }
 
     /// Interrupts the thread's wait.
@@ -206,7 +219,15 @@ final class CurlMultiLoop: @unchecked Sendable {
             let now = DispatchTime.now().uptimeNanoseconds
             timeout = deadline <= now ? 0 : Int32(min(1000, (deadline - now + 999_999) / 1_000_000))
         }
+        // Work handed over since the pass began means no sleep; otherwise hand-overs from now on wake us.
+        let idle: Bool = lock.withLock {
+            let idle = pending.isEmpty && cancellations.isEmpty && !stopRequested
+            sleeping = idle && timeout != 0
+            return idle
+        }
+        if !idle { timeout = 0 }
         let count = broker_epoll_wait(epoll, &readySockets, &readiness, Int32(readySockets.count), timeout)
+        lock.withLock { sleeping = false }
         if count == 0, timerDeadline == nil, !active.isEmpty {
             // A second without a socket event or a timer while transfers are open: let libcurl check its own
             // timeouts anyway, so one missed timer callback cannot stall a transfer past its deadline.

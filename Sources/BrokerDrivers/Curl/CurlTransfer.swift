@@ -121,22 +121,46 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Records one header line; a status line starts a new header block (after a `100 Continue`).
     func appendHeaderLine(_ line: UnsafeRawBufferPointer) {
-        guard let text = String(bytes: line, encoding: .utf8) ?? String(bytes: line, encoding: .isoLatin1) else {
-            return
-        }
-        if text.hasPrefix("HTTP/") {
+        switch Self.parseHeaderLine(line) {
+        case .statusLine:
             headers = [:]
-            return
+        case .field(let name, let value):
+            if let previous = headers[name] {
+                headers[name] = previous + ", " + value
+            } else {
+                headers[name] = value
+            }
+        case nil:
+            break
         }
-        guard let colon = text.firstIndex(of: ":") else { return }
-        let name = text[..<colon].trimmingHTTPWhitespace().lowercased()
-        let value = String(text[text.index(after: colon)...].trimmingHTTPWhitespace())
-        guard !name.isEmpty else { return }
-        if let previous = headers[name] {
-            headers[name] = previous + ", " + value
-        } else {
-            headers[name] = value
-        }
+    }
+
+    /// What one line of a response head is.
+    enum HeaderLine: Equatable {
+        /// `HTTP/…`: a new head begins.
+        case statusLine
+        /// A field: its name lower-cased, and its value, both trimmed.
+        case field(name: String, value: String)
+    }
+
+    /// Parses one line of a response head as libcurl hands it over (with its line break); nil for a line
+    /// that is neither a status line nor a field (the blank line that ends the head, a line without a
+    /// colon or name). Text that is not UTF-8 is read as Latin-1.
+    static func parseHeaderLine(_ line: UnsafeRawBufferPointer) -> HeaderLine? {
+        if line.starts(with: "HTTP/".utf8) { return .statusLine }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let name = text(line[..<colon]).trimmingHTTPWhitespace().lowercased()
+        guard !name.isEmpty else { return nil }
+        let value = String(text(line[(colon + 1)...]).trimmingHTTPWhitespace())
+        return .field(name: name, value: value)
+    }
+
+    /// `bytes` as UTF-8, or as Latin-1 when they are not UTF-8.
+    private static func text(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
+        if let utf8 = String(validating: bytes, as: UTF8.self) { return utf8 }
+        var latin1 = String.UnicodeScalarView()
+        latin1.append(contentsOf: bytes.map { Unicode.Scalar($0) })
+        return String(latin1)
     }
 
     /// Resumes the caller with the outcome of the finished transfer (transfer thread, after the handle left
