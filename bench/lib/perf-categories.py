@@ -36,6 +36,15 @@ CATEGORIES = [
     ("crypto: ES256 sign (ID token)", lambda s: crypto(s, "P256PrivateKey.signSHA256")),
     ("crypto: RS256 verify (provider token)", lambda s: crypto(s, "RSAPublicKey.verifySHA256")),
     ("crypto: ES256 verify", lambda s: crypto(s, "P256PublicKey.verifySHA256")),
+    # Kernel time that belongs to no operation: a thread going to sleep, being woken (a reschedule IPI in a VM)
+    # or switched in, and interrupts landing on top of whatever ran. Before the categories below, which would
+    # otherwise take these samples by the user stack they interrupted (a crypto call, a commit's fdatasync).
+    ("thread switches and wake-ups (kernel: scheduler, reschedule IPIs)",
+     lambda s: leaf_dso(s, "kernel") and has(s, "finish_task_switch", "__schedule", "asm_sysvec_reschedule_ipi",
+                                             "try_to_wake_up", "irqentry_exit_to_user_mode")),
+    ("interrupts (kernel: device, timer, softirq)",
+     lambda s: leaf_dso(s, "kernel") and has(s, "asm_common_interrupt", "asm_sysvec_apic_timer_interrupt",
+                                             "handle_softirqs")),
     ("OpenSSL around sign/verify (contexts, hashing the message, DER, allocations)",
      lambda s: has(s, "EVPKey.signSHA256", "EVPKey.verifySHA256", "ECDSASignature", "P256PublicKey.verify")),
     ("SQLite commit: fdatasync", lambda s: has(s, "fdatasync", "fsync")),
@@ -51,7 +60,6 @@ CATEGORIES = [
     ("HTTP server (libmicrohttpd, socket I/O)", lambda s: has(s, "libmicrohttpd", "mhd", "MHD")),
     ("HTTP client (libcurl)", lambda s: has(s, "libcurl", "Curl")),
     ("OpenSSL other (outside sign/verify)", lambda s: leaf_dso(s, "libcrypto")),
-    ("scheduler / context switches (kernel)", lambda s: has(s, "finish_task_switch", "__schedule", "schedule")),
     ("other kernel (syscalls, interrupts, network)", lambda s: leaf_dso(s, "kernel")),
     ("Swift concurrency / dispatch runtime",
      lambda s: leaf_dso(s, "libswift_Concurrency") or leaf_dso(s, "libdispatch")),
