@@ -7,13 +7,18 @@ int broker_epoll_create(void) {
     return epoll_create1(EPOLL_CLOEXEC);
 }
 
-int broker_epoll_watch(int epfd, int fd, int interest) {
+int broker_epoll_watch(int epfd, int fd, int interest, int watched) {
     struct epoll_event event = {0};
     event.events = ((interest & BROKER_EPOLL_IN) ? EPOLLIN : 0) | ((interest & BROKER_EPOLL_OUT) ? EPOLLOUT : 0);
     event.data.fd = fd;
-    if (epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &event) == 0) return 0;
-    if (errno != ENOENT) return -1;
-    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event);
+    if (watched) {
+        if (epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &event) == 0) return 0;
+        if (errno != ENOENT) return -1;
+        return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event);
+    }
+    if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event) == 0) return 0;
+    if (errno != EEXIST) return -1;
+    return epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &event);
 }
 
 int broker_epoll_forget(int epfd, int fd) {

@@ -45,6 +45,8 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// Transfers inside the multi handle, by easy handle; transfer thread only.
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// libcurl's sockets in the epoll set (as far as this thread knows); transfer thread only.
+    private var watched: Set<Int32> = []
     /// When libcurl wants `CURL_SOCKET_TIMEOUT` (uptime nanoseconds), if it does; transfer thread only.
     private var timerDeadline: UInt64?
     /// What one epoll wait reports: sockets, and what each is ready for; transfer thread only.
@@ -62,7 +64,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
         (wakeRead, wakeWrite) = (ends[0], ends[1])
         epoll = broker_epoll_create()
-        guard epoll >= 0, broker_epoll_watch(epoll, wakeRead, Int32(BROKER_EPOLL_IN.rawValue)) == 0,
+        guard epoll >= 0, broker_epoll_watch(epoll, wakeRead, Int32(BROKER_EPOLL_IN.rawValue), 0) == 0,
             let multi = curl_multi_init()
         else {
             for fd in [wakeRead, wakeWrite, epoll] where fd >= 0 { close(fd) }
@@ -158,7 +160,13 @@ final class CurlMultiLoop: @unchecked Sendable {
             default: 0  // CURL_POLL_REMOVE
             }
         // A socket closed already has left the set by itself: a failed forget needs nothing more.
-        _ = interest == 0 ? broker_epoll_forget(epoll, socket) : broker_epoll_watch(epoll, socket, interest)
+        if interest == 0 {
+            _ = broker_epoll_forget(epoll, socket)
+            watched.remove(socket)
+        } else {
+            _ = broker_epoll_watch(epoll, socket, interest, watched.contains(socket) ? 1 : 0)
+            watched.insert(socket)
+        }
     }
 
     /// `CURLMOPT_TIMERFUNCTION`'s work: libcurl wants `CURL_SOCKET_TIMEOUT` in `milliseconds` (-1: never).
