@@ -99,6 +99,18 @@ struct SQLiteDatabaseTests {
         }
     }
 
+    @Test func theWALIsStartedOverWhileCommitsKeepComing() async throws {
+        // 1,500 commits one after another, each adding a page, with checkpoints due every 50: the WAL file
+        // (as long as the most frames it ever held) stays within four times that. A checkpoint that only ran
+        // beside the commits would chase them, and the WAL would reach hundreds or thousands of pages.
+        try await withFileDatabase(checkpointPages: 50) { database, path in
+            try await writePages(1_500, to: database)
+            let walBytes = (try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? NSNumber)?.intValue
+            #expect((walBytes ?? .max) < 200 * 4_120, "\(walBytes ?? -1) bytes of WAL")
+            #expect(database.checkpoints >= 3)
+        }
+    }
+
     @Test func readConnectionsSeeCommittedWritesAndCannotWrite() async throws {
         try await withFileDatabase { database, _ in
             _ = try await database.write { try $0.execute("CREATE TABLE t (k TEXT PRIMARY KEY)", []) }

@@ -8,8 +8,9 @@ import Foundation
 /// own serial queue: readers proceed concurrently with each other and with the writer, and no SQLite call
 /// ever blocks Swift's cooperative thread pool. `":memory:"` uses one connection for everything (a second
 /// connection would see a different, empty database). A file database's WAL is copied back into the
-/// database file by a connection of its own (``SQLiteCheckpointer``), never inside a commit. Every connection runs with `synchronous=FULL`,
-/// `busy_timeout=5000`, `foreign_keys=ON` and `temp_store=MEMORY`, and caches its prepared statements by SQL text.
+/// database file mostly by a connection of its own (``SQLiteCheckpointer``), never inside a commit. Every
+/// connection runs with `synchronous=FULL`, `busy_timeout=5000`, `foreign_keys=ON` and `temp_store=MEMORY`, and
+/// caches its prepared statements by SQL text.
 public final class SQLiteDatabase: SQLDatabase {
     /// Always ``SQLDialect/sqlite``.
     public let dialect = SQLDialect.sqlite
@@ -48,7 +49,10 @@ public final class SQLiteDatabase: SQLDatabase {
                     try SQLiteConnection(path: path, role: .reader)
                 }
             }
-            let checkpointer = try SQLiteCheckpointer(path: path, pages: checkpointPages)
+            let writer = self.writer
+            let checkpointer = try SQLiteCheckpointer(path: path, pages: checkpointPages) { body in
+                writer.perform(body)
+            }
             writer.runAfterWrites { connection in checkpointer.walGrew(to: connection.walFrames) }
             self.checkpointer = checkpointer
         }
