@@ -236,7 +236,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         if !idle { timeout = 0 }
         let count = broker_epoll_wait(epoll, &readySockets, &readiness, Int32(readySockets.count), timeout)
         lock.withLock { sleeping = false }
-        if count == 0, timerDeadline == nil, !active.isEmpty {
+        if count == 0, timeout > 0, timerDeadline == nil, !active.isEmpty {
             // A second without a socket event or a timer while transfers are open: let libcurl check its own
             // timeouts anyway, so one missed timer callback cannot stall a transfer past its deadline.
             var running: Int32 = 0

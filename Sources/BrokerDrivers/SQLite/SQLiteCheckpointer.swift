@@ -5,19 +5,21 @@ import Foundation
 /// database file does not happen inside one of the writer's commits (SQLite's automatic checkpoint would, and
 /// every write queued behind that commit would wait for the copy and its two syncs).
 ///
-/// The writer reports the WAL's length after each commit (``walGrew(to:)``); once it reaches `pages` frames a
-/// checkpoint runs, one at a time, in two steps:
+/// The writer reports the WAL's length after each commit (``walGrew(to:)``); once `pages` frames have been
+/// added since the last checkpoint, one runs, one at a time, in two steps:
 /// 1. On the checkpointer's connection, beside the writer's commits and the readers, without blocking them: it
-///    copies the WAL as long as it was when it began.
-/// 2. On the writer's queue, between two groups of writes: it copies what was committed during step 1, usually
-///    a few pages. Only then is all of the WAL copied while no write is under way, which is what lets the
-///    writer start the WAL over at its next write; with commits arriving without a pause, step 1 alone would
-///    chase them and the WAL would keep growing.
+///    copies the WAL as long as it was when it began, and again (up to four passes) while the previous pass
+///    found more than 32 new frames, so little is left for step 2.
+/// 2. On the writer's queue, between two groups of writes: it copies what was committed since, usually a few
+///    pages. Only then is all of the WAL copied while no write is under way, which is what lets the writer
+///    start the WAL over at its next write; with commits arriving without a pause, step 1 alone would chase
+///    them and the WAL would keep growing. (A reader still using old frames can put the start-over off; the
+///    frames count from the last checkpoint, so that does not start one checkpoint after another.)
 ///
-/// `@unchecked Sendable`: `scheduled` and `completed` are guarded by `lock`; the connection is only used on
-/// the worker's queue.
+/// `@unchecked Sendable`: `scheduled`, `completed`, `copiedThrough` and `copiedBeside` are guarded by `lock`;
+/// the connection is only used on the worker's queue.
 final class SQLiteCheckpointer: @unchecked Sendable {
-    /// WAL frames (pages) that make a checkpoint due.
+    /// WAL frames (pages) added since the last checkpoint that make the next one due.
     let pages: Int
     private let worker: SQLiteWorker
     /// Runs a body on the writer's queue with the write connection (step 2).
@@ -27,6 +29,10 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     private var scheduled = false
     /// Checkpoints finished so far.
     private var completed = 0
+    /// The WAL frames the last checkpoint had copied (0 after the WAL starts over).
+    private var copiedThrough = 0
+    /// Frames copied by step 1, over all checkpoints (for tests).
+    private var copiedBeside = 0
 
     /// Opens the checkpointing connection to `path`; `onWriter` queues a body on the writer's queue.
     init(
@@ -40,17 +46,18 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         }
     }
 
-    /// Checkpoints finished so far (for tests).
-    var checkpoints: Int {
-        lock.withLock { completed }
+    /// Checkpoints finished so far, and the frames their first step copied (for tests).
+    var progress: (checkpoints: Int, copiedBeside: Int) {
+        lock.withLock { (completed, copiedBeside) }
     }
 
-    /// The writer's WAL holds `frames` frames after a commit: starts a checkpoint when that is `pages` or more
-    /// and none is under way. Called on the writer's queue; returns at once.
+    /// The writer's WAL holds `frames` frames after a commit: starts a checkpoint when `pages` of them came
+    /// after the last checkpoint and none is under way. Called on the writer's queue; returns at once.
     func walGrew(to frames: Int) {
-        guard frames >= pages else { return }
         let start: Bool = lock.withLock {
-            if scheduled { return false }
+            // Fewer frames than the last checkpoint copied: the WAL has started over.
+            let base = frames >= copiedThrough ? copiedThrough : 0
+            if scheduled || frames - base < pages { return false }
             scheduled = true
             return true
         }
@@ -58,10 +65,20 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         let onWriter = self.onWriter
         worker.perform { connection in
             // A failed checkpoint leaves the WAL longer; the next commit past the threshold tries again.
-            try? connection.checkpoint()
+            var beside = 0
+            var previous = 0
+            for _ in 0..<4 {
+                guard let pass = try? connection.checkpoint() else { break }
+                beside = max(beside, pass.copied)
+                let added = pass.walFrames - previous
+                previous = pass.walFrames
+                if added <= 32 { break }
+            }
+            self.lock.withLock { self.copiedBeside += beside }
             onWriter { writer in
-                try? writer.checkpoint()
+                let copied = (try? writer.checkpoint())?.copied
                 self.lock.withLock {
+                    if let copied { self.copiedThrough = copied }
                     self.scheduled = false
                     self.completed += 1
                 }

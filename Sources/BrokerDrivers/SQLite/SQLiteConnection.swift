@@ -48,7 +48,8 @@ final class SQLiteConnection: SQLConnection {
         try execute("PRAGMA busy_timeout = 5000", [])
         try execute("PRAGMA foreign_keys = ON", [])
         // Statement journals (every write of a group commit runs in a savepoint) and sorts stay in memory:
-        // as temporary files they cost an open, an unlink, writes and a close per transaction.
+        // as temporary files they cost an open, an unlink, writes and a close per transaction. The price: a
+        // migration that builds an index on a large table sorts it in memory.
         try execute("PRAGMA temp_store = MEMORY", [])
         switch role {
         case .writer:
@@ -79,6 +80,8 @@ final class SQLiteConnection: SQLConnection {
         case .checkpointer:
             // A checkpoint syncs the WAL before copying it and the database file after.
             try execute("PRAGMA synchronous = FULL", [])
+            // A connection opens the WAL when it first reads; until then a checkpoint copies nothing.
+            _ = try query("SELECT count(*) AS n FROM sqlite_master", [])
         }
     }
 
@@ -90,11 +93,17 @@ final class SQLiteConnection: SQLConnection {
 
     /// Copies what it can of the WAL into the database file without waiting for the writer or the readers
     /// (`SQLITE_CHECKPOINT_PASSIVE`): the WAL as long as it was when the checkpoint began, less frames a reader
-    /// still needs. The writer starts the WAL over at its next write once all of it has been copied. Another
-    /// checkpoint running is not an error.
-    func checkpoint() throws {
-        let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-        if code != SQLITE_BUSY { try sqliteCheck(code, handle, "checkpoint") }
+    /// still needs. Returns the frames in the WAL then and how many of them are now copied. The writer starts
+    /// the WAL over at its next write once all of it has been copied. Another checkpoint running (busy) is not
+    /// an error.
+    @discardableResult
+    func checkpoint() throws -> (walFrames: Int, copied: Int) {
+        var walFrames: Int32 = 0
+        var copied: Int32 = 0
+        let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &walFrames, &copied)
+        // Extended result codes are on: compare the primary code.
+        if code & 0xFF != SQLITE_BUSY { try sqliteCheck(code, handle, "checkpoint") }
+        return (Int(walFrames), Int(copied))
     }
 
     /// Runs a statement to completion and returns the number of rows it changed.

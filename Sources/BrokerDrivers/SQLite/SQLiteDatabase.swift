@@ -29,7 +29,7 @@ public final class SQLiteDatabase: SQLDatabase {
     /// Opens (creating if needed) the database at `path`; `":memory:"` opens a private in-memory database.
     ///
     /// Opening blocks the calling thread briefly (it runs on the connections' own queues); from async code
-    /// prefer ``open(path:readers:)``. A path in a missing directory, or a file that is not a database,
+    /// prefer ``open(path:readers:checkpointPages:)``. A path in a missing directory, or a file that is not a database,
     /// throws `SQLError(.unavailable)`.
     /// - Parameters:
     ///   - readers: read connections for a file database (at least 1).
@@ -49,9 +49,10 @@ public final class SQLiteDatabase: SQLDatabase {
                     try SQLiteConnection(path: path, role: .reader)
                 }
             }
+            // Weak: the writer holds the checkpointer (through its after-writes hook), not the other way round.
             let writer = self.writer
-            let checkpointer = try SQLiteCheckpointer(path: path, pages: checkpointPages) { body in
-                writer.perform(body)
+            let checkpointer = try SQLiteCheckpointer(path: path, pages: checkpointPages) { [weak writer] body in
+                writer?.perform(body)
             }
             writer.runAfterWrites { connection in checkpointer.walGrew(to: connection.walFrames) }
             self.checkpointer = checkpointer
@@ -69,9 +70,14 @@ public final class SQLiteDatabase: SQLDatabase {
         }
     }
 
-    /// Checkpoints run so far by the checkpointing connection (for tests).
+    /// Checkpoints finished so far (for tests).
     var checkpoints: Int {
-        checkpointer?.checkpoints ?? 0
+        checkpointer?.progress.checkpoints ?? 0
+    }
+
+    /// Frames the checkpointing connection copied, beside the writer (for tests).
+    var framesCheckpointedBesideTheWriter: Int {
+        checkpointer?.progress.copiedBeside ?? 0
     }
 
     /// Runs `body` in a `BEGIN IMMEDIATE` transaction on the write connection; commits when it returns and

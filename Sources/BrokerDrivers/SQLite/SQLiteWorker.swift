@@ -92,6 +92,7 @@ final class SQLiteWorker: @unchecked Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async {
                 self.connection = nil
+                self.afterWrites = nil
                 continuation.resume()
             }
         }
