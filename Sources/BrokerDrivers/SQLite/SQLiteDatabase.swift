@@ -29,12 +29,13 @@ public final class SQLiteDatabase: SQLDatabase {
     /// Opens (creating if needed) the database at `path`; `":memory:"` opens a private in-memory database.
     ///
     /// Opening blocks the calling thread briefly (it runs on the connections' own queues); from async code
-    /// prefer ``open(path:readers:checkpointPages:)``. A path in a missing directory, or a file that is not a database,
-    /// throws `SQLError(.unavailable)`.
+    /// prefer ``open(path:readers:checkpointPages:)``. A path in a missing directory, or a file that is not a
+    /// database, throws `SQLError(.unavailable)`.
     /// - Parameters:
     ///   - readers: read connections for a file database (at least 1).
-    ///   - checkpointPages: WAL frames (pages of 4 KiB) after which a checkpoint runs, on a connection of its
-    ///     own (SQLite's automatic checkpoint, which runs inside a commit, is off); 1000 is SQLite's default.
+    ///   - checkpointPages: WAL frames (pages of 4 KiB) added since the last checkpoint that make the next one
+    ///     due; it runs mostly on a connection of its own (SQLite's automatic checkpoint, which runs inside a
+    ///     commit, is off). 1000 is SQLite's default.
     public init(path: String, readers: Int = 2, checkpointPages: Int = 1000) throws {
         self.path = path
         writer = try SQLiteWorker(label: "broker.sqlite.writer") {
