@@ -35,11 +35,8 @@ public final class SQLiteDatabase: SQLDatabase {
     ///   - readers: read connections for a file database (at least 1).
     ///   - checkpointPages: WAL frames (pages of 4 KiB) added since the last checkpoint that make the next one
     ///     due; it runs mostly on a connection of its own (SQLite's automatic checkpoint, which runs inside a
-    ///     commit, is off). SQLite's default is 1,000; 3,000 (a WAL of about 12 MiB) lets a checkpoint copy a
-    ///     page the sign-ins keep changing (an index's last page, a busy account's) once instead of three
-    ///     times, and keeps the WAL within the first 4,062 frames that one hash table of the WAL index
-    ///     covers.
-    public init(path: String, readers: Int = 2, checkpointPages: Int = 3000) throws {
+    ///     commit, is off). 1000 is SQLite's default.
+    public init(path: String, readers: Int = 2, checkpointPages: Int = 1000) throws {
         self.path = path
         writer = try SQLiteWorker(label: "broker.sqlite.writer") {
             try SQLiteConnection(path: path, role: .writer)
@@ -64,7 +61,7 @@ public final class SQLiteDatabase: SQLDatabase {
     }
 
     /// Opens the database like ``init(path:readers:checkpointPages:)`` without blocking the caller's thread.
-    public static func open(path: String, readers: Int = 2, checkpointPages: Int = 3000) async throws -> SQLiteDatabase {
+    public static func open(path: String, readers: Int = 2, checkpointPages: Int = 1000) async throws -> SQLiteDatabase {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(with: Result {
