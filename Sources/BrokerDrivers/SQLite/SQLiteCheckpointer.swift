@@ -29,7 +29,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     private var scheduled = false
     /// Checkpoints finished so far.
     private var completed = 0
-    /// The WAL frames the last checkpoint had copied (0 after the WAL starts over).
+    /// The WAL frames the last checkpoint had copied; a WAL with fewer frames has started over since.
     private var copiedThrough = 0
     /// Frames copied by step 1, over all checkpoints (for tests).
     private var copiedBeside = 0
