@@ -51,7 +51,8 @@ let package = Package(
 
         .testTarget(name: "BrokerCryptoTests", dependencies: ["BrokerCrypto"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "BrokerCoreTests", dependencies: ["BrokerCore", "BrokerTesting"], swiftSettings: swiftSettings),
+            name: "BrokerCoreTests", dependencies: ["BrokerCore", "BrokerTesting"], exclude: ["Fixtures"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "BrokerDriversTests", dependencies: ["BrokerDrivers", "BrokerTesting"],
             swiftSettings: swiftSettings),
