@@ -89,7 +89,7 @@ import Testing
             #expect(error.code == .malformedFile)
             #expect(error.line == 5)
             #expect(error.column == 3)
-            #expect(error.detail.hasPrefix("line 5, column 3: "))
+            #expect(error.description == "MALFORMED_FILE: line 5, column 3: expected a value")
         }
     }
 

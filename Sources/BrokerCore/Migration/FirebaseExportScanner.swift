@@ -256,7 +256,7 @@ struct FirebaseExportScanner: ~Copyable {
     private mutating func number() throws {
         let start = index
         if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
-        guard index < bytes.count, isDigit(bytes[index]) else { throw fail("unexpected character") }
+        guard index < bytes.count, isDigit(bytes[index]) else { throw fail("expected a value") }
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
         } else {
