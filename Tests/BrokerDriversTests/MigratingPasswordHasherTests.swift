@@ -141,3 +141,22 @@ import Testing
         return try AESCTR.aes256(key: derived, iv: [UInt8](repeating: 0, count: 16), data: key)
     }
 }
+
+/// The whole path of an exported Firebase password: export record -> plan -> stored hash -> verified.
+@Suite struct ImportedPasswordPathTests {
+    @Test func anExportedFirebaseUserSignsInWithTheirPassword() async throws {
+        let json = #"""
+            {"localId": "kYi4EvWQlQTKSfnJ3dRSP6IH3ed2", "email": "user1@test.com",
+             "passwordHash": "lSrfV15cpx95/sZS2W9c9Kp6i/LVgQNDNC/qzrCnh1SAyZvqmZqAjTdn3aoItz+VHjoZilo78198JAdRuid5lQ==",
+             "salt": "42xEC+ixf3L2lw=="}
+            """#
+        let record = try FirebaseUserRecord(json: try #require(JSONValue.parse(Array(json.utf8))))
+        let options = try FirebaseImportOptions(hash: try MigratingPasswordHasherTests.readmeOptions())
+        let plan = try FirebaseImportPlan(record, options: options, importedAt: Date())
+        let stored = try #require(plan.account.passwordHash)
+        let hasher = MigratingPasswordHasher(argon2: Argon2PasswordHasher(workers: 1))
+        #expect(try await hasher.verify("user1password", against: stored))
+        #expect(try await hasher.verify("user1Password", against: stored) == false)
+        #expect(hasher.needsRehash(stored))
+    }
+}
