@@ -10,6 +10,7 @@ enum AdminCommand {
                broker admin users unlink UID PROVIDER [--json]
                broker admin custom-token UID [--claims JSON]
                broker admin keys list|rotate [--json]
+               broker admin import firebase FILE [hash flags] [--map-provider A=B]... [--dry-run] [--json]
         Every admin command takes --config and --database.
         """
 
@@ -20,6 +21,7 @@ enum AdminCommand {
     static func run(options: LaunchOptions, environment: [String: String]) async throws -> Int32 {
         let words = options.positional
         guard let area = words.first else { throw UsageError(description: usage) }
+        if area == "import" { return try await ImportCommand.run(options: options, environment: environment) }
         let config = try BrokerConfig(contentsOf: options.configPath, environment: environment)
         let (store, database) = try await Startup.openStore(options.database, environment: environment)
         defer { Task { await database.close() } }

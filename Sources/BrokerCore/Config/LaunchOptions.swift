@@ -17,9 +17,15 @@ public struct LaunchOptions: Sendable, Equatable {
     /// Parses `arguments` (after the subcommand) with `environment` as the fallback.
     public init(arguments: [String], environment: [String: String]) throws {
         var values: [String: String] = [:]
+        var repeated: [String: [String]] = [:]
         var positional: [String] = []
         var switches: Set<String> = []
-        let valued: Set<String> = ["--config", "--database", "--host", "--port", "--provider", "--email", "--claims", "--from"]
+        let valued: Set<String> = [
+            "--config", "--database", "--host", "--port", "--provider", "--email", "--claims", "--from",
+            // `admin import firebase`: the flags of `firebase auth:import`, and the two mapping flags (repeatable).
+            "--hash-algo", "--hash-key", "--salt-separator", "--rounds", "--mem-cost", "--parallelization",
+            "--block-size", "--dk-len", "--hash-input-order", "--map-provider", "--link-uid-prefix",
+        ]
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -27,9 +33,11 @@ public struct LaunchOptions: Sendable, Equatable {
                 let flag = String(argument[..<equals])
                 guard valued.contains(flag) else { throw ConfigError(field: flag, "unknown option") }
                 values[flag] = String(argument[argument.index(after: equals)...])
+                repeated[flag, default: []].append(String(argument[argument.index(after: equals)...]))
             } else if valued.contains(argument) {
                 guard index + 1 < arguments.count else { throw ConfigError(field: argument, "needs a value") }
                 values[argument] = arguments[index + 1]
+                repeated[argument, default: []].append(arguments[index + 1])
                 index += 1
             } else if argument.hasPrefix("--") {
                 guard LaunchOptions.knownSwitches.contains(argument) else {
@@ -55,13 +63,18 @@ public struct LaunchOptions: Sendable, Equatable {
         self.positional = positional
         self.switches = switches
         self.values = values
+        self.repeated = repeated
     }
 
     /// Flags that take no value.
-    static let knownSwitches: Set<String> = ["--json", "--help"]
+    static let knownSwitches: Set<String> = ["--json", "--help", "--dry-run"]
 
     /// The raw value of a valued flag (`--provider`, `--email`).
     public func value(_ flag: String) -> String? { values[flag] }
 
+    /// Every value of a valued flag, in order (`--map-provider` may be given many times).
+    public func values(_ flag: String) -> [String] { repeated[flag] ?? [] }
+
     private var values: [String: String]
+    private var repeated: [String: [String]]
 }
