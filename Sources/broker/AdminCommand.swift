@@ -137,6 +137,13 @@ enum AdminCommand {
                 "identity", "\(identity.provider.rawValue) \(identity.subject) \(identity.email ?? "") linked \(identity.linkedAt.rfc3339)",
             ])
         }
+        lines.append(["origin", account.origin?.rawValue ?? "-"])
+        if let imported = account.imported {
+            lines.append(["imported", "\(imported.importedAt.rfc3339) from \(imported.file) #\(imported.index)"])
+            for identity in imported.otherIdentities {
+                lines.append(["imported identity", "\(identity.provider.rawValue) \(identity.subject) \(identity.email ?? "") (not used to sign in)"])
+            }
+        }
         print(table(lines))
     }
 

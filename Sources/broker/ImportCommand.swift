@@ -42,7 +42,8 @@ enum ImportCommand {
         }
         let (store, database) = try await Startup.openStore(options.database, environment: environment)
         defer { Task { await database.close() } }
-        let importer = FirebaseImporter(store: store, options: importOptions, clock: SystemClock())
+        let importer = FirebaseImporter(
+            store: store, options: importOptions, clock: SystemClock(), source: URL(fileURLWithPath: words[2]).lastPathComponent)
         let total = export.count
         // Progress on stderr, for files large enough to take a while.
         var progress: (@Sendable (Int, Int) -> Void)?

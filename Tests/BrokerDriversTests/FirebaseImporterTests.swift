@@ -27,7 +27,7 @@ import Testing
         let hashOptions = hash ? try MigratingPasswordHasherTests.readmeOptions() : nil
         return FirebaseImporter(
             store: store, options: try FirebaseImportOptions(hash: hashOptions, linkUIDPrefix: ["kakao:=kakao"]),
-            clock: clock)
+            clock: clock, source: "users.json")
     }
 
     @Test(arguments: StoreBackend.enabled)
@@ -50,6 +50,10 @@ import Testing
             #expect(Set(jane.identities.map(\.provider)) == [ProviderID("google"), ProviderID("apple")])  // facebook.com is not an identity
             #expect(try await store.account(provider: ProviderID("google"), subject: "g-1")?.id == AccountID("jane"))
             #expect(jane.customClaims == #"{"role":"admin"}"#)
+            #expect(jane.origin == .import)
+            #expect(jane.imported?.file == "users.json")
+            #expect(jane.imported?.index == 1)
+            #expect(jane.imported?.otherIdentities.map { "\($0.provider) \($0.subject)" } == ["facebook.com f-1"])
             #expect(try await store.account(provider: ProviderID("kakao"), subject: "1234567890")?.id == AccountID("kakao:1234567890"))
 
             // Run again (an interrupted import is finished the same way): nothing changes.

@@ -7,7 +7,8 @@ import Foundation
 ///
 /// A user is refused, reported by index, when its record cannot be imported, when its uid, email or an
 /// identity repeats an earlier user of the file, or when its email or an identity belongs to another uid in
-/// the store. Emails are compared case-insensitively.
+/// the store. Emails are compared case-insensitively. Imported accounts have the origin `import` and their
+/// ``AccountImport`` (when, file, index, and the identities of providers the broker does not sign in with).
 public struct FirebaseImporter: Sendable {
     /// One refused user.
     public struct Failure: Sendable, Equatable {
@@ -73,12 +74,15 @@ public struct FirebaseImporter: Sendable {
     public let options: FirebaseImportOptions
     /// The time of the import (for accounts and identities the export gives no time).
     public let clock: any Clock
+    /// The export file's name, kept with each imported account (``AccountImport/file``).
+    public let source: String
 
-    /// An importer into `store`.
-    public init(store: any AccountStore, options: FirebaseImportOptions, clock: any Clock) {
+    /// An importer into `store` of the file named `source`.
+    public init(store: any AccountStore, options: FirebaseImportOptions, clock: any Clock, source: String = "") {
         self.store = store
         self.options = options
         self.clock = clock
+        self.source = source
     }
 
     /// The first pass: decodes and plans every user, without the store. Throws
@@ -139,10 +143,17 @@ public struct FirebaseImporter: Sendable {
             if refused[index] == nil {
                 // Planned again rather than kept from the check: memory stays one user, not the file.
                 let plan = try FirebaseImportPlan(export.user(at: index), options: options, importedAt: now)
-                switch try await write(plan.account, dryRun: dryRun) {
+                var account = plan.account
+                account.origin = .import
+                account.imported = AccountImport(
+                    importedAt: now, file: source, index: index,
+                    otherIdentities: plan.otherIdentities.map { info in
+                        Identity(provider: ProviderID(info.providerId), subject: info.rawId, email: info.email, linkedAt: account.createdAt)
+                    })
+                switch try await write(account, dryRun: dryRun) {
                 case .imported: report.imported += 1
                 case .unchanged: report.unchanged += 1
-                case .refused(let reason): refused[index] = Failure(index: index, uid: plan.account.id.rawValue, reason: reason)
+                case .refused(let reason): refused[index] = Failure(index: index, uid: account.id.rawValue, reason: reason)
                 }
             }
             if (index + 1) % step == 0 || index + 1 == export.count { progress?(index + 1, export.count) }
