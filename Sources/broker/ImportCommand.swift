@@ -33,6 +33,8 @@ enum ImportCommand {
             importOptions = try FirebaseImportOptions(
                 hash: hash, mapProvider: options.values("--map-provider"), linkUIDPrefix: options.values("--link-uid-prefix"))
             export = try FirebaseExport(contentsOf: URL(fileURLWithPath: words[2]))
+            // The whole file is checked before the database is even opened.
+            _ = try FirebaseImporter.check(export, options: importOptions, importedAt: Date())
         } catch let error as ImportedHashError {
             BrokerCLI.printError("broker admin import: \(error)")
             return 2

@@ -86,6 +86,22 @@ import Testing
         #expect(plan.account.passwordHash == phc)
         #expect(plan.account.createdAt == Self.importedAt)
 
+        for (bad, code) in [
+            ("$argon2id$v=19$m=4194304,t=2,p=1$c29tZXNhbHQ$aGFzaA", ImportedHashError.Code.parameterOutOfRange),  // 4 GiB
+            ("$argon2id$v=19$m=19456,t=99,p=1$c29tZXNhbHQ$aGFzaA", .parameterOutOfRange),
+            ("$argon2id$v=16$m=19456,t=2,p=1$c29tZXNhbHQ$aGFzaA", .hashMismatch),
+            ("$argon2id$v=19$m=19456,t=2$c29tZXNhbHQ$aGFzaA", .hashMismatch),
+        ] {
+            do {
+                _ = try FirebaseImportPlan(
+                    FirebaseUserRecord(localId: "u", passwordHash: Array(bad.utf8)), options: try FirebaseImportOptions(hash: nil),
+                    importedAt: Self.importedAt)
+                Issue.record("accepted \(bad)")
+            } catch let error as ImportedHashError {
+                #expect(error.code == code)
+            }
+        }
+
         let firebase = try Self.export().user(at: 0)
         #expect(throws: FirebaseImportPlan.needsHashFlags) {
             try FirebaseImportPlan(firebase, options: try FirebaseImportOptions(hash: nil), importedAt: Self.importedAt)

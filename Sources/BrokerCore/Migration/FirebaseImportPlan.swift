@@ -56,13 +56,37 @@ public struct FirebaseImportPlan: Sendable, Equatable {
     public static let needsHashFlags = ImportedHashError(
         .missingParameter, "password hashes other than $argon2id$ PHC strings need --hash-algo and its parameters")
 
+    /// The most memory (KiB), passes and lanes an imported Argon2id hash may ask of a sign-in.
+    static let argon2Bounds = (memoryKiB: 65_536, passes: 16, lanes: 8)
+
+    /// Refuses an Argon2id PHC string that is not `$argon2id$v=19$m=M,t=T,p=P$salt$hash` with M, T and P
+    /// within ``argon2Bounds``: libargon2 would otherwise allocate whatever M says at each sign-in.
+    static func checkArgon2(_ text: String) throws {
+        let parts = text.split(separator: "$", omittingEmptySubsequences: false)
+        guard text.utf8.count <= 512, parts.count == 6, parts[1] == "argon2id", parts[2] == "v=19" else {
+            throw ImportedHashError(.hashMismatch, "not an Argon2id PHC string")
+        }
+        var values: [Substring: Int] = [:]
+        for pair in parts[3].split(separator: ",") {
+            let halves = pair.split(separator: "=", maxSplits: 1)
+            guard halves.count == 2, halves[1].utf8.count <= 9, let value = Int(halves[1]) else {
+                throw ImportedHashError(.hashMismatch, "not an Argon2id PHC string")
+            }
+            values[halves[0]] = value
+        }
+        guard values.count == 3, let memory = values["m"], let passes = values["t"], let lanes = values["p"] else {
+            throw ImportedHashError(.hashMismatch, "not an Argon2id PHC string")
+        }
+        guard (1...argon2Bounds.memoryKiB).contains(memory), (1...argon2Bounds.passes).contains(passes),
+            (1...argon2Bounds.lanes).contains(lanes)
+        else { throw ImportedHashError(.parameterOutOfRange, "Argon2id m, t or p above 64 MiB, 16, 8") }
+    }
+
     private static func storedHash(_ record: FirebaseUserRecord, options: FirebaseImportOptions) throws -> String? {
         guard let bytes = record.passwordHash, !bytes.isEmpty else { return nil }
         // The broker's own export writes an Argon2id hash as the base64 of its PHC string, with no salt.
         if let text = String(validating: bytes, as: UTF8.self), text.hasPrefix("$argon2id$") {
-            guard text.utf8.count <= 512, !text.contains(where: { $0.isWhitespace }) else {
-                throw ImportedHashError(.hashMismatch, "not an Argon2id PHC string")
-            }
+            try checkArgon2(text)
             return text
         }
         guard let hash = options.hash else { throw needsHashFlags }

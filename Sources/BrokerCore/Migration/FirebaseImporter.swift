@@ -89,11 +89,15 @@ public struct FirebaseImporter: Sendable {
     /// ``FirebaseImportPlan/needsHashFlags`` (naming the first such user) when a password hash cannot be
     /// read without `--hash-algo`: the file is then not to be imported at all.
     public func check(_ export: FirebaseExport) throws -> Check {
+        try Self.check(export, options: options, importedAt: clock.now)
+    }
+
+    /// ``check(_:)`` without a store: what the file alone rules out, with `options`, planned at `importedAt`.
+    public static func check(_ export: FirebaseExport, options: FirebaseImportOptions, importedAt now: Date) throws -> Check {
         var failed: [Failure] = []
         var uids: Set<String> = []
         var emails: Set<String> = []
         var identities: Set<String> = []
-        let now = clock.now
         for index in 0..<export.count {
             let plan: FirebaseImportPlan
             do {
