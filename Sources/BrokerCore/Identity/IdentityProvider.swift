@@ -1,70 +1,29 @@
-import Foundation
-
-/// Who a provider says the user is. Raw claims stay inside the provider.
-public struct ExternalIdentity: Sendable, Equatable {
-    /// The provider.
-    public var provider: ProviderID
-    /// The provider's stable user id.
-    public var subject: String
-    /// The email the provider gave, if any.
-    public var email: String?
-    /// Whether the provider vouches for that email.
-    public var emailVerified: Bool
-    /// A display name, if any.
-    public var displayName: String?
-    /// A photo URL, if any.
-    public var photoURL: String?
-
-    /// Creates an identity.
-    public init(
-        provider: ProviderID, subject: String, email: String? = nil, emailVerified: Bool = false,
-        displayName: String? = nil, photoURL: String? = nil
-    ) {
-        self.provider = provider
-        self.subject = subject
-        self.email = email
-        self.emailVerified = emailVerified
-        self.displayName = displayName
-        self.photoURL = photoURL
-    }
-}
-
-/// How a provider's identities map to accounts.
-public enum AccountMapping: String, Sendable {
-    /// (provider, subject) is linked to one account: the default.
-    case link
-    /// Kakao's email + user-id-as-password workaround of apps built on Firebase email/password auth.
-    case emailPassword = "email-password"
-}
-
-/// A verified sign-in, handed from a provider to the account layer.
-public struct ProviderSignIn: Sendable {
-    /// Who the user is.
-    public var identity: ExternalIdentity
-    /// Recorded in the sign-in's transaction so the credential is accepted once only (Apple).
-    public var singleUse: SingleUseMark?
-    /// How the identity maps to an account.
-    public var mapping: AccountMapping
-    /// The session to store with the sign-in, in the same transaction (set by the HTTP layer).
-    public var session: SessionGrant?
-    /// The request's id (set by the HTTP layer): the sign-in's audit events, stamped with it, are recorded in
-    /// its transaction. Without one, none are.
-    public var requestID: String?
-
-    /// Creates a sign-in.
-    public init(identity: ExternalIdentity, singleUse: SingleUseMark? = nil, mapping: AccountMapping = .link) {
-        self.identity = identity
-        self.singleUse = singleUse
-        self.mapping = mapping
-    }
-}
-
-/// A sign-in provider: takes its own sign-in body (section 2 of the contract) and returns a verified sign-in.
+/// A sign-in provider: verifies a ``Credential`` and says who the user is.
+///
+/// Everything the broker knows about one provider lives in its folder: how its tokens are checked, its error
+/// codes, its linking rule (``VerifiedIdentity/linking``), its Firebase provider id, and (through the optional
+/// requirements below) the webhook routes it mounts and what deleting an account asks of it.
 public protocol IdentityProvider: Sendable {
-    /// The provider's name in URLs and config.
+    /// The provider's id: its key under `providers` in the config and its name in URLs (`kakao`, `line`).
     var id: ProviderID { get }
-    /// Verifies the credential in `body`, or throws ``ProviderError`` / ``TokenError``.
-    func signIn(body: [String: JSONValue]) async throws -> ProviderSignIn
+    /// The field of the native sign-in body that carries an ID token (`idToken` unless the provider's own SDK
+    /// calls it something else).
+    var idTokenField: String { get }
+    /// Verifies `credential` (with `hints`), or throws ``ProviderError`` / ``TokenError``. Nothing is stored.
+    func verify(_ credential: Credential, hints: CredentialHints) async throws -> VerifiedIdentity
+    /// The provider id Firebase Auth uses for identities of this provider reached with `kind`
+    /// (`google.com`; `oidc.<id>` for an OpenID Connect provider of ours; `<id>` for an access-token one).
+    func firebaseProviderID(for kind: CredentialKind) -> String
+}
+
+extension IdentityProvider {
+    /// `idToken`.
+    public var idTokenField: String { "idToken" }
+
+    /// `oidc.<id>` for ID tokens, `<id>` for access tokens: Firebase's names for providers it does not know.
+    public func firebaseProviderID(for kind: CredentialKind) -> String {
+        kind == .idToken ? "oidc." + id.rawValue : id.rawValue
+    }
 }
 
 /// A provider that verifies OpenID Connect ID tokens (Google, Apple, Kakao OIDC).
@@ -79,57 +38,9 @@ public protocol AccessTokenVerifying: Sendable {
     func verifyAccessToken(_ token: String) async throws -> ExternalIdentity
 }
 
-/// What every provider factory gets besides its config entry.
-public struct ProviderContext: Sendable {
-    /// Outbound HTTP.
-    public var httpClient: any HTTPClient
-    /// The clock.
-    public var clock: any Clock
-    /// Metrics.
-    public var metrics: Metrics
-    /// The logger.
-    public var logger: Logger
-    /// Tolerance for token times, from config.
-    public var clockSkew: TimeInterval
-    /// Whether `http://` provider URLs are allowed (stubs).
-    public var allowInsecureURLs: Bool
-
-    /// Creates a context.
-    public init(
-        httpClient: any HTTPClient, clock: any Clock, metrics: Metrics, logger: Logger, clockSkew: TimeInterval,
-        allowInsecureURLs: Bool
-    ) {
-        self.httpClient = httpClient
-        self.clock = clock
-        self.metrics = metrics
-        self.logger = logger
-        self.clockSkew = clockSkew
-        self.allowInsecureURLs = allowInsecureURLs
-    }
-}
-
-/// Builds one provider from its `providers.json` entry, validating the entry once, at start.
-public protocol IdentityProviderFactory {
-    /// The provider's name, also its key under `providers`.
-    static var id: ProviderID { get }
-    /// Builds the provider; throws ``ConfigError`` naming the bad field.
-    static func make(config: ConfigReader, context: ProviderContext) throws -> any IdentityProvider
-}
-
-/// Reads a required string field of a sign-in body.
-func requiredString(_ body: [String: JSONValue], _ field: String) throws -> String {
-    guard let value = body[field] else { throw ProviderError(.invalidRequest, "\(field) is required") }
-    guard let text = value.stringValue, !text.isEmpty else {
-        throw ProviderError(.invalidRequest, "\(field) must be a non-empty string")
-    }
-    return text
-}
-
-/// Reads an optional string field of a sign-in body (absent or null is nil; another type is refused).
-func optionalString(_ body: [String: JSONValue], _ field: String) throws -> String? {
-    switch body[field] {
-    case nil, .null?: return nil
-    case .string(let text)?: return text
-    default: throw ProviderError(.invalidRequest, "\(field) must be a string")
+extension ProviderError {
+    /// The refusal of a credential kind the provider does not take.
+    static func unsupported(_ kind: CredentialKind, by provider: ProviderID) -> ProviderError {
+        ProviderError(.invalidRequest, "\(provider.rawValue) does not accept an \(kind == .idToken ? "ID" : "access") token")
     }
 }

@@ -1,22 +1,29 @@
-/// The enabled providers, each built and validated from its `providers.json` entry at start.
+/// The enabled providers, each built and validated from its config entry at start.
 public struct ProviderRegistry: Sendable {
-    /// Every provider the broker knows, by factory.
-    nonisolated(unsafe) public static let factories: [any IdentityProviderFactory.Type] = [
-        GoogleProvider.self, AppleProvider.self, KakaoProvider.self,
-    ]
-
     private let providers: [ProviderID: any IdentityProvider]
 
-    /// Builds every enabled provider; throws ``ConfigError`` naming the first bad field.
-    public init(config: BrokerConfig, context: ProviderContext) throws {
+    /// Ids the broker keeps for itself: no provider may be called so.
+    public static let reservedIDs: Set<String> = ["password", "custom", "phone", "email", "oidc"]
+
+    /// Builds every enabled provider from `config`'s entries with `catalog`'s factories; throws
+    /// ``ConfigError`` naming the first bad field.
+    public init(config: BrokerConfig, catalog: ProviderCatalog, context: ProviderContext) throws {
         var providers: [ProviderID: any IdentityProvider] = [:]
         for name in config.providers.keys.sorted() {
             guard let entry = config.providers[name] else { continue }
-            guard let factory = ProviderRegistry.factories.first(where: { $0.id.rawValue == name }) else {
-                throw ConfigError(field: entry.path, "unknown provider (known: google, apple, kakao)")
+            guard ProviderRegistry.isValidID(name) else {
+                throw ConfigError(field: entry.path, "is not a provider id (a-z, 0-9 and -, starting with a letter, at most 32)")
+            }
+            guard !ProviderRegistry.reservedIDs.contains(name) else {
+                throw ConfigError(field: entry.path, "is a reserved name")
+            }
+            let type = try entry.optionalString("type") ?? name
+            guard let factory = catalog.factory(type: type) else {
+                let field = entry.members["type"] == nil ? entry.path : entry.field("type")
+                throw ConfigError(field: field, "unknown provider type (known: \(catalog.types.joined(separator: ", ")))")
             }
             guard try entry.bool("enabled", default: true) else { continue }
-            providers[factory.id] = try factory.make(config: entry, context: context)
+            providers[ProviderID(name)] = try factory.make(id: ProviderID(name), config: entry, context: context)
         }
         self.providers = providers
     }
@@ -33,4 +40,11 @@ public struct ProviderRegistry: Sendable {
 
     /// The names of the enabled providers.
     public var enabled: [ProviderID] { providers.keys.sorted { $0.rawValue < $1.rawValue } }
+
+    /// Whether `name` matches `^[a-z][a-z0-9-]{0,31}$`.
+    static func isValidID(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard let first = bytes.first, (1...32).contains(bytes.count), (0x61...0x7A).contains(first) else { return false }
+        return bytes.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
+    }
 }

@@ -1,12 +1,14 @@
 import BrokerCrypto
 import Foundation
 
-/// Everything the broker's handlers use.
+/// Everything the broker's surfaces use.
 public struct BrokerServices: Sendable {
     /// The parsed configuration.
     public var config: BrokerConfig
     /// The enabled providers.
     public var providers: ProviderRegistry
+    /// The sign-in use case, shared by every surface.
+    public var signIn: SignInFlow
     /// Identity-to-account mapping.
     public var accounts: AccountService
     /// Tokens and sessions.
@@ -17,6 +19,8 @@ public struct BrokerServices: Sendable {
     public var admin: AdminService
     /// The admin API's authentication.
     public var adminGate: AdminGate
+    /// Audit events recorded outside a store transaction.
+    public var auditor: Auditor
     /// The store behind everything.
     public var store: any BrokerStore
     /// The clock.
@@ -26,15 +30,17 @@ public struct BrokerServices: Sendable {
     /// The base logger.
     public var logger: Logger
 
-    /// Builds every service from a config and a store (migrated), loading the signing keys.
+    /// Builds every service from a config and a store (migrated), loading the signing keys. `catalog` names the
+    /// provider types config entries may use.
     public static func make(
         config: BrokerConfig, store: any BrokerStore, httpClient: any HTTPClient, passwords: any PasswordHashing,
-        adminToken: String? = nil, clock: any Clock = SystemClock(), logger: Logger, metrics: Metrics = Metrics()
+        catalog: ProviderCatalog = .builtIn, adminToken: String? = nil, clock: any Clock = SystemClock(),
+        logger: Logger, metrics: Metrics = Metrics()
     ) async throws -> BrokerServices {
         let context = ProviderContext(
             httpClient: httpClient, clock: clock, metrics: metrics, logger: logger, clockSkew: config.clockSkew,
             allowInsecureURLs: config.allowInsecureProviderURLs)
-        let providers = try ProviderRegistry(config: config, context: context)
+        let providers = try ProviderRegistry(config: config, catalog: catalog, context: context)
         let firebase = try config.firebaseServiceAccountFile.map {
             FirebaseCustomTokenMinter(account: try FirebaseServiceAccount(contentsOf: $0), clock: clock)
         }
@@ -42,49 +48,58 @@ public struct BrokerServices: Sendable {
         try await keys.load()
         let sessions = SessionService(
             store: store, keys: keys, clock: clock, settings: SessionSettings(config: config), firebase: firebase)
+        let accounts = try await AccountService(
+            store: store, clock: clock, linkByVerifiedEmail: config.linkByVerifiedEmail, passwords: passwords)
+        let auditor = Auditor(store: store, clock: clock, logger: logger)
         return BrokerServices(
             config: config, providers: providers,
-            accounts: try await AccountService(
-                store: store, clock: clock, linkByVerifiedEmail: config.linkByVerifiedEmail, passwords: passwords),
-            sessions: sessions, keys: keys, admin: AdminService(store: store, sessions: sessions, clock: clock, logger: logger),
-            adminGate: AdminGate(token: adminToken, clock: clock), store: store, clock: clock, metrics: metrics,
-            logger: logger)
+            signIn: SignInFlow(
+                providers: providers, accounts: accounts, sessions: sessions, auditor: auditor, metrics: metrics),
+            accounts: accounts, sessions: sessions, keys: keys,
+            admin: AdminService(store: store, sessions: sessions, clock: clock, logger: logger),
+            adminGate: AdminGate(token: adminToken, clock: clock), auditor: auditor, store: store, clock: clock,
+            metrics: metrics, logger: logger)
     }
 }
 
 extension BrokerServices {
-    /// Records an audit event; a failure to record is logged, never turned into a failed request.
+    /// Records an audit event of a request; a failure to record is logged, never turned into a failed request.
     func audit(
         _ action: String, uid: AccountID?, provider: String? = nil, actor: AuditEvent.Actor = .user,
         outcome: String = "success", context: RequestContext
     ) async {
-        let event = AuditEvent(
-            time: clock.now, uid: uid, action: action, provider: provider, actor: actor, outcome: outcome,
-            requestID: context.requestID)
-        do {
-            try await store.appendAuditEvent(event)
-        } catch {
-            context.logger.error("audit event not recorded", metadata: ["action": action, "cause": "\(error)"])
-        }
+        await auditor.record(
+            action, uid: uid, provider: provider, actor: actor, outcome: outcome, requestID: context.requestID)
     }
 }
 
-/// The broker's HTTP application: routes, error mapping, request ids, one log line and metrics per request.
+/// The broker's HTTP application: the surfaces it serves, composed on one router, inside one middleware that
+/// gives every request an id, one log line and its metrics.
 public struct BrokerApp: Sendable {
     /// The services behind the routes.
     public let services: BrokerServices
-    private var router = Router()
+    private var router: Router
+    private let fallback: any Surface
 
-    /// Creates the application and registers its routes.
+    /// Creates the application with the broker's own surfaces: native `/v1`, admin, operations.
     public init(services: BrokerServices) {
+        self.init(
+            services: services,
+            surfaces: [
+                NativeSurface(services: services), AdminSurface(services: services),
+                OperationsSurface(services: services),
+            ])
+    }
+
+    /// Creates the application serving `surfaces`; the first renders answers to unmatched requests.
+    public init(services: BrokerServices, surfaces: [any Surface]) {
         self.services = services
-        registerSignIn(&router)
-        registerSessions(&router)
-        registerPasswords(&router)
-        registerMe(&router)
-        registerAdmin(&router)
-        registerOperations(&router)
-        registerReadiness(&router)
+        fallback = surfaces.first ?? NativeSurface(services: services)
+        router = Router()
+        for surface in surfaces {
+            router.errorRenderer = { surface.render($0) }
+            surface.mount(on: &router)
+        }
         services.metrics.describe("broker_http_requests_total", type: "counter", help: "HTTP requests by route and status.")
         services.metrics.describe("broker_signins_total", type: "counter", help: "Sign-ins by provider and outcome.")
         services.metrics.describe(
@@ -92,7 +107,7 @@ public struct BrokerApp: Sendable {
         services.metrics.describe("broker_jwks_refreshes_total", type: "counter", help: "JWKS fetches by provider and outcome.")
     }
 
-    /// Handles one request; never throws: errors become the contract's error bodies.
+    /// Handles one request; never throws: errors become the surface's error bodies.
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let started = ContinuousClock.now
         let requestID = BrokerApp.requestID(from: request.headers["x-request-id"])
@@ -106,16 +121,12 @@ public struct BrokerApp: Sendable {
                 response = try await match.handler(
                     request, RequestContext(requestID: requestID, logger: logger, parameters: match.parameters))
             } catch {
-                if let mapped = APIError.mapping(error) {
-                    response = mapped.response
-                    if mapped.status >= 500 || error is TokenError || error is ProviderError { cause = "\(error)" }
-                } else {
-                    response = APIError.internalError.response
-                    cause = "\(error)"
-                }
+                let rendered = match.route.render(error)
+                response = rendered.response
+                cause = rendered.cause
             }
         } else {
-            response = APIError.notFound.response
+            response = fallback.render(APIError.notFound).response
         }
         response.headers.append(("X-Request-Id", requestID))
         let elapsed = started.duration(to: .now)
@@ -141,13 +152,5 @@ public struct BrokerApp: Sendable {
             return header
         }
         return Hex.encode(SecureRandom.bytes(8))
-    }
-
-    /// The request body as a JSON object, or 400 `INVALID_REQUEST`.
-    static func jsonObject(_ request: HTTPRequest) throws -> [String: JSONValue] {
-        guard let object = JSONValue.parse(request.body)?.objectValue else {
-            throw APIError.invalidRequest("The body must be a JSON object.")
-        }
-        return object
     }
 }

@@ -3,33 +3,41 @@ import Foundation
 
 /// Sign in with Apple: an Apple identity token, verified against Apple's JWKS.
 ///
-/// Body: `{"identityToken": "...", "rawNonce": "...", "fullName": {"givenName", "familyName"}}`.
+/// - The native body calls the token `identityToken`, as Apple's SDK does.
 /// - The nonce is required by default: apps pass SHA-256(rawNonce) to Apple and the raw value here.
-/// - Each identity token is accepted once: it is recorded (by hash) in the sign-in's own transaction.
-/// - Apple sends the user's name to the app on the first authorization only, never in the token; the body's
+/// - Each identity token is accepted once: its mark (a hash) is recorded in the sign-in's own transaction.
+/// - Apple sends the user's name to the app on the first authorization only, never in the token; the hint
 ///   `fullName` is used when the account is created and ignored afterwards.
 /// - `email_verified` and `is_private_email` come as booleans or as the strings "true"/"false".
 public struct AppleProvider: IdentityProvider, IDTokenVerifying {
     /// `apple`.
-    public var id: ProviderID { Self.id }
+    public let id: ProviderID
     private let issuer: OIDCIssuer
     private let clockSkew: TimeInterval
 
-    init(issuer: OIDCIssuer, clockSkew: TimeInterval) {
+    init(id: ProviderID, issuer: OIDCIssuer, clockSkew: TimeInterval) {
+        self.id = id
         self.issuer = issuer
         self.clockSkew = clockSkew
     }
 
-    /// Verifies the body's identity token and marks it used.
-    public func signIn(body: [String: JSONValue]) async throws -> ProviderSignIn {
-        let token = try requiredString(body, "identityToken")
-        let rawNonce = try optionalString(body, "rawNonce")
+    /// `identityToken`.
+    public var idTokenField: String { "identityToken" }
+
+    /// `apple.com`.
+    public func firebaseProviderID(for kind: CredentialKind) -> String { "apple.com" }
+
+    /// Verifies an identity token and returns it with its single-use mark.
+    public func verify(_ credential: Credential, hints: CredentialHints) async throws -> VerifiedIdentity {
+        guard case .idToken(let token, let rawNonce) = credential else {
+            throw ProviderError.unsupported(credential.kind, by: id)
+        }
         let claims = try await issuer.verifier.verify(token, rawNonce: rawNonce)
         var identity = identity(from: claims)
-        if identity.displayName == nil { identity.displayName = try AppleProvider.fullName(body["fullName"]) }
+        if identity.displayName == nil { identity.displayName = hints.fullName }
         let expiry = Date(timeIntervalSince1970: claims["exp"]?.doubleValue ?? 0) + clockSkew
         let mark = SingleUseMark(key: "apple:" + Hex.encode(Digest.sha256(token)), expiresAt: expiry)
-        return ProviderSignIn(identity: identity, singleUse: mark)
+        return VerifiedIdentity(identity: identity, singleUse: mark)
     }
 
     /// Verifies an Apple identity token and reads its identity (without recording its use).
@@ -51,30 +59,19 @@ public struct AppleProvider: IdentityProvider, IDTokenVerifying {
         default: return false
         }
     }
-
-    /// "Given Family" from the body's `fullName`, nil when absent or empty.
-    static func fullName(_ value: JSONValue?) throws -> String? {
-        guard let value, value != .null else { return nil }
-        guard let parts = value.objectValue else { throw ProviderError(.invalidRequest, "fullName must be an object") }
-        let names = try ["givenName", "middleName", "familyName"].compactMap { key -> String? in
-            let part = try optionalString(parts, key)?.trimmingCharacters(in: .whitespacesAndNewlines)
-            return part?.isEmpty == false ? part : nil
-        }
-        return names.isEmpty ? nil : names.joined(separator: " ")
-    }
 }
 
 extension AppleProvider: IdentityProviderFactory {
     /// `apple`.
-    public static let id = ProviderID("apple")
+    public static let type = "apple"
 
-    /// Builds the provider from its `providers.apple` entry.
-    public static func make(config: ConfigReader, context: ProviderContext) throws -> any IdentityProvider {
-        try config.allowOnly(["enabled", "audiences", "issuers", "jwksUrl", "nonce", "accountMapping"])
-        _ = try OIDCIssuer.accountMapping(config)
+    /// Builds the provider from its config entry.
+    public static func make(id: ProviderID, config: ConfigReader, context: ProviderContext) throws -> any IdentityProvider {
+        try config.allowOnly(["type", "enabled", "audiences", "issuers", "jwksUrl", "nonce", "accountMapping"])
+        try OIDCIssuer.checkAccountMapping(config)
         let issuer = try OIDCIssuer(
             config: config, provider: id, defaultIssuers: ["https://appleid.apple.com", "https://account.apple.com"],
             defaultNonce: .required, context: context)
-        return AppleProvider(issuer: issuer, clockSkew: context.clockSkew)
+        return AppleProvider(id: id, issuer: issuer, clockSkew: context.clockSkew)
     }
 }

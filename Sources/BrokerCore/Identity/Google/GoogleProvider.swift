@@ -2,21 +2,28 @@ import Foundation
 
 /// Sign in with Google: a Google ID token, verified against Google's JWKS.
 ///
-/// Body: `{"idToken": "...", "rawNonce": "optional"}`. Google's ID tokens name the user by `sub`; `email` and
-/// `email_verified` (a boolean) come with the `email` scope; `name` and `picture` with `profile`.
+/// Google's ID tokens name the user by `sub`; `email` and `email_verified` (a boolean) come with the `email`
+/// scope; `name` and `picture` with `profile`.
 public struct GoogleProvider: IdentityProvider, IDTokenVerifying {
     /// `google`.
-    public var id: ProviderID { Self.id }
+    public let id: ProviderID
     private let issuer: OIDCIssuer
 
-    init(issuer: OIDCIssuer) { self.issuer = issuer }
-
-    /// Verifies the body's ID token.
-    public func signIn(body: [String: JSONValue]) async throws -> ProviderSignIn {
-        let token = try requiredString(body, "idToken")
-        let rawNonce = try optionalString(body, "rawNonce")
-        return ProviderSignIn(identity: try await verifyIDToken(token, rawNonce: rawNonce))
+    init(id: ProviderID, issuer: OIDCIssuer) {
+        self.id = id
+        self.issuer = issuer
     }
+
+    /// Verifies an ID token; Google takes no other credential.
+    public func verify(_ credential: Credential, hints: CredentialHints) async throws -> VerifiedIdentity {
+        guard case .idToken(let token, let rawNonce) = credential else {
+            throw ProviderError.unsupported(credential.kind, by: id)
+        }
+        return VerifiedIdentity(identity: try await verifyIDToken(token, rawNonce: rawNonce))
+    }
+
+    /// `google.com`.
+    public func firebaseProviderID(for kind: CredentialKind) -> String { "google.com" }
 
     /// Verifies a Google ID token and reads its identity.
     public func verifyIDToken(_ token: String, rawNonce: String?) async throws -> ExternalIdentity {
@@ -30,15 +37,15 @@ public struct GoogleProvider: IdentityProvider, IDTokenVerifying {
 
 extension GoogleProvider: IdentityProviderFactory {
     /// `google`.
-    public static let id = ProviderID("google")
+    public static let type = "google"
 
-    /// Builds the provider from its `providers.google` entry.
-    public static func make(config: ConfigReader, context: ProviderContext) throws -> any IdentityProvider {
-        try config.allowOnly(["enabled", "audiences", "issuers", "jwksUrl", "nonce", "accountMapping"])
-        _ = try OIDCIssuer.accountMapping(config)
+    /// Builds the provider from its config entry.
+    public static func make(id: ProviderID, config: ConfigReader, context: ProviderContext) throws -> any IdentityProvider {
+        try config.allowOnly(["type", "enabled", "audiences", "issuers", "jwksUrl", "nonce", "accountMapping"])
+        try OIDCIssuer.checkAccountMapping(config)
         let issuer = try OIDCIssuer(
             config: config, provider: id, defaultIssuers: ["https://accounts.google.com", "accounts.google.com"],
             defaultNonce: .optional, context: context)
-        return GoogleProvider(issuer: issuer)
+        return GoogleProvider(id: id, issuer: issuer)
     }
 }

@@ -12,34 +12,28 @@ import Foundation
 /// the email when Kakao reports it both valid and verified.
 public struct KakaoProvider: IdentityProvider, IDTokenVerifying, AccessTokenVerifying {
     /// `kakao`.
-    public var id: ProviderID { Self.id }
+    public let id: ProviderID
     private let appID: String
     private let api: KakaoAPI
     private let issuer: OIDCIssuer
-    private let mapping: AccountMapping
+    private let linking: (any LinkingStrategy)?
 
-    init(appID: String, api: KakaoAPI, issuer: OIDCIssuer, mapping: AccountMapping) {
+    init(id: ProviderID, appID: String, api: KakaoAPI, issuer: OIDCIssuer, linking: (any LinkingStrategy)?) {
+        self.id = id
         self.appID = appID
         self.api = api
         self.issuer = issuer
-        self.mapping = mapping
+        self.linking = linking
     }
 
-    /// Verifies the body's access token or ID token.
-    public func signIn(body: [String: JSONValue]) async throws -> ProviderSignIn {
+    /// Verifies an access token (with Kakao's API) or an OpenID Connect ID token.
+    public func verify(_ credential: Credential, hints: CredentialHints) async throws -> VerifiedIdentity {
         let identity: ExternalIdentity
-        if body["accessToken"] != nil {
-            guard body["idToken"] == nil else {
-                throw ProviderError(.invalidRequest, "send either accessToken or idToken, not both")
-            }
-            identity = try await verifyAccessToken(try requiredString(body, "accessToken"))
-        } else if body["idToken"] != nil {
-            identity = try await verifyIDToken(
-                try requiredString(body, "idToken"), rawNonce: try optionalString(body, "rawNonce"))
-        } else {
-            throw ProviderError(.invalidRequest, "accessToken or idToken is required")
+        switch credential {
+        case .accessToken(let token): identity = try await verifyAccessToken(token)
+        case .idToken(let token, let rawNonce): identity = try await verifyIDToken(token, rawNonce: rawNonce)
         }
-        return ProviderSignIn(identity: identity, mapping: mapping)
+        return VerifiedIdentity(identity: identity, linking: linking)
     }
 
     /// Checks an access token with Kakao and reads the user.
@@ -53,7 +47,7 @@ public struct KakaoProvider: IdentityProvider, IDTokenVerifying, AccessTokenVeri
             throw ProviderError(.unavailable, "kakao token_info: no id")
         }
         guard let tokenApp = info["app_id"]?.intValue, String(tokenApp) == appID else {
-            throw ProviderError(.appMismatch, "kakao token issued to another app")
+            throw ProviderError.kakaoAppMismatch("kakao token issued to another app")
         }
         let user = try await api.get("/v2/user/me", accessToken: token, call: "user_me")
         guard let userID = user["id"]?.intValue else { throw ProviderError(.unavailable, "kakao user_me: no id") }
@@ -91,24 +85,25 @@ public struct KakaoProvider: IdentityProvider, IDTokenVerifying, AccessTokenVeri
 
 extension KakaoProvider: IdentityProviderFactory {
     /// `kakao`.
-    public static let id = ProviderID("kakao")
+    public static let type = "kakao"
 
-    /// Builds the provider from its `providers.kakao` entry.
-    public static func make(config: ConfigReader, context: ProviderContext) throws -> any IdentityProvider {
+    /// Builds the provider from its config entry.
+    public static func make(id: ProviderID, config: ConfigReader, context: ProviderContext) throws -> any IdentityProvider {
         try config.allowOnly([
-            "enabled", "appId", "apiBaseUrl", "audiences", "issuers", "jwksUrl", "nonce", "accountMapping",
+            "type", "enabled", "appId", "apiBaseUrl", "audiences", "issuers", "jwksUrl", "nonce", "accountMapping",
         ])
         let appID = try config.string("appId")
         guard let number = Int64(appID), number > 0 else {
             throw ConfigError(field: config.field("appId"), "must be the Kakao app id (digits)")
         }
         let baseURL = try config.url("apiBaseUrl", allowInsecure: context.allowInsecureURLs)
-        let mapping = try OIDCIssuer.accountMapping(config, allowed: [.link, .emailPassword])
+        let mapping = try OIDCIssuer.checkAccountMapping(config, allowed: ["link", "email-password"])
         let issuer = try OIDCIssuer(
             config: config, provider: id, defaultIssuers: ["https://kauth.kakao.com"], defaultNonce: .optional,
             context: context)
         return KakaoProvider(
-            appID: String(number), api: KakaoAPI(baseURL: baseURL, client: context.httpClient, metrics: context.metrics),
-            issuer: issuer, mapping: mapping)
+            id: id, appID: String(number),
+            api: KakaoAPI(baseURL: baseURL, client: context.httpClient, metrics: context.metrics), issuer: issuer,
+            linking: mapping == "email-password" ? KakaoLegacyPasswordLinking() : nil)
     }
 }

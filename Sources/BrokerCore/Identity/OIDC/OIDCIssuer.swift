@@ -1,6 +1,6 @@
 import Foundation
 
-/// The OpenID Connect part shared by Google, Apple and Kakao OIDC: the config fields `audiences`, `issuers`,
+/// The OpenID Connect part shared by the ID-token providers: the config fields `audiences`, `issuers`,
 /// `jwksUrl` and `nonce`, and the verifier built from them.
 public struct OIDCIssuer: Sendable {
     /// The rules the tokens must meet.
@@ -36,13 +36,12 @@ public struct OIDCIssuer: Sendable {
         verifier = IDTokenVerifier(keys: keys, rules: rules, clock: context.clock)
     }
 
-    /// The `accountMapping` field: `link` unless `allowed` includes more and the entry asks for it.
-    public static func accountMapping(
-        _ config: ConfigReader, allowed: Set<AccountMapping> = [.link]
-    ) throws -> AccountMapping {
-        guard let text = try config.optionalString("accountMapping") else { return .link }
-        guard let mapping = AccountMapping(rawValue: text), allowed.contains(mapping) else {
-            let names = allowed.map { "\"\($0.rawValue)\"" }.sorted().joined(separator: " or ")
+    /// Checks the `accountMapping` field (`link`, the default, unless the provider allows more) and returns it.
+    @discardableResult
+    public static func checkAccountMapping(_ config: ConfigReader, allowed: [String] = ["link"]) throws -> String {
+        guard let mapping = try config.optionalString("accountMapping") else { return "link" }
+        guard allowed.contains(mapping) else {
+            let names = allowed.map { "\"\($0)\"" }.joined(separator: " or ")
             throw ConfigError(field: config.field("accountMapping"), "must be \(names)")
         }
         return mapping

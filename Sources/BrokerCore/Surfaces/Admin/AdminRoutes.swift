@@ -1,5 +1,15 @@
-extension BrokerApp {
-    func registerAdmin(_ router: inout Router) {
+/// The admin API under `/admin/v1` (contract section 5), behind the admin token.
+public struct AdminSurface: Surface {
+    let services: BrokerServices
+
+    /// Creates the surface.
+    public init(services: BrokerServices) { self.services = services }
+
+    /// The native error body.
+    public func render(_ error: any Error) -> RenderedError { NativeSurface.render(error) }
+
+    /// Adds the admin routes.
+    public func mount(on router: inout Router) {
         /// Registers an admin route: the gate runs before the handler.
         func admin(_ method: String, _ pattern: String, _ handler: @escaping RouteHandler) {
             router.add(method, pattern) { [services] request, context in
@@ -14,11 +24,11 @@ extension BrokerApp {
                 email: request.query["email"].flatMap { $0.isEmpty ? nil : $0 },
                 provider: request.query["provider"].flatMap { $0.isEmpty ? nil : $0 })
             let (users, next) = try await services.admin.listUsers(
-                filter: filter, cursor: request.query["cursor"], limit: try BrokerApp.limit(request))
+                filter: filter, cursor: request.query["cursor"], limit: try AdminSurface.limit(request))
             return .json(200, ["users": .array(users.map(\.adminJSON)), "nextCursor": next.map(JSONValue.string) ?? .null])
         }
         admin("GET", "/admin/v1/users/{uid}") { _, context in
-            .json(200, try await services.admin.user(BrokerApp.uid(context)).adminJSON)
+            .json(200, try await services.admin.user(AdminSurface.uid(context)).adminJSON)
         }
         admin("GET", "/admin/v1/identities/{provider}/{subject}") { _, context in
             let account = try await services.admin.user(
@@ -26,46 +36,43 @@ extension BrokerApp {
             return .json(200, account.adminJSON)
         }
         admin("PATCH", "/admin/v1/users/{uid}") { request, context in
-            let body = try BrokerApp.jsonObject(request)
-            let allowed: Set<String> = ["disabled", "displayName", "emailVerified", "customClaims"]
-            if let unknown = body.keys.sorted().first(where: { !allowed.contains($0) }) {
-                throw APIError.invalidRequest("\(unknown) cannot be changed here.")
-            }
+            let body = try NativeBody(request)
+            try body.allowOnly(["disabled", "displayName", "emailVerified", "customClaims"])
             var change = AdminChange()
-            change.disabled = try BrokerApp.optionalBool(body, "disabled")
-            change.emailVerified = try BrokerApp.optionalBool(body, "emailVerified")
-            if body.keys.contains("displayName") { change.displayName = .some(try BrokerApp.optionalString(body, "displayName")) }
-            if let claims = body["customClaims"] {
+            change.disabled = try body.optionalBool("disabled")
+            change.emailVerified = try body.optionalBool("emailVerified")
+            if body.has("displayName") { change.displayName = .some(try body.optionalString("displayName")) }
+            if let claims = body.members["customClaims"] {
                 change.customClaims = .some(claims == .null ? nil : try CustomClaims.validated(claims))
             }
-            let updated = try await services.admin.update(BrokerApp.uid(context), change, requestID: context.requestID)
+            let updated = try await services.admin.update(AdminSurface.uid(context), change, requestID: context.requestID)
             return .json(200, updated.adminJSON)
         }
         admin("DELETE", "/admin/v1/users/{uid}") { _, context in
-            try await services.admin.delete(BrokerApp.uid(context), requestID: context.requestID)
+            try await services.admin.delete(AdminSurface.uid(context), requestID: context.requestID)
             return HTTPResponse(status: 204)
         }
         admin("DELETE", "/admin/v1/users/{uid}/identities/{provider}") { _, context in
             let updated = try await services.admin.unlink(
-                BrokerApp.uid(context), provider: ProviderID(context.parameters["provider"] ?? ""),
+                AdminSurface.uid(context), provider: ProviderID(context.parameters["provider"] ?? ""),
                 requestID: context.requestID)
             return .json(200, updated.adminJSON)
         }
         admin("POST", "/admin/v1/users/{uid}/revoke-sessions") { _, context in
-            try await services.admin.revokeSessions(BrokerApp.uid(context), requestID: context.requestID)
+            try await services.admin.revokeSessions(AdminSurface.uid(context), requestID: context.requestID)
             return HTTPResponse(status: 204)
         }
         admin("POST", "/admin/v1/custom-tokens") { request, context in
-            let body = try BrokerApp.jsonObject(request)
-            let uid = try BrokerApp.string(body, "uid")
-            let claims = body["claims"].flatMap { $0 == .null ? nil : $0 }
+            let body = try NativeBody(request)
+            let uid = try body.string("uid")
+            let claims = body.members["claims"].flatMap { $0 == .null ? nil : $0 }
             let token = try await services.admin.customToken(AccountID(uid), claims: claims, requestID: context.requestID)
             return .json(200, ["customToken": .string(token)])
         }
         admin("GET", "/admin/v1/audit") { request, _ in
             let uid = request.query["uid"].flatMap { $0.isEmpty ? nil : AccountID($0) }
             let (events, next) = try await services.admin.audit(
-                uid: uid, cursor: request.query["cursor"], limit: try BrokerApp.limit(request))
+                uid: uid, cursor: request.query["cursor"], limit: try AdminSurface.limit(request))
             return .json(200, ["events": .array(events.map(\.json)), "nextCursor": next.map(JSONValue.string) ?? .null])
         }
     }
@@ -80,15 +87,6 @@ extension BrokerApp {
             throw APIError.invalidRequest("limit must be a whole number from 1 to \(AdminService.maximumLimit).")
         }
         return limit
-    }
-
-    /// An optional boolean field, or 400 `INVALID_REQUEST` for another type.
-    static func optionalBool(_ body: [String: JSONValue], _ field: String) throws -> Bool? {
-        switch body[field] {
-        case nil, .null?: return nil
-        case .bool(let flag)?: return flag
-        default: throw APIError.invalidRequest("\(field) must be true or false.")
-        }
     }
 }
 

@@ -26,19 +26,33 @@ public struct Router: Sendable {
         public var method: String
         /// The pattern, also the metrics label.
         public var pattern: String
+        /// Renders the errors the handler throws: the surface's that mounted the route.
+        public var render: ErrorRenderer
         fileprivate var segments: [Substring]
         fileprivate var handler: RouteHandler
     }
 
     private var routes: [Route] = []
+    /// The renderer given to routes added from now on (``BrokerApp`` sets it to each surface's as it mounts it).
+    public var errorRenderer: ErrorRenderer
 
-    /// Creates an empty router.
-    public init() {}
+    /// Creates an empty router whose routes render errors with `errorRenderer` (by default a bare 500 that
+    /// logs the cause).
+    public init(errorRenderer: @escaping ErrorRenderer = Router.internalErrorRenderer) {
+        self.errorRenderer = errorRenderer
+    }
+
+    /// Answers every error with a bodiless 500 and logs its cause.
+    public static let internalErrorRenderer: ErrorRenderer = { error in
+        RenderedError(response: HTTPResponse(status: 500), cause: "\(error)")
+    }
 
     /// Adds a route.
     public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping RouteHandler) {
         routes.append(
-            Route(method: method, pattern: pattern, segments: pattern.split(separator: "/"), handler: handler))
+            Route(
+                method: method, pattern: pattern, render: errorRenderer, segments: pattern.split(separator: "/"),
+                handler: handler))
     }
 
     /// The route for `method` and `path`, its parameters, and its handler. Where several patterns match, the

@@ -1,40 +1,39 @@
-extension BrokerApp {
-    func registerMe(_ router: inout Router) {
-        router.add("GET", "/v1/me") { [services] request, _ in
-            .json(200, try await BrokerApp.authenticate(request, services).json)
+/// A `/v1/me` route handler: the request, its context and the account its ID token authenticates.
+typealias AuthenticatedHandler = @Sendable (HTTPRequest, RequestContext, Account) async throws -> HTTPResponse
+
+extension NativeSurface {
+    func mountMe(_ router: inout Router) {
+        let services = self.services
+        /// Registers a route of the signed-in user: the ID token is checked before the handler runs.
+        func me(_ method: String, _ pattern: String, _ handler: @escaping AuthenticatedHandler) {
+            router.add(method, pattern) { request, context in
+                try await handler(request, context, try await NativeSurface.authenticate(request, services))
+            }
         }
-        router.add("PATCH", "/v1/me") { [services] request, context in
-            let uid = try await BrokerApp.authenticate(request, services).id
-            let body = try BrokerApp.jsonObject(request)
+
+        me("GET", "/v1/me") { _, _, account in .json(200, account.json) }
+        me("PATCH", "/v1/me") { request, context, account in
+            let body = try NativeBody(request)
             var change = ProfileChange()
-            if body.keys.contains("displayName") { change.displayName = .some(try BrokerApp.optionalString(body, "displayName")) }
-            if body.keys.contains("photoUrl") { change.photoURL = .some(try BrokerApp.optionalString(body, "photoUrl")) }
-            let updated = try await services.accounts.updateProfile(uid, change)
-            await services.audit("update", uid: uid, context: context)
+            if body.has("displayName") { change.displayName = .some(try body.optionalString("displayName")) }
+            if body.has("photoUrl") { change.photoURL = .some(try body.optionalString("photoUrl")) }
+            let updated = try await services.accounts.updateProfile(account.id, change)
+            await services.audit("update", uid: account.id, context: context)
             return .json(200, updated.json)
         }
-        router.add("DELETE", "/v1/me") { [services] request, context in
-            let uid = try await BrokerApp.authenticate(request, services).id
-            try await services.accounts.delete(uid)
-            await services.audit("delete", uid: uid, context: context)
+        me("DELETE", "/v1/me") { _, context, account in
+            try await services.accounts.delete(account.id)
+            await services.audit("delete", uid: account.id, context: context)
             return HTTPResponse(status: 204)
         }
-        router.add("POST", "/v1/me/identities/{provider}") { [services] request, context in
-            let uid = try await BrokerApp.authenticate(request, services).id
-            guard let provider = services.providers.provider(ProviderID(context.parameters["provider"] ?? "")) else {
-                throw APIError(404, "PROVIDER_NOT_ENABLED", "This provider is not enabled.")
-            }
-            let body = try BrokerApp.jsonObject(request)
-            let signIn = try await provider.signIn(body: body)
-            let linked = try await services.accounts.link(uid, signIn)
-            await services.audit("link", uid: uid, provider: provider.id.rawValue, context: context)
-            return .json(200, linked.json)
+        me("POST", "/v1/me/identities/{provider}") { request, context, account in
+            let signIn = try NativeSurface.signInRequest(request, context, services)
+            return .json(200, try await services.signIn.link(account.id, signIn).json)
         }
-        router.add("DELETE", "/v1/me/identities/{provider}") { [services] request, context in
-            let uid = try await BrokerApp.authenticate(request, services).id
+        me("DELETE", "/v1/me/identities/{provider}") { _, context, account in
             let provider = ProviderID(context.parameters["provider"] ?? "")
-            let unlinked = try await services.accounts.unlink(uid, provider: provider)
-            await services.audit("unlink", uid: uid, provider: provider.rawValue, context: context)
+            let unlinked = try await services.accounts.unlink(account.id, provider: provider)
+            await services.audit("unlink", uid: account.id, provider: provider.rawValue, context: context)
             return .json(200, unlinked.json)
         }
     }

@@ -1,5 +1,6 @@
-/// An error as the contract shows it: `{"error": {"code", "message"}}` with a status. The one mapping from
-/// every layer's error lives here; anything unmapped is a 500 `INTERNAL` whose cause is only logged.
+/// An error as the native API shows it (contract section 6): `{"error": {"code", "message"}}` with a status.
+/// The one mapping from every layer's error to the native codes lives here; providers contribute their own codes
+/// (``ProviderError/publicCode``); anything unmapped is a 500 `INTERNAL` whose cause is only logged.
 public struct APIError: Error, Sendable, Equatable {
     /// The HTTP status.
     public var status: Int
@@ -42,6 +43,10 @@ public struct APIError: Error, Sendable, Equatable {
         case let error as TokenError: return mapping(error)
         case let error as ProviderError: return mapping(error)
         case let error as AccountError: return mapping(error)
+        case let error as SignInError:
+            switch error.code {
+            case .providerNotEnabled: return APIError(404, "PROVIDER_NOT_ENABLED", "This provider is not enabled.")
+            }
         case let error as SessionError:
             switch error.code {
             case .invalidRefreshToken: return APIError(401, "INVALID_REFRESH_TOKEN", "The refresh token is not valid.")
@@ -79,10 +84,11 @@ public struct APIError: Error, Sendable, Equatable {
         switch error.code {
         case .invalidRequest: invalidRequest(error.detail.isEmpty ? "The request is not valid." : error.detail)
         case .invalidToken: APIError(401, "INVALID_TOKEN", "The token is not valid.")
-        case .appMismatch: APIError(401, "KAKAO_APP_MISMATCH", "The token was issued to another Kakao app.")
+        case .rejected:
+            error.publicCode.map { APIError($0.status, $0.code, $0.message) }
+                ?? APIError(401, "INVALID_TOKEN", "The token is not valid.")
         case .misconfigured: APIError(502, "PROVIDER_MISCONFIGURED", "The provider refused this app's configuration.")
         case .unavailable: unavailable("PROVIDER_UNAVAILABLE", "The provider is unavailable; try again shortly.")
-        case .emailRequired: APIError(400, "KAKAO_EMAIL_REQUIRED", "The Kakao account has no email.")
         }
     }
 
@@ -97,7 +103,6 @@ public struct APIError: Error, Sendable, Equatable {
             return mapped
         case .identityAlreadyLinked:
             return APIError(409, "IDENTITY_ALREADY_LINKED", "This identity is linked to another account.")
-        case .emailRequired: return APIError(400, "KAKAO_EMAIL_REQUIRED", "The Kakao account has no email.")
         case .notFound: return notFound
         case .emailExists: return APIError(409, "EMAIL_EXISTS", "An account with this email exists.")
         case .invalidEmail: return APIError(400, "INVALID_EMAIL", "The email address is not valid.")

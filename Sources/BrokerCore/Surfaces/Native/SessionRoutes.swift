@@ -1,18 +1,12 @@
-extension BrokerApp {
-    func registerSessions(_ router: inout Router) {
+extension NativeSurface {
+    func mountSessions(_ router: inout Router) {
         router.add("POST", "/v1/token") { [services] request, _ in
-            let body = try BrokerApp.jsonObject(request)
-            guard let token = body["refreshToken"]?.stringValue, !token.isEmpty else {
-                throw APIError.invalidRequest("refreshToken must be a non-empty string.")
-            }
+            let token = try NativeBody(request).credential("refreshToken")
             let (account, tokens) = try await services.sessions.refresh(token)
             return .json(200, tokens.body(user: account, isNewUser: false))
         }
         router.add("POST", "/v1/signout") { [services] request, context in
-            let body = try BrokerApp.jsonObject(request)
-            guard let token = body["refreshToken"]?.stringValue, !token.isEmpty else {
-                throw APIError.invalidRequest("refreshToken must be a non-empty string.")
-            }
+            let token = try NativeBody(request).credential("refreshToken")
             if let uid = try await services.sessions.signOut(token) {
                 await services.audit("sign_out", uid: uid, context: context)
             }

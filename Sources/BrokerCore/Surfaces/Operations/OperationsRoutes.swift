@@ -1,5 +1,17 @@
-extension BrokerApp {
-    func registerOperations(_ router: inout Router) {
+/// What operators and token verifiers use (contract sections 3 and 7): health, readiness, metrics, the broker's
+/// JWKS and discovery document.
+public struct OperationsSurface: Surface {
+    let services: BrokerServices
+
+    /// Creates the surface.
+    public init(services: BrokerServices) { self.services = services }
+
+    /// The native error body.
+    public func render(_ error: any Error) -> RenderedError { NativeSurface.render(error) }
+
+    /// Adds the operations routes.
+    public func mount(on router: inout Router) {
+        mountReadiness(&router)
         router.add("GET", "/healthz") { _, _ in .json(200, .object(["status": "ok"])) }
         router.add("GET", "/metrics") { [services] _, _ in
             HTTPResponse(
