@@ -33,7 +33,7 @@ public enum LinkingPolicy {
             return .create(claimEmail: false)
         }
         if !owner.emailVerified { return .takeOver(owner) }
-        // One identity per provider and account: a second Google account with the same email conflicts.
+        // One identity per provider and account: a second account of the same provider with the same email conflicts.
         return linkByVerifiedEmail && owner.identity(identity.provider) == nil ? .link(owner) : .conflict(owner)
     }
 

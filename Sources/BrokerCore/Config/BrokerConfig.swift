@@ -19,10 +19,10 @@ public struct BrokerConfig: Sendable {
     public var idTokenTTL: TimeInterval
     /// Lifetime of refresh tokens.
     public var refreshTokenTTL: TimeInterval
-    /// The Firebase service-account JSON file, from the config or `GOOGLE_APPLICATION_CREDENTIALS`.
+    /// The Firebase service-account JSON file, from the config or ``FirebaseEndpoints/credentialsVariable``.
     public var firebaseServiceAccountFile: String?
 
-    /// Parses the config file's bytes; `environment` supplies `GOOGLE_APPLICATION_CREDENTIALS`.
+    /// Parses the config file's bytes; `environment` supplies ``FirebaseEndpoints/credentialsVariable``.
     public init(parsing bytes: [UInt8], environment: [String: String]) throws {
         guard let document = JSONValue.parse(bytes) else { throw ConfigError(field: "(file)", "is not valid JSON") }
         let top = try ConfigReader(path: "", value: document)
@@ -58,7 +58,7 @@ public struct BrokerConfig: Sendable {
         try firebase?.allowOnly(["serviceAccountFile"])
         firebaseServiceAccountFile =
             try firebase?.optionalString("serviceAccountFile")
-            ?? environment["GOOGLE_APPLICATION_CREDENTIALS"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? environment[FirebaseEndpoints.credentialsVariable].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// Reads and parses the file at `path`.

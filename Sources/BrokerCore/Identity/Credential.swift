@@ -24,7 +24,7 @@ public enum CredentialKind: String, Sendable, Equatable {
 
 /// What may come with a credential besides it: facts a provider does not put in its tokens.
 public struct CredentialHints: Sendable, Equatable {
-    /// The user's name as the app received it (Sign in with Apple sends it on the first authorization only),
+    /// The user's name as the app received it (some providers send it to the app once, never in a token),
     /// used when the account is created.
     public var fullName: String?
     /// An authorization code the provider can exchange for its own tokens.

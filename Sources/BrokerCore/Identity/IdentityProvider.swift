@@ -4,7 +4,7 @@
 /// codes, its linking rule (``VerifiedIdentity/linking``), its Firebase provider id, and (through the optional
 /// requirements below) the webhook routes it mounts and what deleting an account asks of it.
 public protocol IdentityProvider: Sendable {
-    /// The provider's id: its key under `providers` in the config and its name in URLs (`kakao`, `line`).
+    /// The provider's id: its key under `providers` in the config and its name in URLs (`naver`, `line`).
     var id: ProviderID { get }
     /// The field of the native sign-in body that carries an ID token (`idToken` unless the provider's own SDK
     /// calls it something else).
@@ -12,7 +12,8 @@ public protocol IdentityProvider: Sendable {
     /// Verifies `credential` (with `hints`), or throws ``ProviderError`` / ``TokenError``. Nothing is stored.
     func verify(_ credential: Credential, hints: CredentialHints) async throws -> VerifiedIdentity
     /// The provider id Firebase Auth uses for identities of this provider reached with `kind`
-    /// (`google.com`; `oidc.<id>` for an OpenID Connect provider of ours; `<id>` for an access-token one).
+    /// (the well-known ones for the providers Firebase names itself; `oidc.<id>` for an OpenID Connect provider
+    /// of ours; `<id>` for an access-token one).
     func firebaseProviderID(for kind: CredentialKind) -> String
 }
 
@@ -26,13 +27,13 @@ extension IdentityProvider {
     }
 }
 
-/// A provider that verifies OpenID Connect ID tokens (Google, Apple, Kakao OIDC).
+/// A provider that verifies OpenID Connect ID tokens.
 public protocol IDTokenVerifying: Sendable {
     /// Verifies `token` (and the nonce) and returns the identity it names.
     func verifyIDToken(_ token: String, rawNonce: String?) async throws -> ExternalIdentity
 }
 
-/// A provider that verifies OAuth access tokens by calling its API (Kakao REST).
+/// A provider that verifies OAuth access tokens by calling its API.
 public protocol AccessTokenVerifying: Sendable {
     /// Checks `token` with the provider and returns the identity it belongs to.
     func verifyAccessToken(_ token: String) async throws -> ExternalIdentity

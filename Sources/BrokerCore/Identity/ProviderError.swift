@@ -33,7 +33,7 @@ public struct ProviderError: CodedError {
 public struct PublicErrorCode: Sendable, Equatable {
     /// The HTTP status.
     public var status: Int
-    /// The code, e.g. `KAKAO_APP_MISMATCH`.
+    /// The code, e.g. `<PROVIDER>_APP_MISMATCH`.
     public var code: String
     /// A human-readable message (never a token).
     public var message: String

@@ -1,6 +1,6 @@
 /// A sign-in with a provider, as any surface hands it to the ``SignInFlow``.
 public struct SignInRequest: Sendable {
-    /// The provider's id (`google`, `kakao`, an OIDC entry's key).
+    /// The provider's id (a config entry's key).
     public var provider: ProviderID
     /// What the app presented.
     public var credential: Credential

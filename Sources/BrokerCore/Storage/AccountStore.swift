@@ -32,7 +32,7 @@ public struct AccountStoreError: CodedError {
     public static let notFound = AccountStoreError(.notFound)
 }
 
-/// Something accepted once only (an Apple identity token), remembered until it expires.
+/// Something accepted once only (a provider's single-use identity token), remembered until it expires.
 public struct SingleUseMark: Sendable, Equatable {
     /// A hash identifying the thing (never the thing itself).
     public var key: String

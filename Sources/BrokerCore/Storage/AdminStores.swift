@@ -4,7 +4,7 @@ import Foundation
 public struct AccountFilter: Sendable, Equatable {
     /// Only the account holding this email (case-insensitive).
     public var email: String?
-    /// Only accounts with this sign-in method (`google`, ..., or `password` for a usable password).
+    /// Only accounts with this sign-in method (a provider's id, or `password` for a usable password).
     public var provider: String?
 
     /// Creates a filter.

@@ -9,7 +9,7 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     public var sessionID: String
     /// The account.
     public var accountID: AccountID
-    /// The provider of the sign-in that began the session (`google`, `password`, ...).
+    /// The provider of the sign-in that began the session (a provider's id, or `password`).
     public var signInProvider: String
     /// When the token was issued.
     public var createdAt: Date

@@ -4,8 +4,8 @@ import Foundation
 ///
 /// - an access token (`{"accessToken"}`): checked with Kakao's token-info API (its `app_id` must be ours),
 ///   then the user is read from `/v2/user/me` (its `id` must be the token's);
-/// - an OpenID Connect ID token (`{"idToken", "rawNonce"?}`): verified like Google's, against Kakao's JWKS, with
-///   any of the app's keys (REST API key, native app key) as audience.
+/// - an OpenID Connect ID token (`{"idToken", "rawNonce"?}`): verified like any OpenID Connect ID token,
+///   against Kakao's JWKS, with any of the app's keys (REST API key, native app key) as audience.
 ///
 /// Both give the Kakao user id in decimal as the subject, so they reach the same account. Kakao ID tokens carry
 /// no `email_verified`; their email is trusted only when such a claim says true. The access-token path trusts

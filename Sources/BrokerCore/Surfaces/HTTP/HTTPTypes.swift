@@ -4,7 +4,7 @@ import Foundation
 public struct HTTPRequest: Sendable {
     /// The method, upper case (`GET`, `POST`, ...).
     public var method: String
-    /// The path without the query string, e.g. `/v1/signin/google`.
+    /// The path without the query string, e.g. `/v1/signin/password`.
     public var path: String
     /// The decoded query-string arguments.
     public var query: [String: String]

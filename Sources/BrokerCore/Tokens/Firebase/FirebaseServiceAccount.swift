@@ -1,7 +1,7 @@
 import BrokerCrypto
 import Foundation
 
-/// A Google service-account key file (`GOOGLE_APPLICATION_CREDENTIALS`), as far as custom tokens need it.
+/// A Firebase service-account key file (``FirebaseEndpoints/credentialsVariable``), as far as custom tokens need it.
 public struct FirebaseServiceAccount: Sendable {
     /// `client_email`: the custom token's `iss` and `sub`.
     public let clientEmail: String
