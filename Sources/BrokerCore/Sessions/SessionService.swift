@@ -13,6 +13,16 @@ public struct SessionTokens: Sendable {
     public var customToken: String?
 }
 
+/// A valid ID token of a live session.
+public struct AuthenticatedSession: Sendable {
+    /// The account (`sub`).
+    public var accountID: AccountID
+    /// The session (`sid`).
+    public var sessionID: String
+    /// The token's claims.
+    public var claims: [String: JSONValue]
+}
+
 /// The token settings of a session service.
 public struct SessionSettings: Sendable {
     /// `iss` of the broker's ID tokens.
@@ -83,9 +93,11 @@ public struct SessionService: Sendable {
         return padded + "-" + Base64URL.encode(SecureRandom.bytes(16))
     }
 
-    /// The session body's tokens for `account` whose sign-in stored `refreshToken`'s grant.
-    public func tokens(for account: Account, provider: String, refreshToken: String) async throws -> SessionTokens {
-        try await tokens(for: account, provider: provider, refreshToken: refreshToken, now: clock.now)
+    /// The session body's tokens for `account` whose sign-in stored `grant`, made with `refreshToken`.
+    public func tokens(for account: Account, grant: SessionGrant, refreshToken: String) async throws -> SessionTokens {
+        try await tokens(
+            for: account, provider: grant.signInProvider, sessionID: grant.sessionID, refreshToken: refreshToken,
+            now: clock.now)
     }
 
     /// Exchanges a refresh token for a new session body, retiring it. A retired token presented again revokes
@@ -115,7 +127,12 @@ public struct SessionService: Sendable {
             } else if try await !store.rotateRefreshToken(hash: hash, at: now, successor: successor) {
                 continue  // a concurrent refresh rotated it first: decide again as a retry
             }
-            return (account, try await tokens(for: account, provider: record.signInProvider, refreshToken: token, now: now))
+            return (
+                account,
+                try await tokens(
+                    for: account, provider: record.signInProvider, sessionID: record.sessionID, refreshToken: token,
+                    now: now)
+            )
         }
         throw SessionError(.invalidRefreshToken)
     }
@@ -133,7 +150,23 @@ public struct SessionService: Sendable {
         try firebase?.mint(uid: account.id, claims: claims ?? SessionService.customClaims(of: account))
     }
 
-    /// Verifies one of the broker's own ID tokens and returns its claims.
+    /// The session an ID token belongs to, if the token is valid and its session is live (exact revocation:
+    /// once a session is ended, no ID token it minted is accepted again, whatever second it was minted in).
+    /// Anything else is 401 `UNAUTHENTICATED`.
+    public func authenticate(idToken token: String) async throws -> AuthenticatedSession {
+        let claims = try await verifyIDToken(token)
+        guard let subject = claims["sub"]?.stringValue, let sessionID = claims["sid"]?.stringValue,
+            (1...128).contains(sessionID.utf8.count)
+        else { throw SessionError(.unauthenticated, "no session id") }
+        let account = AccountID(subject)
+        guard try await store.isSessionLive(id: sessionID, accountID: account, at: clock.now) else {
+            throw SessionError(.unauthenticated, "session ended")
+        }
+        return AuthenticatedSession(accountID: account, sessionID: sessionID, claims: claims)
+    }
+
+    /// Verifies one of the broker's own ID tokens (signature, issuer, audience, expiry) and returns its claims;
+    /// it does not check the session (``authenticate(idToken:)`` does).
     public func verifyIDToken(_ token: String) async throws -> [String: JSONValue] {
         guard let jwt = try? JWT(parsing: token), let kid = jwt.header["kid"]?.stringValue,
             let key = await keys.key(id: kid), jwt.header["alg"]?.stringValue == key.algorithm.rawValue,
@@ -145,8 +178,8 @@ public struct SessionService: Sendable {
         return jwt.claims
     }
 
-    /// The broker's ID token for `account`.
-    public func idToken(for account: Account, provider: String, now: Date) async throws -> String {
+    /// The broker's ID token for `account`, naming its session (`sid`).
+    public func idToken(for account: Account, provider: String, sessionID: String, now: Date) async throws -> String {
         let key = try await keys.current()
         let issuedAt = Int64(now.timeIntervalSince1970)
         var claims: [String: JSONValue] = SessionService.customClaims(of: account) ?? [:]
@@ -155,6 +188,7 @@ public struct SessionService: Sendable {
             "iat": .int(issuedAt), "exp": .int(issuedAt + Int64(settings.idTokenTTL)),
             "auth_time": .int(Int64((account.lastSignInAt ?? now).timeIntervalSince1970)),
             "email_verified": .bool(account.emailVerified), "sign_in_provider": .string(provider),
+            "sid": .string(sessionID),
         ]
         claims.merge(standard) { _, reserved in reserved }
         if let email = account.email { claims["email"] = .string(email) }
@@ -162,9 +196,12 @@ public struct SessionService: Sendable {
         return try JWT.encode(header: header, claims: claims, sign: key.sign)
     }
 
-    private func tokens(for account: Account, provider: String, refreshToken: String, now: Date) async throws -> SessionTokens {
+    private func tokens(
+        for account: Account, provider: String, sessionID: String, refreshToken: String, now: Date
+    ) async throws -> SessionTokens {
         SessionTokens(
-            idToken: try await idToken(for: account, provider: provider, now: now), refreshToken: refreshToken,
+            idToken: try await idToken(for: account, provider: provider, sessionID: sessionID, now: now),
+            refreshToken: refreshToken,
             expiresIn: Int(settings.idTokenTTL), customToken: try customToken(for: account))
     }
 

@@ -40,7 +40,7 @@ public struct SignInFlow: Sendable {
             let (refreshToken, grant) = sessions.grant(provider: name)
             let outcome = try await accounts.signIn(
                 SignInAttempt(verified, session: grant, requestID: request.requestID))
-            let tokens = try await sessions.tokens(for: outcome.account, provider: name, refreshToken: refreshToken)
+            let tokens = try await sessions.tokens(for: outcome.account, grant: grant, refreshToken: refreshToken)
             metrics.increment(
                 "broker_signins_total", labels: ["provider": name, "outcome": outcome.isNewUser ? "created" : "success"])
             return SignInResult(account: outcome.account, change: outcome.change, tokens: tokens, signInProvider: name)
@@ -61,7 +61,7 @@ public struct SignInFlow: Sendable {
             let (refreshToken, grant) = sessions.grant(provider: provider)
             let account = try await accounts.signUp(
                 email: email, password: password, displayName: displayName, session: grant, requestID: requestID)
-            let tokens = try await sessions.tokens(for: account, provider: provider, refreshToken: refreshToken)
+            let tokens = try await sessions.tokens(for: account, grant: grant, refreshToken: refreshToken)
             metrics.increment("broker_signups_total")
             return SignInResult(account: account, change: .created, tokens: tokens, signInProvider: provider)
         } catch {
@@ -78,7 +78,7 @@ public struct SignInFlow: Sendable {
             let (refreshToken, grant) = sessions.grant(provider: provider)
             let account = try await accounts.passwordSignIn(
                 email: email, password: password, session: grant, requestID: requestID)
-            let tokens = try await sessions.tokens(for: account, provider: provider, refreshToken: refreshToken)
+            let tokens = try await sessions.tokens(for: account, grant: grant, refreshToken: refreshToken)
             metrics.increment("broker_signins_total", labels: ["provider": provider, "outcome": "success"])
             return SignInResult(account: account, change: .none, tokens: tokens, signInProvider: provider)
         } catch {

@@ -51,6 +51,9 @@ public protocol SessionStore: Sendable {
     /// Returns how many rows went.
     @discardableResult
     func purgeExpired(before date: Date) async throws -> Int
+    /// Whether session `id` of account `accountID` is live at `date`: it holds a token neither revoked nor expired.
+    /// (A sign-out, a revocation or the account's deletion ends it; a rotation does not.)
+    func isSessionLive(id: String, accountID: AccountID, at date: Date) async throws -> Bool
     /// Revokes every token of the session.
     func revokeSession(id: String, at date: Date) async throws
     /// Revokes every token of the account, and its ID tokens issued before `date`'s second

@@ -146,6 +146,13 @@ public actor MemoryBrokerStore: BrokerStore {
         return true
     }
 
+    /// Whether the session holds a token neither revoked nor expired.
+    public func isSessionLive(id: String, accountID: AccountID, at date: Date) -> Bool {
+        tokens.values.contains {
+            $0.sessionID == id && $0.accountID == accountID && $0.revokedAt == nil && $0.expiresAt > date
+        }
+    }
+
     /// Revokes every not yet revoked token of the session.
     public func revokeSession(id: String, at date: Date) {
         revokeTokens(at: date) { $0.sessionID == id }

@@ -55,6 +55,16 @@ extension SQLBrokerStore {
         }
     }
 
+    /// Whether the session holds a token neither revoked nor expired (one indexed look-up by session id).
+    public func isSessionLive(id: String, accountID: AccountID, at date: Date) async throws -> Bool {
+        try await read { connection in
+            try !connection.query(
+                "SELECT 1 AS live FROM refresh_tokens WHERE session_id = ? AND uid = ? AND revoked_at IS NULL AND expires_at > ? LIMIT 1",
+                [.text(id), .text(accountID.rawValue), Self.millis(date)]
+            ).isEmpty
+        }
+    }
+
     /// Revokes every not yet revoked token of the session.
     public func revokeSession(id: String, at date: Date) async throws {
         try await write { connection in

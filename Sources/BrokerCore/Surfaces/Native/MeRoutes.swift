@@ -38,26 +38,18 @@ extension NativeSurface {
         }
     }
 
-    /// The account named by a valid broker ID token in `Authorization: Bearer`, or 401 `UNAUTHENTICATED`;
-    /// a deleted account's token no longer authenticates, a disabled account's gets 403 `USER_DISABLED`.
+    /// The account named by a valid broker ID token of a live session in `Authorization: Bearer`, or 401
+    /// `UNAUTHENTICATED` (also for an ended session, checked first, and a deleted account); a disabled account's
+    /// gets 403 `USER_DISABLED` while it lasts (a disable is not a revocation).
     static func authenticate(_ request: HTTPRequest, _ services: BrokerServices) async throws -> Account {
         guard let header = request.headers["authorization"], header.count > 7,
             header.prefix(7).lowercased() == "bearer "
         else { throw SessionError(.unauthenticated) }
-        let claims = try await services.sessions.verifyIDToken(String(header.dropFirst(7)))
-        guard let subject = claims["sub"]?.stringValue else { throw SessionError(.unauthenticated) }
-        let account: Account
+        let session = try await services.sessions.authenticate(idToken: String(header.dropFirst(7)))
         do {
-            account = try await services.accounts.activeAccount(AccountID(subject))
+            return try await services.accounts.activeAccount(session.accountID)
         } catch let error as AccountError where error.code == .notFound {
             throw SessionError(.unauthenticated, "account deleted")
         }
-        // Tokens issued before the account's sessions were revoked (a takeover, an admin) no longer count.
-        if let validAfter = account.tokensValidAfter,
-            (claims["iat"]?.doubleValue ?? 0) < validAfter.timeIntervalSince1970
-        {
-            throw SessionError(.unauthenticated, "token issued before the sessions were revoked")
-        }
-        return account
     }
 }
