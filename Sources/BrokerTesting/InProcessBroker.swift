@@ -72,6 +72,11 @@ public final class InProcessBroker: Sendable {
     }
 }
 
+extension StubProviders {
+    /// An ``HTTPClient`` that hands requests for ``InProcessBroker/stubsBaseURL`` to these stubs, in process.
+    public func inProcessClient() -> any HTTPClient { InProcessStubClient(stubs: self) }
+}
+
 /// An ``HTTPClient`` that hands requests for ``InProcessBroker/stubsBaseURL`` to the stubs' handler.
 struct InProcessStubClient: HTTPClient {
     let stubs: StubProviders
