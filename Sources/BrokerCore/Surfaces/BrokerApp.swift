@@ -23,6 +23,8 @@ public struct BrokerServices: Sendable {
     public var auditor: Auditor
     /// Firebase Auth's admin API (revoking a uid's Firebase sessions), when a service account is configured.
     public var firebaseAdmin: FirebaseAdminClient?
+    /// Where providers' webhooks report account events (nil: their routes answer 501).
+    public var lifecycle: (any ProviderLifecycle)?
     /// The store behind everything.
     public var store: any BrokerStore
     /// The clock.
@@ -68,7 +70,7 @@ public struct BrokerServices: Sendable {
             accounts: accounts, sessions: sessions, keys: keys,
             admin: AdminService(store: store, sessions: sessions, clock: clock, logger: logger),
             adminGate: AdminGate(token: adminToken, clock: clock), auditor: auditor, firebaseAdmin: firebaseAdmin,
-            store: store, clock: clock, metrics: metrics, logger: logger)
+            lifecycle: nil, store: store, clock: clock, metrics: metrics, logger: logger)
     }
 }
 
