@@ -1,3 +1,4 @@
+import BrokerCrypto
 import Foundation
 
 /// Mints Firebase custom tokens an app passes to `Auth.auth().signIn(withCustomToken:)`.
