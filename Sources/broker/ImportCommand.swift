@@ -4,7 +4,8 @@ import Foundation
 
 /// `broker admin import firebase FILE [hash flags] [--map-provider A=B]... [--link-uid-prefix P=B]...
 /// [--dry-run] [--json]` (contract section 8). Exit status 0 when nothing was refused, 1 when something was,
-/// 2 for flags or a file that cannot be used (then nothing is written).
+/// 2 for flags or a file that cannot be used (then nothing is written). Takes `--config`: the configured
+/// providers are the ones identities can be mapped to.
 enum ImportCommand {
     static let usage = """
         usage: broker admin import firebase FILE [--hash-algo SCRYPT|STANDARD_SCRYPT|BCRYPT|PBKDF2_SHA256|HMAC_SHA256]
@@ -30,8 +31,21 @@ enum ImportCommand {
                     blockSize: options.value("--block-size"), dkLen: options.value("--dk-len"),
                     hashInputOrder: options.value("--hash-input-order"))
             }
+            // The configured providers say which Firebase provider ids map to them without --map-provider.
+            let config = try BrokerConfig(contentsOf: options.configPath, environment: environment)
+            let client = try CurlHTTPClient()
+            defer { Task { await client.shutdown() } }
+            let context = ProviderContext(
+                httpClient: client, clock: SystemClock(), metrics: Metrics(), logger: .disabled,
+                clockSkew: config.clockSkew, allowInsecureURLs: config.allowInsecureProviderURLs)
+            let registry = try ProviderRegistry(config: config, catalog: .builtIn, context: context)
             importOptions = try FirebaseImportOptions(
-                hash: hash, mapProvider: options.values("--map-provider"), linkUIDPrefix: options.values("--link-uid-prefix"))
+                hash: hash, providers: FirebaseImportOptions.wellKnownProviders(registry),
+                mapProvider: options.values("--map-provider"), linkUIDPrefix: options.values("--link-uid-prefix"))
+            let targets = Set(importOptions.providerMap.values).union(importOptions.uidPrefixLinks.map(\.provider))
+            if let unknown = targets.first(where: { registry.provider($0) == nil }) {
+                throw ImportedHashError(.parameterOutOfRange, "\(unknown.rawValue) is not a configured provider")
+            }
             export = try FirebaseExport(contentsOf: URL(fileURLWithPath: words[2]))
             // The whole file is checked before the database is even opened.
             _ = try FirebaseImporter.check(export, options: importOptions, importedAt: Date())

@@ -4,6 +4,8 @@ import Testing
 
 @Suite struct FirebaseImportPlanTests {
     static let importedAt = Date(timeIntervalSince1970: 1_800_000_000)
+    /// What ``FirebaseImportOptions/wellKnownProviders(_:)`` gives for the built-in providers.
+    static let wellKnown: [String: ProviderID] = ["google.com": ProviderID("google"), "apple.com": ProviderID("apple")]
 
     static func readmeHashOptions() throws -> FirebaseHashOptions {
         try FirebaseHashOptions(
@@ -17,7 +19,7 @@ import Testing
     }
 
     @Test func aPasswordUserKeepsItsUidAndItsHashInStoredForm() throws {
-        let options = try FirebaseImportOptions(hash: try Self.readmeHashOptions())
+        let options = try FirebaseImportOptions(hash: try Self.readmeHashOptions(), providers: Self.wellKnown)
         let plan = try FirebaseImportPlan(try Self.export().user(at: 0), options: options, importedAt: Self.importedAt)
         #expect(plan.account.id == AccountID("kYi4EvWQlQTKSfnJ3dRSP6IH3ed2"))
         #expect(plan.account.email == "user1@test.com")
@@ -39,7 +41,7 @@ import Testing
 
     @Test func googleAndAppleBecomeIdentitiesAndClaimsCarryOver() throws {
         let plan = try FirebaseImportPlan(
-            try Self.export().user(at: 1), options: try FirebaseImportOptions(hash: nil), importedAt: Self.importedAt)
+            try Self.export().user(at: 1), options: try FirebaseImportOptions(hash: nil, providers: Self.wellKnown), importedAt: Self.importedAt)
         let linkedAt = Date(timeIntervalSince1970: 1_600_000_000)
         #expect(plan.account.identities == [
             Identity(provider: ProviderID("google"), subject: "109876543210987654321", email: "jane.doe@example.com", linkedAt: linkedAt),
@@ -57,24 +59,24 @@ import Testing
         let hash = try Self.readmeHashOptions()
         let kakao = Identity(provider: ProviderID("kakao"), subject: "1234567890", email: nil, linkedAt: Self.importedAt)
 
-        let unmapped = try FirebaseImportPlan(user, options: try FirebaseImportOptions(hash: hash), importedAt: Self.importedAt)
+        let unmapped = try FirebaseImportPlan(user, options: try FirebaseImportOptions(hash: hash, providers: Self.wellKnown), importedAt: Self.importedAt)
         #expect(unmapped.account.identities.isEmpty)
         #expect(unmapped.otherIdentities.map(\.providerId) == ["oidc.kakao"])
         #expect(unmapped.account.disabled)
         #expect(unmapped.notes.contains("dropped photoUrl (not an http(s) URL)"))
 
         let mapped = try FirebaseImportPlan(
-            user, options: try FirebaseImportOptions(hash: hash, mapProvider: ["oidc.kakao=kakao"]), importedAt: Self.importedAt)
+            user, options: try FirebaseImportOptions(hash: hash, providers: Self.wellKnown, mapProvider: ["oidc.kakao=kakao"]), importedAt: Self.importedAt)
         #expect(mapped.account.identities == [kakao])
         #expect(mapped.otherIdentities.isEmpty)
 
         let prefixed = try FirebaseImportPlan(
-            user, options: try FirebaseImportOptions(hash: hash, linkUIDPrefix: ["kakao:=kakao"]), importedAt: Self.importedAt)
+            user, options: try FirebaseImportOptions(hash: hash, providers: Self.wellKnown, linkUIDPrefix: ["kakao:=kakao"]), importedAt: Self.importedAt)
         #expect(prefixed.account.identities == [kakao])
         #expect(prefixed.account.id == AccountID("kakao:1234567890"))  // the uid itself is kept
 
         let both = try FirebaseImportPlan(
-            user, options: try FirebaseImportOptions(hash: hash, mapProvider: ["oidc.kakao=kakao"], linkUIDPrefix: ["kakao:=kakao"]),
+            user, options: try FirebaseImportOptions(hash: hash, providers: Self.wellKnown, mapProvider: ["oidc.kakao=kakao"], linkUIDPrefix: ["kakao:=kakao"]),
             importedAt: Self.importedAt)
         #expect(both.account.identities == [kakao])
     }
@@ -82,7 +84,7 @@ import Testing
     @Test func argon2HashesNeedNoFlagsAndOthersDo() throws {
         let phc = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g"
         let ours = FirebaseUserRecord(localId: "u1", passwordHash: Array(phc.utf8))
-        let plan = try FirebaseImportPlan(ours, options: try FirebaseImportOptions(hash: nil), importedAt: Self.importedAt)
+        let plan = try FirebaseImportPlan(ours, options: try FirebaseImportOptions(hash: nil, providers: Self.wellKnown), importedAt: Self.importedAt)
         #expect(plan.account.passwordHash == phc)
         #expect(plan.account.createdAt == Self.importedAt)
 
@@ -94,7 +96,7 @@ import Testing
         ] {
             do {
                 _ = try FirebaseImportPlan(
-                    FirebaseUserRecord(localId: "u", passwordHash: Array(bad.utf8)), options: try FirebaseImportOptions(hash: nil),
+                    FirebaseUserRecord(localId: "u", passwordHash: Array(bad.utf8)), options: try FirebaseImportOptions(hash: nil, providers: Self.wellKnown),
                     importedAt: Self.importedAt)
                 Issue.record("accepted \(bad)")
             } catch let error as ImportedHashError {
@@ -104,12 +106,12 @@ import Testing
 
         let firebase = try Self.export().user(at: 0)
         #expect(throws: FirebaseImportPlan.needsHashFlags) {
-            try FirebaseImportPlan(firebase, options: try FirebaseImportOptions(hash: nil), importedAt: Self.importedAt)
+            try FirebaseImportPlan(firebase, options: try FirebaseImportOptions(hash: nil, providers: Self.wellKnown), importedAt: Self.importedAt)
         }
         // A hash that does not fit the flags refuses that user.
         let short = FirebaseUserRecord(localId: "u2", passwordHash: [1, 2, 3], salt: [4])
         do {
-            _ = try FirebaseImportPlan(short, options: try FirebaseImportOptions(hash: try Self.readmeHashOptions()), importedAt: Self.importedAt)
+            _ = try FirebaseImportPlan(short, options: try FirebaseImportOptions(hash: try Self.readmeHashOptions(), providers: Self.wellKnown), importedAt: Self.importedAt)
             Issue.record("accepted a 3-byte SCRYPT hash")
         } catch let error as ImportedHashError {
             #expect(error.code == .hashMismatch)
@@ -123,7 +125,7 @@ import Testing
     ])
     func badMappingFlagsAreRefused(mapProvider: [String], linkUIDPrefix: [String]) {
         do {
-            _ = try FirebaseImportOptions(hash: nil, mapProvider: mapProvider, linkUIDPrefix: linkUIDPrefix)
+            _ = try FirebaseImportOptions(hash: nil, providers: Self.wellKnown, mapProvider: mapProvider, linkUIDPrefix: linkUIDPrefix)
             Issue.record("accepted \(mapProvider) \(linkUIDPrefix)")
         } catch let error as ImportedHashError {
             #expect(error.code == .parameterOutOfRange)
@@ -133,7 +135,7 @@ import Testing
     }
 
     @Test func mappingFlagsExtendTheDefaults() throws {
-        let options = try FirebaseImportOptions(hash: nil, mapProvider: ["oidc.kakao=kakao", "oidc.line=line"], linkUIDPrefix: ["kakao:=kakao"])
+        let options = try FirebaseImportOptions(hash: nil, providers: Self.wellKnown, mapProvider: ["oidc.kakao=kakao", "oidc.line=line"], linkUIDPrefix: ["kakao:=kakao"])
         #expect(options.providerMap == [
             "google.com": ProviderID("google"), "apple.com": ProviderID("apple"), "oidc.kakao": ProviderID("kakao"),
             "oidc.line": ProviderID("line"),

@@ -26,7 +26,7 @@ import Testing
     static func importer(_ store: any AccountStore, clock: any Clock, hash: Bool = true) throws -> FirebaseImporter {
         let hashOptions = hash ? try MigratingPasswordHasherTests.readmeOptions() : nil
         return FirebaseImporter(
-            store: store, options: try FirebaseImportOptions(hash: hashOptions, linkUIDPrefix: ["kakao:=kakao"]),
+            store: store, options: try FirebaseImportOptions(hash: hashOptions, providers: ["google.com": ProviderID("google"), "apple.com": ProviderID("apple")], linkUIDPrefix: ["kakao:=kakao"]),
             clock: clock, source: "users.json")
     }
 

@@ -32,7 +32,11 @@ import Testing
 
     /// Runs `broker admin import firebase …` and returns its status, stdout and stderr.
     static func runImport(_ arguments: [String], database: String) async throws -> (Int32, String, String) {
-        let child = try ProcessTests.spawn(["admin", "import", "firebase"] + arguments + ["--database", database])
+        // The providers' config (its URLs are never called): it says which providers identities map to.
+        let config = URL(fileURLWithPath: database).deletingLastPathComponent().appendingPathComponent("providers.json")
+        try Data(StubProviders.brokerConfig(stubsAt: "http://127.0.0.1:9").serialized()).write(to: config)
+        let child = try ProcessTests.spawn(
+            ["admin", "import", "firebase"] + arguments + ["--database", database, "--config", config.path])
         let status = try await child.wait()
         return (status, child.stdout, child.stderr)
     }
@@ -105,19 +109,26 @@ import Testing
         #expect(badFlag == 2)
         #expect(badFlagErr.contains("HASH_PARAMETER_OUT_OF_RANGE"))
         #expect(!badFlagErr.contains("jxspr8Ki0RYyc"))  // never the key
+        let (unknown, _, unknownErr) = try await Self.runImport([file, "--map-provider", "oidc.line=line"] + Self.hashFlags, database: database)
+        #expect(unknown == 2)
+        #expect(unknownErr.contains("line is not a configured provider"))
         #expect(try await Self.accounts(in: database).isEmpty)
     }
 
     /// Imported users keep their uid when they sign in: with their Firebase password, or with Google.
     @Test func importedUsersSignInToTheirOwnUid() async throws {
         try await withBroker { broker in
+            // Of the built-in providers, Firebase names Google and Apple itself; Kakao only through --map-provider.
+            #expect(FirebaseImportOptions.wellKnownProviders(broker.services.providers) == [
+                "google.com": ProviderID("google"), "apple.com": ProviderID("apple"),
+            ])
             let directory = try ProcessTests.temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let export = try FirebaseExport(contentsOf: URL(fileURLWithPath: try Self.write([Self.readmeUser, Self.googleUser], in: directory)))
             let hash = try FirebaseHashOptions(
                 hashAlgo: "SCRYPT", hashKey: Self.hashFlags[3], saltSeparator: "Bw==", rounds: "8", memCost: "14")
             let importer = FirebaseImporter(
-                store: broker.store, options: try FirebaseImportOptions(hash: hash), clock: SystemClock())
+                store: broker.store, options: try FirebaseImportOptions(hash: hash, providers: ["google.com": ProviderID("google"), "apple.com": ProviderID("apple")]), clock: SystemClock())
             #expect(try await importer.run(export).imported == 2)
 
             let wrong = try await broker.post("/v1/signin/password", ["email": "user1@test.com", "password": "user1passworD"])
@@ -148,7 +159,7 @@ import Testing
             let export = try FirebaseExport(contentsOf: URL(fileURLWithPath: try Self.write([user], in: directory)))
             let hash = try FirebaseHashOptions(
                 hashAlgo: "SCRYPT", hashKey: Base64.encode(key), saltSeparator: "Bw==", rounds: "8", memCost: "10")
-            let importer = FirebaseImporter(store: broker.store, options: try FirebaseImportOptions(hash: hash), clock: SystemClock())
+            let importer = FirebaseImporter(store: broker.store, options: try FirebaseImportOptions(hash: hash, providers: ["google.com": ProviderID("google"), "apple.com": ProviderID("apple")]), clock: SystemClock())
             #expect(try await importer.run(export).imported == 1)
 
             let kakao = try await broker.kakaoSignIn(KakaoStubUser(id: 4_100_005_151, email: "lee@example.kr"))

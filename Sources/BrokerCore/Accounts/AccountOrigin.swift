@@ -1,6 +1,6 @@
 /// Where an account came from (contract section 2): made through `/v1/signup`, by a provider's first
 /// sign-in (the provider's id), or by an import. Kept with the account through rehashes, exports and imports:
-/// the Kakao `email-password` match is made only for imported accounts.
+/// the legacy `email-password` account mapping matches imported accounts only.
 public struct AccountOrigin: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
     /// `signup`, `import`, or a provider's id.
     public var rawValue: String

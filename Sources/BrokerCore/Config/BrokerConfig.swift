@@ -19,10 +19,14 @@ public struct BrokerConfig: Sendable {
     public var idTokenTTL: TimeInterval
     /// Lifetime of refresh tokens.
     public var refreshTokenTTL: TimeInterval
-    /// The Firebase service-account JSON file, from the config or `GOOGLE_APPLICATION_CREDENTIALS`.
+    /// The Firebase service-account JSON file, from the config or ``FirebaseEndpoints/credentialsVariable``.
     public var firebaseServiceAccountFile: String?
+    /// `firebase.apiBaseUrl`: Firebase Auth's admin API, where a uid's sessions are revoked.
+    public var firebaseAPIBaseURL: String
+    /// `firebase.customTokenTtlSeconds`: the lifetime of the custom tokens the broker mints (at most an hour).
+    public var customTokenTTL: TimeInterval
 
-    /// Parses the config file's bytes; `environment` supplies `GOOGLE_APPLICATION_CREDENTIALS`.
+    /// Parses the config file's bytes; `environment` supplies ``FirebaseEndpoints/credentialsVariable``.
     public init(parsing bytes: [UInt8], environment: [String: String]) throws {
         guard let document = JSONValue.parse(bytes) else { throw ConfigError(field: "(file)", "is not valid JSON") }
         let top = try ConfigReader(path: "", value: document)
@@ -55,10 +59,17 @@ public struct BrokerConfig: Sendable {
         refreshTokenTTL = TimeInterval(try sessions?.int("refreshTokenTtlDays", default: 30, range: 1...3650) ?? 30) * 86_400
 
         let firebase = try top.child("firebase")
-        try firebase?.allowOnly(["serviceAccountFile"])
+        try firebase?.allowOnly(["serviceAccountFile", "apiBaseUrl", "customTokenTtlSeconds"])
+        if let firebase, firebase.members["apiBaseUrl"] != nil {
+            firebaseAPIBaseURL = try firebase.url("apiBaseUrl", allowInsecure: allowInsecureProviderURLs)
+        } else {
+            firebaseAPIBaseURL = FirebaseEndpoints.identityToolkitBaseURL
+        }
+        customTokenTTL = TimeInterval(
+            try firebase?.int("customTokenTtlSeconds", default: 3600, range: 60...3600) ?? 3600)
         firebaseServiceAccountFile =
             try firebase?.optionalString("serviceAccountFile")
-            ?? environment["GOOGLE_APPLICATION_CREDENTIALS"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? environment[FirebaseEndpoints.credentialsVariable].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// Reads and parses the file at `path`.

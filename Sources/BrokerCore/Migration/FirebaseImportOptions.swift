@@ -4,8 +4,8 @@
 public struct FirebaseImportOptions: Sendable, Equatable {
     /// The password-hash flags, nil without `--hash-algo` (then only `$argon2id$` hashes can be imported).
     public var hash: FirebaseHashOptions?
-    /// Firebase provider id -> the broker's provider: `google.com` -> `google`, `apple.com` -> `apple`, and each
-    /// `--map-provider FIREBASE_ID=PROVIDER`.
+    /// Firebase provider id -> the broker's provider: the configured providers Firebase knows by a name of its
+    /// own (``wellKnownProviders(_:)``), and each `--map-provider FIREBASE_ID=PROVIDER`.
     public var providerMap: [String: ProviderID]
     /// Each `--link-uid-prefix PREFIX=PROVIDER`, in the order given: a uid `PREFIX<id>` gets the identity
     /// (PROVIDER, `<id>`).
@@ -13,7 +13,7 @@ public struct FirebaseImportOptions: Sendable, Equatable {
 
     /// One `--link-uid-prefix`.
     public struct UIDPrefixLink: Sendable, Equatable {
-        /// The uid prefix, such as `kakao:`.
+        /// The uid prefix, such as `line:` for uids `line:<id>`.
         public var prefix: String
         /// The provider the rest of the uid is a subject of.
         public var provider: ProviderID
@@ -25,15 +25,29 @@ public struct FirebaseImportOptions: Sendable, Equatable {
         }
     }
 
-    /// The identities every import maps without being told.
-    public static let defaultProviderMap: [String: ProviderID] = ["google.com": ProviderID("google"), "apple.com": ProviderID("apple")]
+    /// The Firebase provider ids the import maps without being told: those of `registry`'s providers that
+    /// Firebase names itself (a domain such as Firebase's name for an OpenID provider it ships), not the
+    /// `oidc.<id>` or `<id>` it gives providers it does not know, which only `--map-provider` maps.
+    public static func wellKnownProviders(_ registry: ProviderRegistry) -> [String: ProviderID] {
+        var map: [String: ProviderID] = [:]
+        for id in registry.enabled {
+            guard let provider = registry.provider(id) else { continue }
+            let firebaseID = provider.firebaseProviderID(for: .idToken)
+            if !firebaseID.hasPrefix("oidc."), firebaseID != id.rawValue { map[firebaseID] = id }
+        }
+        return map
+    }
 
-    /// Options from parsed flags: `mapProvider` and `linkUIDPrefix` hold each repeated flag's `A=B` text.
+    /// Options from parsed flags: `providers` maps Firebase provider ids without being told (usually
+    /// ``wellKnownProviders(_:)``); `mapProvider` and `linkUIDPrefix` hold each repeated flag's `A=B` text.
     /// Throws ``ImportedHashError`` (`parameterOutOfRange`) for a pair that is not `A=B`, a provider name
     /// that is not 1-32 of `a-z 0-9 - _`, `password` as a Firebase id, or the same Firebase id or prefix twice.
-    public init(hash: FirebaseHashOptions?, mapProvider: [String] = [], linkUIDPrefix: [String] = []) throws {
+    public init(
+        hash: FirebaseHashOptions?, providers: [String: ProviderID] = [:], mapProvider: [String] = [],
+        linkUIDPrefix: [String] = []
+    ) throws {
         self.hash = hash
-        var map = Self.defaultProviderMap
+        var map = providers
         var mapped: Set<String> = []
         for text in mapProvider {
             let (firebaseID, provider) = try Self.pair(text, flag: "--map-provider")

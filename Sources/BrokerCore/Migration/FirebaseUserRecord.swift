@@ -63,7 +63,7 @@ public struct FirebaseUserRecord: Sendable, Equatable {
 
 /// One entry of a user's `providerUserInfo`.
 public struct FirebaseProviderUserInfo: Sendable, Equatable {
-    /// Firebase's provider id: `google.com`, `apple.com`, `password`, `oidc.kakao`, …
+    /// Firebase's provider id: `password`, a well-known domain, `oidc.<name>`, …
     public var providerId: String
     /// The user's id at that provider (the identity's subject).
     public var rawId: String

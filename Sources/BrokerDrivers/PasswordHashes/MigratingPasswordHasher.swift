@@ -34,8 +34,8 @@ public final class MigratingPasswordHasher: PasswordHashing {
         }
     }
 
-    /// True unless `encoded` is an Argon2id PHC string.
+    /// True for an imported hash's stored form, false for Argon2id.
     public func needsRehash(_ encoded: String) -> Bool {
-        !encoded.hasPrefix("$argon2id$")
+        ImportedPasswordHash.isImported(encoded)
     }
 }
