@@ -68,6 +68,9 @@ enum BrokerCLI {
         } catch let error as ConfigError {
             printError("broker: bad configuration: \(error)")
             return 1
+        } catch let error as ConfigErrors {
+            printError("broker: bad configuration: \(error)")
+            return 1
         } catch {
             printError("broker: \(error)")
             return 1

@@ -8,7 +8,9 @@ enum ServeCommand {
         let termination = TerminationSignals()
         let logger = Logger()
         let client = try CurlHTTPClient()
-        let config = try Startup.validatedConfig(options: options, environment: environment, client: client)
+        let validation = Startup.validate(options: options, environment: environment, client: client, listenPort: nil)
+        let config = try validation.validConfig()
+        for warning in validation.warnings { logger.warning("configuration", metadata: ["field": warning.field, "problem": warning.message]) }
         let adminToken = try Startup.adminToken(environment)  // refused before anything is created
         let (store, database) = try await Startup.openStore(options.database, environment: environment)
         let services = try await BrokerServices.make(
@@ -19,10 +21,15 @@ enum ServeCommand {
         let port = try server.start(host: options.host, port: options.port, maxBodyBytes: 64 * 1024) { request in
             await app.handle(request)
         }
+        for warning in ConfigValidation.issuerWarnings(config, listenPort: port) {
+            logger.warning("configuration", metadata: ["field": warning.field, "problem": warning.message])
+        }
         logger.info(
             "listening",
             metadata: [
-                "host": options.host, "port": String(port), "database": Startup.describeDatabase(options.database),
+                "host": options.host, "port": String(port), "issuer": config.issuer,
+                "url": "http://\(options.host.contains(":") ? "[\(options.host)]" : options.host):\(port)",
+                "database": Startup.describeDatabase(options.database),
                 "providers": services.providers.enabled.map(\.rawValue).joined(separator: ","),
                 "customTokens": config.firebaseServiceAccountFile == nil ? "off" : "on",
                 "adminApi": adminToken == nil ? "off" : "on",

@@ -9,6 +9,8 @@ public struct FirebaseServiceAccount: Sendable {
     public let privateKeyID: String
     /// `private_key`.
     let privateKey: RSAPrivateKey
+    /// `project_id`, when the file has one: custom tokens only work for the Firebase project it names.
+    public let projectID: String?
 
     /// Parses the file's JSON. Errors name the field, never its value.
     public init(parsing bytes: [UInt8], field: String = "firebase.serviceAccountFile") throws {
@@ -29,6 +31,7 @@ public struct FirebaseServiceAccount: Sendable {
         }
         clientEmail = email
         privateKeyID = keyID
+        projectID = json["project_id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         privateKey = key
     }
 

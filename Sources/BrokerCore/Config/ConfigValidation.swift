@@ -1,0 +1,188 @@
+import Foundation
+
+/// The one validation `broker check-config` and `broker serve` share: the config file (every error at once), the
+/// providers it enables, the service account, the admin token and the database location, plus warnings for what
+/// starts but will not work as meant. `check-config` passes exactly what `serve` accepts.
+public struct ConfigValidation: Sendable {
+    /// Every error found; the broker must not start when there is one.
+    public var errors: [ConfigError]
+    /// What starts but is probably wrong.
+    public var warnings: [ConfigWarning]
+    /// The parsed configuration when there is no error.
+    public var config: BrokerConfig?
+
+    /// Client ids the shipped `providers.json` holds as placeholders: a sign-in with a real token fails on them.
+    public static let placeholderAudiences = [
+        "IOS_CLIENT_ID", "WEB_CLIENT_ID", "ANDROID_CLIENT_ID", "KAKAO_REST_API_KEY", "KAKAO_NATIVE_APP_KEY",
+        "com.example.app",
+    ]
+
+    /// The shipped config's placeholder Kakao app id (warned of only against the real Kakao API: the stubs use it).
+    public static let placeholderKakaoAppID = "123456"
+
+    /// Validates the file at `options.configPath` with `environment`; `listenPort` (the port `serve` listens on, or
+    /// the `--port` that `check-config` was given) is compared with the issuer's.
+    public init(options: LaunchOptions, environment: [String: String], context: ProviderContext, listenPort: Int?) {
+        let issues = ConfigIssues()
+        var warnings: [ConfigWarning] = []
+        var config: BrokerConfig?
+        do {
+            config = try BrokerConfig(contentsOf: options.configPath, environment: environment, issues: issues)
+        } catch let error as ConfigError {
+            issues.record(error)
+        } catch {
+            issues.record(ConfigError(field: "(file)", "\(error)"))
+        }
+        if let config {
+            var providerContext = context
+            providerContext.clockSkew = config.clockSkew
+            providerContext.allowInsecureURLs = config.allowInsecureProviderURLs
+            Self.checkProviders(config, context: providerContext, issues: issues)
+            warnings += Self.placeholderWarnings(config)
+            warnings += Self.issuerWarnings(config, listenPort: listenPort)
+            if let file = config.firebaseServiceAccountFile {
+                do {
+                    let account = try FirebaseServiceAccount(contentsOf: file)
+                    if let project = account.projectID, project != config.projectID {
+                        warnings.append(
+                            ConfigWarning(
+                                field: "projectId",
+                                "is \"\(config.projectID)\" but the service account belongs to project \"\(project)\": "
+                                    + "Firebase refuses custom tokens and apps refuse ID tokens meant for another project"))
+                    }
+                } catch let error as ConfigError {
+                    issues.record(error)
+                } catch {
+                    issues.record(ConfigError(field: "firebase.serviceAccountFile", "\(error)"))
+                }
+            }
+        }
+        do { _ = try Self.adminToken(environment) } catch let error as ConfigError { issues.record(error) } catch {}
+        for error in Self.databaseErrors(options.database, environment: environment) { issues.record(error) }
+        errors = issues.errors
+        self.warnings = warnings
+        self.config = errors.isEmpty ? config : nil
+    }
+
+    /// The configuration, or ``ConfigErrors`` with every error.
+    public func validConfig() throws -> BrokerConfig {
+        guard errors.isEmpty, let config else { throw ConfigErrors(errors.isEmpty ? [ConfigError(field: "(file)", "is not usable")] : errors) }
+        return config
+    }
+
+    /// Builds each enabled provider on its own, so that a bad entry does not hide the next one's errors.
+    static func checkProviders(_ config: BrokerConfig, context: ProviderContext, issues: ConfigIssues) {
+        for name in config.providers.keys.sorted() {
+            guard let entry = config.providers[name] else { continue }
+            guard let factory = ProviderRegistry.factories.first(where: { $0.id.rawValue == name }) else {
+                let known = Set(ProviderRegistry.factories.map { $0.id.rawValue })
+                let suggestion = ConfigIssues.nearest(to: name, among: known).map { " (did you mean \"\($0)\"?)" } ?? ""
+                issues.record(
+                    ConfigError(
+                        field: entry.path,
+                        "unknown provider\(suggestion) (known: \(known.sorted().joined(separator: ", ")))"))
+                continue
+            }
+            do {
+                try build(factory, entry: entry, context: context)
+            } catch let error as ConfigError {
+                issues.record(error)
+            } catch {
+                issues.record(ConfigError(field: entry.path, "\(error)"))
+            }
+        }
+    }
+
+    /// Builds one provider from its entry when it is enabled.
+    private static func build(
+        _ factory: any IdentityProviderFactory.Type, entry: ConfigReader, context: ProviderContext
+    ) throws {
+        guard try entry.bool("enabled", default: true) else { return }
+        _ = try factory.make(config: entry, context: context)
+    }
+
+    /// Placeholder client ids (and Kakao app id) left in an enabled provider.
+    static func placeholderWarnings(_ config: BrokerConfig) -> [ConfigWarning] {
+        var warnings: [ConfigWarning] = []
+        for name in config.providers.keys.sorted() {
+            guard let entry = config.providers[name], (try? entry.bool("enabled", default: true)) == true else { continue }
+            let audiences = (try? entry.strings("audiences", nonEmpty: false)) ?? []
+            for audience in audiences where placeholderAudiences.contains(where: { audience.hasPrefix($0) || audience == $0 }) {
+                warnings.append(
+                    ConfigWarning(
+                        field: entry.field("audiences"),
+                        "\"\(audience)\" is a placeholder from the shipped providers.json: put your app's client id "
+                            + "here, or real sign-ins fail with INVALID_AUDIENCE"))
+            }
+            if name == "kakao", (try? entry.optionalString("appId")) == placeholderKakaoAppID,
+                (try? entry.optionalString("apiBaseUrl"))?.hasPrefix("https://kapi.kakao.com") ?? true
+            {
+                warnings.append(
+                    ConfigWarning(
+                        field: entry.field("appId"),
+                        "\"\(placeholderKakaoAppID)\" is the shipped placeholder: put your Kakao app id here, or "
+                            + "Kakao sign-ins fail with KAKAO_APP_MISMATCH"))
+            }
+        }
+        return warnings
+    }
+
+    /// A loopback issuer naming another port than the one the broker listens on: its tokens' `iss` and discovery
+    /// document would point at a port nothing answers on. The broker keeps the configured issuer (instances
+    /// sharing a database must agree on it) and warns.
+    public static func issuerWarnings(_ config: BrokerConfig, listenPort: Int?) -> [ConfigWarning] {
+        guard let listenPort, listenPort != 0, let components = URLComponents(string: config.issuer),
+            let host = components.host?.lowercased(), host == "localhost" || host.hasPrefix("127.") || host == "::1"
+                || host == "[::1]"
+        else { return [] }
+        let issuerPort = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
+        guard issuerPort != listenPort else { return [] }
+        return [
+            ConfigWarning(
+                field: "issuer",
+                "\(config.issuer) names port \(issuerPort) but the broker listens on \(listenPort): tokens' iss and "
+                    + "the discovery document say port \(issuerPort); set issuer to http://\(host):\(listenPort) (or "
+                    + "the public URL in front of the broker)"),
+        ]
+    }
+
+    /// The admin bearer token: `BROKER_ADMIN_TOKEN`, else the trimmed contents of `BROKER_ADMIN_TOKEN_FILE`; nil
+    /// when neither is set. Shorter than 16 characters, or an unreadable file, is an error.
+    public static func adminToken(_ environment: [String: String]) throws -> String? {
+        if let token = environment["BROKER_ADMIN_TOKEN"], !token.isEmpty {
+            guard token.count >= 16 else {
+                throw ConfigError(field: "BROKER_ADMIN_TOKEN", "the token must be at least 16 characters")
+            }
+            return token
+        }
+        guard let path = environment["BROKER_ADMIN_TOKEN_FILE"], !path.isEmpty else { return nil }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigError(field: "BROKER_ADMIN_TOKEN_FILE", "cannot read \(path)")
+        }
+        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard token.count >= 16 else {
+            throw ConfigError(field: "BROKER_ADMIN_TOKEN_FILE", "the token must be at least 16 characters")
+        }
+        return token
+    }
+
+    /// What can be known about the database without opening it: a SQLite file's folder exists, a pool size is in
+    /// range. (A PostgreSQL server's address and password are tried by `serve` when it connects.)
+    static func databaseErrors(_ location: String, environment: [String: String]) -> [ConfigError] {
+        if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
+            if let text = environment["BROKER_DATABASE_POOL_SIZE"], !text.isEmpty,
+                Int(text).map({ (1...100).contains($0) }) != true
+            {
+                return [ConfigError(field: "BROKER_DATABASE_POOL_SIZE", "must be a whole number from 1 to 100")]
+            }
+            return []
+        }
+        guard location != ":memory:" else { return [] }
+        let folder = URL(fileURLWithPath: location).deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            return [ConfigError(field: "database", "the folder \(folder) does not exist (create it, or name another file)")]
+        }
+        return []
+    }
+}
