@@ -27,10 +27,10 @@ enum ServeCommand {
         logger.info(
             "listening",
             metadata: [
-                "host": options.host, "port": String(port), "issuer": config.issuer,
+                "host": .string(options.host), "port": .integer(port), "issuer": .string(config.issuer),
                 "url": "http://\(options.host.contains(":") ? "[\(options.host)]" : options.host):\(port)",
-                "database": Startup.describeDatabase(options.database),
-                "providers": services.providers.enabled.map(\.rawValue).joined(separator: ","),
+                "database": .string(Startup.describeDatabase(options.database)),
+                "providers": .string(services.providers.enabled.map(\.rawValue).joined(separator: ",")),
                 "customTokens": config.firebaseServiceAccountFile == nil ? "off" : "on",
                 "adminApi": adminToken == nil ? "off" : "on",
             ])
@@ -38,7 +38,7 @@ enum ServeCommand {
         let housekeeping = Task {
             while !Task.isCancelled {
                 if let purged = try? await store.purgeExpired(before: Date()), purged > 0 {
-                    logger.info("purged expired sessions and marks", metadata: ["rows": String(purged)])
+                    logger.info("purged expired sessions and marks", metadata: ["rows": .integer(purged)])
                 }
                 try? await Task.sleep(for: .seconds(3600))
             }

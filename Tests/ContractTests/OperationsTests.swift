@@ -41,15 +41,21 @@ import Testing
             let requests = lines.filter { $0["msg"] == "request" }
             #expect(requests.count == 3)
             #expect(requests.first?["requestId"] == "req-123")
-            #expect(requests.first?["status"] == "201")
+            #expect(requests.first?["status"] == .int(201))
             #expect(requests.first?["route"] == "/v1/signin/{provider}")
             #expect(requests.contains { $0["requestId"]?.stringValue == generatedID })
             for line in requests {
-                // "12.34": milliseconds with two decimals; "2026-11-29T16:58:21.123Z": UTC with milliseconds.
-                let duration = line["durationMs"]?.stringValue ?? ""
-                #expect(duration.wholeMatch(of: /[0-9]+\.[0-9]{2}/) != nil, "\(duration)")
+                // Numbers are JSON numbers: milliseconds with at most two decimals; the status an integer.
+                let duration = try #require(line["durationMs"]?.doubleValue, "\(line)")
+                #expect(duration >= 0)
+                #expect(line["status"]?.intValue != nil && line["status"]?.stringValue == nil)
+                // "2026-11-29T16:58:21.123Z": UTC with milliseconds.
                 let time = line["time"]?.stringValue ?? ""
                 #expect(time.wholeMatch(of: /[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z/) != nil, "\(time)")
+            }
+            for raw in broker.logs.lines where raw.contains(#""msg":"request""#) {
+                #expect(raw.firstMatch(of: /"durationMs":[0-9]+(\.[0-9]{1,2})?[,}]/) != nil, "\(raw)")
+                #expect(raw.firstMatch(of: /"status":[0-9]{3}[,}]/) != nil, "\(raw)")
             }
             let all = broker.logs.lines.joined(separator: "\n")
             for secret in [token, refresh, idToken, String(token.split(separator: ".")[2])] {

@@ -119,15 +119,16 @@ public struct BrokerApp: Sendable {
         }
         response.headers.append(("X-Request-Id", requestID))
         let elapsed = started.duration(to: .now)
-        // Hundredths of a millisecond, written without String(format:), which costs more than the rest of the line.
+        // Whole hundredths of a millisecond, so the logged number has at most two decimals.
         let hundredths = elapsed.components.seconds * 100_000 + elapsed.components.attoseconds / 10_000_000_000_000
-        let fraction = hundredths % 100
         services.metrics.increment("broker_http_requests_total", labels: ["route": route, "status": String(response.status)])
-        var fields = [
-            "method": request.method, "route": route, "status": String(response.status),
-            "durationMs": "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)",
+        var fields: [String: LogValue] = [
+            "method": .string(request.method), "route": .string(route), "status": .integer(response.status),
+            "durationMs": .double(Double(hundredths) / 100),
         ]
-        if let cause { fields["cause"] = cause }
+        // The client address joins these fields once `HTTPRequest.clientAddress` (trustedProxies) lands.
+        if let agent = request.headers["user-agent"], !agent.isEmpty { fields["userAgent"] = .string(String(agent.prefix(256))) }
+        if let cause { fields["cause"] = .string(cause) }
         logger.log(response.status >= 500 ? .error : .info, "request", metadata: fields)
         return response
     }
