@@ -90,6 +90,7 @@ public struct BrokerApp: Sendable {
         services.metrics.describe(
             "broker_provider_call_seconds", type: "histogram", help: "Latency of calls to identity providers.")
         services.metrics.describe("broker_jwks_refreshes_total", type: "counter", help: "JWKS fetches by provider and outcome.")
+        services.metrics.describe("broker_signups_total", type: "counter", help: "Email and password accounts created.")
     }
 
     /// Handles one request; never throws: errors become the contract's error bodies.
