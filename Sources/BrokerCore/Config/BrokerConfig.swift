@@ -21,6 +21,8 @@ public struct BrokerConfig: Sendable {
     public var refreshTokenTTL: TimeInterval
     /// The Firebase service-account JSON file, from the config or `GOOGLE_APPLICATION_CREDENTIALS`.
     public var firebaseServiceAccountFile: String?
+    /// `cors.allowedOrigins`: browser origins allowed to call the API (none by default).
+    public var corsAllowedOrigins: [String] = []
 
     /// Parses the config file's bytes; `environment` supplies `GOOGLE_APPLICATION_CREDENTIALS`. Throws the first
     /// ``ConfigError``.
@@ -43,7 +45,7 @@ public struct BrokerConfig: Sendable {
         let top = try ConfigReader(path: "", value: document, issues: issues)
         try top.allowOnly([
             "projectId", "issuer", "clockSkewSeconds", "providers", "linking", "allowInsecureProviderUrls", "sessions",
-            "firebase",
+            "firebase", "cors",
         ])
         projectID = try read("") { try top.string("projectId") }
         issuer = try read("") { try top.url("issuer", allowInsecure: true) }
@@ -78,6 +80,14 @@ public struct BrokerConfig: Sendable {
         firebaseServiceAccountFile =
             try read(nil) { try firebase?.optionalString("serviceAccountFile") }
             ?? environment["GOOGLE_APPLICATION_CREDENTIALS"].flatMap { $0.isEmpty ? nil : $0 }
+
+        let cors = try read(nil) { try top.child("cors") }
+        try cors?.allowOnly(["allowedOrigins"])
+        corsAllowedOrigins = try read([]) {
+            let origins = try cors?.strings("allowedOrigins", nonEmpty: false) ?? []
+            for origin in origins { try CORSPolicy.validate(origin, field: "cors.allowedOrigins") }
+            return origins
+        }
     }
 
     /// Reads and parses the file at `path` (see ``init(parsing:environment:issues:)`` for `issues`).

@@ -74,10 +74,12 @@ public struct BrokerApp: Sendable {
     /// The services behind the routes.
     public let services: BrokerServices
     private var router = Router()
+    private let cors: CORSPolicy
 
     /// Creates the application and registers its routes.
     public init(services: BrokerServices) {
         self.services = services
+        cors = CORSPolicy(allowedOrigins: services.config.corsAllowedOrigins)
         registerSignIn(&router)
         registerSessions(&router)
         registerPasswords(&router)
@@ -101,7 +103,10 @@ public struct BrokerApp: Sendable {
         var response: HTTPResponse
         var route = "unmatched"
         var cause: String?
-        if let match = router.match(method: request.method, path: request.path) {
+        if let preflight = cors.preflightResponse(to: request) {
+            response = preflight
+            route = "preflight"
+        } else if let match = router.match(method: request.method, path: request.path) {
             route = match.route.pattern
             do {
                 response = try await match.handler(
@@ -119,6 +124,7 @@ public struct BrokerApp: Sendable {
             response = APIError.notFound.response
         }
         response.headers.append(("X-Request-Id", requestID))
+        cors.addHeaders(to: &response, for: request)
         let elapsed = started.duration(to: .now)
         // Whole hundredths of a millisecond, so the logged number has at most two decimals.
         let hundredths = elapsed.components.seconds * 100_000 + elapsed.components.attoseconds / 10_000_000_000_000
