@@ -73,7 +73,7 @@ enum DemoCommand {
                     print("  \(harness.baseURL)\(path)")
                 }
                 print("  stub providers: \(harness.stubs.baseURL)/google/jwks (and /apple, /kakao)")
-                FileHandle.standardOutput.synchronizeFile()
+                fflush(nil)  // print buffers when stdout is a pipe; the URLs must show before the wait
                 _ = await termination.wait()
                 withExtendedLifetime(termination) {}
             }

@@ -150,4 +150,29 @@ import Testing
             #expect(error.contains("--limit must be a whole number from 1 to 1000"))
         }
     }
+
+    /// `broker demo` prints no address once nothing answers there; with --keep-running what it prints answers.
+    @Test func theDemoPrintsOnlyURLsThatAnswer() async throws {
+        let once = try ProcessTests.spawn(["demo"])
+        #expect(try await once.wait(seconds: 60) == 0)
+        #expect(once.stdout.contains("POST /v1/token -> 200"))
+        #expect(!once.stdout.contains("http://127.0.0.1"), "\(once.stdout)")
+
+        let kept = try ProcessTests.spawn(["demo", "--keep-running"])
+        _ = try await kept.waitForLog("Still answering until Ctrl-C", onStandardOutput: true, seconds: 60)
+        let urls = kept.stdout.split(separator: "\n").compactMap { line -> String? in
+            let text = line.trimmingCharacters(in: .whitespaces)
+            return text.hasPrefix("http://127.0.0.1:") ? text : nil
+        }
+        #expect(urls.count == 4)
+        let client = try CurlHTTPClient()
+        for url in urls {
+            let response = try await client.send(HTTPClientRequest(url: url))
+            #expect(response.status == 200, "\(url)")
+        }
+        await client.shutdown()
+        #expect(kept.isRunning)
+        kept.terminate()
+        #expect(try await kept.wait(seconds: 30) == 0)
+    }
 }
