@@ -8,7 +8,7 @@ import Foundation
 enum BrokerCLI {
     static let usage = """
         usage: broker serve [--config providers.json] [--database PATH_OR_URL] [--host 127.0.0.1] [--port 8080]
-               broker check-config [--config providers.json]
+               broker check-config [--config providers.json] [--database PATH_OR_URL] [--port 8080]
                broker admin users list [--provider P] [--email E] [--json]
                broker admin users show|disable|enable|delete|revoke-sessions UID [--json]
                broker admin users unlink UID PROVIDER [--json]

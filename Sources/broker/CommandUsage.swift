@@ -46,7 +46,7 @@ enum CommandUsage {
         """
 
     static let checkConfig = """
-        usage: broker check-config [--config providers.json] [--database PATH_OR_URL]
+        usage: broker check-config [--config providers.json] [--database PATH_OR_URL] [--port 8080]
         Validates the configuration exactly as `serve` does (config file, admin token, database location), prints
         every error at once and the warnings `serve` would log, and starts nothing. Exits 0 when serve would start.
         """
