@@ -21,7 +21,8 @@ enum ServeCommand {
         let port = try server.start(host: options.host, port: options.port, maxBodyBytes: 64 * 1024) { request in
             await app.handle(request)
         }
-        for warning in ConfigValidation.issuerWarnings(config, listenPort: port) {
+        // Compared with the bound port unless any free port was asked for (port 0, as tests do).
+        for warning in ConfigValidation.issuerWarnings(config, listenPort: options.port == 0 ? nil : port) {
             logger.warning("configuration", metadata: ["field": warning.field, "problem": warning.message])
         }
         logger.info(
