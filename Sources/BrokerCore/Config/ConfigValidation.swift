@@ -70,35 +70,34 @@ public struct ConfigValidation: Sendable {
         return config
     }
 
-    /// Builds each enabled provider on its own, so that a bad entry does not hide the next one's errors.
+    /// Builds each provider entry on its own (a registry of that one entry, as `serve` builds them all), so that
+    /// a bad entry does not hide the next one's errors. An unknown provider gets a "did you mean" from the names
+    /// the registry's message lists as known.
     static func checkProviders(_ config: BrokerConfig, context: ProviderContext, issues: ConfigIssues) {
         for name in config.providers.keys.sorted() {
             guard let entry = config.providers[name] else { continue }
-            guard let factory = ProviderRegistry.factories.first(where: { $0.id.rawValue == name }) else {
-                let known = Set(ProviderRegistry.factories.map { $0.id.rawValue })
-                let suggestion = ConfigIssues.nearest(to: name, among: known).map { " (did you mean \"\($0)\"?)" } ?? ""
-                issues.record(
-                    ConfigError(
-                        field: entry.path,
-                        "unknown provider\(suggestion) (known: \(known.sorted().joined(separator: ", ")))"))
-                continue
-            }
+            var single = config
+            single.providers = [name: entry]
             do {
-                try build(factory, entry: entry, context: context)
+                _ = try ProviderRegistry(config: single, context: context)
             } catch let error as ConfigError {
-                issues.record(error)
+                issues.record(suggesting(error, for: name))
             } catch {
                 issues.record(ConfigError(field: entry.path, "\(error)"))
             }
         }
     }
 
-    /// Builds one provider from its entry when it is enabled.
-    private static func build(
-        _ factory: any IdentityProviderFactory.Type, entry: ConfigReader, context: ProviderContext
-    ) throws {
-        guard try entry.bool("enabled", default: true) else { return }
-        _ = try factory.make(config: entry, context: context)
+    /// `error` with a "did you mean" when it is an unknown provider close to one of those it lists as known.
+    static func suggesting(_ error: ConfigError, for name: String) -> ConfigError {
+        guard error.message.hasPrefix("unknown provider"), let open = error.message.range(of: "(known: "),
+            let close = error.message[open.upperBound...].firstIndex(of: ")")
+        else { return error }
+        let known = Set(error.message[open.upperBound..<close].split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        })
+        guard let nearest = ConfigIssues.nearest(to: name, among: known) else { return error }
+        return ConfigError(field: error.field, "\(error.message) (did you mean \"\(nearest)\"?)")
     }
 
     /// Placeholder client ids (and Kakao app id) left in an enabled provider.
