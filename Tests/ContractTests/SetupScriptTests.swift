@@ -30,11 +30,17 @@ import Testing
             "apt-get": "echo \"apt-get $*\" >> '\(log)'",
         ]
         if machine.hasSudo { shims["sudo"] = "echo sudo >> '\(log)'; exec \"$@\"" }
+        // The executables are made by a child shell, from text files written here: a file this process had open
+        // for writing could be inherited by a process another test spawns meanwhile, and exec would then fail
+        // with ETXTBSY ("text file busy") for as long as that process lives.
+        var install: [String] = []
         for (name, body) in shims {
-            let path = bin.appendingPathComponent(name).path
-            try Data("#!/bin/sh\n\(body)\n".utf8).write(to: URL(fileURLWithPath: path))
-            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+            let text = directory.appendingPathComponent("\(name).txt")
+            try Data("#!/bin/sh\n\(body)\n".utf8).write(to: text)
+            install.append("cp '\(text.path)' '\(bin.path)/\(name)' && chmod 755 '\(bin.path)/\(name)'")
         }
+        let installer = try ChildProcess("/bin/sh", ["-c", install.joined(separator: " && ")], environment: [:])
+        #expect(try await installer.wait(seconds: 30) == 0)
         // Only the stand-ins and the basic tools: no real sudo or apt-get can be reached.
         let tools = directory.appendingPathComponent("tools")
         try FileManager.default.createDirectory(at: tools, withIntermediateDirectories: true)
