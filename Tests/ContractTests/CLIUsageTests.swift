@@ -5,7 +5,8 @@ import Foundation
 import Testing
 
 /// `--help`, `-h` and `--version` on every command, `broker admin audit`, and `stub-providers --write-config`.
-@Suite struct CLIUsageTests {
+/// Serialized: each case starts a process, and a few dozen at once would slow the timing-sensitive suites.
+@Suite(.serialized) struct CLIUsageTests {
     struct HelpCase: Sendable, CustomTestStringConvertible {
         var arguments: [String]
         var usage: String

@@ -4,7 +4,8 @@ import Foundation
 import Testing
 
 /// `broker check-config` passes exactly what `broker serve` accepts, and says everything at once.
-@Suite struct CheckConfigTests {
+/// Serialized: each case starts a process.
+@Suite(.serialized) struct CheckConfigTests {
     struct RefusalCase: Sendable, CustomTestStringConvertible {
         var name: String
         var environment: [String: String]

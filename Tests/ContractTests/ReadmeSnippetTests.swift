@@ -3,7 +3,8 @@ import Testing
 
 /// The README's iOS snippets are well-typed Swift 6 (strict concurrency), checked with `swiftc -typecheck
 /// -swift-version 6` against the SDK stand-ins in Tests/ReadmeSnippets (UIKit and the SDKs do not exist on Linux).
-@Suite struct ReadmeSnippetTests {
+/// Serialized: each test runs the compiler several times.
+@Suite(.serialized) struct ReadmeSnippetTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
