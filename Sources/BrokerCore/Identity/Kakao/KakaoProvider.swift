@@ -87,6 +87,22 @@ extension KakaoProvider: IdentityProviderFactory {
     /// `kakao`.
     public static let type = "kakao"
 
+    /// The shipped config's placeholder Kakao app id (warned of only against the real Kakao API: the stubs use it).
+    public static let placeholderAppID = "123456"
+
+    /// The shipped placeholder app id left in an entry that calls the real Kakao API.
+    public static func warnings(config: ConfigReader) -> [ConfigWarning] {
+        guard (try? config.optionalString("appId")) == placeholderAppID,
+            (try? config.optionalString("apiBaseUrl"))?.hasPrefix("https://kapi.kakao.com") ?? true
+        else { return [] }
+        return [
+            ConfigWarning(
+                field: config.field("appId"),
+                "\"\(placeholderAppID)\" is the shipped placeholder: put your Kakao app id here, or Kakao sign-ins fail "
+                    + "with KAKAO_APP_MISMATCH")
+        ]
+    }
+
     /// Builds the provider from its config entry.
     public static func make(id: ProviderID, config: ConfigReader, context: ProviderContext) throws -> any IdentityProvider {
         try config.allowOnly([
