@@ -75,7 +75,7 @@ public struct APIError: Error, Sendable, Equatable {
         case .nonceMismatch: APIError(401, "NONCE_MISMATCH", "The token's nonce does not match rawNonce.")
         case .replayed: APIError(401, "TOKEN_REPLAYED", "The token has been used already.")
         case .malformed, .algorithmNotAllowed, .forbiddenHeader, .unknownKey, .badSignature, .issuedInFuture,
-            .missingSubject:
+            .notYetValid, .missingSubject:
             APIError(401, "INVALID_TOKEN", "The token is not valid.")
         }
     }
