@@ -116,6 +116,8 @@ public struct APIError: Error, Sendable, Equatable {
             return mapped
         case .lastIdentity:
             return APIError(400, "LAST_IDENTITY", "This is the account's last way to sign in and cannot be removed.")
+        case .invalidPhotoURL:
+            return invalidRequest("photoUrl must be an absolute https URL of at most \(PhotoURL.maximumLength) bytes.")
         }
     }
 
