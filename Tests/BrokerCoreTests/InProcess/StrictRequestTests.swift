@@ -208,3 +208,22 @@ import Testing
         #expect(await broker.store.listAccounts(filter: AccountFilter(), after: nil, limit: 10).isEmpty)
     }
 }
+
+extension StrictRequestTests {
+    @Test func customClaimsWithANumberPastDoublesRangeAreRefused() async throws {
+        let broker = try await InProcessBroker.start(adminToken: Self.adminToken)
+        let (uid, _) = try await Self.signUp(broker)
+        for body in [#"{"customClaims": {"level": 1e400}}"#, #"{"customClaims": {"tiers": [1, -1e999]}}"#] {
+            let response = await broker.request(
+                "PATCH", "/admin/v1/users/\(uid.rawValue)", body: Array(body.utf8),
+                headers: Self.admin.merging(["Content-Type": "application/json"]) { $1 })
+            #expect(response.status == 400)
+            #expect(response.errorCode == "INVALID_REQUEST")
+        }
+        #expect(await broker.store.account(id: uid)?.customClaims == nil)
+        let fine = await broker.request(
+            "PATCH", "/admin/v1/users/\(uid.rawValue)", json: ["customClaims": ["level": .double(2.5)]], headers: Self.admin)
+        #expect(fine.status == 200)
+        #expect(await broker.store.account(id: uid)?.customClaims == #"{"level":2.5}"#)
+    }
+}
