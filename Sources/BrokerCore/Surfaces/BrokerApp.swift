@@ -61,7 +61,8 @@ public struct BrokerServices: Sendable {
         let sessions = SessionService(
             store: store, keys: keys, clock: clock, settings: SessionSettings(config: config), firebase: firebase)
         let accounts = try await AccountService(
-            store: store, clock: clock, linkByVerifiedEmail: config.linkByVerifiedEmail, passwords: passwords)
+            store: store, clock: clock, linkByVerifiedEmail: config.linkByVerifiedEmail, passwords: passwords,
+            allowInsecurePhotoURLs: config.allowInsecureProviderURLs)
         let auditor = Auditor(store: store, clock: clock, logger: logger)
         return BrokerServices(
             config: config, providers: providers,
