@@ -121,7 +121,7 @@ import Testing
 
     @Test(arguments: [
         "/admin/v1/users?emial=me@example.com", "/admin/v1/users?limit=5&curser=abc", "/admin/v1/users/{uid}?fields=all",
-        "/admin/v1/audit?uid={uid}&limt=5", "/admin/v1/identities/google/g-1?x=1", "/admin/v1/users?emailPrefix=me",
+        "/admin/v1/audit?uid={uid}&limt=5", "/admin/v1/identities/google/g-1?x=1", "/admin/v1/users?emailPrefx=me",
     ])
     func anUnknownAdminQueryParameterIsRefusedByName(_ path: String) async throws {
         let broker = try await InProcessBroker.start(adminToken: Self.adminToken)

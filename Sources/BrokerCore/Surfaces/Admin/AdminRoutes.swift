@@ -21,10 +21,11 @@ public struct AdminSurface: Surface {
         }
         let services = self.services
 
-        admin("GET", "/admin/v1/users", query: ["email", "provider", "limit", "cursor"]) { request, _ in
+        admin("GET", "/admin/v1/users", query: ["email", "emailPrefix", "provider", "limit", "cursor"]) { request, _ in
             let filter = AccountFilter(
                 email: request.query["email"].flatMap { $0.isEmpty ? nil : $0 },
-                provider: request.query["provider"].flatMap { $0.isEmpty ? nil : $0 })
+                provider: request.query["provider"].flatMap { $0.isEmpty ? nil : $0 },
+                emailPrefix: request.query["emailPrefix"].flatMap { $0.isEmpty ? nil : String($0.prefix(320)) })
             let (users, next) = try await services.admin.listUsers(
                 filter: filter, cursor: request.query["cursor"], limit: try AdminSurface.limit(request))
             return .json(200, ["users": .array(users.map(\.adminJSON)), "nextCursor": next.map(JSONValue.string) ?? .null])
