@@ -12,6 +12,9 @@ enum ImportCommand {
                  [--hash-key B64] [--salt-separator B64] [--rounds N] [--mem-cost N] [--parallelization N]
                  [--block-size N] [--dk-len N] [--hash-input-order SALT_FIRST|PASSWORD_FIRST]
                  [--map-provider FIREBASE_ID=PROVIDER]... [--link-uid-prefix PREFIX=PROVIDER]... [--dry-run] [--json]
+                 [--config FILE] [--database PATH_OR_URL]
+        Imports a `firebase auth:export --format=json` file: uids kept, the whole file checked before anything is
+        written. Exit status 0 when no user was refused, 1 when some were, 2 for a file or flags that cannot be used.
         """
 
     static func run(options: LaunchOptions, environment: [String: String]) async throws -> Int32 {

@@ -20,12 +20,7 @@ public struct LaunchOptions: Sendable, Equatable {
         var repeated: [String: [String]] = [:]
         var positional: [String] = []
         var switches: Set<String> = []
-        let valued: Set<String> = [
-            "--config", "--database", "--host", "--port", "--provider", "--email", "--claims", "--from",
-            // `admin import firebase`: the flags of `firebase auth:import`, and the two mapping flags (repeatable).
-            "--hash-algo", "--hash-key", "--salt-separator", "--rounds", "--mem-cost", "--parallelization",
-            "--block-size", "--dk-len", "--hash-input-order", "--map-provider", "--link-uid-prefix",
-        ]
+        let valued = LaunchOptions.valuedFlags
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -66,8 +61,16 @@ public struct LaunchOptions: Sendable, Equatable {
         self.repeated = repeated
     }
 
+    /// Flags that take a value (`--port 8080` or `--port=8080`).
+    public static let valuedFlags: Set<String> = [
+        "--config", "--database", "--host", "--port", "--provider", "--email", "--claims", "--from", "--uid", "--limit",
+        // `admin import firebase`: the flags of `firebase auth:import`, and the two mapping flags (repeatable).
+        "--hash-algo", "--hash-key", "--salt-separator", "--rounds", "--mem-cost", "--parallelization",
+        "--block-size", "--dk-len", "--hash-input-order", "--map-provider", "--link-uid-prefix",
+    ]
+
     /// Flags that take no value.
-    static let knownSwitches: Set<String> = ["--json", "--help", "--dry-run"]
+    static let knownSwitches: Set<String> = ["--json", "--help", "--keep-running", "--dry-run"]
 
     /// The raw value of a valued flag (`--provider`, `--email`).
     public func value(_ flag: String) -> String? { values[flag] }
