@@ -11,6 +11,8 @@ public struct CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
         case signingFailed
         /// A key could not be serialised (for example to PEM).
         case encodingFailed
+        /// A sealed box did not open: wrong key, tampered or truncated ciphertext, or other associated data.
+        case decryptionFailed
     }
 
     /// The stable kind of failure.

@@ -11,8 +11,35 @@ public enum BrokerSchema {
         [
             SQLMigration(version: 1, statements: version1), SQLMigration(version: 2, statements: version2),
             SQLMigration(version: 3, statements: version3), SQLMigration(version: 4, statements: version4),
+            SQLMigration(version: 5, statements: version5),
         ]
     }
+
+    /// Version 5: the durable outbox (mails and provider calls delivered later). `payload` is base64 (an
+    /// AES-256-GCM box when `sealed`); `lease_token` and `lease_expires_at` mark the one worker holding a job.
+    private static let version5 = [
+        """
+        CREATE TABLE outbox_jobs (
+            id TEXT PRIMARY KEY,
+            kind TEXT NOT NULL,
+            uid TEXT,
+            payload TEXT NOT NULL,
+            secret INTEGER NOT NULL DEFAULT 0,
+            sealed INTEGER NOT NULL DEFAULT 0,
+            created_at BIGINT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at BIGINT NOT NULL,
+            state TEXT NOT NULL,
+            lease_token TEXT,
+            lease_expires_at BIGINT,
+            finished_at BIGINT,
+            last_error TEXT
+        )
+        """,
+        "CREATE INDEX outbox_jobs_due ON outbox_jobs (state, next_attempt_at, id)",
+        "CREATE INDEX outbox_jobs_uid ON outbox_jobs (uid, created_at, id)",
+        "CREATE INDEX outbox_jobs_created ON outbox_jobs (created_at, id)",
+    ]
 
     /// Version 4: ID tokens issued before an account's sessions were revoked stop authenticating.
     private static let version4 = ["ALTER TABLE accounts ADD COLUMN tokens_valid_after BIGINT"]
