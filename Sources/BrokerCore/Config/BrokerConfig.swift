@@ -21,6 +21,10 @@ public struct BrokerConfig: Sendable {
     public var refreshTokenTTL: TimeInterval
     /// The Firebase service-account JSON file, from the config or `GOOGLE_APPLICATION_CREDENTIALS`.
     public var firebaseServiceAccountFile: String?
+    /// The `mail` section (contract section 9); nil when absent: the email endpoints answer 501.
+    public var mail: MailSettings?
+    /// The `outbox` section: retries and giving up.
+    public var outbox: OutboxSettings
 
     /// Parses the config file's bytes; `environment` supplies `GOOGLE_APPLICATION_CREDENTIALS`.
     public init(parsing bytes: [UInt8], environment: [String: String]) throws {
@@ -28,7 +32,7 @@ public struct BrokerConfig: Sendable {
         let top = try ConfigReader(path: "", value: document)
         try top.allowOnly([
             "projectId", "issuer", "clockSkewSeconds", "providers", "linking", "allowInsecureProviderUrls", "sessions",
-            "firebase",
+            "firebase", "mail", "outbox",
         ])
         projectID = try top.string("projectId")
         issuer = try top.url("issuer", allowInsecure: true)
@@ -59,6 +63,10 @@ public struct BrokerConfig: Sendable {
         firebaseServiceAccountFile =
             try firebase?.optionalString("serviceAccountFile")
             ?? environment["GOOGLE_APPLICATION_CREDENTIALS"].flatMap { $0.isEmpty ? nil : $0 }
+
+        let project = projectID
+        outbox = try OutboxSettings(reading: try top.child("outbox"))
+        mail = try top.child("mail").map { try MailSettings(reading: $0, projectID: project, environment: environment) }
     }
 
     /// Reads and parses the file at `path`.
