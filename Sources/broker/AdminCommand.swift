@@ -10,6 +10,7 @@ enum AdminCommand {
                broker admin users unlink UID PROVIDER [--json]
                broker admin custom-token UID [--claims JSON]
                broker admin keys list|rotate [--json]
+               broker admin outbox [--uid U] [--json]
         Every admin command takes --config and --database.
         """
 
@@ -57,6 +58,8 @@ enum AdminCommand {
                     let rows = published.map { [$0.id, $0.algorithm.rawValue, $0.createdAt.rfc3339, state($0)] }
                     print(table([["KID", "ALG", "CREATED", "STATE"]] + rows))
                 }
+            case ("outbox", nil):
+                try await outbox(store, uid: options.value("--uid").map { AccountID($0) }, json: json)
             case ("custom-token", _):
                 guard words.count == 2 else { throw UsageError(description: usage) }
                 let claims = try options.value("--claims").map { text -> JSONValue in
@@ -73,6 +76,25 @@ enum AdminCommand {
             throw UsageError(description: error.message)
         }
         return 0
+    }
+
+    /// `broker admin outbox`: the newest 1,000 jobs (of one uid, with `--uid`), never their payloads.
+    private static func outbox(_ store: any OutboxStore, uid: AccountID?, json: Bool) async throws {
+        let jobs = try await store.outboxJobs(uid: uid, limit: 1000)
+        if json {
+            print(pretty(["jobs": .array(jobs.map(\.json))]))
+            return
+        }
+        let header = ["ID", "KIND", "UID", "STATE", "ATTEMPTS", "CREATED", "NEXT ATTEMPT", "LAST ERROR"]
+        let lines = jobs.map { job in
+            [
+                job.id, job.kind.rawValue, job.uid?.rawValue ?? "-", job.state.rawValue, String(job.attempts),
+                job.createdAt.rfc3339, job.state == .pending ? job.nextAttemptAt.rfc3339 : "-",
+                job.lastError.map { String($0.prefix(60)) } ?? "-",
+            ]
+        }
+        print(table([header] + lines))
+        print("\(jobs.count) job\(jobs.count == 1 ? "" : "s")")
     }
 
     private static func list(_ admin: AdminService, filter: AccountFilter, json: Bool) async throws {

@@ -14,6 +14,7 @@ enum BrokerCLI {
                broker admin users unlink UID PROVIDER [--json]
                broker admin custom-token UID [--claims JSON]
                broker admin keys list|rotate
+               broker admin outbox [--uid U] [--json]
                broker migrate-sqlite --from ./broker.sqlite --database postgres://…
                broker demo
 

@@ -10,6 +10,7 @@ enum ServeCommand {
         let client = try CurlHTTPClient()
         let config = try Startup.validatedConfig(options: options, environment: environment, client: client)
         let adminToken = try Startup.adminToken(environment)  // refused before anything is created
+        let outboxCipher = try OutboxCipher.fromEnvironment(environment)  // a bad key is refused at start
         let (store, database) = try await Startup.openStore(options.database, environment: environment)
         let services = try await BrokerServices.make(
             config: config, store: store, httpClient: client, passwords: Argon2PasswordHasher(),
@@ -27,6 +28,15 @@ enum ServeCommand {
                 "customTokens": config.firebaseServiceAccountFile == nil ? "off" : "on",
                 "adminApi": adminToken == nil ? "off" : "on",
             ])
+        // The outbox: mails (with `mail` configured) and, as their handlers land, provider calls. No SMTP
+        // connection is made until a mail is sent.
+        let outbox = OutboxWorker(
+            store: store, settings: config.outbox, cipher: outboxCipher, metrics: services.metrics, logger: logger)
+        if let mail = config.mail {
+            await outbox.register(
+                .mail, MailOutboxHandler(mailer: CurlSMTPMailer(url: mail.smtpURL, password: mail.smtpPassword), from: mail.from))
+        }
+        let outboxRun = Task { await outbox.run() }
         // Housekeeping: expired refresh tokens and single-use marks, hourly.
         let housekeeping = Task {
             while !Task.isCancelled {
@@ -40,6 +50,8 @@ enum ServeCommand {
         housekeeping.cancel()
         logger.info("draining", metadata: ["signal": signal])
         await server.shutdown()
+        await outbox.stop()
+        await outboxRun.value
         await client.shutdown()
         await database.close()
         logger.info("stopped")

@@ -19,7 +19,7 @@ public struct LaunchOptions: Sendable, Equatable {
         var values: [String: String] = [:]
         var positional: [String] = []
         var switches: Set<String> = []
-        let valued: Set<String> = ["--config", "--database", "--host", "--port", "--provider", "--email", "--claims", "--from"]
+        let valued: Set<String> = ["--config", "--database", "--host", "--port", "--provider", "--email", "--claims", "--from", "--uid"]
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
