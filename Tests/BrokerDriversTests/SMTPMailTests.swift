@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerDrivers
 import Foundation
+import BrokerTesting
 import Testing
 
 /// Mail over libcurl's SMTP against a real server (aiosmtpd), directly and through the outbox.

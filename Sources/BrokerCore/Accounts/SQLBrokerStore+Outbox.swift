@@ -56,6 +56,12 @@ extension SQLBrokerStore: OutboxStore {
         let limit = max(1, min(limit, 1000))
         let expires = Date(timeIntervalSince1970: (now + max(1, leaseDuration)).timeIntervalSince1970)
         let select = database.dialect == .postgres ? Self.selectDueJobs + " FOR UPDATE SKIP LOCKED" : Self.selectDueJobs
+        // The poll runs every half second on every instance: a read finds out first whether anything is due,
+        // so an idle outbox never takes the write lock from sign-ins.
+        let anyDue = try await read { connection in
+            try !connection.query(Self.selectDueJobs, [Self.millis(now), Self.millis(now), .integer(1)]).isEmpty
+        }
+        guard anyDue else { return [] }
         return try await write { connection in
             let rows = try connection.query(select, [Self.millis(now), Self.millis(now), .integer(Int64(limit))])
             var claims: [OutboxClaim] = []

@@ -109,7 +109,7 @@ public struct MailMessage: Sendable, Equatable {
     }
 
     /// Quoted-printable (RFC 2045 6.7) of `text`'s UTF-8, CRLF line ends, soft breaks keeping lines at most
-    /// 76 characters.
+    /// 76 characters. (A line starting with a dot is safe: libcurl dot-stuffs SMTP uploads.)
     static func quotedPrintable(_ text: String) -> String {
         let normalized = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
         var out: [String] = []
@@ -131,7 +131,6 @@ public struct MailMessage: Sendable, Equatable {
                 }
                 current += piece
             }
-            // A line that is just "." would end the SMTP DATA in some servers: libcurl dot-stuffs, but be safe.
             encoded += current
             out.append(encoded)
         }

@@ -1,19 +1,30 @@
 import Foundation
-import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// aiosmtpd (Debian's `python3-aiosmtpd`) on a loopback port, writing each mail it accepts into a Maildir
-/// the test reads. Started and stopped by the test.
-final class SMTPTestServer: @unchecked Sendable {
-    let port: Int
-    let directory: URL
+/// the test reads. Started and stopped by the test; suites that need it skip when ``isAvailable`` is false.
+public final class SMTPTestServer: @unchecked Sendable {
+    /// The port it listens on (127.0.0.1).
+    public let port: Int
+    /// Its directory: `mail/new` holds the received mails.
+    public let directory: URL
     private let process: Process
     private let input: Pipe
 
-    /// The Python that has aiosmtpd: Debian's, not a shim's.
+    /// A failure to start.
+    public struct StartFailure: Error, CustomStringConvertible {
+        /// What went wrong.
+        public var description: String
+    }
+
+    /// The Python that has aiosmtpd: Debian's, not a version manager's shim.
     static let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
 
-    /// Whether aiosmtpd can be imported (the suites skip without it).
-    static let isAvailable: Bool = {
+    /// Whether aiosmtpd can be imported.
+    public static let isAvailable: Bool = {
         let probe = Process()
         probe.executableURL = URL(fileURLWithPath: python)
         probe.arguments = ["-c", "import aiosmtpd"]
@@ -35,11 +46,18 @@ final class SMTPTestServer: @unchecked Sendable {
         controller.stop()
         """
 
-    /// Starts the server on `port` (a free one when nil) and returns once it accepts connections.
-    init(port: Int? = nil, directory: URL? = nil) async throws {
+    /// Starts the server on `port` (a free one when nil), in `directory` (a new temporary one when nil), and
+    /// returns once it accepts connections (waiting at most 10 s).
+    public init(port: Int? = nil, directory: URL? = nil) async throws {
         self.port = try port ?? Self.freePort()
-        self.directory = try directory ?? makeTemporaryDirectory()
-        try? FileManager.default.removeItem(at: self.directory.appendingPathComponent("ready"))
+        if let directory {
+            self.directory = directory
+        } else {
+            self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("smtp-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
+        }
+        let ready = self.directory.appendingPathComponent("ready").path
+        try? FileManager.default.removeItem(atPath: ready)
         process = Process()
         input = Pipe()
         process.executableURL = URL(fileURLWithPath: Self.python)
@@ -47,31 +65,33 @@ final class SMTPTestServer: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        let ready = self.directory.appendingPathComponent("ready").path
         for _ in 0..<200 where !FileManager.default.fileExists(atPath: ready) {
             guard process.isRunning else { break }
             try await Task.sleep(nanoseconds: 50_000_000)
         }
-        try #require(FileManager.default.fileExists(atPath: ready), "aiosmtpd did not start")
+        guard FileManager.default.fileExists(atPath: ready) else {
+            stop()
+            throw StartFailure(description: "aiosmtpd did not start on port \(self.port)")
+        }
     }
 
-    /// Stops the server (closing its stdin) and waits for it.
-    func stop() {
+    /// Stops the server (closing its stdin) and waits for it to exit.
+    public func stop() {
         try? input.fileHandleForWriting.close()
         process.waitUntilExit()
     }
 
-    /// The mails received so far, as text.
-    func messages() throws -> [String] {
+    /// The mails received so far, as text, in file-name order.
+    public func messages() throws -> [String] {
         let new = directory.appendingPathComponent("mail/new")
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: new.path) else { return [] }
         return try names.sorted().map { String(decoding: try Data(contentsOf: new.appendingPathComponent($0)), as: UTF8.self) }
     }
 
     /// A loopback port nothing listens on right now.
-    static func freePort() throws -> Int {
+    public static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(fd >= 0)
+        guard fd >= 0 else { throw StartFailure(description: "socket failed") }
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -80,12 +100,11 @@ final class SMTPTestServer: @unchecked Sendable {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        try #require(bound == 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let named = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
-        try #require(named == 0)
+        guard bound == 0, named == 0 else { throw StartFailure(description: "no free loopback port") }
         return Int(UInt16(bigEndian: address.sin_port))
     }
 }
