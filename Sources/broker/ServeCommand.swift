@@ -12,9 +12,19 @@ enum ServeCommand {
         let adminToken = try Startup.adminToken(environment)  // refused before anything is created
         let outboxCipher = try OutboxCipher.fromEnvironment(environment)  // a bad key is refused at start
         let (store, database) = try await Startup.openStore(options.database, environment: environment)
-        let services = try await BrokerServices.make(
+        var services = try await BrokerServices.make(
             config: config, store: store, httpClient: client, passwords: Argon2PasswordHasher(),
             adminToken: adminToken, logger: logger)
+        // The outbox: mails (with `mail` configured) and, as their handlers land, provider calls. No SMTP
+        // connection is made until a mail is sent.
+        let outbox = OutboxWorker(
+            store: store, settings: config.outbox, cipher: outboxCipher, metrics: services.metrics, logger: logger)
+        if let mail = config.mail {
+            await outbox.register(
+                .mail, MailOutboxHandler(mailer: CurlSMTPMailer(url: mail.smtpURL, password: mail.smtpPassword), from: mail.from))
+        }
+        services.outboxCipher = outboxCipher
+        services.outbox = outbox
         let app = BrokerApp(services: services)
         let server = MicroHTTPDServer()
         let port = try server.start(host: options.host, port: options.port, maxBodyBytes: 64 * 1024) { request in
@@ -28,14 +38,6 @@ enum ServeCommand {
                 "customTokens": config.firebaseServiceAccountFile == nil ? "off" : "on",
                 "adminApi": adminToken == nil ? "off" : "on",
             ])
-        // The outbox: mails (with `mail` configured) and, as their handlers land, provider calls. No SMTP
-        // connection is made until a mail is sent.
-        let outbox = OutboxWorker(
-            store: store, settings: config.outbox, cipher: outboxCipher, metrics: services.metrics, logger: logger)
-        if let mail = config.mail {
-            await outbox.register(
-                .mail, MailOutboxHandler(mailer: CurlSMTPMailer(url: mail.smtpURL, password: mail.smtpPassword), from: mail.from))
-        }
         let outboxRun = Task { await outbox.run() }
         // Housekeeping: expired refresh tokens and single-use marks, hourly.
         let housekeeping = Task {

@@ -15,7 +15,8 @@ public enum BrokerSchema {
         ]
     }
 
-    /// Version 5: the durable outbox (mails and provider calls delivered later). `payload` is base64 (an
+    /// Version 5: the durable outbox (mails and provider calls delivered later), and the email flows' codes and
+    /// per-address mail counts. `payload` is base64 (an
     /// AES-256-GCM box when `sealed`); `lease_token` and `lease_expires_at` mark the one worker holding a job.
     private static let version5 = [
         """
@@ -39,6 +40,27 @@ public enum BrokerSchema {
         "CREATE INDEX outbox_jobs_due ON outbox_jobs (state, next_attempt_at, id)",
         "CREATE INDEX outbox_jobs_uid ON outbox_jobs (uid, created_at, id)",
         "CREATE INDEX outbox_jobs_created ON outbox_jobs (created_at, id)",
+        // The email flows (contract section 9): codes stored as SHA-256 hashes, and the mails asked for per
+        // address, counted whether or not an account holds it.
+        """
+        CREATE TABLE oob_codes (
+            code_hash TEXT PRIMARY KEY,
+            action TEXT NOT NULL,
+            uid TEXT NOT NULL,
+            email_key TEXT NOT NULL,
+            continue_url TEXT,
+            created_at BIGINT NOT NULL,
+            expires_at BIGINT NOT NULL
+        )
+        """,
+        "CREATE INDEX oob_codes_expires ON oob_codes (expires_at)",
+        """
+        CREATE TABLE mail_requests (
+            email_key TEXT NOT NULL,
+            requested_at BIGINT NOT NULL
+        )
+        """,
+        "CREATE INDEX mail_requests_key ON mail_requests (email_key, requested_at)",
     ]
 
     /// Version 4: ID tokens issued before an account's sessions were revoked stop authenticating.

@@ -22,6 +22,9 @@ public actor MemoryBrokerStore: BrokerStore {
     var auditLog: [AuditEvent] = []
     /// The outbox's jobs by id, with their leases (see `MemoryBrokerStore+Outbox.swift`).
     var outbox: [String: LeasedOutboxJob] = [:]
+    /// Email flows: codes by hash, and mail requests per address (see `MemoryBrokerStore+EmailActions.swift`).
+    var oobCodes: [String: OOBCodeRecord] = [:]
+    var mailRequestLog: [String: [Date]] = [:]
     /// Every account, for listings.
     var allAccounts: [Account] { Array(accounts.values) }
 

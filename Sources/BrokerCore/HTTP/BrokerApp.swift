@@ -25,6 +25,10 @@ public struct BrokerServices: Sendable {
     public var metrics: Metrics
     /// The base logger.
     public var logger: Logger
+    /// Seals secret outbox payloads (`BROKER_ENCRYPTION_KEY`); nil: stored as given.
+    public var outboxCipher: OutboxCipher? = nil
+    /// The outbox worker to wake after a commit that queued jobs (nil: its poll finds them).
+    public var outbox: OutboxWorker? = nil
 
     /// Builds every service from a config and a store (migrated), loading the signing keys.
     public static func make(
@@ -85,6 +89,7 @@ public struct BrokerApp: Sendable {
         registerAdmin(&router)
         registerOperations(&router)
         registerReadiness(&router)
+        registerEmail(&router)
         services.metrics.describe("broker_http_requests_total", type: "counter", help: "HTTP requests by route and status.")
         services.metrics.describe("broker_signins_total", type: "counter", help: "Sign-ins by provider and outcome.")
         services.metrics.describe(
