@@ -214,3 +214,65 @@ struct EmailFlowTests {
         #expect(try await harness.count("mail_requests") == 0)
     }
 }
+
+@Suite("Email flows against a real SMTP server", .enabled(if: SMTPTestServer.isAvailable))
+struct EmailFlowSMTPTests {
+    /// The outage: the SMTP server is down when the reset is asked for, comes up later, and exactly
+    /// one mail arrives; its code resets the password.
+    @Test func aResetAskedForDuringAnSMTPOutageArrivesOnceAfterwards() async throws {
+        let port = try SMTPTestServer.freePort()
+        let fixture = try await EmailFlowTests.Fixture.start(mail: [
+            "smtpUrl": .string("smtp://127.0.0.1:\(port)"), "from": "Demo <no-reply@example.com>",
+        ])
+        defer { Task { await fixture.harness.stop() } }
+        let worker = OutboxWorker(store: fixture.harness.store, clock: fixture.clock)
+        await worker.register(
+            .mail, MailOutboxHandler(mailer: CurlSMTPMailer(url: "smtp://127.0.0.1:\(port)", password: nil, timeout: 5), from: "Demo <no-reply@example.com>"))
+        _ = try await fixture.signUp("frank@example.com")
+        #expect(try await fixture.harness.post("/v1/password/reset", ["email": "frank@example.com"]).status == 204)
+        #expect(try await worker.runOnce() == 1)  // refused: nothing listens
+
+        let smtp = try await SMTPTestServer(port: port)
+        defer { smtp.stop() }
+        for _ in 0..<3 {
+            fixture.clock.advance(by: 2)
+            try await worker.runOnce()
+        }
+        let mails = try smtp.messages()
+        #expect(mails.count == 1)
+        let mail = try #require(mails.first)
+        #expect(mail.contains("Subject: Reset your password for stub-project"))
+        // The text part is quoted-printable: undo soft breaks and `=3D` to read the link.
+        let text = mail.replacingOccurrences(of: "=\r\n", with: "").replacingOccurrences(of: "=\n", with: "")
+            .replacingOccurrences(of: "=3D", with: "=")
+        let code = try #require(
+            text.components(separatedBy: "oobCode=").dropFirst().first?.prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+        let confirmed = try await fixture.harness.post(
+            "/v1/oob/confirm", ["oobCode": .string(String(code)), "newPassword": "after-the-outage"])
+        #expect(confirmed.json == ["email": "frank@example.com", "action": "PASSWORD_RESET"])
+        #expect(try await fixture.signIn("frank@example.com", "after-the-outage").status == 200)
+    }
+
+    /// On an account whose email was never verified, a reset also removes the identities linked to it (a
+    /// squatter's), as a takeover does.
+    @Test func aResetOnANeverVerifiedAccountRemovesItsOtherIdentities() async throws {
+        let fixture = try await EmailFlowTests.Fixture.start()
+        defer { Task { await fixture.harness.stop() } }
+        let signUp = try await fixture.signUp("grace@example.com")
+        let idToken = try #require(signUp["idToken"]?.stringValue)
+        let google = try fixture.harness.stubs.idToken("google", claims: ["sub": "g-squatter", "email": "squatter@example.com"])
+        let linked = try await fixture.harness.post(
+            "/v1/me/identities/google", ["idToken": .string(google)], headers: ["Authorization": "Bearer \(idToken)"])
+        #expect(linked.status == 200)
+        #expect(try await fixture.harness.store.account(provider: ProviderID("google"), subject: "g-squatter") != nil)
+
+        fixture.clock.advance(by: 2)
+        #expect(try await fixture.harness.post("/v1/password/reset", ["email": "grace@example.com"]).status == 204)
+        let (code, _, _) = try await fixture.deliverAndReadCode()
+        let confirmed = try await fixture.harness.post("/v1/oob/confirm", ["oobCode": .string(code), "newPassword": "owner-password"])
+        #expect(confirmed.status == 200)
+        let account = try #require(try await fixture.harness.store.account(email: "grace@example.com"))
+        #expect(account.identities.isEmpty && account.emailVerified)
+        #expect(try await fixture.harness.store.account(provider: ProviderID("google"), subject: "g-squatter") == nil)
+    }
+}
