@@ -12,7 +12,6 @@ public final class SMTPTestServer: @unchecked Sendable {
     /// Its directory: `mail/new` holds the received mails.
     public let directory: URL
     private let process: Process
-    private let input: Pipe
 
     /// A failure to start.
     public struct StartFailure: Error, CustomStringConvertible {
@@ -35,15 +34,14 @@ public final class SMTPTestServer: @unchecked Sendable {
     }()
 
     static let script = """
-        import sys, os
+        import sys, os, threading
         from aiosmtpd.controller import Controller
         from aiosmtpd.handlers import Mailbox
         port, directory = int(sys.argv[1]), sys.argv[2]
         controller = Controller(Mailbox(os.path.join(directory, "mail")), hostname="127.0.0.1", port=port)
         controller.start()
         open(os.path.join(directory, "ready"), "w").close()
-        sys.stdin.read()
-        controller.stop()
+        threading.Event().wait()
         """
 
     /// Starts the server on `port` (a free one when nil), in `directory` (a new temporary one when nil), and
@@ -59,11 +57,11 @@ public final class SMTPTestServer: @unchecked Sendable {
         let ready = self.directory.appendingPathComponent("ready").path
         try? FileManager.default.removeItem(atPath: ready)
         process = Process()
-        input = Pipe()
         process.executableURL = URL(fileURLWithPath: Self.python)
         process.arguments = ["-c", Self.script, String(self.port), self.directory.path]
-        process.standardInput = input
+        process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice  // an inherited stderr would keep `swift test` waiting
         try process.run()
         for _ in 0..<200 where !FileManager.default.fileExists(atPath: ready) {
             guard process.isRunning else { break }
@@ -75,10 +73,12 @@ public final class SMTPTestServer: @unchecked Sendable {
         }
     }
 
-    /// Stops the server (closing its stdin) and waits for it to exit.
+    /// Stops the server with SIGKILL, without waiting. Not SIGTERM: a test process that blocks SIGTERM (as
+    /// the broker's signal handling does) passes the blocked mask on to its children. Not a blocking wait:
+    /// that would hold one of the few threads of Swift's cooperative pool. And not by closing a pipe: a pipe
+    /// to the child can be inherited by processes other tests start.
     public func stop() {
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
     /// The mails received so far, as text, in file-name order.
