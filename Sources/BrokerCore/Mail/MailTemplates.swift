@@ -80,7 +80,7 @@ public struct MailTemplates: Sendable {
             }
             let primary = String(tag.split(separator: "-").first ?? "")
             guard quality > 0, languages.contains(primary) else { continue }
-            if best == nil || quality > best!.quality { best = (primary, quality) }
+            if quality > (best?.quality ?? 0) { best = (primary, quality) }
         }
         return best?.language ?? languages[0]
     }
