@@ -1,5 +1,5 @@
 /// Why the account layer refused a sign-in or change, compared by code.
-public struct AccountError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct AccountError: CodedError {
     /// The stable reasons.
     public enum Code: String, Sendable {
         /// The account is disabled.
@@ -8,8 +8,6 @@ public struct AccountError: Error, Sendable, Equatable, CustomStringConvertible 
         case accountExistsWithDifferentCredential
         /// The identity is linked to another account.
         case identityAlreadyLinked
-        /// The account mapping needs an email the provider account lacks.
-        case emailRequired
         /// No such account (or identity).
         case notFound
         /// Sign-up with an email an account holds already.
@@ -24,6 +22,8 @@ public struct AccountError: Error, Sendable, Equatable, CustomStringConvertible 
         case tooManyAttempts
         /// Unlinking would leave the account with no way to sign in.
         case lastIdentity
+        /// A photo URL that is not an `https` URL (see ``PhotoURL``).
+        case invalidPhotoURL
     }
 
     /// The reason.
@@ -40,6 +40,6 @@ public struct AccountError: Error, Sendable, Equatable, CustomStringConvertible 
         self.retryAfter = retryAfter
     }
 
-    /// The code's name.
-    public var description: String { code.rawValue }
+    /// The code says it all (``CodedError``).
+    public var detail: String { "" }
 }

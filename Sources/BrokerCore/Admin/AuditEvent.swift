@@ -22,7 +22,7 @@ public struct AuditEvent: Sendable, Equatable {
     /// `sign_up`, `sign_in`, `link`, `unlink`, `take_over`, `disable`, `enable`, `update`, `delete`,
     /// `revoke_sessions`, `custom_token`, `sign_out`.
     public var action: String
-    /// The provider involved, if any (`google`, `password`, ...).
+    /// The provider involved, if any (a provider's id, or `password`).
     public var provider: String?
     /// Who acted.
     public var actor: Actor
@@ -90,7 +90,7 @@ public struct PageCursor: Sendable, Equatable {
 
     /// The cursor of an item made at `date` (stored at millisecond precision).
     public init(at date: Date, id: String) {
-        self.init(millis: Int64((date.timeIntervalSince1970 * 1000).rounded()), id: id)
+        self.init(millis: date.epochMilliseconds, id: id)
     }
 
     /// Parses a cursor a client sent back; nil when it is not one of ours.

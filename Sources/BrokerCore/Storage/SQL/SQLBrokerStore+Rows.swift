@@ -1,0 +1,240 @@
+import Foundation
+
+/// The SQL text, the mapping between rows and values, and the error translation of ``SQLBrokerStore``.
+extension SQLBrokerStore {
+    // MARK: - Statements
+
+    static let accountColumns =
+        "a.uid, a.email, a.email_verified, a.display_name, a.photo_url, a.disabled, a.created_at, a.last_sign_in_at, a.password_hash, a.custom_claims, a.password_derived, a.tokens_valid_after"
+    static let selectAccountByID = "SELECT \(accountColumns) FROM accounts a WHERE a.uid = ?"
+    static let selectAccountByEmail = "SELECT \(accountColumns) FROM accounts a WHERE a.email_key = ?"
+    static let selectAccountByIdentity =
+        "SELECT \(accountColumns) FROM accounts a JOIN identities i ON i.uid = a.uid WHERE i.provider = ? AND i.subject = ?"
+    static let selectIdentities =
+        "SELECT provider, subject, email, linked_at FROM identities WHERE uid = ? ORDER BY linked_at, provider, subject"
+    /// The columns of ``accountValues(_:)``, in its order.
+    static let accountColumnNames = [
+        "uid", "email", "email_key", "email_verified", "display_name", "photo_url", "disabled", "created_at",
+        "last_sign_in_at", "password_hash", "custom_claims", "password_derived", "tokens_valid_after",
+    ]
+    static let insertAccount =
+        "INSERT INTO accounts (\(accountColumnNames.joined(separator: ", "))) VALUES ("
+        + Array(repeating: "?", count: accountColumnNames.count).joined(separator: ", ") + ")"
+    static let insertIdentity = "INSERT INTO identities (provider, subject, uid, email, linked_at) VALUES (?, ?, ?, ?, ?)"
+    static let updateIdentity = "UPDATE identities SET email = ?, linked_at = ? WHERE provider = ? AND subject = ?"
+    static let deleteIdentity = "DELETE FROM identities WHERE provider = ? AND subject = ?"
+    static let purgeExpiredMarks = "DELETE FROM used_marks WHERE expires_at < ?"
+    static let insertMark = "INSERT INTO used_marks (key, expires_at) VALUES (?, ?)"
+    static let revokeTokensOfAccount = "UPDATE refresh_tokens SET revoked_at = ? WHERE uid = ? AND revoked_at IS NULL"
+    static let invalidateIDTokensOfAccount = "UPDATE accounts SET tokens_valid_after = ? WHERE uid = ?"
+
+    /// The instant from which ID tokens stay valid after a revocation at `now`: its whole second, since a
+    /// token's `iat` has whole seconds (a token minted later in that second must keep working).
+    static func validAfter(_ now: Date) -> Date { Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down)) }
+
+    /// Revokes the account's sessions and earlier ID tokens, stores `grant`'s session and appends the audit
+    /// events, as `options` ask: the tail of every account write.
+    static func applyWriteOptions(_ options: AccountWriteOptions, uid: AccountID, now: Date, in connection: any SQLConnection) throws {
+        if options.revokeSessions {
+            try connection.execute(revokeTokensOfAccount, [millis(now), .text(uid.rawValue)])
+            try connection.execute(invalidateIDTokensOfAccount, [millis(validAfter(now)), .text(uid.rawValue)])
+        }
+        if let grant = options.issuing {
+            try connection.execute(insertToken, tokenValues(grant.record(for: uid)))
+        }
+        for var event in options.recording {
+            if event.uid == nil { event.uid = uid }
+            try connection.execute(insertAuditEvent, auditEventValues(event))
+        }
+        for var job in options.enqueuing {
+            if job.uid == nil { job.uid = uid }
+            try connection.execute(insertOutboxJob, outboxJobValues(job))
+        }
+    }
+
+    // MARK: - Transactions
+
+    /// `database.write`, with SQL errors translated to ``AccountStoreError``.
+    @discardableResult
+    func write<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
+        try await Self.translatingErrors { try await self.database.write(body) }
+    }
+
+    /// `database.read`, with SQL errors translated to ``AccountStoreError``.
+    func read<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
+        try await Self.translatingErrors { try await self.database.read(body) }
+    }
+
+    /// Runs `operation`, turning uniqueness violations into `alreadyExists` and busy or unreachable storage
+    /// into `unavailable`. Other SQL errors (a bug, a corrupt row) pass through unchanged.
+    static func translatingErrors<T>(_ operation: () async throws -> T) async throws -> T {
+        do {
+            return try await operation()
+        } catch let error as SQLError {
+            switch error.code {
+            case .uniqueViolation: throw AccountStoreError(.alreadyExists, error.message)
+            case .busy, .unavailable: throw AccountStoreError(.unavailable, error.message)
+            case .other: throw error
+            }
+        }
+    }
+
+    // MARK: - Accounts
+
+    /// The account the query `sql` selects (``accountColumns``), with its identities.
+    static func loadAccount(in connection: any SQLConnection, sql: String, _ binds: [SQLValue]) throws -> Account? {
+        guard let row = try connection.query(sql, binds).first else { return nil }
+        var account = try decodeAccount(row)
+        account.identities = try connection.query(selectIdentities, [.text(account.id.rawValue)]).map(decodeIdentity)
+        return account
+    }
+
+    static func decodeAccount(_ row: SQLRow) throws -> Account {
+        Account(
+            id: AccountID(try required(row, "uid")),
+            email: row.text("email"),
+            emailVerified: row.integer("email_verified") == 1,
+            displayName: row.text("display_name"),
+            photoURL: row.text("photo_url"),
+            disabled: row.integer("disabled") == 1,
+            createdAt: date(try requiredInteger(row, "created_at")),
+            lastSignInAt: row.integer("last_sign_in_at").map(date),
+            passwordHash: row.text("password_hash"),
+            passwordDerived: row.integer("password_derived") == 1,
+            customClaims: row.text("custom_claims"),
+            tokensValidAfter: row.integer("tokens_valid_after").map(date))
+    }
+
+    /// The values of ``insertAccount``.
+    static func accountValues(_ account: Account) -> [SQLValue] {
+        [
+            .text(account.id.rawValue), optionalText(account.email), optionalText(account.email.map(emailKey)),
+            boolean(account.emailVerified), optionalText(account.displayName), optionalText(account.photoURL),
+            boolean(account.disabled), millis(account.createdAt), account.lastSignInAt.map(millis) ?? .null,
+            optionalText(account.passwordHash), optionalText(account.customClaims), boolean(account.passwordDerived),
+            account.tokensValidAfter.map(millis) ?? .null,
+        ]
+    }
+
+    /// Writes the columns whose values differ between `original` and `changed` (the uid, first, never does),
+    /// and nothing when none do.
+    static func saveColumns(from original: Account, to changed: Account, in connection: any SQLConnection) throws {
+        let before = accountValues(original)
+        let after = accountValues(changed)
+        let differing = after.indices.dropFirst().filter { before[$0] != after[$0] }
+        guard !differing.isEmpty else { return }
+        let assignments = differing.map { "\(accountColumnNames[$0]) = ?" }.joined(separator: ", ")
+        try connection.execute(
+            "UPDATE accounts SET \(assignments) WHERE uid = ?", differing.map { after[$0] } + [after[0]])
+    }
+
+    /// `account` exactly as ``loadAccount(in:sql:_:)`` would read it back once stored: dates at whole
+    /// milliseconds, identities in the order of ``selectIdentities``.
+    static func asStored(_ account: Account) throws -> Account {
+        var stored = try decodeAccount(SQLRow(columns: accountColumnNames, values: accountValues(account)))
+        stored.identities = try account.identities
+            .map { try decodeIdentity(SQLRow(columns: identityColumnNames, values: identityValues($0, uid: account.id))) }
+            .sorted { ($0.linkedAt, $0.provider.rawValue, $0.subject) < ($1.linkedAt, $1.provider.rawValue, $1.subject) }
+        return stored
+    }
+
+    // MARK: - Identities
+
+    /// (provider, subject): what makes an identity unique.
+    struct IdentityKey: Hashable {
+        var provider: ProviderID
+        var subject: String
+
+        init(_ identity: Identity) {
+            provider = identity.provider
+            subject = identity.subject
+        }
+    }
+
+    /// Refuses an account listing one identity twice, as the unique key would.
+    static func requireDistinctIdentities(_ identities: [Identity]) throws {
+        guard Set(identities.map(IdentityKey.init)).count == identities.count else {
+            throw AccountStoreError(.alreadyExists, "an identity is listed twice")
+        }
+    }
+
+    /// Unlinks identities missing from `new`, updates changed ones and links added ones.
+    static func saveIdentities(
+        from old: [Identity], to new: [Identity], uid: AccountID, in connection: any SQLConnection
+    ) throws {
+        let oldByKey = Dictionary(old.map { (IdentityKey($0), $0) }, uniquingKeysWith: { first, _ in first })
+        let newKeys = Set(new.map(IdentityKey.init))
+        for identity in old where !newKeys.contains(IdentityKey(identity)) {
+            try connection.execute(deleteIdentity, [.text(identity.provider.rawValue), .text(identity.subject)])
+        }
+        for identity in new {
+            if let previous = oldByKey[IdentityKey(identity)] {
+                guard previous != identity else { continue }
+                try connection.execute(
+                    updateIdentity,
+                    [optionalText(identity.email), millis(identity.linkedAt), .text(identity.provider.rawValue),
+                     .text(identity.subject)])
+            } else {
+                try connection.execute(insertIdentity, identityValues(identity, uid: uid))
+            }
+        }
+    }
+
+    static func decodeIdentity(_ row: SQLRow) throws -> Identity {
+        Identity(
+            provider: ProviderID(try required(row, "provider")),
+            subject: try required(row, "subject"),
+            email: row.text("email"),
+            linkedAt: date(try requiredInteger(row, "linked_at")))
+    }
+
+    /// The columns of ``identityValues(_:uid:)``, in its order.
+    static let identityColumnNames = ["provider", "subject", "uid", "email", "linked_at"]
+
+    /// The values of ``insertIdentity``.
+    static func identityValues(_ identity: Identity, uid: AccountID) -> [SQLValue] {
+        [.text(identity.provider.rawValue), .text(identity.subject), .text(uid.rawValue),
+         optionalText(identity.email), millis(identity.linkedAt)]
+    }
+
+    // MARK: - Single-use marks
+
+    /// Records `mark` (if any); a mark recorded before and not yet expired fails with `alreadyUsed`.
+    /// Expired marks are purged first, so an expired one can be consumed again.
+    static func consume(_ mark: SingleUseMark?, now: Date, in connection: any SQLConnection) throws {
+        guard let mark else { return }
+        try connection.execute(purgeExpiredMarks, [millis(now)])
+        do {
+            try connection.execute(insertMark, [.text(mark.key), millis(mark.expiresAt)])
+        } catch let error as SQLError where error.code == .uniqueViolation {
+            throw AccountStoreError(.alreadyUsed, "single-use mark already consumed")
+        }
+    }
+
+    // MARK: - Values
+
+    /// The lookup key of an email: lower-cased by Swift, identically for every database.
+    static func emailKey(_ email: String) -> String { email.lowercased() }
+
+    /// `date` as whole epoch milliseconds (clamped, never a trap: see ``Foundation/Date/epochMilliseconds``).
+    static func millis(_ date: Date) -> SQLValue { .integer(date.epochMilliseconds) }
+
+    /// The date `milliseconds` after 1970.
+    static func date(_ milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
+    static func boolean(_ value: Bool) -> SQLValue { .integer(value ? 1 : 0) }
+
+    static func optionalText(_ value: String?) -> SQLValue { value.map(SQLValue.text) ?? .null }
+
+    static func required(_ row: SQLRow, _ column: String) throws -> String {
+        guard let value = row.text(column) else { throw SQLError(.other, "column \(column) is NULL") }
+        return value
+    }
+
+    static func requiredInteger(_ row: SQLRow, _ column: String) throws -> Int64 {
+        guard let value = row.integer(column) else { throw SQLError(.other, "column \(column) is NULL") }
+        return value
+    }
+}

@@ -1,0 +1,117 @@
+/// A value bound to or read from a SQL statement. Times are stored as integer milliseconds since 1970,
+/// booleans as 0/1, so one schema serves SQLite and PostgreSQL.
+public enum SQLValue: Sendable, Equatable {
+    /// SQL NULL.
+    case null
+    /// A 64-bit integer.
+    case integer(Int64)
+    /// UTF-8 text.
+    case text(String)
+}
+
+/// One row of a query result.
+public struct SQLRow: Sendable {
+    /// Column names, in select order.
+    public var columns: [String]
+    /// Values, parallel to `columns`.
+    public var values: [SQLValue]
+
+    /// Creates a row.
+    public init(columns: [String], values: [SQLValue]) {
+        self.columns = columns
+        self.values = values
+    }
+
+    /// The value of column `name`, or `.null` when there is no such column.
+    public subscript(_ name: String) -> SQLValue {
+        guard let index = columns.firstIndex(of: name) else { return .null }
+        return values[index]
+    }
+
+    /// The text in column `name`, nil for NULL.
+    public func text(_ name: String) -> String? {
+        if case .text(let value) = self[name] { return value }
+        return nil
+    }
+
+    /// The integer in column `name`, nil for NULL.
+    public func integer(_ name: String) -> Int64? {
+        if case .integer(let value) = self[name] { return value }
+        return nil
+    }
+}
+
+/// A failure reported by a SQL driver, funnelled from the C library's return codes.
+public struct SQLError: CodedError {
+    /// The stable kinds of failure.
+    public enum Code: String, Sendable {
+        /// A UNIQUE or PRIMARY KEY constraint was violated.
+        case uniqueViolation
+        /// The database stayed locked past the busy timeout.
+        case busy
+        /// The database cannot be reached or opened.
+        case unavailable
+        /// Any other error.
+        case other
+    }
+    /// The kind of failure.
+    public var code: Code
+    /// The driver's message, for logs only.
+    public var message: String
+    /// The driver's message (``CodedError``'s name for it).
+    public var detail: String { message }
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+}
+
+/// A connection inside one transaction. Statements use `?` placeholders in every dialect.
+public protocol SQLConnection {
+    /// Runs a statement and returns the number of rows it changed.
+    @discardableResult
+    func execute(_ sql: String, _ binds: [SQLValue]) throws -> Int
+    /// Runs a query and returns its rows.
+    func query(_ sql: String, _ binds: [SQLValue]) throws -> [SQLRow]
+}
+
+/// The SQL dialects the broker knows.
+public enum SQLDialect: String, Sendable {
+    /// SQLite 3.
+    case sqlite
+    /// PostgreSQL.
+    case postgres
+}
+
+/// One versioned schema change, applied once, in order.
+public struct SQLMigration: Sendable {
+    /// The schema version this migration brings the database to.
+    public var version: Int
+    /// The statements, run in one transaction.
+    public var statements: [String]
+
+    /// Creates a migration.
+    public init(version: Int, statements: [String]) {
+        self.version = version
+        self.statements = statements
+    }
+}
+
+/// The port for a SQL database (SQLite or PostgreSQL driver). Bodies run synchronously on the driver's own
+/// thread, never on Swift's cooperative pool, inside one transaction that commits when the body returns and
+/// rolls back when it throws. A write body may run more than once (PostgreSQL reruns a serializable
+/// transaction that lost a conflict), so it must have no effect outside its connection.
+public protocol SQLDatabase: Sendable {
+    /// The dialect, for the few statements that differ.
+    var dialect: SQLDialect { get }
+    /// Runs `body` in a write transaction.
+    func write<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T
+    /// Runs `body` in a read-only transaction.
+    func read<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T
+    /// Applies the migrations whose version is above the database's, each in its own transaction.
+    func migrate(_ migrations: [SQLMigration]) async throws
+    /// Closes the database.
+    func close() async
+}

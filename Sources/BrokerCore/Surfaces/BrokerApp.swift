@@ -1,0 +1,181 @@
+import BrokerCrypto
+import Foundation
+
+/// Everything the broker's surfaces use.
+public struct BrokerServices: Sendable {
+    /// The parsed configuration.
+    public var config: BrokerConfig
+    /// The enabled providers.
+    public var providers: ProviderRegistry
+    /// The sign-in use case, shared by every surface.
+    public var signIn: SignInFlow
+    /// Identity-to-account mapping.
+    public var accounts: AccountService
+    /// Tokens and sessions.
+    public var sessions: SessionService
+    /// The broker's signing keys.
+    public var keys: KeyRing
+    /// Administration.
+    public var admin: AdminService
+    /// The admin API's authentication.
+    public var adminGate: AdminGate
+    /// Audit events recorded outside a store transaction.
+    public var auditor: Auditor
+    /// Firebase Auth's admin API (revoking a uid's Firebase sessions), when a service account is configured.
+    public var firebaseAdmin: FirebaseAdminClient?
+    /// Where providers' webhooks report account events (nil: their routes answer 501).
+    public var lifecycle: (any ProviderLifecycle)?
+    /// The store behind everything.
+    public var store: any BrokerStore
+    /// The clock.
+    public var clock: any Clock
+    /// Metrics.
+    public var metrics: Metrics
+    /// The base logger.
+    public var logger: Logger
+    /// Seals secret outbox payloads (`BROKER_ENCRYPTION_KEY`); nil: stored as given.
+    public var outboxCipher: OutboxCipher? = nil
+    /// The outbox worker to wake after a commit that queued jobs (nil: its poll finds them).
+    public var outbox: OutboxWorker? = nil
+
+    /// Builds every service from a config and a store (migrated), loading the signing keys. `catalog` names the
+    /// provider types config entries may use.
+    public static func make(
+        config: BrokerConfig, store: any BrokerStore, httpClient: any HTTPClient, passwords: any PasswordHashing,
+        catalog: ProviderCatalog = .builtIn, adminToken: String? = nil, clock: any Clock = SystemClock(),
+        logger: Logger, metrics: Metrics = Metrics()
+    ) async throws -> BrokerServices {
+        let context = ProviderContext(
+            httpClient: httpClient, clock: clock, metrics: metrics, logger: logger, clockSkew: config.clockSkew,
+            allowInsecureURLs: config.allowInsecureProviderURLs)
+        let providers = try ProviderRegistry(config: config, catalog: catalog, context: context)
+        let serviceAccount = try config.firebaseServiceAccountFile.map {
+            try FirebaseServiceAccount(contentsOf: $0, allowInsecureURLs: config.allowInsecureProviderURLs)
+        }
+        let firebase = serviceAccount.map {
+            FirebaseCustomTokenMinter(account: $0, clock: clock, ttl: config.customTokenTTL)
+        }
+        let firebaseAdmin = serviceAccount.map {
+            FirebaseAdminClient(
+                account: $0, projectID: config.projectID, apiBaseURL: config.firebaseAPIBaseURL, client: httpClient,
+                clock: clock)
+        }
+        let keys = KeyRing(store: store, clock: clock, algorithm: .es256, tokenLifetime: config.idTokenTTL)
+        try await keys.load()
+        let sessions = SessionService(
+            store: store, keys: keys, clock: clock, settings: SessionSettings(config: config), firebase: firebase)
+        let accounts = try await AccountService(
+            store: store, clock: clock, linkByVerifiedEmail: config.linkByVerifiedEmail, passwords: passwords,
+            allowInsecurePhotoURLs: config.allowInsecureProviderURLs)
+        let auditor = Auditor(store: store, clock: clock, logger: logger)
+        return BrokerServices(
+            config: config, providers: providers,
+            signIn: SignInFlow(
+                providers: providers, accounts: accounts, sessions: sessions, auditor: auditor, metrics: metrics),
+            accounts: accounts, sessions: sessions, keys: keys,
+            admin: AdminService(store: store, sessions: sessions, clock: clock, logger: logger),
+            adminGate: AdminGate(token: adminToken, clock: clock), auditor: auditor, firebaseAdmin: firebaseAdmin,
+            lifecycle: nil, store: store, clock: clock, metrics: metrics, logger: logger)
+    }
+}
+
+extension BrokerServices {
+    /// Records an audit event of a request; a failure to record is logged, never turned into a failed request.
+    func audit(
+        _ action: String, uid: AccountID?, provider: String? = nil, actor: AuditEvent.Actor = .user,
+        outcome: String = "success", context: RequestContext
+    ) async {
+        await auditor.record(
+            action, uid: uid, provider: provider, actor: actor, outcome: outcome, requestID: context.requestID)
+    }
+}
+
+/// The broker's HTTP application: the surfaces it serves, composed on one router, inside one middleware that
+/// gives every request an id, one log line and its metrics.
+public struct BrokerApp: Sendable {
+    /// The services behind the routes.
+    public let services: BrokerServices
+    private var router: Router
+    private let fallback: any Surface
+    private let cors: CORSPolicy
+
+    /// Creates the application with the broker's own surfaces: native `/v1`, admin, operations.
+    public init(services: BrokerServices) {
+        self.init(
+            services: services,
+            surfaces: [
+                NativeSurface(services: services), AdminSurface(services: services),
+                OperationsSurface(services: services),
+            ])
+    }
+
+    /// Creates the application serving `surfaces`; the first renders answers to unmatched requests.
+    public init(services: BrokerServices, surfaces: [any Surface]) {
+        self.services = services
+        cors = CORSPolicy(allowedOrigins: services.config.corsAllowedOrigins)
+        fallback = surfaces.first ?? NativeSurface(services: services)
+        router = Router()
+        for surface in surfaces {
+            router.errorRenderer = { surface.render($0) }
+            surface.mount(on: &router)
+        }
+        services.metrics.describe("broker_http_requests_total", type: "counter", help: "HTTP requests by route and status.")
+        services.metrics.describe("broker_signins_total", type: "counter", help: "Sign-ins by provider and outcome.")
+        services.metrics.describe(
+            "broker_provider_call_seconds", type: "histogram", help: "Latency of calls to identity providers.")
+        services.metrics.describe("broker_jwks_refreshes_total", type: "counter", help: "JWKS fetches by provider and outcome.")
+        services.metrics.describe("broker_signups_total", type: "counter", help: "Email and password accounts created.")
+    }
+
+    /// Handles one request; never throws: errors become the surface's error bodies.
+    public func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        let started = ContinuousClock.now
+        let requestID = BrokerApp.requestID(from: request.headers["x-request-id"])
+        let logger = services.logger.with(["requestId": requestID])
+        var response: HTTPResponse
+        var route = "unmatched"
+        var cause: String?
+        if let preflight = cors.preflightResponse(to: request) {
+            response = preflight
+            route = "preflight"
+        } else if let match = router.match(method: request.method, path: request.path) {
+            route = match.route.pattern
+            do {
+                response = try await match.handler(
+                    request, RequestContext(requestID: requestID, logger: logger, parameters: match.parameters))
+            } catch {
+                let rendered = match.route.render(error)
+                response = rendered.response
+                cause = rendered.cause
+            }
+        } else {
+            response = fallback.render(APIError.notFound).response
+        }
+        response.headers.append(("X-Request-Id", requestID))
+        cors.addHeaders(to: &response, for: request)
+        let elapsed = started.duration(to: .now)
+        // Whole hundredths of a millisecond, so the logged number has at most two decimals.
+        let hundredths = elapsed.components.seconds * 100_000 + elapsed.components.attoseconds / 10_000_000_000_000
+        services.metrics.increment("broker_http_requests_total", labels: ["route": route, "status": String(response.status)])
+        var fields: [String: LogValue] = [
+            "method": .string(request.method), "route": .string(route), "status": .integer(response.status),
+            "durationMs": .double(Double(hundredths) / 100),
+        ]
+        // The client address joins these fields once `HTTPRequest.clientAddress` (trustedProxies) lands.
+        if let agent = request.headers["user-agent"], !agent.isEmpty { fields["userAgent"] = .string(String(agent.prefix(256))) }
+        if let cause { fields["cause"] = .string(cause) }
+        logger.log(response.status >= 500 ? .error : .info, "request", metadata: fields)
+        return response
+    }
+
+    /// The client's request id when it is short and plain, else a new one.
+    static func requestID(from header: String?) -> String {
+        if let header, (1...64).contains(header.utf8.count),
+            header.utf8.allSatisfy({ $0 == 0x2D || $0 == 0x5F || $0 == 0x2E || (0x30...0x39).contains($0)
+                || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+        {
+            return header
+        }
+        return Hex.encode(SecureRandom.bytes(8))
+    }
+}
