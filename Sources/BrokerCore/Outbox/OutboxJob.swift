@@ -1,7 +1,8 @@
 import BrokerCrypto
 import Foundation
 
-/// What an outbox job delivers; handlers register per kind.
+/// What an outbox job delivers; handlers register per kind. Providers' kinds are declared in their folders
+/// under `Identity/`.
 public struct OutboxKind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The stored name (`mail`, `firebase.revoke`, ...).
     public var rawValue: String
@@ -15,10 +16,6 @@ public struct OutboxKind: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let mail = OutboxKind("mail")
     /// Revoking a uid's Firebase refresh tokens (section 2).
     public static let firebaseRevoke = OutboxKind("firebase.revoke")
-    /// Revoking a Sign in with Apple refresh token (section 10).
-    public static let appleRevoke = OutboxKind("apple.revoke")
-    /// Unlinking a Kakao user (section 10).
-    public static let kakaoUnlink = OutboxKind("kakao.unlink")
 
     /// The name.
     public var description: String { rawValue }
@@ -48,7 +45,7 @@ public struct OutboxJob: Sendable, Equatable {
     /// What the handler needs (JSON, usually); sealed with AES-256-GCM when ``sealed``; emptied once a
     /// ``secret`` job is delivered.
     public var payload: [UInt8]
-    /// Whether the payload holds a secret (a mail's code, an Apple token): deleted once delivered, encrypted
+    /// Whether the payload holds a secret (a mail's code, a provider's token): deleted once delivered, encrypted
     /// at rest when a key is configured.
     public var secret: Bool
     /// Whether ``payload`` is an AES-256-GCM box (see ``OutboxCipher``).

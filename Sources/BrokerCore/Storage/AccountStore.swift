@@ -132,7 +132,7 @@ public protocol AccountStore: Sendable {
         _ body: @escaping @Sendable (inout Account) throws -> Void
     ) async throws -> Account?
     /// Deletes the account, its identities and its sessions, appending `options.recording` to the audit log
-    /// and queuing `options.enqueuing` (an Apple revocation, a Kakao unlink) in the same transaction; the
+    /// and queuing `options.enqueuing` (a provider's revocation) in the same transaction; the
     /// other options do not apply (the sessions go with the account).
     func delete(id: AccountID, options: AccountWriteOptions) async throws
 }
