@@ -13,6 +13,8 @@ public struct CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
         case encodingFailed
         /// A key derivation or cipher was given parameters OpenSSL refused, or failed to run.
         case derivationFailed
+        /// A sealed box did not open: wrong key, tampered or truncated ciphertext, or other associated data.
+        case decryptionFailed
     }
 
     /// The stable kind of failure.

@@ -43,3 +43,7 @@ CURLMcode broker_curl_multi_setopt_timer_callback(CURLM *multi, curl_multi_timer
 CURLMcode broker_curl_multi_socket_timeout(CURLM *multi, int *running) {
     return curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, running);
 }
+
+CURLcode broker_curl_easy_setopt_read_callback(CURL *easy, curl_read_callback callback) {
+    return curl_easy_setopt(easy, CURLOPT_READFUNCTION, callback);
+}

@@ -12,6 +12,7 @@ enum AdminCommand {
                broker admin keys list|rotate [--json]
                broker admin audit [--uid U] [--limit N] [--json]
                broker admin import firebase FILE [hash flags] [--map-provider A=B]... [--dry-run] [--json]
+               broker admin outbox [--uid U] [--json]
         Every admin command takes --config and --database.
         """
 
@@ -64,6 +65,8 @@ enum AdminCommand {
                 }
             case ("audit", nil):
                 try await audit(admin, uid: options.value("--uid"), limit: options.value("--limit"), json: json)
+            case ("outbox", nil):
+                try await outbox(store, uid: options.value("--uid").map { AccountID($0) }, json: json)
             case ("custom-token", _):
                 guard words.count == 2 else { throw UsageError(description: usage) }
                 let claims = try options.value("--claims").map { text -> JSONValue in
@@ -80,6 +83,25 @@ enum AdminCommand {
             throw UsageError(description: error.message)
         }
         return 0
+    }
+
+    /// `broker admin outbox`: the newest 1,000 jobs (of one uid, with `--uid`), never their payloads.
+    private static func outbox(_ store: any OutboxStore, uid: AccountID?, json: Bool) async throws {
+        let jobs = try await store.outboxJobs(uid: uid, limit: 1000)
+        if json {
+            print(pretty(["jobs": .array(jobs.map(\.json))]))
+            return
+        }
+        let header = ["ID", "KIND", "UID", "STATE", "ATTEMPTS", "CREATED", "NEXT ATTEMPT", "LAST ERROR"]
+        let lines = jobs.map { job in
+            [
+                job.id, job.kind.rawValue, job.uid?.rawValue ?? "-", job.state.rawValue, String(job.attempts),
+                job.createdAt.rfc3339, job.state == .pending ? job.nextAttemptAt.rfc3339 : "-",
+                job.lastError.map { String($0.prefix(60)) } ?? "-",
+            ]
+        }
+        print(table([header] + lines))
+        print("\(jobs.count) job\(jobs.count == 1 ? "" : "s")")
     }
 
     private static func list(_ admin: AdminService, filter: AccountFilter, json: Bool) async throws {

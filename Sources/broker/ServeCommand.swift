@@ -12,10 +12,21 @@ enum ServeCommand {
         let config = try validation.validConfig()
         for warning in validation.warnings { logger.warning("configuration", metadata: ["field": warning.field, "problem": warning.message]) }
         let adminToken = try Startup.adminToken(environment)  // refused before anything is created
+        let outboxCipher = try OutboxCipher.fromEnvironment(environment)  // a bad key is refused at start
         let (store, database) = try await Startup.openStore(options.database, environment: environment)
-        let services = try await BrokerServices.make(
+        var services = try await BrokerServices.make(
             config: config, store: store, httpClient: client, passwords: MigratingPasswordHasher(),
             adminToken: adminToken, logger: logger)
+        // The outbox: mails (with `mail` configured) and, as their handlers land, provider calls. No SMTP
+        // connection is made until a mail is sent.
+        let outbox = OutboxWorker(
+            store: store, settings: config.outbox, cipher: outboxCipher, metrics: services.metrics, logger: logger)
+        if let mail = config.mail {
+            await outbox.register(
+                .mail, MailOutboxHandler(mailer: CurlSMTPMailer(url: mail.smtpURL, password: mail.smtpPassword), from: mail.from))
+        }
+        services.outboxCipher = outboxCipher
+        services.outbox = outbox
         let app = BrokerApp(services: services)
         let server = MicroHTTPDServer()
         let port = try server.start(host: options.host, port: options.port, maxBodyBytes: 64 * 1024) { request in
@@ -35,6 +46,7 @@ enum ServeCommand {
                 "customTokens": config.firebaseServiceAccountFile == nil ? "off" : "on",
                 "adminApi": adminToken == nil ? "off" : "on",
             ])
+        let outboxRun = Task { await outbox.run() }
         // Housekeeping: expired refresh tokens and single-use marks, hourly.
         let housekeeping = Task {
             while !Task.isCancelled {
@@ -48,6 +60,8 @@ enum ServeCommand {
         housekeeping.cancel()
         logger.info("draining", metadata: ["signal": signal])
         await server.shutdown()
+        await outbox.stop()
+        await outboxRun.value
         await client.shutdown()
         await database.close()
         logger.info("stopped")

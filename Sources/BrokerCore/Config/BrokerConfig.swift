@@ -27,6 +27,10 @@ public struct BrokerConfig: Sendable {
     public var customTokenTTL: TimeInterval = 3600
     /// `cors.allowedOrigins`: browser origins allowed to call the API (none by default).
     public var corsAllowedOrigins: [String] = []
+    /// The `mail` section (contract section 9); nil when absent: the email endpoints answer 501.
+    public var mail: MailSettings?
+    /// The `outbox` section: retries and giving up.
+    public var outbox: OutboxSettings = OutboxSettings()
 
     /// Parses the config file's bytes; `environment` supplies ``FirebaseEndpoints/credentialsVariable``. Throws
     /// the first ``ConfigError``.
@@ -49,7 +53,7 @@ public struct BrokerConfig: Sendable {
         let top = try ConfigReader(path: "", value: document, issues: issues)
         try top.allowOnly([
             "projectId", "issuer", "clockSkewSeconds", "providers", "linking", "allowInsecureProviderUrls", "sessions",
-            "firebase", "cors",
+            "firebase", "cors", "mail", "outbox",
         ])
         projectID = try read("") { try top.string("projectId") }
         issuer = try read("") { try top.url("issuer", allowInsecure: true) }
@@ -98,6 +102,12 @@ public struct BrokerConfig: Sendable {
             let origins = try cors?.strings("allowedOrigins", nonEmpty: false) ?? []
             for origin in origins { try CORSPolicy.validate(origin, field: "cors.allowedOrigins") }
             return origins
+        }
+
+        let project = projectID
+        outbox = try read(OutboxSettings()) { try OutboxSettings(reading: try top.child("outbox")) }
+        mail = try read(nil) {
+            try top.child("mail").map { try MailSettings(reading: $0, projectID: project, environment: environment) }
         }
     }
 

@@ -90,16 +90,20 @@ public struct AccountWriteOptions: Sendable, Equatable {
     /// Appends these events to the audit log in the same transaction, so the change and its record commit
     /// together (and a sign-in costs one commit, not two). An event without a uid gets the account's.
     public var recording: [AuditEvent]
+    /// Queues these outbox jobs in the same transaction, so a delivery exists exactly when its change
+    /// committed. A job without a uid gets the account's.
+    public var enqueuing: [OutboxJob]
 
     /// Creates options.
     public init(
         consuming: SingleUseMark? = nil, revokeSessions: Bool = false, issuing: SessionGrant? = nil,
-        recording: [AuditEvent] = []
+        recording: [AuditEvent] = [], enqueuing: [OutboxJob] = []
     ) {
         self.consuming = consuming
         self.revokeSessions = revokeSessions
         self.issuing = issuing
         self.recording = recording
+        self.enqueuing = enqueuing
     }
 }
 
@@ -127,11 +131,18 @@ public protocol AccountStore: Sendable {
         linkedTo provider: ProviderID, subject: String, options: AccountWriteOptions,
         _ body: @escaping @Sendable (inout Account) throws -> Void
     ) async throws -> Account?
-    /// Deletes the account, its identities and its sessions.
-    func delete(id: AccountID) async throws
+    /// Deletes the account, its identities and its sessions, appending `options.recording` to the audit log
+    /// and queuing `options.enqueuing` (a provider's revocation) in the same transaction; the
+    /// other options do not apply (the sessions go with the account).
+    func delete(id: AccountID, options: AccountWriteOptions) async throws
 }
 
 extension AccountStore {
+    /// Deletes the account, its identities and its sessions.
+    public func delete(id: AccountID) async throws {
+        try await delete(id: id, options: AccountWriteOptions())
+    }
+
     /// Stores a new account with its identities.
     public func create(_ account: Account) async throws {
         try await create(account, options: AccountWriteOptions())

@@ -36,6 +36,12 @@ public final class Metrics: @unchecked Sendable {
         lock.withLock { counters[key, default: 0] += amount }
     }
 
+    /// Sets the gauge `name` with `labels` to `value` (rendered like a counter; declare it a `gauge`).
+    public func set(_ name: String, labels: KeyValuePairs<String, String> = [:], to value: Double) {
+        let key = Key(name: name, labels: labels.map { Label(name: $0.key, value: $0.value) })
+        lock.withLock { counters[key] = value }
+    }
+
     /// Records one observation (seconds) in the histogram `name`.
     public func observe(_ name: String, labels: KeyValuePairs<String, String> = [:], seconds: Double) {
         let key = Key(name: name, labels: labels.map { Label(name: $0.key, value: $0.value) })

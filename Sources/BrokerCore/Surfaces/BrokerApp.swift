@@ -33,6 +33,10 @@ public struct BrokerServices: Sendable {
     public var metrics: Metrics
     /// The base logger.
     public var logger: Logger
+    /// Seals secret outbox payloads (`BROKER_ENCRYPTION_KEY`); nil: stored as given.
+    public var outboxCipher: OutboxCipher? = nil
+    /// The outbox worker to wake after a commit that queued jobs (nil: its poll finds them).
+    public var outbox: OutboxWorker? = nil
 
     /// Builds every service from a config and a store (migrated), loading the signing keys. `catalog` names the
     /// provider types config entries may use.

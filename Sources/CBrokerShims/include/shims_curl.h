@@ -26,3 +26,5 @@ CURLMcode broker_curl_multi_setopt_socket_callback(CURLM *multi, curl_socket_cal
 CURLMcode broker_curl_multi_setopt_timer_callback(CURLM *multi, curl_multi_timer_callback callback);
 /* curl_multi_socket_action for libcurl's own timeouts (CURL_SOCKET_TIMEOUT, a macro Swift cannot see). */
 CURLMcode broker_curl_multi_socket_timeout(CURLM *multi, int *running);
+/* curl_easy_setopt(CURLOPT_READFUNCTION): libcurl pulls an upload's bytes (an SMTP message) through it. */
+CURLcode broker_curl_easy_setopt_read_callback(CURL *easy, curl_read_callback callback);

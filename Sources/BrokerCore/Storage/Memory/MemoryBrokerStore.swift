@@ -20,6 +20,11 @@ public actor MemoryBrokerStore: BrokerStore {
     var loginFailureLog: [String: [Date]] = [:]
     /// The audit log (see `MemoryBrokerStore+Admin.swift`).
     var auditLog: [AuditEvent] = []
+    /// The outbox's jobs by id, with their leases (see `MemoryBrokerStore+Outbox.swift`).
+    var outbox: [String: LeasedOutboxJob] = [:]
+    /// Email flows: codes by hash, and mail requests per address (see `MemoryBrokerStore+EmailActions.swift`).
+    var oobCodes: [String: OOBCodeRecord] = [:]
+    var mailRequestLog: [String: [Date]] = [:]
     /// Every account, for listings.
     var allAccounts: [Account] { Array(accounts.values) }
 
@@ -65,6 +70,7 @@ public actor MemoryBrokerStore: BrokerStore {
         guard accounts[account.id] == nil else { throw AccountStoreError(.alreadyExists, "uid \(account.id)") }
         try checkCanSave(account, replacing: nil)
         try checkCanConsume(options.consuming)
+        try checkCanEnqueue(options.enqueuing)
         save(account, replacing: nil)
         finish(account.id, options)
     }
@@ -83,6 +89,7 @@ public actor MemoryBrokerStore: BrokerStore {
         changed = Self.normalized(changed)
         try checkCanSave(changed, replacing: original)
         try checkCanConsume(options.consuming)
+        try checkCanEnqueue(options.enqueuing)
         save(changed, replacing: original)
         finish(id, options)
         return accounts[id] ?? changed
@@ -97,13 +104,16 @@ public actor MemoryBrokerStore: BrokerStore {
         return try update(id: linked.id, options: options, body)
     }
 
-    /// Deletes the account, its identities and refresh tokens; `notFound` if absent.
-    public func delete(id: AccountID) throws {
+    /// Deletes the account, its identities and refresh tokens, recording and queuing as `options` ask;
+    /// `notFound` if absent.
+    public func delete(id: AccountID, options: AccountWriteOptions) throws {
+        try checkCanEnqueue(options.enqueuing)
         guard let account = accounts.removeValue(forKey: id) else {
             throw AccountStoreError(.notFound, "no account \(id)")
         }
         unindex(account)
         tokens = tokens.filter { $0.value.accountID != id }
+        finish(id, AccountWriteOptions(recording: options.recording, enqueuing: options.enqueuing))
     }
 
     // MARK: - SessionStore
@@ -269,6 +279,10 @@ public actor MemoryBrokerStore: BrokerStore {
         for var event in options.recording {
             if event.uid == nil { event.uid = id }
             appendAuditEvent(event)
+        }
+        for var job in options.enqueuing {
+            if job.uid == nil { job.uid = id }
+            storeOutboxJob(job)
         }
     }
 

@@ -11,7 +11,7 @@ public enum BrokerSchema {
         [
             SQLMigration(version: 1, statements: version1), SQLMigration(version: 2, statements: version2),
             SQLMigration(version: 3, statements: version3), SQLMigration(version: 4, statements: version4),
-            SQLMigration(version: 5, statements: version5),
+            SQLMigration(version: 5, statements: version5), SQLMigration(version: 6, statements: version6),
         ]
     }
 
@@ -23,6 +23,54 @@ public enum BrokerSchema {
         "ALTER TABLE accounts ADD COLUMN import_file TEXT",
         "ALTER TABLE accounts ADD COLUMN import_index BIGINT",
         "ALTER TABLE accounts ADD COLUMN import_identities TEXT",
+    ]
+
+    /// Version 6: the durable outbox (mails and provider calls delivered later), and the email flows' codes and
+    /// per-address mail counts. `payload` is base64 (an
+    /// AES-256-GCM box when `sealed`); `lease_token` and `lease_expires_at` mark the one worker holding a job.
+    private static let version6 = [
+        """
+        CREATE TABLE outbox_jobs (
+            id TEXT PRIMARY KEY,
+            kind TEXT NOT NULL,
+            uid TEXT,
+            payload TEXT NOT NULL,
+            secret INTEGER NOT NULL DEFAULT 0,
+            sealed INTEGER NOT NULL DEFAULT 0,
+            created_at BIGINT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at BIGINT NOT NULL,
+            state TEXT NOT NULL,
+            lease_token TEXT,
+            lease_expires_at BIGINT,
+            finished_at BIGINT,
+            last_error TEXT
+        )
+        """,
+        "CREATE INDEX outbox_jobs_due ON outbox_jobs (state, next_attempt_at, id)",
+        "CREATE INDEX outbox_jobs_uid ON outbox_jobs (uid, created_at, id)",
+        "CREATE INDEX outbox_jobs_created ON outbox_jobs (created_at, id)",
+        // The email flows (contract section 9): codes stored as SHA-256 hashes, and the mails asked for per
+        // address, counted whether or not an account holds it.
+        """
+        CREATE TABLE oob_codes (
+            code_hash TEXT PRIMARY KEY,
+            action TEXT NOT NULL,
+            uid TEXT NOT NULL,
+            email_key TEXT NOT NULL,
+            continue_url TEXT,
+            created_at BIGINT NOT NULL,
+            expires_at BIGINT NOT NULL
+        )
+        """,
+        "CREATE INDEX oob_codes_expires ON oob_codes (expires_at)",
+        """
+        CREATE TABLE mail_requests (
+            email_key TEXT NOT NULL,
+            requested_at BIGINT NOT NULL
+        )
+        """,
+        "CREATE INDEX mail_requests_key ON mail_requests (email_key, requested_at)",
     ]
 
     /// Version 4: ID tokens issued before an account's sessions were revoked stop authenticating.

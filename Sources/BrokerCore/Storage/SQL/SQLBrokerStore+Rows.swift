@@ -47,6 +47,10 @@ extension SQLBrokerStore {
             if event.uid == nil { event.uid = uid }
             try connection.execute(insertAuditEvent, auditEventValues(event))
         }
+        for var job in options.enqueuing {
+            if job.uid == nil { job.uid = uid }
+            try connection.execute(insertOutboxJob, outboxJobValues(job))
+        }
     }
 
     // MARK: - Transactions

@@ -110,8 +110,10 @@ public final class SQLBrokerStore: BrokerStore {
         return try asStored(changed)
     }
 
-    /// Deletes the account, its identities and its refresh tokens; `notFound` (and no change) if absent.
-    public func delete(id: AccountID) async throws {
+    /// Deletes the account, its identities and its refresh tokens, recording `options.recording` and queuing
+    /// `options.enqueuing` in the same transaction; `notFound` (and no change) if absent.
+    public func delete(id: AccountID, options: AccountWriteOptions) async throws {
+        let now = clock.now
         try await write { connection in
             let uid = SQLValue.text(id.rawValue)
             try connection.execute("DELETE FROM refresh_tokens WHERE uid = ?", [uid])
@@ -119,6 +121,8 @@ public final class SQLBrokerStore: BrokerStore {
             guard try connection.execute("DELETE FROM accounts WHERE uid = ?", [uid]) > 0 else {
                 throw AccountStoreError(.notFound, "no account \(id)")
             }
+            let tail = AccountWriteOptions(recording: options.recording, enqueuing: options.enqueuing)
+            try Self.applyWriteOptions(tail, uid: id, now: now, in: connection)
         }
     }
 }

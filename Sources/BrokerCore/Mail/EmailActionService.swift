@@ -1,0 +1,177 @@
+import BrokerCrypto
+import Foundation
+
+/// The email flows of contract section 9: verification and reset mails (queued through the outbox in the
+/// same transaction as their code and the per-address count), and the confirmation that acts on a code.
+///
+/// Codes are 32 random bytes (base64url, no padding), stored only as SHA-256 hashes, valid for an hour and
+/// used up by the account write that acts on them (a single-use mark in the same transaction). At most
+/// ``mailsPerHour`` mails per requested address (lower-cased) per hour, verification and reset together,
+/// counted whether or not an account holds the address.
+public struct EmailActionService: Sendable {
+    /// Mails per address per hour.
+    public static let mailsPerHour = 5
+    /// How long a code works.
+    public static let codeLifetime: TimeInterval = 3600
+
+    let accounts: any AccountStore
+    let codes: any EmailActionStore
+    let passwords: any PasswordHashing
+    let clock: any Clock
+    let settings: MailSettings
+    let issuer: String
+    let revokesFirebaseSessions: Bool
+    let cipher: OutboxCipher?
+
+    /// Creates the service. `issuer` is the broker's public address (the mails link to its `/auth/action`);
+    /// `revokesFirebaseSessions` queues a `firebase.revoke` job with each reset (a service account is set).
+    public init(
+        accounts: any AccountStore, codes: any EmailActionStore, passwords: any PasswordHashing, clock: any Clock,
+        settings: MailSettings, issuer: String, revokesFirebaseSessions: Bool, cipher: OutboxCipher?
+    ) {
+        self.accounts = accounts
+        self.codes = codes
+        self.passwords = passwords
+        self.clock = clock
+        self.settings = settings
+        self.issuer = issuer
+        self.revokesFirebaseSessions = revokesFirebaseSessions
+        self.cipher = cipher
+    }
+
+    /// What a confirmation did.
+    public struct Confirmation: Sendable, Equatable {
+        /// The account's email.
+        public var email: String
+        /// `VERIFY_EMAIL` or `PASSWORD_RESET`.
+        public var action: String
+        /// Where the browser may go next (already checked against `mail.allowedContinueUrls`).
+        public var continueURL: String?
+    }
+
+    /// Queues a verification mail to `account`'s email. Returns the jobs queued (to wake the worker).
+    public func requestVerification(
+        for account: Account, continueURL: String?, acceptLanguage: String?, requestID: String
+    ) async throws -> [OutboxJob] {
+        guard let email = account.email else { throw APIError.invalidRequest("The account has no email address.") }
+        return try await request(
+            .verifyEmail, email: email, account: account, continueURL: continueURL, acceptLanguage: acceptLanguage,
+            requestID: requestID)
+    }
+
+    /// Queues a reset mail when an account holds `email`; answers the same either way (no enumeration),
+    /// and counts the request either way.
+    public func requestPasswordReset(
+        email rawEmail: String, continueURL: String?, acceptLanguage: String?, requestID: String
+    ) async throws -> [OutboxJob] {
+        let email = rawEmail.trimmingCharacters(in: .whitespaces)
+        guard PasswordPolicy.isValidEmail(email) else { throw AccountError(.invalidEmail) }
+        let account = try await accounts.account(email: email)
+        return try await request(
+            .resetPassword, email: email, account: account, continueURL: continueURL, acceptLanguage: acceptLanguage,
+            requestID: requestID)
+    }
+
+    private func request(
+        _ action: MailAction, email: String, account: Account?, continueURL: String?, acceptLanguage: String?,
+        requestID: String
+    ) async throws -> [OutboxJob] {
+        if let continueURL, !settings.allowsContinueURL(continueURL) {
+            throw APIError.invalidRequest("continueUrl is not allowed (mail.allowedContinueUrls).")
+        }
+        let now = clock.now
+        let emailKey = email.lowercased()
+        var code: OOBCodeRecord?
+        var mail: OutboxJob?
+        var events: [AuditEvent] = []
+        if let account, !account.disabled, let accountEmail = account.email {
+            let secret = Base64URL.encode(SecureRandom.bytes(32))
+            code = OOBCodeRecord(
+                codeHash: Self.hash(secret), action: action, uid: account.id, emailKey: emailKey, continueURL: continueURL,
+                createdAt: now, expiresAt: now + Self.codeLifetime)
+            let language = MailTemplates.language(forAcceptLanguage: acceptLanguage)
+            let parts = settings.templates.render(
+                action, language: language, appName: settings.appName, email: accountEmail,
+                link: link(action, code: secret, continueURL: continueURL))
+            let message = MailMessage(
+                from: settings.from, to: accountEmail, subject: parts.subject, text: parts.text, html: parts.html)
+            var job = MailOutboxHandler.job(for: message, uid: account.id, createdAt: now)
+            if let cipher { job = try cipher.sealing(job) }
+            mail = job
+            events.append(
+                AuditEvent(
+                    time: now, uid: account.id, action: "mail_queued", provider: action.rawValue, actor: .user,
+                    requestID: requestID))
+        }
+        let accepted = try await codes.requestMail(
+            emailKey: emailKey, at: now, limit: Self.mailsPerHour, window: 3600, code: code, mail: mail, recording: events)
+        guard accepted else { throw AccountError(.tooManyAttempts, retryAfter: 3600) }
+        return mail.map { [$0] } ?? []
+    }
+
+    /// The page link in a mail: `{issuer}/auth/action?mode=…&oobCode=…[&continueUrl=…]`.
+    func link(_ action: MailAction, code: String, continueURL: String?) -> String {
+        var components = URLComponents()
+        components.queryItems =
+            [URLQueryItem(name: "mode", value: action.rawValue), URLQueryItem(name: "oobCode", value: code)]
+            + (continueURL.map { [URLQueryItem(name: "continueUrl", value: $0)] } ?? [])
+        let query = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B") ?? ""
+        return issuer + "/auth/action?" + query
+    }
+
+    /// Acts on a code once: a verification marks the email verified; a reset sets the new password (Argon2id),
+    /// marks the email verified and retires every session (and queues the Firebase revocation). On an account
+    /// whose email was never verified, both also remove its other identities, as a takeover does.
+    /// A bad, used or expired code, or one whose account's email changed, is 400 `INVALID_OOB_CODE`.
+    /// Returns the confirmation and the jobs queued.
+    public func confirm(code: String, newPassword: String?, requestID: String) async throws
+        -> (Confirmation, [OutboxJob])
+    {
+        let invalid = APIError(400, "INVALID_OOB_CODE", "The code is invalid, used or expired.")
+        guard code.utf8.count <= 128, Base64URL.decode(code) != nil else { throw invalid }
+        let hash = Self.hash(code)
+        let now = clock.now
+        guard let record = try await codes.oobCode(hash: hash), now < record.expiresAt else { throw invalid }
+        var passwordHash: String?
+        if record.action == .resetPassword {
+            guard let newPassword else { throw APIError.invalidRequest("newPassword is required for a password reset.") }
+            try PasswordPolicy.check(email: "user@example.com", password: newPassword)
+            passwordHash = try await passwords.hash(newPassword)
+        }
+        let action = record.action == .resetPassword ? "PASSWORD_RESET" : "VERIFY_EMAIL"
+        let event = AuditEvent(
+            time: now, uid: record.uid, action: record.action == .resetPassword ? "password_reset" : "verify_email",
+            provider: "password", actor: .user, requestID: requestID)
+        var jobs: [OutboxJob] = []
+        if record.action == .resetPassword && revokesFirebaseSessions {
+            let payload: JSONValue = ["localId": .string(record.uid.rawValue), "validSince": .int(Int64(now.timeIntervalSince1970))]
+            jobs.append(OutboxJob(kind: .firebaseRevoke, uid: record.uid, payload: payload.serialized(), createdAt: now))
+        }
+        // A never-verified account loses its other identities and so its sessions too (the squatter's).
+        let current = try await accounts.account(id: record.uid)
+        let removesIdentities = current.map { !$0.emailVerified && !$0.identities.isEmpty } ?? false
+        let options = AccountWriteOptions(
+            consuming: SingleUseMark(key: "oob:" + hash, expiresAt: record.expiresAt),
+            revokeSessions: record.action == .resetPassword || removesIdentities, recording: [event], enqueuing: jobs)
+        let newHash = passwordHash
+        let updated: Account
+        do {
+            updated = try await accounts.update(id: record.uid, options: options) { account in
+                guard account.email?.lowercased() == record.emailKey else { throw invalid }
+                if !account.emailVerified { account.identities = [] }
+                account.emailVerified = true
+                if let newHash {
+                    account.passwordHash = newHash
+                    account.passwordDerived = false
+                }
+            }
+        } catch let error as AccountStoreError where error.code == .alreadyUsed || error.code == .notFound {
+            throw invalid
+        }
+        let confirmation = Confirmation(email: updated.email ?? "", action: action, continueURL: record.continueURL)
+        return (confirmation, jobs)
+    }
+
+    /// Lowercase hex SHA-256 of a code.
+    static func hash(_ code: String) -> String { Hex.encode(Digest.sha256(Array(code.utf8))) }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// A verification or reset code as stored: its SHA-256, never the code.
+public struct OOBCodeRecord: Sendable, Equatable {
+    /// Lowercase hex SHA-256 of the code.
+    public var codeHash: String
+    /// What the code does.
+    public var action: MailAction
+    /// The account it was issued for.
+    public var uid: AccountID
+    /// The lower-cased email it was mailed to (a code stops working once the account's email changes).
+    public var emailKey: String
+    /// Where the browser goes afterwards, if allowed.
+    public var continueURL: String?
+    /// When it was issued.
+    public var createdAt: Date
+    /// When it stops working.
+    public var expiresAt: Date
+
+    /// Creates a record.
+    public init(
+        codeHash: String, action: MailAction, uid: AccountID, emailKey: String, continueURL: String?, createdAt: Date,
+        expiresAt: Date
+    ) {
+        self.codeHash = codeHash
+        self.action = action
+        self.uid = uid
+        self.emailKey = emailKey
+        self.continueURL = continueURL
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}
+
+/// Where the email flows keep their codes and count the mails asked for per address. A code is used up by
+/// the account write that acts on it (a single-use mark, ``AccountWriteOptions/consuming``).
+public protocol EmailActionStore: Sendable {
+    /// In one transaction: refuses (returning false, storing nothing) when `emailKey` had `limit` mail
+    /// requests within `window` before `now`; otherwise counts this request and stores `code`, `mail` and
+    /// `events` (each optional: an address no account holds is counted, and gets no code and no mail).
+    func requestMail(
+        emailKey: String, at now: Date, limit: Int, window: TimeInterval, code: OOBCodeRecord?, mail: OutboxJob?,
+        recording events: [AuditEvent]
+    ) async throws -> Bool
+    /// The record of the code with this hash, used or not, expired or not.
+    func oobCode(hash: String) async throws -> OOBCodeRecord?
+}

@@ -1,0 +1,162 @@
+import Foundation
+
+/// What a mail asks the reader to do.
+public enum MailAction: String, Sendable, CaseIterable {
+    /// Confirm the email address (`mode=verifyEmail`).
+    case verifyEmail
+    /// Choose a new password (`mode=resetPassword`).
+    case resetPassword
+}
+
+/// The verification and reset mails in English and Korean, chosen by `Accept-Language`, each part
+/// overridable by a file in the operator's `mail.templatesDir`.
+///
+/// A file is named `<action>.<language>.<part>`: action `verifyEmail` or `resetPassword`, language `en` or
+/// `ko`, part `subject` (one line), `txt` or `html`. Placeholders: `{{appName}}`, `{{email}}`, `{{link}}`
+/// (values are HTML-escaped in the HTML part). The text and HTML parts must contain `{{link}}`.
+public struct MailTemplates: Sendable {
+    /// The languages the broker has mails for; the first is the fallback.
+    public static let languages = ["en", "ko"]
+
+    /// (action.language.part) -> template text.
+    private var parts: [String: String]
+
+    /// The built-in templates, with any overrides found in `directory` (checked now, at start).
+    public init(directory: String?) throws {
+        parts = Self.builtIn
+        guard let directory else { return }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ConfigError(field: "mail.templatesDir", "is not a readable directory: \(directory)")
+        }
+        for action in MailAction.allCases {
+            for language in Self.languages {
+                for part in ["subject", "txt", "html"] {
+                    let name = "\(action.rawValue).\(language).\(part)"
+                    let path = (directory as NSString).appendingPathComponent(name)
+                    guard let data = FileManager.default.contents(atPath: path) else { continue }
+                    guard data.count <= 256 * 1024, let text = String(data: data, encoding: .utf8) else {
+                        throw ConfigError(field: "mail.templatesDir", "\(name) must be UTF-8 text of at most 256 KiB")
+                    }
+                    if part == "subject" {
+                        let line = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                        guard !line.isEmpty, !line.contains("\n"), !line.contains("\r") else {
+                            throw ConfigError(field: "mail.templatesDir", "\(name) must be one non-empty line")
+                        }
+                        parts[name] = line
+                    } else {
+                        guard text.contains("{{link}}") else {
+                            throw ConfigError(field: "mail.templatesDir", "\(name) must contain {{link}}")
+                        }
+                        parts[name] = text
+                    }
+                }
+            }
+        }
+    }
+
+    /// The mail for `action` in `language` (an unknown one falls back to English).
+    public func render(_ action: MailAction, language: String, appName: String, email: String, link: String)
+        -> (subject: String, text: String, html: String)
+    {
+        let language = Self.languages.contains(language) ? language : Self.languages[0]
+        func part(_ name: String) -> String { parts["\(action.rawValue).\(language).\(name)"] ?? "" }
+        let plain = ["appName": appName, "email": email, "link": link]
+        let escaped = plain.mapValues(Self.htmlEscaped)
+        return (Self.fill(part("subject"), plain), Self.fill(part("txt"), plain), Self.fill(part("html"), escaped))
+    }
+
+    /// The best supported language for an `Accept-Language` header (by q-value, then order); English when
+    /// none matches or the header is absent.
+    public static func language(forAcceptLanguage header: String?) -> String {
+        guard let header, header.utf8.count <= 1024 else { return languages[0] }
+        var best: (language: String, quality: Double)?
+        for item in header.split(separator: ",").prefix(32) {
+            let fields = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let tag = fields.first?.lowercased(), !tag.isEmpty else { continue }
+            var quality = 1.0
+            for parameter in fields.dropFirst() where parameter.hasPrefix("q=") {
+                quality = Double(parameter.dropFirst(2)).map { min(1, max(0, $0)) } ?? 0
+            }
+            let primary = String(tag.split(separator: "-").first ?? "")
+            guard quality > 0, languages.contains(primary) else { continue }
+            if quality > (best?.quality ?? 0) { best = (primary, quality) }
+        }
+        return best?.language ?? languages[0]
+    }
+
+    private static func fill(_ template: String, _ values: [String: String]) -> String {
+        var out = template
+        for (name, value) in values { out = out.replacingOccurrences(of: "{{\(name)}}", with: value) }
+        return out
+    }
+
+    static func htmlEscaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+            .replacingOccurrences(of: "'", with: "&#39;")
+    }
+
+    private static let builtIn: [String: String] = [
+        "verifyEmail.en.subject": "Verify your email for {{appName}}",
+        "verifyEmail.en.txt": """
+            Hello,
+
+            Follow this link to verify your email address ({{email}}) for {{appName}}:
+
+            {{link}}
+
+            The link works once and expires in an hour. If you didn't ask to verify this address, you can ignore this email.
+
+            — {{appName}}
+            """,
+        "verifyEmail.en.html": """
+            <!doctype html><html><body><p>Hello,</p><p>Follow this link to verify your email address ({{email}}) for {{appName}}:</p><p><a href="{{link}}">Verify my email</a></p><p>The link works once and expires in an hour. If you didn't ask to verify this address, you can ignore this email.</p><p>— {{appName}}</p></body></html>
+            """,
+        "verifyEmail.ko.subject": "{{appName}} 이메일 주소를 인증해 주세요",
+        "verifyEmail.ko.txt": """
+            안녕하세요.
+
+            아래 링크를 눌러 {{appName}}에서 사용하는 이메일 주소({{email}})를 인증해 주세요.
+
+            {{link}}
+
+            이 링크는 한 번만 사용할 수 있으며 1시간 후에 만료됩니다. 요청하지 않으셨다면 이 메일을 무시하셔도 됩니다.
+
+            — {{appName}}
+            """,
+        "verifyEmail.ko.html": """
+            <!doctype html><html lang="ko"><body><p>안녕하세요.</p><p>아래 링크를 눌러 {{appName}}에서 사용하는 이메일 주소({{email}})를 인증해 주세요.</p><p><a href="{{link}}">이메일 인증하기</a></p><p>이 링크는 한 번만 사용할 수 있으며 1시간 후에 만료됩니다. 요청하지 않으셨다면 이 메일을 무시하셔도 됩니다.</p><p>— {{appName}}</p></body></html>
+            """,
+        "resetPassword.en.subject": "Reset your password for {{appName}}",
+        "resetPassword.en.txt": """
+            Hello,
+
+            Follow this link to choose a new password for your {{appName}} account ({{email}}):
+
+            {{link}}
+
+            The link works once and expires in an hour. If you didn't ask to reset your password, you can ignore this email: your password stays as it is.
+
+            — {{appName}}
+            """,
+        "resetPassword.en.html": """
+            <!doctype html><html><body><p>Hello,</p><p>Follow this link to choose a new password for your {{appName}} account ({{email}}):</p><p><a href="{{link}}">Reset my password</a></p><p>The link works once and expires in an hour. If you didn't ask to reset your password, you can ignore this email: your password stays as it is.</p><p>— {{appName}}</p></body></html>
+            """,
+        "resetPassword.ko.subject": "{{appName}} 비밀번호 재설정",
+        "resetPassword.ko.txt": """
+            안녕하세요.
+
+            아래 링크를 눌러 {{appName}} 계정({{email}})의 새 비밀번호를 설정해 주세요.
+
+            {{link}}
+
+            이 링크는 한 번만 사용할 수 있으며 1시간 후에 만료됩니다. 요청하지 않으셨다면 이 메일을 무시하셔도 되며, 비밀번호는 바뀌지 않습니다.
+
+            — {{appName}}
+            """,
+        "resetPassword.ko.html": """
+            <!doctype html><html lang="ko"><body><p>안녕하세요.</p><p>아래 링크를 눌러 {{appName}} 계정({{email}})의 새 비밀번호를 설정해 주세요.</p><p><a href="{{link}}">비밀번호 재설정하기</a></p><p>이 링크는 한 번만 사용할 수 있으며 1시간 후에 만료됩니다. 요청하지 않으셨다면 이 메일을 무시하셔도 되며, 비밀번호는 바뀌지 않습니다.</p><p>— {{appName}}</p></body></html>
+            """,
+    ]
+}

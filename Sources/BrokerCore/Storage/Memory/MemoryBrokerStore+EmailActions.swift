@@ -1,0 +1,33 @@
+import Foundation
+
+/// The email flows' codes and per-address mail counts in memory, as ``SQLBrokerStore`` keeps them.
+extension MemoryBrokerStore: EmailActionStore {
+    /// Counts, checks and stores at once; see ``EmailActionStore``.
+    public func requestMail(
+        emailKey: String, at now: Date, limit: Int, window: TimeInterval, code: OOBCodeRecord?, mail: OutboxJob?,
+        recording events: [AuditEvent]
+    ) throws -> Bool {
+        let since = now - window
+        let recent = (mailRequestLog[emailKey] ?? []).filter { $0 > since }
+        mailRequestLog[emailKey] = recent
+        guard recent.count < limit else { return false }
+        if let mail { try checkCanEnqueue([mail]) }
+        if let code, oobCodes[code.codeHash] != nil { throw AccountStoreError(.alreadyExists, "oob code") }
+        mailRequestLog[emailKey, default: []].append(now)
+        if var code {
+            code.createdAt = Self.storedMillisecond(code.createdAt)
+            code.expiresAt = Self.storedMillisecond(code.expiresAt)
+            oobCodes[code.codeHash] = code
+        }
+        if let mail { storeOutboxJob(mail) }
+        for event in events { appendAuditEvent(event) }
+        return true
+    }
+
+    /// The record of the code with this hash.
+    public func oobCode(hash: String) -> OOBCodeRecord? { oobCodes[hash] }
+
+    private static func storedMillisecond(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
+    }
+}

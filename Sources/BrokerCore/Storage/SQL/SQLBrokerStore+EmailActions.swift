@@ -1,0 +1,55 @@
+import Foundation
+
+/// The email flows' codes and per-address mail counts over SQL.
+extension SQLBrokerStore: EmailActionStore {
+    /// Counts, checks and stores in one write transaction; see ``EmailActionStore``.
+    public func requestMail(
+        emailKey: String, at now: Date, limit: Int, window: TimeInterval, code: OOBCodeRecord?, mail: OutboxJob?,
+        recording events: [AuditEvent]
+    ) async throws -> Bool {
+        let since = now - window
+        return try await write { connection in
+            // Old counts and codes go as new ones come.
+            try connection.execute("DELETE FROM mail_requests WHERE requested_at <= ?", [Self.millis(since)])
+            try connection.execute("DELETE FROM oob_codes WHERE expires_at < ?", [Self.millis(since)])
+            let count = try connection.query(
+                "SELECT COUNT(*) AS n FROM mail_requests WHERE email_key = ? AND requested_at > ?",
+                [.text(emailKey), Self.millis(since)]
+            ).first?.integer("n") ?? 0
+            guard count < limit else { return false }
+            try connection.execute(
+                "INSERT INTO mail_requests (email_key, requested_at) VALUES (?, ?)", [.text(emailKey), Self.millis(now)])
+            if let code {
+                try connection.execute(
+                    "INSERT INTO oob_codes (code_hash, action, uid, email_key, continue_url, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        .text(code.codeHash), .text(code.action.rawValue), .text(code.uid.rawValue), .text(code.emailKey),
+                        Self.optionalText(code.continueURL), Self.millis(code.createdAt), Self.millis(code.expiresAt),
+                    ])
+            }
+            if let mail { try connection.execute(Self.insertOutboxJob, Self.outboxJobValues(mail)) }
+            for event in events { try connection.execute(Self.insertAuditEvent, Self.auditEventValues(event)) }
+            return true
+        }
+    }
+
+    /// The record of the code with this hash.
+    public func oobCode(hash: String) async throws -> OOBCodeRecord? {
+        try await read { connection in
+            guard
+                let row = try connection.query(
+                    "SELECT code_hash, action, uid, email_key, continue_url, created_at, expires_at FROM oob_codes WHERE code_hash = ?",
+                    [.text(hash)]
+                ).first
+            else { return nil }
+            guard let action = MailAction(rawValue: try Self.required(row, "action")) else {
+                throw SQLError(.other, "oob_codes.action is unknown")
+            }
+            return OOBCodeRecord(
+                codeHash: try Self.required(row, "code_hash"), action: action, uid: AccountID(try Self.required(row, "uid")),
+                emailKey: try Self.required(row, "email_key"), continueURL: row.text("continue_url"),
+                createdAt: Self.date(try Self.requiredInteger(row, "created_at")),
+                expiresAt: Self.date(try Self.requiredInteger(row, "expires_at")))
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import BrokerCrypto
+import Foundation
+
+/// The email flows' routes (contract section 9): the JSON endpoints and the `/auth/action` page the mails
+/// link to. The page acts only on its POST, with a CSRF token (double-submit: a cookie and a form field),
+/// so a mail scanner that follows the link consumes nothing; it runs no script and sends no referrer.
+extension NativeSurface {
+    func mountEmail(_ router: inout Router) {
+        router.add("POST", "/v1/email/verify") { [services] request, context in
+            let service = try NativeSurface.emailActions(services)
+            let account = try await NativeSurface.authenticate(request, services)
+            let body = request.body.isEmpty ? NativeBody(members: [:]) : try NativeBody(request)
+            try body.allowOnly(["continueUrl"])
+            let jobs = try await service.requestVerification(
+                for: account, continueURL: try body.optionalString("continueUrl"),
+                acceptLanguage: request.headers["accept-language"], requestID: context.requestID)
+            services.outbox?.jobsCommitted(jobs)
+            return HTTPResponse(status: 204)
+        }
+        router.add("POST", "/v1/password/reset") { [services] request, context in
+            let service = try NativeSurface.emailActions(services)
+            let body = try NativeBody(request)
+            try body.allowOnly(["email", "continueUrl"])
+            let jobs = try await service.requestPasswordReset(
+                email: try body.string("email"), continueURL: try body.optionalString("continueUrl"),
+                acceptLanguage: request.headers["accept-language"], requestID: context.requestID)
+            services.outbox?.jobsCommitted(jobs)
+            return HTTPResponse(status: 204)
+        }
+        router.add("POST", "/v1/oob/confirm") { [services] request, context in
+            let service = try NativeSurface.emailActions(services)
+            let body = try NativeBody(request)
+            try body.allowOnly(["oobCode", "newPassword"])
+            let (confirmation, jobs) = try await service.confirm(
+                code: try body.string("oobCode"), newPassword: try body.optionalString("newPassword"),
+                requestID: context.requestID)
+            services.outbox?.jobsCommitted(jobs)
+            return .json(200, ["email": .string(confirmation.email), "action": .string(confirmation.action)])
+        }
+        router.add("GET", "/auth/action") { [services] request, _ in
+            _ = try NativeSurface.emailActions(services)
+            guard let mode = request.query["mode"].flatMap(MailAction.init(rawValue:)),
+                let code = request.query["oobCode"], !code.isEmpty, code.utf8.count <= 128
+            else { return NativeSurface.page(400, title: "Invalid link", message: "This link is incomplete or malformed.") }
+            let csrf = Base64URL.encode(SecureRandom.bytes(24))
+            var response = NativeSurface.page(200, title: NativeSurface.title(mode), form: NativeSurface.form(mode, code: code, csrf: csrf))
+            let secure = services.config.issuer.lowercased().hasPrefix("https://") ? "; Secure" : ""
+            response.headers.append(("Set-Cookie", "broker_csrf=\(csrf); Path=/auth/action; HttpOnly; SameSite=Strict\(secure)"))
+            return response
+        }
+        router.add("POST", "/auth/action") { [services] request, context in
+            let service = try NativeSurface.emailActions(services)
+            let form = NativeSurface.formFields(request.body)
+            guard let sent = form["csrfToken"], let cookie = NativeSurface.cookie("broker_csrf", in: request.headers["cookie"]),
+                !sent.isEmpty, constantTimeEquals(Array(sent.utf8), Array(cookie.utf8))
+            else {
+                return NativeSurface.page(403, title: "Expired form", message: "Open the link from the mail again and resend the form.")
+            }
+            guard let mode = form["mode"].flatMap(MailAction.init(rawValue:)), let code = form["oobCode"] else {
+                return NativeSurface.page(400, title: "Invalid form", message: "The form is incomplete.")
+            }
+            do {
+                let (confirmation, jobs) = try await service.confirm(
+                    code: code, newPassword: mode == .resetPassword ? (form["newPassword"] ?? "") : nil,
+                    requestID: context.requestID)
+                services.outbox?.jobsCommitted(jobs)
+                if let next = confirmation.continueURL, services.config.mail?.allowsContinueURL(next) == true {
+                    return HTTPResponse(
+                        status: 303, headers: [("Location", next), ("Cache-Control", "no-store"), ("Referrer-Policy", "no-referrer")])
+                }
+                let done = mode == .resetPassword ? "Your password has been changed." : "Your email address has been verified."
+                return NativeSurface.page(200, title: "Done", message: done)
+            } catch {
+                let mapped = APIError.mapping(error)
+                if mapped?.code == "WEAK_PASSWORD" {
+                    let retry = NativeSurface.form(mode, code: code, csrf: cookie)
+                    return NativeSurface.page(
+                        400, title: NativeSurface.title(mode),
+                        message: "Choose a password of at least \(PasswordPolicy.minimumLength) characters.", form: retry)
+                }
+                guard let mapped, mapped.status < 500 else { throw error }
+                return NativeSurface.page(mapped.status, title: "Not done", message: mapped.message)
+            }
+        }
+    }
+
+    /// The email flows' service, or 501 `MAIL_NOT_CONFIGURED` without a `mail` section.
+    static func emailActions(_ services: BrokerServices) throws -> EmailActionService {
+        guard let mail = services.config.mail, let codes = services.store as? any EmailActionStore else {
+            throw APIError(501, "MAIL_NOT_CONFIGURED", "Mail is not configured on this broker.")
+        }
+        return EmailActionService(
+            accounts: services.store, codes: codes, passwords: services.accounts.passwords, clock: services.clock,
+            settings: mail, issuer: services.config.issuer,
+            revokesFirebaseSessions: services.config.firebaseServiceAccountFile != nil, cipher: services.outboxCipher)
+    }
+
+    static func title(_ mode: MailAction) -> String {
+        mode == .resetPassword ? "Choose a new password" : "Verify your email address"
+    }
+
+    /// The form of the page: hidden mode, code and CSRF token; a password field for a reset.
+    static func form(_ mode: MailAction, code: String, csrf: String) -> String {
+        let hidden = [("mode", mode.rawValue), ("oobCode", code), ("csrfToken", csrf)]
+            .map { "<input type=\"hidden\" name=\"\($0.0)\" value=\"\(MailTemplates.htmlEscaped($0.1))\">" }.joined()
+        let field =
+            mode == .resetPassword
+            ? "<p><label>New password <input type=\"password\" name=\"newPassword\" autocomplete=\"new-password\" minlength=\"\(PasswordPolicy.minimumLength)\" required></label></p>"
+            : ""
+        let button = mode == .resetPassword ? "Change password" : "Verify email"
+        return "<form method=\"post\" action=\"/auth/action\">\(hidden)\(field)<p><button type=\"submit\">\(button)</button></p></form>"
+    }
+
+    /// A small HTML page: no script, no outside resources, not cached, not framed, no referrer.
+    static func page(_ status: Int, title: String, message: String? = nil, form: String = "") -> HTTPResponse {
+        let paragraph = message.map { "<p>\(MailTemplates.htmlEscaped($0))</p>" } ?? ""
+        let html = """
+            <!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>\(MailTemplates.htmlEscaped(title))</title></head><body><h1>\(MailTemplates.htmlEscaped(title))</h1>\(paragraph)\(form)</body></html>
+            """
+        return HTTPResponse(
+            status: status,
+            headers: [
+                ("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store"),
+                ("Content-Security-Policy", "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
+                ("X-Frame-Options", "DENY"), ("Referrer-Policy", "no-referrer"), ("X-Content-Type-Options", "nosniff"),
+            ],
+            body: Array(html.utf8))
+    }
+
+    /// The fields of an `application/x-www-form-urlencoded` body (the first of repeated names); a pair that
+    /// is not valid percent-encoding is skipped.
+    static func formFields(_ body: [UInt8]) -> [String: String] {
+        guard body.count <= 16 * 1024 else { return [:] }
+        var fields: [String: String] = [:]
+        for pair in String(decoding: body, as: UTF8.self).split(separator: "&").prefix(64) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String? { text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
+            guard let name = parts.first.flatMap(decode), fields[name] == nil else { continue }
+            guard let value = parts.count == 2 ? decode(parts[1]) : "" else { continue }
+            fields[name] = value
+        }
+        return fields
+    }
+
+    /// The value of cookie `name` in a `Cookie` header.
+    static func cookie(_ name: String, in header: String?) -> String? {
+        guard let header else { return nil }
+        for pair in header.split(separator: ";") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2, parts[0] == name { return parts[1] }
+        }
+        return nil
+    }
+}

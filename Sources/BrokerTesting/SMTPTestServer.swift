@@ -1,0 +1,110 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// aiosmtpd (Debian's `python3-aiosmtpd`) on a loopback port, writing each mail it accepts into a Maildir
+/// the test reads. Started and stopped by the test; suites that need it skip when ``isAvailable`` is false.
+public final class SMTPTestServer: @unchecked Sendable {
+    /// The port it listens on (127.0.0.1).
+    public let port: Int
+    /// Its directory: `mail/new` holds the received mails.
+    public let directory: URL
+    private let process: Process
+
+    /// A failure to start.
+    public struct StartFailure: Error, CustomStringConvertible {
+        /// What went wrong.
+        public var description: String
+    }
+
+    /// The Python that has aiosmtpd: Debian's, not a version manager's shim.
+    static let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
+
+    /// Whether aiosmtpd can be imported.
+    public static let isAvailable: Bool = {
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: python)
+        probe.arguments = ["-c", "import aiosmtpd"]
+        probe.standardError = FileHandle.nullDevice
+        guard (try? probe.run()) != nil else { return false }
+        probe.waitUntilExit()
+        return probe.terminationStatus == 0
+    }()
+
+    static let script = """
+        import sys, os, threading
+        from aiosmtpd.controller import Controller
+        from aiosmtpd.handlers import Mailbox
+        port, directory = int(sys.argv[1]), sys.argv[2]
+        controller = Controller(Mailbox(os.path.join(directory, "mail")), hostname="127.0.0.1", port=port)
+        controller.start()
+        open(os.path.join(directory, "ready"), "w").close()
+        threading.Event().wait()
+        """
+
+    /// Starts the server on `port` (a free one when nil), in `directory` (a new temporary one when nil), and
+    /// returns once it accepts connections (waiting at most 10 s).
+    public init(port: Int? = nil, directory: URL? = nil) async throws {
+        self.port = try port ?? Self.freePort()
+        if let directory {
+            self.directory = directory
+        } else {
+            self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("smtp-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
+        }
+        let ready = self.directory.appendingPathComponent("ready").path
+        try? FileManager.default.removeItem(atPath: ready)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.python)
+        process.arguments = ["-c", Self.script, String(self.port), self.directory.path]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice  // an inherited stderr would keep `swift test` waiting
+        try process.run()
+        for _ in 0..<200 where !FileManager.default.fileExists(atPath: ready) {
+            guard process.isRunning else { break }
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        guard FileManager.default.fileExists(atPath: ready) else {
+            stop()
+            throw StartFailure(description: "aiosmtpd did not start on port \(self.port)")
+        }
+    }
+
+    /// Stops the server with SIGKILL, without waiting. Not SIGTERM: a test process that blocks SIGTERM (as
+    /// the broker's signal handling does) passes the blocked mask on to its children. Not a blocking wait:
+    /// that would hold one of the few threads of Swift's cooperative pool. And not by closing a pipe: a pipe
+    /// to the child can be inherited by processes other tests start.
+    public func stop() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// The mails received so far, as text, in file-name order.
+    public func messages() throws -> [String] {
+        let new = directory.appendingPathComponent("mail/new")
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: new.path) else { return [] }
+        return try names.sorted().map { String(decoding: try Data(contentsOf: new.appendingPathComponent($0)), as: UTF8.self) }
+    }
+
+    /// A loopback port nothing listens on right now.
+    public static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw StartFailure(description: "socket failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard bound == 0, named == 0 else { throw StartFailure(description: "no free loopback port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
