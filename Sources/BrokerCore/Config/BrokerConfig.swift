@@ -21,6 +21,10 @@ public struct BrokerConfig: Sendable {
     public var refreshTokenTTL: TimeInterval
     /// The Firebase service-account JSON file, from the config or `GOOGLE_APPLICATION_CREDENTIALS`.
     public var firebaseServiceAccountFile: String?
+    /// The proxies whose `X-Forwarded-For` is believed (`trustedProxies`; default none).
+    public var trustedProxies: TrustedProxies
+    /// The HTTP server's connection limits and timeouts (`server`).
+    public var serverLimits: HTTPServerLimits
 
     /// Parses the config file's bytes; `environment` supplies `GOOGLE_APPLICATION_CREDENTIALS`.
     public init(parsing bytes: [UInt8], environment: [String: String]) throws {
@@ -28,7 +32,7 @@ public struct BrokerConfig: Sendable {
         let top = try ConfigReader(path: "", value: document)
         try top.allowOnly([
             "projectId", "issuer", "clockSkewSeconds", "providers", "linking", "allowInsecureProviderUrls", "sessions",
-            "firebase",
+            "firebase", "trustedProxies", "server",
         ])
         projectID = try top.string("projectId")
         issuer = try top.url("issuer", allowInsecure: true)
@@ -59,6 +63,9 @@ public struct BrokerConfig: Sendable {
         firebaseServiceAccountFile =
             try firebase?.optionalString("serviceAccountFile")
             ?? environment["GOOGLE_APPLICATION_CREDENTIALS"].flatMap { $0.isEmpty ? nil : $0 }
+
+        trustedProxies = try TrustedProxies(parsing: try top.strings("trustedProxies", nonEmpty: false))
+        serverLimits = try HTTPServerLimits(config: try top.child("server"))
     }
 
     /// Reads and parses the file at `path`.
