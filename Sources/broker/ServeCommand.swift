@@ -15,7 +15,13 @@ enum ServeCommand {
             config: config, store: store, httpClient: client, passwords: Argon2PasswordHasher(),
             adminToken: adminToken, logger: logger)
         let app = BrokerApp(services: services)
-        let server = MicroHTTPDServer()
+        let openFiles = MicroHTTPDServer.raiseOpenFilesLimit()
+        if let openFiles, openFiles < config.serverLimits.maxConnections + 64 {
+            logger.warning(
+                "the open-files limit is below server.maxConnections",
+                metadata: ["openFilesLimit": String(openFiles), "maxConnections": String(config.serverLimits.maxConnections)])
+        }
+        let server = MicroHTTPDServer(limits: config.serverLimits, trustedProxies: config.trustedProxies)
         let port = try server.start(host: options.host, port: options.port, maxBodyBytes: 64 * 1024) { request in
             await app.handle(request)
         }
