@@ -29,6 +29,8 @@ public final class StubProviders: @unchecked Sendable {
     public let apple: StubKeySet
     /// Kakao's OIDC keys.
     public let kakao: StubKeySet
+    /// Google's token endpoint and Firebase Auth's admin API.
+    public let firebase = StubFirebase()
 
     // Guarded by `lock`.
     private var kakaoTokens: [String: KakaoStubUser] = [:]
@@ -226,6 +228,7 @@ public final class StubProviders: @unchecked Sendable {
             }
         }
         addControlRoutes(&router)
+        firebase.addRoutes(&router)
         self.router = router
     }
 

@@ -12,7 +12,7 @@ enum Startup {
         let context = ProviderContext(
             httpClient: client, clock: SystemClock(), metrics: Metrics(), logger: .disabled,
             clockSkew: config.clockSkew, allowInsecureURLs: config.allowInsecureProviderURLs)
-        _ = try ProviderRegistry(config: config, context: context)
+        _ = try ProviderRegistry(config: config, catalog: .builtIn, context: context)
         if let file = config.firebaseServiceAccountFile { _ = try FirebaseServiceAccount(contentsOf: file) }
         return config
     }

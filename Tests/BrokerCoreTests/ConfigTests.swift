@@ -20,7 +20,7 @@ import Testing
         let config = try BrokerConfig(parsing: document.serialized(), environment: environment)
         var context = ConfigTests.context
         context.allowInsecureURLs = config.allowInsecureProviderURLs
-        return try ProviderRegistry(config: config, context: context)
+        return try ProviderRegistry(config: config, catalog: .builtIn, context: context)
     }
 
     static func editing(_ document: JSONValue, _ path: [String], _ value: JSONValue?) -> JSONValue {

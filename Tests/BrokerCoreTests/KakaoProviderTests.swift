@@ -26,7 +26,7 @@ import Testing
         let context = ProviderContext(
             httpClient: client, clock: SystemClock(), metrics: Metrics(), logger: .disabled, clockSkew: 60,
             allowInsecureURLs: false)
-        return (try KakaoProvider.make(config: entry, context: context), client)
+        return (try KakaoProvider.make(id: ProviderID("kakao"), config: entry, context: context), client)
     }
 
     static func user(_ id: Int64, email: String? = "k@example.com", valid: Bool = true, verified: Bool = true) -> JSONValue {
@@ -51,7 +51,7 @@ import Testing
 
     @Test func anAccessTokenIsCheckedThenTheUserRead() async throws {
         let (provider, client) = try provider(Self.normal())
-        let signIn = try await provider.signIn(body: ["accessToken": "tok-1"])
+        let signIn = try await provider.verify(.accessToken("tok-1"), hints: .none)
         #expect(signIn.identity.provider == ProviderID("kakao"))
         #expect(signIn.identity.subject == "77")
         #expect(signIn.identity.email == "k@example.com")
@@ -68,20 +68,22 @@ import Testing
     @Test(arguments: [(true, false), (false, true), (false, false)])
     func anEmailIsVerifiedOnlyWhenValidAndVerified(_ flags: (Bool, Bool)) async throws {
         let (provider, _) = try provider(Self.normal(valid: flags.0, verified: flags.1))
-        let signIn = try await provider.signIn(body: ["accessToken": "tok"])
+        let signIn = try await provider.verify(.accessToken("tok"), hints: .none)
         #expect(signIn.identity.emailVerified == false)
     }
 
     @Test func aTokenOfAnotherAppIsRefusedBeforeTheUserIsRead() async throws {
         let (provider, client) = try provider(Self.normal(tokenApp: 999))
-        let error = await #expect(throws: ProviderError.self) { try await provider.signIn(body: ["accessToken": "t"]) }
-        #expect(error?.code == .appMismatch)
+        let error = await #expect(throws: ProviderError.self) { try await provider.verify(.accessToken("t"), hints: .none) }
+        #expect(error?.code == .rejected)
+        #expect(error?.publicCode?.code == "KAKAO_APP_MISMATCH")
+        #expect(error?.publicCode?.status == 401)
         #expect(client.requests.count == 1)
     }
 
     @Test func aUserWhoseIdDiffersFromTheTokensIsRefused() async throws {
         let (provider, _) = try provider(Self.normal(tokenUser: 77, meUser: 78))
-        let error = await #expect(throws: ProviderError.self) { try await provider.signIn(body: ["accessToken": "t"]) }
+        let error = await #expect(throws: ProviderError.self) { try await provider.verify(.accessToken("t"), hints: .none) }
         #expect(error?.code == .invalidToken)
     }
 
@@ -115,35 +117,23 @@ import Testing
             if let code = failure.code { body["code"] = .int(code) }
             return ScriptedHTTPClient.json(failure.status, failure.code == nil ? .object([:]) : .object(body))
         }
-        let error = await #expect(throws: ProviderError.self) { try await provider.signIn(body: ["accessToken": "t"]) }
+        let error = await #expect(throws: ProviderError.self) { try await provider.verify(.accessToken("t"), hints: .none) }
         #expect(error?.code == failure.expected)
-    }
-
-    @Test(arguments: [
-        ["accessToken": "a", "idToken": "b"], [:], ["accessToken": 5], ["accessToken": ""], ["idToken": "x", "rawNonce": 3],
-    ] as [JSONValue])
-    func badBodiesAreInvalidRequests(_ body: JSONValue) async throws {
-        let (provider, client) = try provider(Self.normal())
-        let error = await #expect(throws: ProviderError.self) {
-            try await provider.signIn(body: body.objectValue ?? [:])
-        }
-        #expect(error?.code == .invalidRequest)
-        #expect(client.requests.isEmpty)
     }
 
     @Test(arguments: ["tok\r\nX-Evil: 1", "tok en", "tok\u{0}", String(repeating: "a", count: 4097)])
     func aTokenThatCannotBeABearerTokenIsInvalidWithoutACall(_ token: String) async throws {
         let (provider, client) = try provider(Self.normal())
-        let error = await #expect(throws: ProviderError.self) { try await provider.signIn(body: ["accessToken": .string(token)]) }
+        let error = await #expect(throws: ProviderError.self) { try await provider.verify(.accessToken(token), hints: .none) }
         #expect(error?.code == .invalidToken)
         #expect(client.requests.isEmpty)
     }
 
     @Test func bothPathsGiveTheSameSubject() async throws {
         let (provider, _) = try provider(Self.normal(tokenUser: 4_100_000_001, meUser: 4_100_000_001))
-        let viaAccessToken = try await provider.signIn(body: ["accessToken": "t"])
+        let viaAccessToken = try await provider.verify(.accessToken("t"), hints: .none)
         let idToken = try stubs.idToken("kakao", claims: ["aud": "native-key", "sub": "4100000001"])
-        let viaIDToken = try await provider.signIn(body: ["idToken": .string(idToken)])
+        let viaIDToken = try await provider.verify(.idToken(idToken, rawNonce: nil), hints: .none)
         #expect(viaAccessToken.identity.subject == "4100000001")
         #expect(viaIDToken.identity.subject == viaAccessToken.identity.subject)
     }
@@ -152,12 +142,12 @@ import Testing
         let (provider, _) = try provider(Self.normal())
         for audience in ["rest-key", "native-key"] {
             let token = try stubs.idToken("kakao", claims: ["aud": .string(audience)])
-            _ = try await provider.signIn(body: ["idToken": .string(token)])
+            _ = try await provider.verify(.idToken(token, rawNonce: nil), hints: .none)
         }
         let foreign = try stubs.idToken("kakao", claims: ["aud": "someone-else"])
-        let error = await #expect(throws: TokenError.self) { try await provider.signIn(body: ["idToken": .string(foreign)]) }
+        let error = await #expect(throws: TokenError.self) { try await provider.verify(.idToken(foreign, rawNonce: nil), hints: .none) }
         #expect(error?.code == .invalidAudience)
         let notAnID = try stubs.idToken("kakao", claims: ["aud": "rest-key", "sub": "abc"])
-        await #expect(throws: TokenError.self) { try await provider.signIn(body: ["idToken": .string(notAnID)]) }
+        await #expect(throws: TokenError.self) { try await provider.verify(.idToken(notAnID, rawNonce: nil), hints: .none) }
     }
 }

@@ -1,4 +1,4 @@
-import BrokerCore
+@testable import BrokerCore
 import Foundation
 import Testing
 
@@ -30,19 +30,19 @@ import Testing
     @Test func emailPasswordMappingDecisions() {
         let owner = Self.account("owner")
         let kakao = Self.kakao(email: "k@example.kr")
-        #expect(LinkingPolicy.decideEmailPassword(identity: kakao, linked: owner, emailOwner: nil, passwordMatchesSubject: false) == .signIn(owner))
-        #expect(LinkingPolicy.decideEmailPassword(identity: Self.kakao(email: nil), linked: nil, emailOwner: nil, passwordMatchesSubject: false) == .emailRequired)
-        #expect(LinkingPolicy.decideEmailPassword(identity: kakao, linked: nil, emailOwner: nil, passwordMatchesSubject: false) == .create)
-        #expect(LinkingPolicy.decideEmailPassword(identity: kakao, linked: nil, emailOwner: owner, passwordMatchesSubject: true) == .link(owner))
-        #expect(LinkingPolicy.decideEmailPassword(identity: kakao, linked: nil, emailOwner: owner, passwordMatchesSubject: false) == .conflict(owner))
+        #expect(KakaoLegacyPasswordLinking.decide(identity: kakao, linked: owner, emailOwner: nil, passwordMatchesSubject: false) == .signIn(owner))
+        #expect(KakaoLegacyPasswordLinking.decide(identity: Self.kakao(email: nil), linked: nil, emailOwner: nil, passwordMatchesSubject: false) == .emailRequired)
+        #expect(KakaoLegacyPasswordLinking.decide(identity: kakao, linked: nil, emailOwner: nil, passwordMatchesSubject: false) == .create)
+        #expect(KakaoLegacyPasswordLinking.decide(identity: kakao, linked: nil, emailOwner: owner, passwordMatchesSubject: true) == .link(owner))
+        #expect(KakaoLegacyPasswordLinking.decide(identity: kakao, linked: nil, emailOwner: owner, passwordMatchesSubject: false) == .conflict(owner))
         let otherKakao = Self.account(
             "other", identities: [Identity(provider: ProviderID("kakao"), subject: "999", email: nil, linkedAt: Self.now)])
-        #expect(LinkingPolicy.decideEmailPassword(identity: kakao, linked: nil, emailOwner: otherKakao, passwordMatchesSubject: true) == .conflict(otherKakao))
+        #expect(KakaoLegacyPasswordLinking.decide(identity: kakao, linked: nil, emailOwner: otherKakao, passwordMatchesSubject: true) == .conflict(otherKakao))
         // An account holding any identity is never linked, even when its password is the Kakao id (which is public).
         let prepared = Self.account(
             "prepared", identities: [Identity(provider: ProviderID("google"), subject: "attacker", email: nil, linkedAt: Self.now)])
-        #expect(LinkingPolicy.decideEmailPassword(identity: kakao, linked: nil, emailOwner: prepared, passwordMatchesSubject: true) == .conflict(prepared))
-        #expect(LinkingPolicy.workaroundPasswords(forSubject: "42") == ["42", "Optional(42)"])
+        #expect(KakaoLegacyPasswordLinking.decide(identity: kakao, linked: nil, emailOwner: prepared, passwordMatchesSubject: true) == .conflict(prepared))
+        #expect(KakaoLegacyPasswordLinking.workaroundPasswords(forSubject: "42") == ["42", "Optional(42)"])
     }
 
     @Test func aDerivedPasswordIsNotASignInMethod() {

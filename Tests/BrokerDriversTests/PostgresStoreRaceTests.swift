@@ -103,7 +103,7 @@ struct PostgresStoreRaceTests {
             let outcomes = try await withThrowingTaskGroup(of: SignInOutcome.self) { group in
                 for index in 0..<16 {
                     let service = services[index % 2]
-                    group.addTask { try await service.signIn(ProviderSignIn(identity: identity)) }
+                    group.addTask { try await service.signIn(SignInAttempt(VerifiedIdentity(identity: identity))) }
                 }
                 var outcomes: [SignInOutcome] = []
                 for try await outcome in group { outcomes.append(outcome) }

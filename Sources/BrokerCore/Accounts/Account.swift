@@ -26,7 +26,7 @@ public struct AccountID: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     }
 }
 
-/// A sign-in method's name: `google`, `apple`, `kakao`.
+/// A sign-in method's name: a provider's id, or `password`.
 public struct ProviderID: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
     /// The provider's name as it appears in URLs and config.
     public var rawValue: String
@@ -42,7 +42,7 @@ public struct ProviderID: RawRepresentable, Hashable, Sendable, Codable, CustomS
 public struct Identity: Sendable, Equatable {
     /// The provider.
     public var provider: ProviderID
-    /// The provider's stable user id (`sub`, or Kakao's decimal user id).
+    /// The provider's stable user id (an ID token's `sub`, or the user id an API gives).
     public var subject: String
     /// The email the provider gave for it, if any.
     public var email: String?
@@ -80,7 +80,7 @@ public struct Account: Sendable, Equatable {
     public var identities: [Identity]
     /// An encoded password hash (Argon2id), when the account has a password credential.
     public var passwordHash: String?
-    /// Whether that credential was derived from a provider id (the Kakao email-password workaround) rather
+    /// Whether that credential was derived from a provider id (a provider's legacy email-password workaround) rather
     /// chosen by the user: such a credential never works for password sign-in, since the id is no secret.
     public var passwordDerived: Bool
     /// Custom claims (a JSON object's text) added to the tokens minted for this account.

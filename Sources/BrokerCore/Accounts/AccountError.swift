@@ -8,8 +8,6 @@ public struct AccountError: Error, Sendable, Equatable, CustomStringConvertible 
         case accountExistsWithDifferentCredential
         /// The identity is linked to another account.
         case identityAlreadyLinked
-        /// The account mapping needs an email the provider account lacks.
-        case emailRequired
         /// No such account (or identity).
         case notFound
         /// Sign-up with an email an account holds already.

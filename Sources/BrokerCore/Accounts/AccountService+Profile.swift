@@ -33,7 +33,7 @@ extension AccountService {
 
     /// Links a verified identity to account `id`. An identity linked to another account, or a second identity
     /// of a provider already linked here, is `identityAlreadyLinked`.
-    public func link(_ id: AccountID, _ signIn: ProviderSignIn) async throws -> Account {
+    public func link(_ id: AccountID, _ signIn: VerifiedIdentity) async throws -> Account {
         let identity = signIn.identity
         if let holder = try await store.account(provider: identity.provider, subject: identity.subject), holder.id != id {
             throw AccountError(.identityAlreadyLinked)

@@ -9,7 +9,7 @@ public struct SignInOutcome: Sendable {
         case none
         /// Created it.
         case created
-        /// Linked the identity to it (same verified email, or the email-password workaround's account).
+        /// Linked the identity to it (same verified email, or a provider's legacy linking).
         case linked
         /// Took it over from an unverified owner (pre-hijack defence).
         case tookOver
@@ -53,10 +53,10 @@ public struct AccountService: Sendable {
     }
 
     /// Signs in with a verified identity. A refused sign-in writes nothing.
-    public func signIn(_ signIn: ProviderSignIn) async throws -> SignInOutcome {
-        // Every policy signs a linked identity in to its account: a returning user takes one transaction.
+    public func signIn(_ signIn: SignInAttempt) async throws -> SignInOutcome {
+        // Every strategy signs a linked identity in to its account: a returning user takes one transaction.
         if let returning = try await signInLinked(signIn) { return returning }
-        if signIn.mapping == .emailPassword { return try await signInByEmailPassword(signIn) }
+        if let strategy = signIn.verified.linking { return try await strategy.signInUnlinked(signIn, accounts: self) }
         let identity = signIn.identity
         // A lost race (the identity or the email was taken meanwhile) is decided again on fresh state.
         return try await retryingRaces {
@@ -103,15 +103,15 @@ public struct AccountService: Sendable {
 
     /// The options of a sign-in's write: its single-use mark, its session, and the events of `change` (a nil
     /// `uid` leaves the store to stamp them with the account's).
-    func signInOptions(_ signIn: ProviderSignIn, _ change: SignInOutcome.Change, uid: AccountID?) -> AccountWriteOptions {
+    func signInOptions(_ signIn: SignInAttempt, _ change: SignInOutcome.Change, uid: AccountID?) -> AccountWriteOptions {
         AccountWriteOptions(
-            consuming: signIn.singleUse, issuing: signIn.session,
+            consuming: signIn.verified.singleUse, issuing: signIn.session,
             recording: signInEvents(change, uid: uid, provider: signIn.identity.provider, requestID: signIn.requestID))
     }
 
     /// Signs in to the account the identity is linked to, if any, finding it inside the sign-in's transaction
     /// (refused when it is disabled); nil, with nothing written, when the identity is linked to no account.
-    func signInLinked(_ signIn: ProviderSignIn) async throws -> SignInOutcome? {
+    func signInLinked(_ signIn: SignInAttempt) async throws -> SignInOutcome? {
         let identity = signIn.identity
         let now = clock.now
         // The uid is not known before the transaction: the store stamps the events with it.
@@ -129,7 +129,7 @@ public struct AccountService: Sendable {
     }
 
     /// Records a sign-in to a linked account (refused when it is disabled).
-    func signInExisting(_ account: Account, signIn: ProviderSignIn) async throws -> SignInOutcome {
+    func signInExisting(_ account: Account, signIn: SignInAttempt) async throws -> SignInOutcome {
         let identity = signIn.identity
         let now = clock.now
         let options = signInOptions(signIn, .none, uid: account.id)
@@ -143,7 +143,7 @@ public struct AccountService: Sendable {
         return SignInOutcome(account: updated, change: .none)
     }
 
-    private func apply(_ decision: LinkingDecision, signIn: ProviderSignIn) async throws -> SignInOutcome {
+    private func apply(_ decision: LinkingDecision, signIn: SignInAttempt) async throws -> SignInOutcome {
         let identity = signIn.identity
         let now = clock.now
         do {

@@ -33,7 +33,7 @@ public enum LinkingPolicy {
             return .create(claimEmail: false)
         }
         if !owner.emailVerified { return .takeOver(owner) }
-        // One identity per provider and account: a second Google account with the same email conflicts.
+        // One identity per provider and account: a second account of the same provider with the same email conflicts.
         return linkByVerifiedEmail && owner.identity(identity.provider) == nil ? .link(owner) : .conflict(owner)
     }
 
@@ -42,43 +42,5 @@ public enum LinkingPolicy {
         var methods = account.identities.map(\.provider.rawValue)
         if account.hasUsablePassword { methods.append("password") }
         return methods.sorted()
-    }
-}
-
-/// What to do with a Kakao identity under the `email-password` mapping.
-public enum EmailPasswordDecision: Equatable, Sendable {
-    /// The identity is linked already.
-    case signIn(Account)
-    /// No account holds the email: create one with an id-derived credential.
-    case create
-    /// The account's password is the Kakao id (the workaround's account): link, retiring the password.
-    case link(Account)
-    /// Another account holds the email.
-    case conflict(Account)
-    /// The Kakao account shares no email.
-    case emailRequired
-}
-
-extension LinkingPolicy {
-    /// The contract's `email-password` mapping (Kakao's "email + user id as password" workaround).
-    /// `passwordMatchesSubject` says whether the email owner's password verifies as `<id>` or `Optional(<id>)`.
-    public static func decideEmailPassword(
-        identity: ExternalIdentity, linked: Account?, emailOwner: Account?, passwordMatchesSubject: Bool
-    ) -> EmailPasswordDecision {
-        if let linked { return .signIn(linked) }
-        guard identity.email != nil else { return .emailRequired }
-        guard let owner = emailOwner else { return .create }
-        if owner.identities.contains(where: { $0.provider == identity.provider && $0.subject == identity.subject }) {
-            return .signIn(owner)
-        }
-        // Only the workaround's own account, holding nothing but that password, is linked: an account with any
-        // identity may have been prepared by someone who knows the (public) Kakao id.
-        return passwordMatchesSubject && owner.identities.isEmpty ? .link(owner) : .conflict(owner)
-    }
-
-    /// The passwords the widely copied workaround stored for Kakao user `subject`: the id itself, and the
-    /// literal `Optional(<id>)` that interpolating a Swift optional produced.
-    public static func workaroundPasswords(forSubject subject: String) -> [String] {
-        [subject, "Optional(\(subject))"]
     }
 }

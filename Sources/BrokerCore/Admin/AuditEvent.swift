@@ -22,7 +22,7 @@ public struct AuditEvent: Sendable, Equatable {
     /// `sign_up`, `sign_in`, `link`, `unlink`, `take_over`, `disable`, `enable`, `update`, `delete`,
     /// `revoke_sessions`, `custom_token`, `sign_out`.
     public var action: String
-    /// The provider involved, if any (`google`, `password`, ...).
+    /// The provider involved, if any (a provider's id, or `password`).
     public var provider: String?
     /// Who acted.
     public var actor: Actor

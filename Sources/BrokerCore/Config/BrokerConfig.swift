@@ -19,14 +19,14 @@ public struct BrokerConfig: Sendable {
     public var idTokenTTL: TimeInterval
     /// Lifetime of refresh tokens.
     public var refreshTokenTTL: TimeInterval
-    /// The Firebase service-account JSON file, from the config or `GOOGLE_APPLICATION_CREDENTIALS`.
+    /// The Firebase service-account JSON file, from the config or ``FirebaseEndpoints/credentialsVariable``.
     public var firebaseServiceAccountFile: String?
     /// The proxies whose `X-Forwarded-For` is believed (`trustedProxies`; default none).
     public var trustedProxies: TrustedProxies
     /// The HTTP server's connection limits and timeouts (`server`).
     public var serverLimits: HTTPServerLimits
 
-    /// Parses the config file's bytes; `environment` supplies `GOOGLE_APPLICATION_CREDENTIALS`.
+    /// Parses the config file's bytes; `environment` supplies ``FirebaseEndpoints/credentialsVariable``.
     public init(parsing bytes: [UInt8], environment: [String: String]) throws {
         guard let document = JSONValue.parse(bytes) else { throw ConfigError(field: "(file)", "is not valid JSON") }
         let top = try ConfigReader(path: "", value: document)
@@ -62,7 +62,7 @@ public struct BrokerConfig: Sendable {
         try firebase?.allowOnly(["serviceAccountFile"])
         firebaseServiceAccountFile =
             try firebase?.optionalString("serviceAccountFile")
-            ?? environment["GOOGLE_APPLICATION_CREDENTIALS"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? environment[FirebaseEndpoints.credentialsVariable].flatMap { $0.isEmpty ? nil : $0 }
 
         trustedProxies = try TrustedProxies(parsing: try top.strings("trustedProxies", nonEmpty: false))
         serverLimits = try HTTPServerLimits(config: try top.child("server"))

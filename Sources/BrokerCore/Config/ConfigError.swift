@@ -1,4 +1,4 @@
-/// A configuration refused at start, naming the field at fault (e.g. `providers.google.audiences`).
+/// A configuration refused at start, naming the field at fault (e.g. `providers.<id>.audiences`).
 public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The dotted path of the field.
     public var field: String

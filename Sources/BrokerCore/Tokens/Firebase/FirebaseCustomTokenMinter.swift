@@ -6,8 +6,7 @@ import Foundation
 /// `aud` = the Identity Toolkit audience; `exp` = `iat` + 1 hour; `uid`; optional `claims`.
 public struct FirebaseCustomTokenMinter: Sendable {
     /// The audience Firebase requires.
-    public static let audience =
-        "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit"
+    public static let audience = FirebaseEndpoints.customTokenAudience
     /// The longest lifetime Firebase accepts.
     public static let lifetime: TimeInterval = 3600
 

@@ -1,7 +1,8 @@
 import BrokerCrypto
 import Foundation
 
-/// A Google service-account key file (`GOOGLE_APPLICATION_CREDENTIALS`), as far as custom tokens need it.
+/// A Firebase service-account key file (``FirebaseEndpoints/credentialsVariable``), as far as custom tokens and
+/// the admin API need it.
 public struct FirebaseServiceAccount: Sendable {
     /// `client_email`: the custom token's `iss` and `sub`.
     public let clientEmail: String
@@ -9,9 +10,14 @@ public struct FirebaseServiceAccount: Sendable {
     public let privateKeyID: String
     /// `private_key`.
     let privateKey: RSAPrivateKey
+    /// `token_uri`: where an access token for the admin API is asked for (JWT-bearer grant).
+    public let tokenURI: String
+    /// `project_id`, when the file has one.
+    public let projectID: String?
 
     /// Parses the file's JSON. Errors name the field, never its value.
-    public init(parsing bytes: [UInt8], field: String = "firebase.serviceAccountFile") throws {
+    /// `token_uri` must be `https://` unless `allowInsecureURLs` (stubs in tests).
+    public init(parsing bytes: [UInt8], field: String = "firebase.serviceAccountFile", allowInsecureURLs: Bool = false) throws {
         guard let json = JSONValue.parse(bytes)?.objectValue else {
             throw ConfigError(field: field, "is not a service-account JSON file")
         }
@@ -27,16 +33,25 @@ public struct FirebaseServiceAccount: Sendable {
         guard let pem = json["private_key"]?.stringValue, let key = try? RSAPrivateKey(pem: pem) else {
             throw ConfigError(field: field, "private_key is missing or not an RSA private key")
         }
+        let tokenURI = json["token_uri"]?.stringValue ?? FirebaseEndpoints.defaultTokenURI
+        guard let components = URLComponents(string: tokenURI), let scheme = components.scheme?.lowercased(),
+            scheme == "https" || (allowInsecureURLs && scheme == "http"), components.host?.isEmpty == false
+        else {
+            throw ConfigError(
+                field: field, "token_uri must be an https:// URL\(allowInsecureURLs ? " (or http://)" : "")")
+        }
         clientEmail = email
         privateKeyID = keyID
         privateKey = key
+        self.tokenURI = tokenURI
+        projectID = json["project_id"]?.stringValue
     }
 
     /// Reads and parses the file at `path`.
-    public init(contentsOf path: String) throws {
+    public init(contentsOf path: String, allowInsecureURLs: Bool = false) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigError(field: "firebase.serviceAccountFile", "cannot read \(path)")
         }
-        try self.init(parsing: Array(data))
+        try self.init(parsing: Array(data), allowInsecureURLs: allowInsecureURLs)
     }
 }

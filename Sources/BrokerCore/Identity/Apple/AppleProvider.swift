@@ -1,0 +1,77 @@
+import BrokerCrypto
+import Foundation
+
+/// Sign in with Apple: an Apple identity token, verified against Apple's JWKS.
+///
+/// - The native body calls the token `identityToken`, as Apple's SDK does.
+/// - The nonce is required by default: apps pass SHA-256(rawNonce) to Apple and the raw value here.
+/// - Each identity token is accepted once: its mark (a hash) is recorded in the sign-in's own transaction.
+/// - Apple sends the user's name to the app on the first authorization only, never in the token; the hint
+///   `fullName` is used when the account is created and ignored afterwards.
+/// - `email_verified` and `is_private_email` come as booleans or as the strings "true"/"false".
+public struct AppleProvider: IdentityProvider, IDTokenVerifying {
+    /// `apple`.
+    public let id: ProviderID
+    private let issuer: OIDCIssuer
+    private let clockSkew: TimeInterval
+
+    init(id: ProviderID, issuer: OIDCIssuer, clockSkew: TimeInterval) {
+        self.id = id
+        self.issuer = issuer
+        self.clockSkew = clockSkew
+    }
+
+    /// `identityToken`.
+    public var idTokenField: String { "identityToken" }
+
+    /// `apple.com`.
+    public func firebaseProviderID(for kind: CredentialKind) -> String { "apple.com" }
+
+    /// Verifies an identity token and returns it with its single-use mark.
+    public func verify(_ credential: Credential, hints: CredentialHints) async throws -> VerifiedIdentity {
+        guard case .idToken(let token, let rawNonce) = credential else {
+            throw ProviderError.unsupported(credential.kind, by: id)
+        }
+        let claims = try await issuer.verifier.verify(token, rawNonce: rawNonce)
+        var identity = identity(from: claims)
+        if identity.displayName == nil { identity.displayName = hints.fullName }
+        let expiry = Date(timeIntervalSince1970: claims["exp"]?.doubleValue ?? 0) + clockSkew
+        let mark = SingleUseMark(key: "apple:" + Hex.encode(Digest.sha256(token)), expiresAt: expiry)
+        return VerifiedIdentity(identity: identity, singleUse: mark)
+    }
+
+    /// Verifies an Apple identity token and reads its identity (without recording its use).
+    public func verifyIDToken(_ token: String, rawNonce: String?) async throws -> ExternalIdentity {
+        identity(from: try await issuer.verifier.verify(token, rawNonce: rawNonce))
+    }
+
+    private func identity(from claims: [String: JSONValue]) -> ExternalIdentity {
+        ExternalIdentity(
+            provider: id, subject: claims["sub"]?.stringValue ?? "", email: claims["email"]?.stringValue,
+            emailVerified: AppleProvider.flag(claims["email_verified"]))
+    }
+
+    /// Apple's boolean claims: `true` or `"true"`.
+    static func flag(_ value: JSONValue?) -> Bool {
+        switch value {
+        case .bool(let flag)?: return flag
+        case .string(let text)?: return text.lowercased() == "true"
+        default: return false
+        }
+    }
+}
+
+extension AppleProvider: IdentityProviderFactory {
+    /// `apple`.
+    public static let type = "apple"
+
+    /// Builds the provider from its config entry.
+    public static func make(id: ProviderID, config: ConfigReader, context: ProviderContext) throws -> any IdentityProvider {
+        try config.allowOnly(["type", "enabled", "audiences", "issuers", "jwksUrl", "nonce", "accountMapping"])
+        try OIDCIssuer.checkAccountMapping(config)
+        let issuer = try OIDCIssuer(
+            config: config, provider: id, defaultIssuers: ["https://appleid.apple.com", "https://account.apple.com"],
+            defaultNonce: .required, context: context)
+        return AppleProvider(id: id, issuer: issuer, clockSkew: context.clockSkew)
+    }
+}

@@ -1,0 +1,47 @@
+/// A sign-in provider: verifies a ``Credential`` and says who the user is.
+///
+/// Everything the broker knows about one provider lives in its folder: how its tokens are checked, its error
+/// codes, its linking rule (``VerifiedIdentity/linking``), its Firebase provider id, and (through the optional
+/// requirements below) the webhook routes it mounts and what deleting an account asks of it.
+public protocol IdentityProvider: Sendable {
+    /// The provider's id: its key under `providers` in the config and its name in URLs (`naver`, `line`).
+    var id: ProviderID { get }
+    /// The field of the native sign-in body that carries an ID token (`idToken` unless the provider's own SDK
+    /// calls it something else).
+    var idTokenField: String { get }
+    /// Verifies `credential` (with `hints`), or throws ``ProviderError`` / ``TokenError``. Nothing is stored.
+    func verify(_ credential: Credential, hints: CredentialHints) async throws -> VerifiedIdentity
+    /// The provider id Firebase Auth uses for identities of this provider reached with `kind`
+    /// (the well-known ones for the providers Firebase names itself; `oidc.<id>` for an OpenID Connect provider
+    /// of ours; `<id>` for an access-token one).
+    func firebaseProviderID(for kind: CredentialKind) -> String
+}
+
+extension IdentityProvider {
+    /// `idToken`.
+    public var idTokenField: String { "idToken" }
+
+    /// `oidc.<id>` for ID tokens, `<id>` for access tokens: Firebase's names for providers it does not know.
+    public func firebaseProviderID(for kind: CredentialKind) -> String {
+        kind == .idToken ? "oidc." + id.rawValue : id.rawValue
+    }
+}
+
+/// A provider that verifies OpenID Connect ID tokens.
+public protocol IDTokenVerifying: Sendable {
+    /// Verifies `token` (and the nonce) and returns the identity it names.
+    func verifyIDToken(_ token: String, rawNonce: String?) async throws -> ExternalIdentity
+}
+
+/// A provider that verifies OAuth access tokens by calling its API.
+public protocol AccessTokenVerifying: Sendable {
+    /// Checks `token` with the provider and returns the identity it belongs to.
+    func verifyAccessToken(_ token: String) async throws -> ExternalIdentity
+}
+
+extension ProviderError {
+    /// The refusal of a credential kind the provider does not take.
+    static func unsupported(_ kind: CredentialKind, by provider: ProviderID) -> ProviderError {
+        ProviderError(.invalidRequest, "\(provider.rawValue) does not accept an \(kind == .idToken ? "ID" : "access") token")
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+
+/// Sign in with Kakao, by either of Kakao's two credentials:
+///
+/// - an access token (`{"accessToken"}`): checked with Kakao's token-info API (its `app_id` must be ours),
+///   then the user is read from `/v2/user/me` (its `id` must be the token's);
+/// - an OpenID Connect ID token (`{"idToken", "rawNonce"?}`): verified like any OpenID Connect ID token,
+///   against Kakao's JWKS, with any of the app's keys (REST API key, native app key) as audience.
+///
+/// Both give the Kakao user id in decimal as the subject, so they reach the same account. Kakao ID tokens carry
+/// no `email_verified`; their email is trusted only when such a claim says true. The access-token path trusts
+/// the email when Kakao reports it both valid and verified.
+public struct KakaoProvider: IdentityProvider, IDTokenVerifying, AccessTokenVerifying {
+    /// `kakao`.
+    public let id: ProviderID
+    private let appID: String
+    private let api: KakaoAPI
+    private let issuer: OIDCIssuer
+    private let linking: (any LinkingStrategy)?
+
+    init(id: ProviderID, appID: String, api: KakaoAPI, issuer: OIDCIssuer, linking: (any LinkingStrategy)?) {
+        self.id = id
+        self.appID = appID
+        self.api = api
+        self.issuer = issuer
+        self.linking = linking
+    }
+
+    /// Verifies an access token (with Kakao's API) or an OpenID Connect ID token.
+    public func verify(_ credential: Credential, hints: CredentialHints) async throws -> VerifiedIdentity {
+        let identity: ExternalIdentity
+        switch credential {
+        case .accessToken(let token): identity = try await verifyAccessToken(token)
+        case .idToken(let token, let rawNonce): identity = try await verifyIDToken(token, rawNonce: rawNonce)
+        }
+        return VerifiedIdentity(identity: identity, linking: linking)
+    }
+
+    /// Checks an access token with Kakao and reads the user.
+    public func verifyAccessToken(_ token: String) async throws -> ExternalIdentity {
+        // RFC 6750's token characters only: anything else cannot be a Kakao token, and must never reach a header.
+        guard token.utf8.count <= 4096, token.utf8.allSatisfy(KakaoProvider.isTokenCharacter) else {
+            throw ProviderError(.invalidToken, "not a bearer token")
+        }
+        let info = try await api.get("/v1/user/access_token_info", accessToken: token, call: "token_info")
+        guard let tokenUser = info["id"]?.intValue else {
+            throw ProviderError(.unavailable, "kakao token_info: no id")
+        }
+        guard let tokenApp = info["app_id"]?.intValue, String(tokenApp) == appID else {
+            throw ProviderError.kakaoAppMismatch("kakao token issued to another app")
+        }
+        let user = try await api.get("/v2/user/me", accessToken: token, call: "user_me")
+        guard let userID = user["id"]?.intValue else { throw ProviderError(.unavailable, "kakao user_me: no id") }
+        guard userID == tokenUser else { throw ProviderError(.invalidToken, "kakao user_me: id differs from token") }
+        let account = user["kakao_account"]
+        let profile = account?["profile"]
+        let verified = account?["is_email_valid"]?.boolValue == true && account?["is_email_verified"]?.boolValue == true
+        return ExternalIdentity(
+            provider: id, subject: String(userID), email: account?["email"]?.stringValue, emailVerified: verified,
+            displayName: profile?["nickname"]?.stringValue ?? user["properties"]?["nickname"]?.stringValue,
+            photoURL: profile?["profile_image_url"]?.stringValue)
+    }
+
+    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "-._~+/=".utf8.contains(byte)
+        }
+    }
+
+    /// Verifies a Kakao OIDC ID token.
+    public func verifyIDToken(_ token: String, rawNonce: String?) async throws -> ExternalIdentity {
+        let claims = try await issuer.verifier.verify(token, rawNonce: rawNonce)
+        guard let subject = claims["sub"]?.stringValue, let number = Int64(subject), number > 0 else {
+            throw TokenError(.missingSubject, "kakao sub is not a user id")
+        }
+        return ExternalIdentity(
+            provider: id, subject: String(number), email: claims["email"]?.stringValue,
+            emailVerified: claims["email_verified"]?.boolValue ?? false, displayName: claims["nickname"]?.stringValue,
+            photoURL: claims["picture"]?.stringValue)
+    }
+}
+
+extension KakaoProvider: IdentityProviderFactory {
+    /// `kakao`.
+    public static let type = "kakao"
+
+    /// Builds the provider from its config entry.
+    public static func make(id: ProviderID, config: ConfigReader, context: ProviderContext) throws -> any IdentityProvider {
+        try config.allowOnly([
+            "type", "enabled", "appId", "apiBaseUrl", "audiences", "issuers", "jwksUrl", "nonce", "accountMapping",
+        ])
+        let appID = try config.string("appId")
+        guard let number = Int64(appID), number > 0 else {
+            throw ConfigError(field: config.field("appId"), "must be the Kakao app id (digits)")
+        }
+        let baseURL = try config.url("apiBaseUrl", allowInsecure: context.allowInsecureURLs)
+        let mapping = try OIDCIssuer.checkAccountMapping(config, allowed: ["link", "email-password"])
+        let issuer = try OIDCIssuer(
+            config: config, provider: id, defaultIssuers: ["https://kauth.kakao.com"], defaultNonce: .optional,
+            context: context)
+        return KakaoProvider(
+            id: id, appID: String(number),
+            api: KakaoAPI(baseURL: baseURL, client: context.httpClient, metrics: context.metrics), issuer: issuer,
+            linking: mapping == "email-password" ? KakaoLegacyPasswordLinking() : nil)
+    }
+}

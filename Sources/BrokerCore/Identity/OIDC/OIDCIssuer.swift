@@ -1,0 +1,49 @@
+import Foundation
+
+/// The OpenID Connect part shared by the ID-token providers: the config fields `audiences`, `issuers`,
+/// `jwksUrl` and `nonce`, and the verifier built from them.
+public struct OIDCIssuer: Sendable {
+    /// The rules the tokens must meet.
+    public let rules: IDTokenRules
+    /// The issuer's JWKS URL.
+    public let jwksURL: String
+    /// The verifier.
+    public let verifier: IDTokenVerifier
+
+    /// Reads the OIDC fields of a provider entry. `defaultIssuers` apply when `issuers` is absent.
+    public init(
+        config: ConfigReader, provider: ProviderID, defaultIssuers: [String], defaultNonce: NonceRequirement,
+        context: ProviderContext
+    ) throws {
+        let audiences = try config.strings("audiences", nonEmpty: true)
+        var issuers = try config.strings("issuers", nonEmpty: false)
+        if issuers.isEmpty { issuers = defaultIssuers }
+        if issuers.isEmpty { throw ConfigError(field: config.field("issuers"), "is required and must not be empty") }
+        let nonce: NonceRequirement
+        if let text = try config.optionalString("nonce") {
+            guard let parsed = NonceRequirement(rawValue: text) else {
+                throw ConfigError(field: config.field("nonce"), "must be \"required\" or \"optional\"")
+            }
+            nonce = parsed
+        } else {
+            nonce = defaultNonce
+        }
+        jwksURL = try config.url("jwksUrl", allowInsecure: context.allowInsecureURLs)
+        rules = IDTokenRules(issuers: issuers, audiences: audiences, clockSkew: context.clockSkew, nonce: nonce)
+        let keys = JWKSCache(
+            url: jwksURL, provider: provider.rawValue, client: context.httpClient, clock: context.clock,
+            metrics: context.metrics, logger: context.logger)
+        verifier = IDTokenVerifier(keys: keys, rules: rules, clock: context.clock)
+    }
+
+    /// Checks the `accountMapping` field (`link`, the default, unless the provider allows more) and returns it.
+    @discardableResult
+    public static func checkAccountMapping(_ config: ConfigReader, allowed: [String] = ["link"]) throws -> String {
+        guard let mapping = try config.optionalString("accountMapping") else { return "link" }
+        guard allowed.contains(mapping) else {
+            let names = allowed.map { "\"\($0)\"" }.joined(separator: " or ")
+            throw ConfigError(field: config.field("accountMapping"), "must be \(names)")
+        }
+        return mapping
+    }
+}

@@ -1,0 +1,6 @@
+extension ProviderCatalog {
+    /// Every provider type that ships with the broker.
+    public static let builtIn = ProviderCatalog([
+        GoogleProvider.self, AppleProvider.self, KakaoProvider.self,
+    ])
+}

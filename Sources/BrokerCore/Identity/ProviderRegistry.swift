@@ -1,0 +1,50 @@
+/// The enabled providers, each built and validated from its config entry at start.
+public struct ProviderRegistry: Sendable {
+    private let providers: [ProviderID: any IdentityProvider]
+
+    /// Ids the broker keeps for itself: no provider may be called so.
+    public static let reservedIDs: Set<String> = ["password", "custom", "phone", "email", "oidc"]
+
+    /// Builds every enabled provider from `config`'s entries with `catalog`'s factories; throws
+    /// ``ConfigError`` naming the first bad field.
+    public init(config: BrokerConfig, catalog: ProviderCatalog, context: ProviderContext) throws {
+        var providers: [ProviderID: any IdentityProvider] = [:]
+        for name in config.providers.keys.sorted() {
+            guard let entry = config.providers[name] else { continue }
+            guard ProviderRegistry.isValidID(name) else {
+                throw ConfigError(field: entry.path, "is not a provider id (a-z, 0-9 and -, starting with a letter, at most 32)")
+            }
+            guard !ProviderRegistry.reservedIDs.contains(name) else {
+                throw ConfigError(field: entry.path, "is a reserved name")
+            }
+            let type = try entry.optionalString("type") ?? name
+            guard let factory = catalog.factory(type: type) else {
+                let field = entry.members["type"] == nil ? entry.path : entry.field("type")
+                throw ConfigError(field: field, "unknown provider type (known: \(catalog.types.joined(separator: ", ")))")
+            }
+            guard try entry.bool("enabled", default: true) else { continue }
+            providers[ProviderID(name)] = try factory.make(id: ProviderID(name), config: entry, context: context)
+        }
+        self.providers = providers
+    }
+
+    /// Wraps providers built elsewhere; for tests.
+    public init(providers: [any IdentityProvider]) {
+        var byID: [ProviderID: any IdentityProvider] = [:]
+        for provider in providers { byID[provider.id] = provider }
+        self.providers = byID
+    }
+
+    /// The enabled provider named `id`, nil when it is unknown or disabled.
+    public func provider(_ id: ProviderID) -> (any IdentityProvider)? { providers[id] }
+
+    /// The names of the enabled providers.
+    public var enabled: [ProviderID] { providers.keys.sorted { $0.rawValue < $1.rawValue } }
+
+    /// Whether `name` matches `^[a-z][a-z0-9-]{0,31}$`.
+    static func isValidID(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard let first = bytes.first, (1...32).contains(bytes.count), (0x61...0x7A).contains(first) else { return false }
+        return bytes.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
+    }
+}

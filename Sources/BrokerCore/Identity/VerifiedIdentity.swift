@@ -1,0 +1,49 @@
+import Foundation
+
+/// Who a provider says the user is. Raw claims stay inside the provider.
+public struct ExternalIdentity: Sendable, Equatable {
+    /// The provider.
+    public var provider: ProviderID
+    /// The provider's stable user id.
+    public var subject: String
+    /// The email the provider gave, if any.
+    public var email: String?
+    /// Whether the provider vouches for that email.
+    public var emailVerified: Bool
+    /// A display name, if any.
+    public var displayName: String?
+    /// A photo URL, if any.
+    public var photoURL: String?
+
+    /// Creates an identity.
+    public init(
+        provider: ProviderID, subject: String, email: String? = nil, emailVerified: Bool = false,
+        displayName: String? = nil, photoURL: String? = nil
+    ) {
+        self.provider = provider
+        self.subject = subject
+        self.email = email
+        self.emailVerified = emailVerified
+        self.displayName = displayName
+        self.photoURL = photoURL
+    }
+}
+
+/// A credential a provider has verified: who the user is, what must be recorded so the credential is accepted
+/// once, and how the identity maps to an account when it is linked to none yet.
+public struct VerifiedIdentity: Sendable {
+    /// Who the user is.
+    public var identity: ExternalIdentity
+    /// Recorded in the sign-in's transaction so the credential is accepted once only.
+    public var singleUse: SingleUseMark?
+    /// The provider's own rule for an identity linked to no account; nil is the contract's default
+    /// (``LinkingPolicy``).
+    public var linking: (any LinkingStrategy)?
+
+    /// Creates a verified identity.
+    public init(identity: ExternalIdentity, singleUse: SingleUseMark? = nil, linking: (any LinkingStrategy)? = nil) {
+        self.identity = identity
+        self.singleUse = singleUse
+        self.linking = linking
+    }
+}

@@ -1,0 +1,224 @@
+import BrokerCrypto
+import Foundation
+
+/// The tokens handed to an app after a sign-in or refresh.
+public struct SessionTokens: Sendable {
+    /// The broker's ID token.
+    public var idToken: String
+    /// The opaque refresh token.
+    public var refreshToken: String
+    /// Seconds until the ID token expires.
+    public var expiresIn: Int
+    /// A Firebase custom token, when a service account is configured.
+    public var customToken: String?
+}
+
+/// A valid ID token of a live session.
+public struct AuthenticatedSession: Sendable {
+    /// The account (`sub`).
+    public var accountID: AccountID
+    /// The session (`sid`).
+    public var sessionID: String
+    /// The token's claims.
+    public var claims: [String: JSONValue]
+}
+
+/// The token settings of a session service.
+public struct SessionSettings: Sendable {
+    /// `iss` of the broker's ID tokens.
+    public var issuer: String
+    /// `aud` of the broker's ID tokens.
+    public var projectID: String
+    /// ID token lifetime.
+    public var idTokenTTL: TimeInterval
+    /// Refresh token lifetime.
+    public var refreshTokenTTL: TimeInterval
+    /// How long after a rotation the retired token may still be presented (concurrent refreshes of one app).
+    public var reuseGrace: TimeInterval = 10
+
+    /// Creates settings.
+    public init(issuer: String, projectID: String, idTokenTTL: TimeInterval, refreshTokenTTL: TimeInterval) {
+        self.issuer = issuer
+        self.projectID = projectID
+        self.idTokenTTL = idTokenTTL
+        self.refreshTokenTTL = refreshTokenTTL
+    }
+
+    /// The settings of a parsed config.
+    public init(config: BrokerConfig) {
+        self.init(
+            issuer: config.issuer, projectID: config.projectID, idTokenTTL: config.idTokenTTL,
+            refreshTokenTTL: config.refreshTokenTTL)
+    }
+}
+
+/// Mints the broker's ID tokens, issues and rotates refresh tokens, and mints Firebase custom tokens.
+public struct SessionService: Sendable {
+    private let store: any AccountStore & SessionStore
+    private let keys: KeyRing
+    private let clock: any Clock
+    private let settings: SessionSettings
+    private let firebase: FirebaseCustomTokenMinter?
+
+    /// Creates the service.
+    public init(
+        store: any AccountStore & SessionStore, keys: KeyRing, clock: any Clock, settings: SessionSettings,
+        firebase: FirebaseCustomTokenMinter?
+    ) {
+        self.store = store
+        self.keys = keys
+        self.clock = clock
+        self.settings = settings
+        self.firebase = firebase
+    }
+
+    /// A new session for a sign-in with `provider`: the opaque refresh token for the app, and the grant to
+    /// store with the sign-in's account change (``AccountWriteOptions/issuing``).
+    public func grant(provider: String) -> (refreshToken: String, grant: SessionGrant) {
+        let now = clock.now
+        let token = Base64URL.encode(SecureRandom.bytes(32))
+        let grant = SessionGrant(
+            tokenHash: SessionService.hash(token), sessionID: SessionService.newSessionID(at: now),
+            signInProvider: provider, createdAt: now, expiresAt: now + settings.refreshTokenTTL)
+        return (token, grant)
+    }
+
+    /// A new session id: the creation time in epoch milliseconds, 15 digits, then 16 random bytes in
+    /// base64url. Ids made later sort later, so the session index of a SQL store grows at its end instead of
+    /// touching a random page on every sign-in. The id is never shown to clients; the refresh token is the
+    /// secret.
+    public static func newSessionID(at date: Date) -> String {
+        let millis = String(max(0, Int64((date.timeIntervalSince1970 * 1000).rounded())))
+        let padded = String(repeating: "0", count: max(0, 15 - millis.count)) + millis
+        return padded + "-" + Base64URL.encode(SecureRandom.bytes(16))
+    }
+
+    /// The session body's tokens for `account` whose sign-in stored `grant`, made with `refreshToken`.
+    public func tokens(for account: Account, grant: SessionGrant, refreshToken: String) async throws -> SessionTokens {
+        try await tokens(
+            for: account, provider: grant.signInProvider, sessionID: grant.sessionID, refreshToken: refreshToken,
+            now: clock.now)
+    }
+
+    /// Exchanges a refresh token for a new session body, retiring it. A retired token presented again revokes
+    /// the whole session, unless it comes within the grace period of its rotation.
+    public func refresh(_ refreshToken: String) async throws -> (Account, SessionTokens) {
+        let hash = SessionService.hash(refreshToken)
+        let now = clock.now
+        for _ in 0..<2 {
+            guard let record = try await store.refreshToken(hash: hash), record.revokedAt == nil,
+                record.expiresAt > now
+            else { throw SessionError(.invalidRefreshToken) }
+            guard let account = try await store.account(id: record.accountID) else {
+                throw SessionError(.invalidRefreshToken, "account gone")
+            }
+            guard !account.disabled else { throw AccountError(.userDisabled) }
+            if let validAfter = account.tokensValidAfter, record.createdAt < validAfter {
+                throw SessionError(.invalidRefreshToken, "issued before the account's sessions were revoked")
+            }
+            let (token, successor) = newRefreshToken(
+                sessionID: record.sessionID, account: account.id, provider: record.signInProvider, now: now)
+            if let rotatedAt = record.rotatedAt {
+                guard now.timeIntervalSince(rotatedAt) <= settings.reuseGrace else {
+                    try await store.revokeSession(id: record.sessionID, at: now)
+                    throw SessionError(.invalidRefreshToken, "reused refresh token; session revoked")
+                }
+                guard try await store.addToSession(successor) else { throw SessionError(.invalidRefreshToken) }
+            } else if try await !store.rotateRefreshToken(hash: hash, at: now, successor: successor) {
+                continue  // a concurrent refresh rotated it first: decide again as a retry
+            }
+            return (
+                account,
+                try await tokens(
+                    for: account, provider: record.signInProvider, sessionID: record.sessionID, refreshToken: token,
+                    now: now)
+            )
+        }
+        throw SessionError(.invalidRefreshToken)
+    }
+
+    /// Revokes the session of `refreshToken` and returns its account; unknown tokens are ignored (nil).
+    @discardableResult
+    public func signOut(_ refreshToken: String) async throws -> AccountID? {
+        guard let record = try await store.refreshToken(hash: SessionService.hash(refreshToken)) else { return nil }
+        try await store.revokeSession(id: record.sessionID, at: clock.now)
+        return record.accountID
+    }
+
+    /// A Firebase custom token for `account`, when a service account is configured.
+    public func customToken(for account: Account, claims: [String: JSONValue]? = nil) throws -> String? {
+        try firebase?.mint(uid: account.id, claims: claims ?? SessionService.customClaims(of: account))
+    }
+
+    /// The session an ID token belongs to, if the token is valid and its session is live (exact revocation:
+    /// once a session is ended, no ID token it minted is accepted again, whatever second it was minted in).
+    /// Anything else is 401 `UNAUTHENTICATED`.
+    public func authenticate(idToken token: String) async throws -> AuthenticatedSession {
+        let claims = try await verifyIDToken(token)
+        guard let subject = claims["sub"]?.stringValue, let sessionID = claims["sid"]?.stringValue,
+            (1...128).contains(sessionID.utf8.count)
+        else { throw SessionError(.unauthenticated, "no session id") }
+        let account = AccountID(subject)
+        guard try await store.isSessionLive(id: sessionID, accountID: account, at: clock.now) else {
+            throw SessionError(.unauthenticated, "session ended")
+        }
+        return AuthenticatedSession(accountID: account, sessionID: sessionID, claims: claims)
+    }
+
+    /// Verifies one of the broker's own ID tokens (signature, issuer, audience, expiry) and returns its claims;
+    /// it does not check the session (``authenticate(idToken:)`` does).
+    public func verifyIDToken(_ token: String) async throws -> [String: JSONValue] {
+        guard let jwt = try? JWT(parsing: token), let kid = jwt.header["kid"]?.stringValue,
+            let key = await keys.key(id: kid), jwt.header["alg"]?.stringValue == key.algorithm.rawValue,
+            key.verify(signature: jwt.signature, message: jwt.signingInput),
+            jwt.claims["iss"]?.stringValue == settings.issuer, jwt.claims["aud"]?.stringValue == settings.projectID,
+            let expiry = jwt.claims["exp"]?.doubleValue, expiry > clock.now.timeIntervalSince1970,
+            jwt.claims["sub"]?.stringValue?.isEmpty == false
+        else { throw SessionError(.unauthenticated) }
+        return jwt.claims
+    }
+
+    /// The broker's ID token for `account`, naming its session (`sid`).
+    public func idToken(for account: Account, provider: String, sessionID: String, now: Date) async throws -> String {
+        let key = try await keys.current()
+        let issuedAt = Int64(now.timeIntervalSince1970)
+        var claims: [String: JSONValue] = SessionService.customClaims(of: account) ?? [:]
+        let standard: [String: JSONValue] = [
+            "iss": .string(settings.issuer), "aud": .string(settings.projectID), "sub": .string(account.id.rawValue),
+            "iat": .int(issuedAt), "exp": .int(issuedAt + Int64(settings.idTokenTTL)),
+            "auth_time": .int(Int64((account.lastSignInAt ?? now).timeIntervalSince1970)),
+            "email_verified": .bool(account.emailVerified), "sign_in_provider": .string(provider),
+            "sid": .string(sessionID),
+        ]
+        claims.merge(standard) { _, reserved in reserved }
+        if let email = account.email { claims["email"] = .string(email) }
+        let header: [String: JSONValue] = ["alg": .string(key.algorithm.rawValue), "kid": .string(key.id), "typ": "JWT"]
+        return try JWT.encode(header: header, claims: claims, sign: key.sign)
+    }
+
+    private func tokens(
+        for account: Account, provider: String, sessionID: String, refreshToken: String, now: Date
+    ) async throws -> SessionTokens {
+        SessionTokens(
+            idToken: try await idToken(for: account, provider: provider, sessionID: sessionID, now: now),
+            refreshToken: refreshToken,
+            expiresIn: Int(settings.idTokenTTL), customToken: try customToken(for: account))
+    }
+
+    private func newRefreshToken(
+        sessionID: String, account: AccountID, provider: String, now: Date
+    ) -> (String, RefreshTokenRecord) {
+        let token = Base64URL.encode(SecureRandom.bytes(32))
+        let record = RefreshTokenRecord(
+            tokenHash: SessionService.hash(token), sessionID: sessionID, accountID: account, signInProvider: provider,
+            createdAt: now, expiresAt: now + settings.refreshTokenTTL)
+        return (token, record)
+    }
+
+    /// SHA-256 hex: refresh tokens are stored only as this.
+    static func hash(_ token: String) -> String { Hex.encode(Digest.sha256(token)) }
+
+    static func customClaims(of account: Account) -> [String: JSONValue]? {
+        account.customClaims.flatMap { JSONValue.parse(Array($0.utf8))?.objectValue }
+    }
+}

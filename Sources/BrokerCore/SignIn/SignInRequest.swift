@@ -1,0 +1,54 @@
+/// A sign-in with a provider, as any surface hands it to the ``SignInFlow``.
+public struct SignInRequest: Sendable {
+    /// The provider's id (a config entry's key).
+    public var provider: ProviderID
+    /// What the app presented.
+    public var credential: Credential
+    /// What came with it.
+    public var hints: CredentialHints
+    /// The request's id, stamped on the sign-in's audit events and log lines.
+    public var requestID: String
+
+    /// Creates a request.
+    public init(provider: ProviderID, credential: Credential, hints: CredentialHints = .none, requestID: String) {
+        self.provider = provider
+        self.credential = credential
+        self.hints = hints
+        self.requestID = requestID
+    }
+}
+
+/// What a sign-in produced: the account, what happened to it, and the session's tokens.
+public struct SignInResult: Sendable {
+    /// The account signed in to (as stored by the sign-in).
+    public var account: Account
+    /// What the sign-in did to it.
+    public var change: SignInOutcome.Change
+    /// The new session's tokens.
+    public var tokens: SessionTokens
+    /// The provider id the session was made with (`password` for email and password).
+    public var signInProvider: String
+
+    /// Whether the sign-in created the account.
+    public var isNewUser: Bool { change == .created }
+}
+
+/// Why the sign-in flow itself refused a request (the provider and account layers have their own errors).
+public struct SignInError: CodedError {
+    /// The stable reasons.
+    public enum Code: String, Sendable {
+        /// No enabled provider has that id.
+        case providerNotEnabled
+    }
+
+    /// The reason.
+    public var code: Code
+    /// Detail for logs.
+    public var detail: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ detail: String = "") {
+        self.code = code
+        self.detail = detail
+    }
+}

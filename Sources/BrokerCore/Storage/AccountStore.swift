@@ -1,0 +1,146 @@
+import Foundation
+
+/// A failure of an account store, compared by code.
+public struct AccountStoreError: CodedError {
+    /// The stable kinds of failure.
+    public enum Code: String, Sendable {
+        /// A uniqueness rule was violated: uid, email or (provider, subject).
+        case alreadyExists
+        /// The change's single-use mark was recorded before (a replayed credential).
+        case alreadyUsed
+        /// The account (or record) does not exist.
+        case notFound
+        /// The storage cannot be reached or stayed busy.
+        case unavailable
+    }
+    /// The kind of failure.
+    public var code: Code
+    /// Detail for logs only.
+    public var detail: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ detail: String = "") {
+        self.code = code
+        self.detail = detail
+    }
+
+    /// The uniqueness violation.
+    public static let alreadyExists = AccountStoreError(.alreadyExists)
+    /// The replayed single-use mark.
+    public static let alreadyUsed = AccountStoreError(.alreadyUsed)
+    /// The missing record.
+    public static let notFound = AccountStoreError(.notFound)
+}
+
+/// Something accepted once only (a provider's single-use identity token), remembered until it expires.
+public struct SingleUseMark: Sendable, Equatable {
+    /// A hash identifying the thing (never the thing itself).
+    public var key: String
+    /// After this instant the mark may be forgotten.
+    public var expiresAt: Date
+
+    /// Creates a mark.
+    public init(key: String, expiresAt: Date) {
+        self.key = key
+        self.expiresAt = expiresAt
+    }
+}
+
+/// A new session (refresh token) to store with an account change, so a sign-in and its session commit together
+/// (or not at all).
+public struct SessionGrant: Sendable, Equatable {
+    /// SHA-256 hex of the opaque refresh token.
+    public var tokenHash: String
+    /// The new session's id.
+    public var sessionID: String
+    /// The provider of the sign-in.
+    public var signInProvider: String
+    /// When the token was issued.
+    public var createdAt: Date
+    /// When it stops working.
+    public var expiresAt: Date
+
+    /// Creates a grant.
+    public init(tokenHash: String, sessionID: String, signInProvider: String, createdAt: Date, expiresAt: Date) {
+        self.tokenHash = tokenHash
+        self.sessionID = sessionID
+        self.signInProvider = signInProvider
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+
+    /// The refresh-token record of this grant for `account`.
+    public func record(for account: AccountID) -> RefreshTokenRecord {
+        RefreshTokenRecord(
+            tokenHash: tokenHash, sessionID: sessionID, accountID: account, signInProvider: signInProvider,
+            createdAt: createdAt, expiresAt: expiresAt)
+    }
+}
+
+/// What else happens in the transaction of an account change.
+public struct AccountWriteOptions: Sendable, Equatable {
+    /// Records this mark in the same transaction; if it was recorded before (and has not expired), the change
+    /// fails with `alreadyUsed` and nothing is written.
+    public var consuming: SingleUseMark?
+    /// Revokes every session (refresh token) of the account in the same transaction, and sets the account's
+    /// `tokensValidAfter` to the current second.
+    public var revokeSessions: Bool
+    /// Stores this new session for the account in the same transaction (after any revocation).
+    public var issuing: SessionGrant?
+    /// Appends these events to the audit log in the same transaction, so the change and its record commit
+    /// together (and a sign-in costs one commit, not two). An event without a uid gets the account's.
+    public var recording: [AuditEvent]
+
+    /// Creates options.
+    public init(
+        consuming: SingleUseMark? = nil, revokeSessions: Bool = false, issuing: SessionGrant? = nil,
+        recording: [AuditEvent] = []
+    ) {
+        self.consuming = consuming
+        self.revokeSessions = revokeSessions
+        self.issuing = issuing
+        self.recording = recording
+    }
+}
+
+/// Where accounts live. Aggregate-shaped: an account is loaded and saved with its identities; look-ups
+/// return optionals; changes run a closure inside one transaction; every uniqueness violation surfaces as
+/// `AccountStoreError.alreadyExists`. Every backend passes the one conformance suite.
+public protocol AccountStore: Sendable {
+    /// The account with uid `id`.
+    func account(id: AccountID) async throws -> Account?
+    /// The account that identity (provider, subject) is linked to.
+    func account(provider: ProviderID, subject: String) async throws -> Account?
+    /// The account holding `email`, compared case-insensitively.
+    func account(email: String) async throws -> Account?
+    /// Stores a new account with its identities.
+    func create(_ account: Account, options: AccountWriteOptions) async throws
+    /// Loads the account, lets `body` change it, and saves the result, all in one transaction.
+    /// Identities added or removed by `body` are linked or unlinked; the uid cannot change.
+    func update(
+        id: AccountID, options: AccountWriteOptions, _ body: @escaping @Sendable (inout Account) throws -> Void
+    ) async throws -> Account
+    /// Like ``update(id:options:_:)`` for the account the identity (provider, subject) is linked to, found
+    /// inside the transaction; nil, with nothing written, when it is linked to none. (A returning user's
+    /// sign-in in one transaction, with no look-up before it.)
+    func update(
+        linkedTo provider: ProviderID, subject: String, options: AccountWriteOptions,
+        _ body: @escaping @Sendable (inout Account) throws -> Void
+    ) async throws -> Account?
+    /// Deletes the account, its identities and its sessions.
+    func delete(id: AccountID) async throws
+}
+
+extension AccountStore {
+    /// Stores a new account with its identities.
+    public func create(_ account: Account) async throws {
+        try await create(account, options: AccountWriteOptions())
+    }
+
+    /// Loads, changes and saves the account in one transaction.
+    public func update(
+        id: AccountID, _ body: @escaping @Sendable (inout Account) throws -> Void
+    ) async throws -> Account {
+        try await update(id: id, options: AccountWriteOptions(), body)
+    }
+}

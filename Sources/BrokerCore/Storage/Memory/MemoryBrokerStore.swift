@@ -1,0 +1,312 @@
+import Foundation
+
+/// A ``BrokerStore`` in memory, with the same semantics as ``SQLBrokerStore``: for fast unit tests.
+///
+/// Each operation runs whole on the actor, so it is as atomic as a SQL transaction: every check is made
+/// before anything is changed. Dates are kept at millisecond precision and identities ordered by
+/// (linkedAt, provider, subject), as the SQL store returns them.
+public actor MemoryBrokerStore: BrokerStore {
+    private let clock: any Clock
+    private var accounts: [AccountID: Account] = [:]
+    /// (provider, subject) -> uid.
+    private var identityOwners: [IdentityKey: AccountID] = [:]
+    /// Lower-cased email -> uid.
+    private var emailOwners: [String: AccountID] = [:]
+    /// Single-use mark key -> expiry.
+    private var marks: [String: Date] = [:]
+    private var tokens: [String: RefreshTokenRecord] = [:]
+    private var keys: [String: StoredSigningKey] = [:]
+    /// Lower-cased email -> failed password sign-ins (see `MemoryBrokerStore+LoginAttempts.swift`).
+    var loginFailureLog: [String: [Date]] = [:]
+    /// The audit log (see `MemoryBrokerStore+Admin.swift`).
+    var auditLog: [AuditEvent] = []
+    /// Every account, for listings.
+    var allAccounts: [Account] { Array(accounts.values) }
+
+    private struct IdentityKey: Hashable {
+        var provider: ProviderID
+        var subject: String
+
+        init(_ identity: Identity) {
+            provider = identity.provider
+            subject = identity.subject
+        }
+
+        init(provider: ProviderID, subject: String) {
+            self.provider = provider
+            self.subject = subject
+        }
+    }
+
+    /// Creates an empty store; `clock` decides when single-use marks expire and stamps `revokeSessions`.
+    public init(clock: any Clock = SystemClock()) {
+        self.clock = clock
+    }
+
+    // MARK: - AccountStore
+
+    /// The account with uid `id`.
+    public func account(id: AccountID) -> Account? { accounts[id] }
+
+    /// The account the identity (provider, subject) is linked to.
+    public func account(provider: ProviderID, subject: String) -> Account? {
+        identityOwners[IdentityKey(provider: provider, subject: subject)].flatMap { accounts[$0] }
+    }
+
+    /// The account holding `email`, compared case-insensitively.
+    public func account(email: String) -> Account? {
+        emailOwners[email.lowercased()].flatMap { accounts[$0] }
+    }
+
+    /// Stores a new account with its identities; `alreadyExists` (and nothing stored) when the uid, the
+    /// email or an identity is taken, or the mark was consumed before.
+    public func create(_ account: Account, options: AccountWriteOptions) throws {
+        let account = Self.normalized(account)
+        guard accounts[account.id] == nil else { throw AccountStoreError(.alreadyExists, "uid \(account.id)") }
+        try checkCanSave(account, replacing: nil)
+        try checkCanConsume(options.consuming)
+        save(account, replacing: nil)
+        finish(account.id, options)
+    }
+
+    /// Loads the account, runs `body` and saves the result; if anything throws, nothing changes.
+    /// Changing the uid is refused with `AccountStoreError(.notFound)`, as in ``SQLBrokerStore``.
+    public func update(
+        id: AccountID, options: AccountWriteOptions, _ body: @escaping @Sendable (inout Account) throws -> Void
+    ) throws -> Account {
+        guard let original = accounts[id] else { throw AccountStoreError(.notFound, "no account \(id)") }
+        var changed = original
+        try body(&changed)
+        guard changed.id == id else {
+            throw AccountStoreError(.notFound, "update(id: \(id)) must not change the uid to \(changed.id)")
+        }
+        changed = Self.normalized(changed)
+        try checkCanSave(changed, replacing: original)
+        try checkCanConsume(options.consuming)
+        save(changed, replacing: original)
+        finish(id, options)
+        return accounts[id] ?? changed
+    }
+
+    /// ``update(id:options:_:)`` for the account the identity is linked to; nil, changing nothing, if none.
+    public func update(
+        linkedTo provider: ProviderID, subject: String, options: AccountWriteOptions,
+        _ body: @escaping @Sendable (inout Account) throws -> Void
+    ) throws -> Account? {
+        guard let linked = account(provider: provider, subject: subject) else { return nil }
+        return try update(id: linked.id, options: options, body)
+    }
+
+    /// Deletes the account, its identities and refresh tokens; `notFound` if absent.
+    public func delete(id: AccountID) throws {
+        guard let account = accounts.removeValue(forKey: id) else {
+            throw AccountStoreError(.notFound, "no account \(id)")
+        }
+        unindex(account)
+        tokens = tokens.filter { $0.value.accountID != id }
+    }
+
+    // MARK: - SessionStore
+
+    /// Stores a newly issued token; a hash stored before throws `alreadyExists`.
+    public func insertRefreshToken(_ record: RefreshTokenRecord) throws {
+        guard tokens[record.tokenHash] == nil else { throw AccountStoreError(.alreadyExists, "token hash") }
+        tokens[record.tokenHash] = Self.normalized(record)
+    }
+
+    /// Deletes refresh tokens and single-use marks that expired before `date`.
+    @discardableResult
+    public func purgeExpired(before date: Date) -> Int {
+        let tokensBefore = tokens.count
+        let marksBefore = marks.count
+        tokens = tokens.filter { $0.value.expiresAt >= date }
+        marks = marks.filter { $0.value >= date }
+        return tokensBefore - tokens.count + marksBefore - marks.count
+    }
+
+    /// The record of the token with this hash.
+    public func refreshToken(hash: String) -> RefreshTokenRecord? { tokens[hash] }
+
+    /// Marks `hash` rotated and stores `successor`, if `hash` was neither rotated nor revoked.
+    public func rotateRefreshToken(hash: String, at date: Date, successor: RefreshTokenRecord) throws -> Bool {
+        guard var token = tokens[hash], token.rotatedAt == nil, token.revokedAt == nil else { return false }
+        guard tokens[successor.tokenHash] == nil else { throw AccountStoreError(.alreadyExists, "token hash") }
+        token.rotatedAt = Self.normalized(date)
+        tokens[hash] = token
+        tokens[successor.tokenHash] = Self.normalized(successor)
+        return true
+    }
+
+    /// Stores `successor` unless a token of its session has been revoked.
+    public func addToSession(_ successor: RefreshTokenRecord) throws -> Bool {
+        guard !tokens.values.contains(where: { $0.sessionID == successor.sessionID && $0.revokedAt != nil }) else {
+            return false
+        }
+        try insertRefreshToken(successor)
+        return true
+    }
+
+    /// Whether the session holds a token neither revoked nor expired.
+    public func isSessionLive(id: String, accountID: AccountID, at date: Date) -> Bool {
+        tokens.values.contains {
+            $0.sessionID == id && $0.accountID == accountID && $0.revokedAt == nil && $0.expiresAt > date
+        }
+    }
+
+    /// Revokes every not yet revoked token of the session.
+    public func revokeSession(id: String, at date: Date) {
+        revokeTokens(at: date) { $0.sessionID == id }
+    }
+
+    /// Revokes every not yet revoked token of the account.
+    public func revokeSessions(accountID: AccountID, at date: Date) {
+        revokeTokens(at: date) { $0.accountID == accountID }
+        accounts[accountID]?.tokensValidAfter = Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
+    }
+
+    // MARK: - SigningKeyStore
+
+    /// Every stored key, oldest first (ties broken by kid).
+    public func signingKeys() -> [StoredSigningKey] {
+        keys.values.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    }
+
+    /// Retires every active key and stores `key`, atomically.
+    public func rotateSigningKey(to key: StoredSigningKey, at date: Date) throws {
+        guard keys[key.id] == nil else { throw AccountStoreError(.alreadyExists, "signing key \(key.id)") }
+        let retired = Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
+        for (id, stored) in keys where stored.retiredAt == nil { keys[id]?.retiredAt = retired }
+        var added = key
+        added.retiredAt = nil
+        added.createdAt = Date(timeIntervalSince1970: (key.createdAt.timeIntervalSince1970 * 1000).rounded() / 1000)
+        keys[key.id] = added
+    }
+
+    /// Stores a new key; a kid stored before throws `alreadyExists`.
+    public func insertSigningKey(_ key: StoredSigningKey) throws {
+        guard keys[key.id] == nil else { throw AccountStoreError(.alreadyExists, "signing key \(key.id)") }
+        var key = key
+        key.createdAt = Self.normalized(key.createdAt)
+        key.retiredAt = key.retiredAt.map(Self.normalized)
+        keys[key.id] = key
+    }
+
+    /// Stores `key` (active) unless an active key exists; true when stored.
+    public func insertFirstSigningKey(_ key: StoredSigningKey) throws -> Bool {
+        guard !keys.values.contains(where: { $0.retiredAt == nil }) else { return false }
+        var active = key
+        active.retiredAt = nil
+        try insertSigningKey(active)
+        return true
+    }
+
+    /// Marks the key retired at `date`; a key retired before keeps its first date. `notFound` if absent.
+    public func retireSigningKey(id: String, at date: Date) throws {
+        guard var key = keys[id] else { throw AccountStoreError(.notFound, "no signing key \(id)") }
+        guard key.retiredAt == nil else { return }
+        key.retiredAt = Self.normalized(date)
+        keys[id] = key
+    }
+
+    // MARK: - Checks and changes
+
+    /// Throws `alreadyExists` if `account` lists an identity twice, or its email or an identity it adds
+    /// belongs to another account.
+    private func checkCanSave(_ account: Account, replacing old: Account?) throws {
+        let identityKeys = account.identities.map(IdentityKey.init)
+        guard Set(identityKeys).count == identityKeys.count else {
+            throw AccountStoreError(.alreadyExists, "an identity is listed twice")
+        }
+        for key in identityKeys {
+            if let owner = identityOwners[key], owner != account.id {
+                throw AccountStoreError(.alreadyExists, "identity \(key.provider) is linked to another account")
+            }
+        }
+        if let email = account.email, let owner = emailOwners[email.lowercased()], owner != account.id {
+            throw AccountStoreError(.alreadyExists, "email is taken")
+        }
+    }
+
+    /// Throws `alreadyUsed` if `mark` was consumed before and has not expired.
+    private func checkCanConsume(_ mark: SingleUseMark?) throws {
+        guard let mark, let expiry = marks[mark.key] else { return }
+        if expiry >= Self.normalized(clock.now) {
+            throw AccountStoreError(.alreadyUsed, "single-use mark already consumed")
+        }
+    }
+
+    private func save(_ account: Account, replacing old: Account?) {
+        if let old { unindex(old) }
+        accounts[account.id] = account
+        for identity in account.identities {
+            identityOwners[IdentityKey(identity)] = account.id
+        }
+        if let email = account.email { emailOwners[email.lowercased()] = account.id }
+    }
+
+    private func unindex(_ account: Account) {
+        for identity in account.identities where identityOwners[IdentityKey(identity)] == account.id {
+            identityOwners[IdentityKey(identity)] = nil
+        }
+        if let email = account.email, emailOwners[email.lowercased()] == account.id {
+            emailOwners[email.lowercased()] = nil
+        }
+    }
+
+    /// Consumes the mark (purging expired ones), revokes and issues sessions and records events, as `options` ask.
+    private func finish(_ id: AccountID, _ options: AccountWriteOptions) {
+        let now = Self.normalized(clock.now)
+        if let mark = options.consuming {
+            marks = marks.filter { $0.value >= now }
+            marks[mark.key] = Self.normalized(mark.expiresAt)
+        }
+        if options.revokeSessions {
+            revokeSessions(accountID: id, at: now)
+        }
+        if let grant = options.issuing {
+            tokens[grant.tokenHash] = Self.normalized(grant.record(for: id))
+        }
+        for var event in options.recording {
+            if event.uid == nil { event.uid = id }
+            appendAuditEvent(event)
+        }
+    }
+
+    private func revokeTokens(at date: Date, where matches: (RefreshTokenRecord) -> Bool) {
+        let date = Self.normalized(date)
+        for (hash, token) in tokens where token.revokedAt == nil && matches(token) {
+            tokens[hash]?.revokedAt = date
+        }
+    }
+
+    // MARK: - Normalizing as the SQL store stores
+
+    /// `date` rounded to the millisecond, as stored in SQL.
+    private static func normalized(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
+    }
+
+    private static func normalized(_ account: Account) -> Account {
+        var account = account
+        account.createdAt = normalized(account.createdAt)
+        account.lastSignInAt = account.lastSignInAt.map(normalized)
+        account.tokensValidAfter = account.tokensValidAfter.map(normalized)
+        account.identities = account.identities.map { identity in
+            var identity = identity
+            identity.linkedAt = normalized(identity.linkedAt)
+            return identity
+        }.sorted {
+            ($0.linkedAt, $0.provider.rawValue, $0.subject) < ($1.linkedAt, $1.provider.rawValue, $1.subject)
+        }
+        return account
+    }
+
+    private static func normalized(_ record: RefreshTokenRecord) -> RefreshTokenRecord {
+        var record = record
+        record.createdAt = normalized(record.createdAt)
+        record.expiresAt = normalized(record.expiresAt)
+        record.rotatedAt = record.rotatedAt.map(normalized)
+        record.revokedAt = record.revokedAt.map(normalized)
+        return record
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+/// ``SessionStore``: refresh tokens, in the `refresh_tokens` table.
+extension SQLBrokerStore {
+    static let tokenColumns =
+        "token_hash, session_id, uid, sign_in_provider, created_at, expires_at, rotated_at, revoked_at"
+    static let insertToken = "INSERT INTO refresh_tokens (\(tokenColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+
+    /// Deletes refresh tokens and single-use marks that expired before `date`.
+    @discardableResult
+    public func purgeExpired(before date: Date) async throws -> Int {
+        try await write { connection in
+            try connection.execute("DELETE FROM refresh_tokens WHERE expires_at < ?", [Self.millis(date)])
+                + connection.execute("DELETE FROM used_marks WHERE expires_at < ?", [Self.millis(date)])
+        }
+    }
+
+    /// Stores a newly issued token; a hash stored before throws `alreadyExists`.
+    public func insertRefreshToken(_ record: RefreshTokenRecord) async throws {
+        try await write { connection in
+            try connection.execute(Self.insertToken, Self.tokenValues(record))
+        }
+    }
+
+    /// The record of the token with this hash.
+    public func refreshToken(hash: String) async throws -> RefreshTokenRecord? {
+        try await read { connection in
+            try connection.query("SELECT \(Self.tokenColumns) FROM refresh_tokens WHERE token_hash = ?", [.text(hash)])
+                .first.map(Self.decodeToken)
+        }
+    }
+
+    /// Marks `hash` rotated and stores `successor` in one transaction, if `hash` was neither rotated nor
+    /// revoked: the conditional UPDATE lets exactly one of concurrent rotations through.
+    public func rotateRefreshToken(hash: String, at date: Date, successor: RefreshTokenRecord) async throws -> Bool {
+        try await write { connection in
+            let changed = try connection.execute(
+                "UPDATE refresh_tokens SET rotated_at = ? WHERE token_hash = ? AND rotated_at IS NULL AND revoked_at IS NULL",
+                [Self.millis(date), .text(hash)])
+            guard changed > 0 else { return false }
+            try connection.execute(Self.insertToken, Self.tokenValues(successor))
+            return true
+        }
+    }
+
+    /// Stores `successor` unless a token of its session has been revoked.
+    public func addToSession(_ successor: RefreshTokenRecord) async throws -> Bool {
+        try await write { connection in
+            let revoked = try connection.query(
+                "SELECT 1 AS revoked FROM refresh_tokens WHERE session_id = ? AND revoked_at IS NOT NULL LIMIT 1",
+                [.text(successor.sessionID)])
+            guard revoked.isEmpty else { return false }
+            try connection.execute(Self.insertToken, Self.tokenValues(successor))
+            return true
+        }
+    }
+
+    /// Whether the session holds a token neither revoked nor expired (one indexed look-up by session id).
+    public func isSessionLive(id: String, accountID: AccountID, at date: Date) async throws -> Bool {
+        try await read { connection in
+            try !connection.query(
+                "SELECT 1 AS live FROM refresh_tokens WHERE session_id = ? AND uid = ? AND revoked_at IS NULL AND expires_at > ? LIMIT 1",
+                [.text(id), .text(accountID.rawValue), Self.millis(date)]
+            ).isEmpty
+        }
+    }
+
+    /// Revokes every not yet revoked token of the session.
+    public func revokeSession(id: String, at date: Date) async throws {
+        try await write { connection in
+            try connection.execute(
+                "UPDATE refresh_tokens SET revoked_at = ? WHERE session_id = ? AND revoked_at IS NULL",
+                [Self.millis(date), .text(id)])
+        }
+    }
+
+    /// Revokes every not yet revoked token of the account.
+    public func revokeSessions(accountID: AccountID, at date: Date) async throws {
+        try await write { connection in
+            try connection.execute(Self.revokeTokensOfAccount, [Self.millis(date), .text(accountID.rawValue)])
+            try connection.execute(
+                Self.invalidateIDTokensOfAccount, [Self.millis(Self.validAfter(date)), .text(accountID.rawValue)])
+        }
+    }
+
+    static func tokenValues(_ record: RefreshTokenRecord) -> [SQLValue] {
+        [
+            .text(record.tokenHash), .text(record.sessionID), .text(record.accountID.rawValue),
+            .text(record.signInProvider), millis(record.createdAt), millis(record.expiresAt),
+            record.rotatedAt.map(millis) ?? .null, record.revokedAt.map(millis) ?? .null,
+        ]
+    }
+
+    static func decodeToken(_ row: SQLRow) throws -> RefreshTokenRecord {
+        RefreshTokenRecord(
+            tokenHash: try required(row, "token_hash"),
+            sessionID: try required(row, "session_id"),
+            accountID: AccountID(try required(row, "uid")),
+            signInProvider: try required(row, "sign_in_provider"),
+            createdAt: date(try requiredInteger(row, "created_at")),
+            expiresAt: date(try requiredInteger(row, "expires_at")),
+            rotatedAt: row.integer("rotated_at").map(date),
+            revokedAt: row.integer("revoked_at").map(date))
+    }
+}

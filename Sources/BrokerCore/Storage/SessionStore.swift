@@ -1,0 +1,105 @@
+import Foundation
+
+/// One refresh token, stored by its hash. Tokens of one sign-in share a `sessionID`; each rotation
+/// retires the presented token and adds its successor to the same session.
+public struct RefreshTokenRecord: Sendable, Equatable {
+    /// SHA-256 hex of the opaque token.
+    public var tokenHash: String
+    /// The session (chain of rotations) this token belongs to.
+    public var sessionID: String
+    /// The account.
+    public var accountID: AccountID
+    /// The provider of the sign-in that began the session (a provider's id, or `password`).
+    public var signInProvider: String
+    /// When the token was issued.
+    public var createdAt: Date
+    /// When the token stops working.
+    public var expiresAt: Date
+    /// When it was exchanged for a successor, if it was.
+    public var rotatedAt: Date?
+    /// When it (and its session) were revoked, if they were.
+    public var revokedAt: Date?
+
+    /// Creates a record.
+    public init(
+        tokenHash: String, sessionID: String, accountID: AccountID, signInProvider: String, createdAt: Date,
+        expiresAt: Date, rotatedAt: Date? = nil, revokedAt: Date? = nil
+    ) {
+        self.tokenHash = tokenHash
+        self.sessionID = sessionID
+        self.accountID = accountID
+        self.signInProvider = signInProvider
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.rotatedAt = rotatedAt
+        self.revokedAt = revokedAt
+    }
+}
+
+/// Where refresh tokens live.
+public protocol SessionStore: Sendable {
+    /// Stores a newly issued token.
+    func insertRefreshToken(_ record: RefreshTokenRecord) async throws
+    /// The record of the token with this hash.
+    func refreshToken(hash: String) async throws -> RefreshTokenRecord?
+    /// Marks the token `hash` rotated at `date` and stores `successor`, in one transaction, only if the
+    /// token was neither rotated nor revoked before; returns false (and stores nothing) otherwise.
+    func rotateRefreshToken(hash: String, at date: Date, successor: RefreshTokenRecord) async throws -> Bool
+    /// Stores `successor` for a token rotated moments ago (a concurrent retry), if its session is not revoked.
+    func addToSession(_ successor: RefreshTokenRecord) async throws -> Bool
+    /// Deletes what can never count again: refresh tokens and single-use marks that expired before `date`.
+    /// Returns how many rows went.
+    @discardableResult
+    func purgeExpired(before date: Date) async throws -> Int
+    /// Whether session `id` of account `accountID` is live at `date`: it holds a token neither revoked nor expired.
+    /// (A sign-out, a revocation or the account's deletion ends it; a rotation does not.)
+    func isSessionLive(id: String, accountID: AccountID, at date: Date) async throws -> Bool
+    /// Revokes every token of the session.
+    func revokeSession(id: String, at date: Date) async throws
+    /// Revokes every token of the account, and its ID tokens issued before `date`'s second
+    /// (`Account.tokensValidAfter`).
+    func revokeSessions(accountID: AccountID, at date: Date) async throws
+}
+
+/// A key the broker signs its own ID tokens with, kept in the database so it survives restarts.
+public struct StoredSigningKey: Sendable, Equatable {
+    /// The `kid`.
+    public var id: String
+    /// `ES256` or `RS256`.
+    public var algorithm: String
+    /// The private key, PEM (PKCS#8).
+    public var privateKeyPEM: String
+    /// When it was made.
+    public var createdAt: Date
+    /// When it stopped signing; it stays published until the tokens it signed have expired.
+    public var retiredAt: Date?
+
+    /// Creates a key record.
+    public init(id: String, algorithm: String, privateKeyPEM: String, createdAt: Date, retiredAt: Date? = nil) {
+        self.id = id
+        self.algorithm = algorithm
+        self.privateKeyPEM = privateKeyPEM
+        self.createdAt = createdAt
+        self.retiredAt = retiredAt
+    }
+}
+
+/// Where signing keys live.
+public protocol SigningKeyStore: Sendable {
+    /// Every stored key, oldest first.
+    func signingKeys() async throws -> [StoredSigningKey]
+    /// Stores a new key.
+    func insertSigningKey(_ key: StoredSigningKey) async throws
+    /// Stores `key` (active) unless an active key exists, decided inside the transaction, so that instances
+    /// starting together on an empty database end up with one key; true when it was stored.
+    func insertFirstSigningKey(_ key: StoredSigningKey) async throws -> Bool
+    /// Marks a key retired.
+    func retireSigningKey(id: String, at date: Date) async throws
+    /// In one transaction: retires every active key and stores `key` (which must be active), so that there
+    /// is always exactly one signing key, whoever rotates.
+    func rotateSigningKey(to key: StoredSigningKey, at date: Date) async throws
+}
+
+/// Everything the broker persists, behind one backend.
+public typealias BrokerStore = AccountStore & SessionStore & SigningKeyStore & LoginAttemptStore & AccountDirectory
+    & AuditLog

@@ -1,0 +1,100 @@
+/// The admin API under `/admin/v1` (contract section 5), behind the admin token.
+public struct AdminSurface: Surface {
+    let services: BrokerServices
+
+    /// Creates the surface.
+    public init(services: BrokerServices) { self.services = services }
+
+    /// The native error body.
+    public func render(_ error: any Error) -> RenderedError { NativeSurface.render(error) }
+
+    /// Adds the admin routes.
+    public func mount(on router: inout Router) {
+        /// Registers an admin route: the gate runs before the handler.
+        func admin(_ method: String, _ pattern: String, _ handler: @escaping RouteHandler) {
+            router.add(method, pattern) { [services] request, context in
+                try await services.adminGate.check(request)
+                return try await handler(request, context)
+            }
+        }
+        let services = self.services
+
+        admin("GET", "/admin/v1/users") { request, _ in
+            let filter = AccountFilter(
+                email: request.query["email"].flatMap { $0.isEmpty ? nil : $0 },
+                provider: request.query["provider"].flatMap { $0.isEmpty ? nil : $0 })
+            let (users, next) = try await services.admin.listUsers(
+                filter: filter, cursor: request.query["cursor"], limit: try AdminSurface.limit(request))
+            return .json(200, ["users": .array(users.map(\.adminJSON)), "nextCursor": next.map(JSONValue.string) ?? .null])
+        }
+        admin("GET", "/admin/v1/users/{uid}") { _, context in
+            .json(200, try await services.admin.user(AdminSurface.uid(context)).adminJSON)
+        }
+        admin("GET", "/admin/v1/identities/{provider}/{subject}") { _, context in
+            let account = try await services.admin.user(
+                provider: ProviderID(context.parameters["provider"] ?? ""), subject: context.parameters["subject"] ?? "")
+            return .json(200, account.adminJSON)
+        }
+        admin("PATCH", "/admin/v1/users/{uid}") { request, context in
+            let body = try NativeBody(request)
+            try body.allowOnly(["disabled", "displayName", "emailVerified", "customClaims"])
+            var change = AdminChange()
+            change.disabled = try body.optionalBool("disabled")
+            change.emailVerified = try body.optionalBool("emailVerified")
+            if body.has("displayName") { change.displayName = .some(try body.optionalString("displayName")) }
+            if let claims = body.members["customClaims"] {
+                change.customClaims = .some(claims == .null ? nil : try CustomClaims.validated(claims))
+            }
+            let updated = try await services.admin.update(AdminSurface.uid(context), change, requestID: context.requestID)
+            return .json(200, updated.adminJSON)
+        }
+        admin("DELETE", "/admin/v1/users/{uid}") { _, context in
+            try await services.admin.delete(AdminSurface.uid(context), requestID: context.requestID)
+            return HTTPResponse(status: 204)
+        }
+        admin("DELETE", "/admin/v1/users/{uid}/identities/{provider}") { _, context in
+            let updated = try await services.admin.unlink(
+                AdminSurface.uid(context), provider: ProviderID(context.parameters["provider"] ?? ""),
+                requestID: context.requestID)
+            return .json(200, updated.adminJSON)
+        }
+        admin("POST", "/admin/v1/users/{uid}/revoke-sessions") { _, context in
+            try await services.admin.revokeSessions(AdminSurface.uid(context), requestID: context.requestID)
+            return HTTPResponse(status: 204)
+        }
+        admin("POST", "/admin/v1/custom-tokens") { request, context in
+            let body = try NativeBody(request)
+            let uid = try body.string("uid")
+            let claims = body.members["claims"].flatMap { $0 == .null ? nil : $0 }
+            let token = try await services.admin.customToken(AccountID(uid), claims: claims, requestID: context.requestID)
+            return .json(200, ["customToken": .string(token)])
+        }
+        admin("GET", "/admin/v1/audit") { request, _ in
+            let uid = request.query["uid"].flatMap { $0.isEmpty ? nil : AccountID($0) }
+            let (events, next) = try await services.admin.audit(
+                uid: uid, cursor: request.query["cursor"], limit: try AdminSurface.limit(request))
+            return .json(200, ["events": .array(events.map(\.json)), "nextCursor": next.map(JSONValue.string) ?? .null])
+        }
+    }
+
+    /// The `{uid}` path parameter.
+    static func uid(_ context: RequestContext) -> AccountID { AccountID(context.parameters["uid"] ?? "") }
+
+    /// The `limit` query parameter: 1 to 1000, 100 when absent.
+    static func limit(_ request: HTTPRequest) throws -> Int {
+        guard let text = request.query["limit"], !text.isEmpty else { return AdminService.defaultLimit }
+        guard let limit = Int(text), (1...AdminService.maximumLimit).contains(limit) else {
+            throw APIError.invalidRequest("limit must be a whole number from 1 to \(AdminService.maximumLimit).")
+        }
+        return limit
+    }
+}
+
+extension Account {
+    /// The account as administrators see it: the user plus its custom claims.
+    public var adminJSON: JSONValue {
+        guard case .object(var members) = json else { return json }
+        members["customClaims"] = customClaims.flatMap { JSONValue.parse(Array($0.utf8)) } ?? .null
+        return .object(members)
+    }
+}

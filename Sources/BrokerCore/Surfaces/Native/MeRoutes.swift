@@ -1,0 +1,55 @@
+/// A `/v1/me` route handler: the request, its context and the account its ID token authenticates.
+typealias AuthenticatedHandler = @Sendable (HTTPRequest, RequestContext, Account) async throws -> HTTPResponse
+
+extension NativeSurface {
+    func mountMe(_ router: inout Router) {
+        let services = self.services
+        /// Registers a route of the signed-in user: the ID token is checked before the handler runs.
+        func me(_ method: String, _ pattern: String, _ handler: @escaping AuthenticatedHandler) {
+            router.add(method, pattern) { request, context in
+                try await handler(request, context, try await NativeSurface.authenticate(request, services))
+            }
+        }
+
+        me("GET", "/v1/me") { _, _, account in .json(200, account.json) }
+        me("PATCH", "/v1/me") { request, context, account in
+            let body = try NativeBody(request)
+            var change = ProfileChange()
+            if body.has("displayName") { change.displayName = .some(try body.optionalString("displayName")) }
+            if body.has("photoUrl") { change.photoURL = .some(try body.optionalString("photoUrl")) }
+            let updated = try await services.accounts.updateProfile(account.id, change)
+            await services.audit("update", uid: account.id, context: context)
+            return .json(200, updated.json)
+        }
+        me("DELETE", "/v1/me") { _, context, account in
+            try await services.accounts.delete(account.id)
+            await services.audit("delete", uid: account.id, context: context)
+            return HTTPResponse(status: 204)
+        }
+        me("POST", "/v1/me/identities/{provider}") { request, context, account in
+            let signIn = try NativeSurface.signInRequest(request, context, services)
+            return .json(200, try await services.signIn.link(account.id, signIn).json)
+        }
+        me("DELETE", "/v1/me/identities/{provider}") { _, context, account in
+            let provider = ProviderID(context.parameters["provider"] ?? "")
+            let unlinked = try await services.accounts.unlink(account.id, provider: provider)
+            await services.audit("unlink", uid: account.id, provider: provider.rawValue, context: context)
+            return .json(200, unlinked.json)
+        }
+    }
+
+    /// The account named by a valid broker ID token of a live session in `Authorization: Bearer`, or 401
+    /// `UNAUTHENTICATED` (also for an ended session, checked first, and a deleted account); a disabled account's
+    /// gets 403 `USER_DISABLED` while it lasts (a disable is not a revocation).
+    static func authenticate(_ request: HTTPRequest, _ services: BrokerServices) async throws -> Account {
+        guard let header = request.headers["authorization"], header.count > 7,
+            header.prefix(7).lowercased() == "bearer "
+        else { throw SessionError(.unauthenticated) }
+        let session = try await services.sessions.authenticate(idToken: String(header.dropFirst(7)))
+        do {
+            return try await services.accounts.activeAccount(session.accountID)
+        } catch let error as AccountError where error.code == .notFound {
+            throw SessionError(.unauthenticated, "account deleted")
+        }
+    }
+}

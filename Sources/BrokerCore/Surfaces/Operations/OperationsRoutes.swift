@@ -1,0 +1,43 @@
+/// What operators and token verifiers use (contract sections 3 and 7): health, readiness, metrics, the broker's
+/// JWKS and discovery document.
+public struct OperationsSurface: Surface {
+    let services: BrokerServices
+
+    /// Creates the surface.
+    public init(services: BrokerServices) { self.services = services }
+
+    /// The native error body.
+    public func render(_ error: any Error) -> RenderedError { NativeSurface.render(error) }
+
+    /// Adds the operations routes.
+    public func mount(on router: inout Router) {
+        mountReadiness(&router)
+        router.add("GET", "/healthz") { _, _ in .json(200, .object(["status": "ok"])) }
+        router.add("GET", "/metrics") { [services] _, _ in
+            HTTPResponse(
+                status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")],
+                body: Array(services.metrics.exposition().utf8))
+        }
+        router.add("GET", "/.well-known/jwks.json") { [services] _, _ in
+            let keys = await services.keys.published().map(\.publicJWK)
+            var response = HTTPResponse.json(200, .object(["keys": .array(keys)]))
+            response.headers.append(("Cache-Control", "public, max-age=300"))
+            return response
+        }
+        router.add("GET", "/.well-known/openid-configuration") { [services] _, _ in
+            let issuer = services.config.issuer
+            let algorithms = Set(await services.keys.published().map(\.algorithm.rawValue)).sorted()
+            return .json(
+                200,
+                .object([
+                    "issuer": .string(issuer), "jwks_uri": .string(issuer + "/.well-known/jwks.json"),
+                    "token_endpoint": .string(issuer + "/v1/token"),
+                    "id_token_signing_alg_values_supported": .array(algorithms.map(JSONValue.string)),
+                    "response_types_supported": ["id_token"], "subject_types_supported": ["public"],
+                    "claims_supported": .array(
+                        ["iss", "aud", "sub", "iat", "exp", "auth_time", "email", "email_verified", "sign_in_provider"]
+                            .map(JSONValue.string)),
+                ]))
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import Testing
+
+/// Everything BrokerCore knows about a provider lives in its folder under `Identity/`: outside it, at most two
+/// files may name the provider (the catalog, and a registration such as Firebase's endpoint names), counted
+/// case-insensitively, comments and strings included (docs/architecture.md).
+@Suite struct ProviderKnowledgeTests {
+    static let core = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Sources/BrokerCore")
+
+    static func files(naming provider: String) throws -> [String] {
+        let enumerator = try #require(FileManager.default.enumerator(at: core, includingPropertiesForKeys: nil))
+        var naming: [String] = []
+        for case let url as URL in enumerator where url.pathExtension == "swift" {
+            let relative = String(url.path.dropFirst(core.path.count + 1))
+            guard !relative.hasPrefix("Identity/\(provider)/") else { continue }
+            let text = try String(contentsOf: url, encoding: .utf8)
+            if text.range(of: provider, options: .caseInsensitive) != nil { naming.append(relative) }
+        }
+        return naming.sorted()
+    }
+
+    @Test(arguments: ["Google", "Apple", "Kakao"])
+    func aProviderIsNamedByAtMostTwoFilesOutsideItsFolder(_ provider: String) throws {
+        let naming = try Self.files(naming: provider)
+        #expect(naming.count <= 2, "\(provider) is named outside its folder by \(naming)")
+        #expect(naming.contains("Identity/ProviderCatalog+BuiltIn.swift"))
+    }
+}
