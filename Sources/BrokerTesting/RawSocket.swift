@@ -7,7 +7,8 @@ import Foundation
 /// A TCP connection over plain sockets, for tests that must send what an HTTP client never would
 /// (ambiguous framing, a trickle of header lines) or connect from a chosen loopback address.
 ///
-/// Not thread-safe: one task uses it at a time.
+/// Not thread-safe: one task uses it at a time. The waiting reads are `async` and wait on a thread of their own,
+/// never on Swift's cooperative pool (a test blocking the pool could starve an in-process server's handlers).
 public final class RawSocket: @unchecked Sendable {
     /// Why a socket call failed.
     public struct Failure: Error, CustomStringConvertible {
@@ -87,7 +88,13 @@ public final class RawSocket: @unchecked Sendable {
         case timedOut
     }
 
-    /// Waits up to `seconds` for bytes, the end of the stream, or a reset.
+    /// Waits up to `seconds` for bytes, the end of the stream, or a reset, on a thread of its own.
+    public func next(waiting seconds: Double) async -> ReadResult {
+        await RawSocket.offThePool { self.read(waiting: seconds) }
+    }
+
+    /// Waits up to `seconds` for bytes, the end of the stream, or a reset, blocking the calling thread: from
+    /// async code, pass 0 (a look at what is there) or use ``next(waiting:)``.
     public func read(waiting seconds: Double) -> ReadResult {
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         let ready = poll(&descriptor, 1, Int32(max(0, seconds * 1000)))
@@ -100,7 +107,11 @@ public final class RawSocket: @unchecked Sendable {
 
     /// Reads until the peer closes the connection or `seconds` pass: everything received, and whether the
     /// connection was closed (false: still open at the end of the wait).
-    public func readUntilClosed(seconds: Double) -> (bytes: [UInt8], closed: Bool) {
+    public func readUntilClosed(seconds: Double) async -> (bytes: [UInt8], closed: Bool) {
+        await RawSocket.offThePool { self.blockingReadUntilClosed(seconds: seconds) }
+    }
+
+    private func blockingReadUntilClosed(seconds: Double) -> (bytes: [UInt8], closed: Bool) {
         let deadline = Date() + seconds
         var received: [UInt8] = []
         while true {
@@ -116,7 +127,11 @@ public final class RawSocket: @unchecked Sendable {
 
     /// Reads until `received` holds one complete response head plus `Content-Length` body bytes, the
     /// connection closes, or `seconds` pass; returns what arrived.
-    public func readResponse(seconds: Double) -> [UInt8] {
+    public func readResponse(seconds: Double) async -> [UInt8] {
+        await RawSocket.offThePool { self.blockingReadResponse(seconds: seconds) }
+    }
+
+    private func blockingReadResponse(seconds: Double) -> [UInt8] {
         let deadline = Date() + seconds
         var received: [UInt8] = []
         while !RawSocket.holdsCompleteResponse(received) {
@@ -162,6 +177,13 @@ public final class RawSocket: @unchecked Sendable {
         guard let end = text.range(of: "\r\n\r\n") else { return false }
         let length = header("Content-Length", in: bytes).flatMap { Int($0) } ?? 0
         return text.utf8.distance(from: end.upperBound, to: text.utf8.endIndex) >= length
+    }
+
+    /// Runs `work` on a new thread and returns its result.
+    private static func offThePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: work()) }
+        }
     }
 
     /// A `sockaddr_in` for a numeric IPv4 address.

@@ -15,7 +15,7 @@ enum ServeCommand {
             config: config, store: store, httpClient: client, passwords: Argon2PasswordHasher(),
             adminToken: adminToken, logger: logger)
         let app = BrokerApp(services: services)
-        let openFiles = MicroHTTPDServer.raiseOpenFilesLimit()
+        let openFiles = MicroHTTPDServer.raiseOpenFilesLimit(wanted: config.serverLimits.maxConnections + 64)
         if let openFiles, openFiles < config.serverLimits.maxConnections + 64 {
             logger.warning(
                 "the open-files limit is below server.maxConnections",

@@ -47,7 +47,7 @@ import Testing
         }
         let socket = try RawSocket(port: harness.port)
         #expect(socket.send(raw.request))
-        let (received, closed) = socket.readUntilClosed(seconds: 10)
+        let (received, closed) = await socket.readUntilClosed(seconds: 10)
         await harness.stop()
 
         let statuses = RawSocket.statusLines(in: received)
@@ -77,7 +77,7 @@ import Testing
         var received: [UInt8] = []
         let deadline = Date() + 10
         while RawSocket.statusLines(in: received).count < 2, Date() < deadline {
-            guard case .bytes(let bytes) = socket.read(waiting: deadline.timeIntervalSinceNow) else { break }
+            guard case .bytes(let bytes) = await socket.next(waiting: deadline.timeIntervalSinceNow) else { break }
             received += bytes
         }
         await harness.stop()

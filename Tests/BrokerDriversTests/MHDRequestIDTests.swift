@@ -37,7 +37,7 @@ import Testing
         socket.send(
             "POST /upload HTTP/1.1\r\nHost: a\r\nX-Request-Id: chunked-2\r\nTransfer-Encoding: chunked\r\n\r\n"
                 + "\(String(chunk.utf8.count, radix: 16))\r\n\(chunk)\r\n0\r\n\r\n")
-        let received = socket.readResponse(seconds: 10)
+        let received = await socket.readResponse(seconds: 10)
         await harness.stop()
         #expect(RawSocket.statusLines(in: received) == [413])
         #expect(RawSocket.header("X-Request-Id", in: received) == "chunked-2")

@@ -42,11 +42,11 @@ import Testing
 
     /// `GET /admin/v1/users` with `token` over a raw connection from `source` (another loopback address than
     /// the harness client's 127.0.0.1); the response's status.
-    static func adminStatus(_ broker: BrokerHarness, from source: String, token: String = AdminAPITests.token) throws -> Int? {
+    static func adminStatus(_ broker: BrokerHarness, from source: String, token: String = AdminAPITests.token) async throws -> Int? {
         let port = try #require(broker.baseURL.split(separator: ":").last.flatMap { Int($0) })
         let socket = try RawSocket(port: port, from: source)
         socket.send("GET /admin/v1/users HTTP/1.1\r\nHost: broker\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n\r\n")
-        return RawSocket.statusLines(in: socket.readResponse(seconds: 10)).first
+        return RawSocket.statusLines(in: await socket.readResponse(seconds: 10)).first
     }
 
     // Changed on purpose with issue 10 item 7: the lockout used to close the admin API for everyone; it now
@@ -61,8 +61,8 @@ import Testing
             #expect(closed.errorCode == "TOO_MANY_ATTEMPTS")
             #expect(closed.headers["retry-after"] != nil)
             // The right token from another address still works; a wrong one there is an ordinary 401.
-            #expect(try Self.adminStatus(broker, from: "127.0.0.2") == 200)
-            #expect(try Self.adminStatus(broker, from: "127.0.0.5", token: "guess") == 401)
+            #expect(try await Self.adminStatus(broker, from: "127.0.0.2") == 200)
+            #expect(try await Self.adminStatus(broker, from: "127.0.0.5", token: "guess") == 401)
             #expect(try await broker.get("/admin/v1/users", headers: Self.auth).status == 429)
         }
     }
@@ -88,7 +88,7 @@ import Testing
             clean["X-Forwarded-For"] = "198.51.100.8"
             #expect(try await broker.get("/admin/v1/users", headers: clean).status == 200)
             // An untrusted peer's X-Forwarded-For is ignored: 127.0.0.2 is its own address.
-            #expect(try Self.adminStatus(broker, from: "127.0.0.2") == 200)
+            #expect(try await Self.adminStatus(broker, from: "127.0.0.2") == 200)
         }
     }
 

@@ -41,11 +41,11 @@ import Testing
 
         /// `GET path` over a fresh connection from `source`; the status (nil: no complete answer) and the
         /// seconds it took, connecting included.
-        func get(_ path: String, from source: String, headers: String = "") throws -> (status: Int?, seconds: Double, bytes: [UInt8]) {
+        func get(_ path: String, from source: String, headers: String = "") async throws -> (status: Int?, seconds: Double, bytes: [UInt8]) {
             let started = ContinuousClock.now
             let socket = try RawSocket(port: port, from: source)
             socket.send("GET \(path) HTTP/1.1\r\nHost: broker\r\n\(headers)Connection: close\r\n\r\n")
-            let bytes = socket.readResponse(seconds: 10)
+            let bytes = await socket.readResponse(seconds: 10)
             let elapsed = started.duration(to: .now)
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             return (RawSocket.statusLines(in: bytes).first, seconds, bytes)
@@ -77,7 +77,7 @@ import Testing
     }
 
     static func raiseOwnOpenFilesLimit() throws {
-        let limit = try #require(MicroHTTPDServer.raiseOpenFilesLimit())
+        let limit = try #require(MicroHTTPDServer.raiseOpenFilesLimit(wanted: 4_096))
         try #require(limit >= 2_500, "this test needs 2,500 open files; the hard limit is \(limit)")
     }
 
@@ -92,7 +92,7 @@ import Testing
             "requestDeadlineSeconds": 60,
         ])
         // Warm: the other address is served before the flood.
-        let before = try broker.get("/healthz", from: "127.0.0.2")
+        let before = try await broker.get("/healthz", from: "127.0.0.2")
         #expect(before.status == 200)
 
         let sockets = try Self.trickling(1_100, port: broker.port)
@@ -101,7 +101,7 @@ import Testing
         for round in 0..<3 {
             try await Task.sleep(for: .seconds(2))
             closedByServer.append(Self.trickle(sockets, round: round))
-            during.append(try broker.get("/healthz", from: "127.0.0.2"))
+            during.append(try await broker.get("/healthz", from: "127.0.0.2"))
         }
         for socket in sockets { socket.close() }
         try await broker.stop()
@@ -141,7 +141,7 @@ import Testing
             if second == 1 { prompt.send("X-Once: 1\r\n\r\n") }  // complete, one second in
             if closedAfter != nil { break }
         }
-        let promptAnswer = prompt.readResponse(seconds: 5)
+        let promptAnswer = await prompt.readResponse(seconds: 5)
         try await broker.stop()
 
         let closed = try #require(closedAfter, "the trickling connection was still open after 12 s")
@@ -160,7 +160,7 @@ import Testing
         for index in 0..<10 {
             let socket = try RawSocket(port: broker.port, from: "127.0.0.3")
             socket.send("GET /healthz HTTP/1.1\r\nHost: broker\r\nX-Forwarded-For: 198.51.100.\(index)\r\n\r\n")
-            proxiedStatuses += RawSocket.statusLines(in: socket.readResponse(seconds: 10))
+            proxiedStatuses += RawSocket.statusLines(in: await socket.readResponse(seconds: 10))
             proxied.append(socket)
         }
         // Ten from an ordinary address: four are kept, the rest closed at once.
@@ -169,7 +169,7 @@ import Testing
         for _ in 0..<10 {
             let socket = try RawSocket(port: broker.port, from: "127.0.0.4")
             socket.send("GET /healthz HTTP/1.1\r\nHost: broker\r\n\r\n")
-            directStatuses += RawSocket.statusLines(in: socket.readResponse(seconds: 10))
+            directStatuses += RawSocket.statusLines(in: await socket.readResponse(seconds: 10))
             direct.append(socket)
         }
         try await broker.stop()

@@ -33,12 +33,13 @@ public final class MicroHTTPDServer: HTTPServer, @unchecked Sendable {
         self.trustedProxies = trustedProxies
     }
 
-    /// Raises this process's soft open-files limit to its hard limit, so `maxConnections` sockets fit;
-    /// returns the limit now in force (nil when it cannot be read). `serve` calls it at start.
+    /// Raises this process's soft open-files limit to its hard limit, or to `wanted` when that is higher and
+    /// the process may raise its hard limit (root); returns the limit now in force (nil when it cannot be
+    /// read). `serve` calls it at start with room for `maxConnections` sockets.
     @discardableResult
-    public static func raiseOpenFilesLimit() -> Int? {
-        let limit = broker_raise_open_files_limit()
-        return limit < 0 ? nil : Int(limit)
+    public static func raiseOpenFilesLimit(wanted: Int = 0) -> Int? {
+        let limit = broker_raise_open_files_limit(Int64(clamping: max(0, wanted)))
+        return limit < 0 ? nil : Int(clamping: limit)
     }
 
     deinit {
