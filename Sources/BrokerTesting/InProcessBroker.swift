@@ -30,8 +30,8 @@ public final class InProcessBroker: Sendable {
     /// Builds the app on a config pointing at in-process stubs; `configure` edits that config.
     public static func start(
         kakaoMapping: String = "link", linkByVerifiedEmail: Bool = false, appleNonce: String = "required",
-        clock: any Clock = SystemClock(), adminToken: String? = nil,
-        configure: @Sendable (JSONValue) -> JSONValue = { $0 }
+        clock: any Clock = SystemClock(), adminToken: String? = nil, catalog: ProviderCatalog = .builtIn,
+        lifecycle: (any ProviderLifecycle)? = nil, configure: @Sendable (JSONValue) -> JSONValue = { $0 }
     ) async throws -> InProcessBroker {
         let stubs = try StubProviders()
         let document = configure(
@@ -41,9 +41,11 @@ public final class InProcessBroker: Sendable {
         let config = try BrokerConfig(parsing: document.serialized(), environment: [:])
         let store = MemoryBrokerStore(clock: clock)
         let logs = MemoryLogSink()
-        let services = try await BrokerServices.make(
+        var services = try await BrokerServices.make(
             config: config, store: store, httpClient: InProcessStubClient(stubs: stubs),
-            passwords: SaltedDigestPasswordHasher(), adminToken: adminToken, clock: clock, logger: Logger(sink: logs))
+            passwords: SaltedDigestPasswordHasher(), catalog: catalog, adminToken: adminToken, clock: clock,
+            logger: Logger(sink: logs))
+        services.lifecycle = lifecycle
         return InProcessBroker(stubs: stubs, store: store, services: services, logs: logs)
     }
 

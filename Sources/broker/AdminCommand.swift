@@ -24,7 +24,9 @@ enum AdminCommand {
         let (store, database) = try await Startup.openStore(options.database, environment: environment)
         defer { Task { await database.close() } }
         let firebase = try config.firebaseServiceAccountFile.map {
-            FirebaseCustomTokenMinter(account: try FirebaseServiceAccount(contentsOf: $0), clock: SystemClock())
+            FirebaseCustomTokenMinter(
+                account: try FirebaseServiceAccount(contentsOf: $0, allowInsecureURLs: config.allowInsecureProviderURLs),
+                clock: SystemClock(), ttl: config.customTokenTTL)
         }
         let keys = KeyRing(store: store, clock: SystemClock(), algorithm: .es256, tokenLifetime: config.idTokenTTL)
         let sessions = SessionService(

@@ -13,7 +13,9 @@ enum Startup {
             httpClient: client, clock: SystemClock(), metrics: Metrics(), logger: .disabled,
             clockSkew: config.clockSkew, allowInsecureURLs: config.allowInsecureProviderURLs)
         _ = try ProviderRegistry(config: config, catalog: .builtIn, context: context)
-        if let file = config.firebaseServiceAccountFile { _ = try FirebaseServiceAccount(contentsOf: file) }
+        if let file = config.firebaseServiceAccountFile {
+            _ = try FirebaseServiceAccount(contentsOf: file, allowInsecureURLs: config.allowInsecureProviderURLs)
+        }
         return config
     }
 

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerCrypto
 import BrokerTesting
 import Foundation
 import Testing

@@ -1,5 +1,5 @@
 /// Why the account layer refused a sign-in or change, compared by code.
-public struct AccountError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct AccountError: CodedError {
     /// The stable reasons.
     public enum Code: String, Sendable {
         /// The account is disabled.
@@ -38,6 +38,6 @@ public struct AccountError: Error, Sendable, Equatable, CustomStringConvertible 
         self.retryAfter = retryAfter
     }
 
-    /// The code's name.
-    public var description: String { code.rawValue }
+    /// The code says it all (``CodedError``).
+    public var detail: String { "" }
 }

@@ -21,6 +21,10 @@ public struct BrokerConfig: Sendable {
     public var refreshTokenTTL: TimeInterval
     /// The Firebase service-account JSON file, from the config or ``FirebaseEndpoints/credentialsVariable``.
     public var firebaseServiceAccountFile: String?
+    /// `firebase.apiBaseUrl`: Firebase Auth's admin API, where a uid's sessions are revoked.
+    public var firebaseAPIBaseURL: String
+    /// `firebase.customTokenTtlSeconds`: the lifetime of the custom tokens the broker mints (at most an hour).
+    public var customTokenTTL: TimeInterval
     /// The proxies whose `X-Forwarded-For` is believed (`trustedProxies`; default none).
     public var trustedProxies: TrustedProxies
     /// The HTTP server's connection limits and timeouts (`server`).
@@ -59,7 +63,14 @@ public struct BrokerConfig: Sendable {
         refreshTokenTTL = TimeInterval(try sessions?.int("refreshTokenTtlDays", default: 30, range: 1...3650) ?? 30) * 86_400
 
         let firebase = try top.child("firebase")
-        try firebase?.allowOnly(["serviceAccountFile"])
+        try firebase?.allowOnly(["serviceAccountFile", "apiBaseUrl", "customTokenTtlSeconds"])
+        if let firebase, firebase.members["apiBaseUrl"] != nil {
+            firebaseAPIBaseURL = try firebase.url("apiBaseUrl", allowInsecure: allowInsecureProviderURLs)
+        } else {
+            firebaseAPIBaseURL = FirebaseEndpoints.identityToolkitBaseURL
+        }
+        customTokenTTL = TimeInterval(
+            try firebase?.int("customTokenTtlSeconds", default: 3600, range: 60...3600) ?? 3600)
         firebaseServiceAccountFile =
             try firebase?.optionalString("serviceAccountFile")
             ?? environment[FirebaseEndpoints.credentialsVariable].flatMap { $0.isEmpty ? nil : $0 }

@@ -21,6 +21,10 @@ public struct BrokerServices: Sendable {
     public var adminGate: AdminGate
     /// Audit events recorded outside a store transaction.
     public var auditor: Auditor
+    /// Firebase Auth's admin API (revoking a uid's Firebase sessions), when a service account is configured.
+    public var firebaseAdmin: FirebaseAdminClient?
+    /// Where providers' webhooks report account events (nil: their routes answer 501).
+    public var lifecycle: (any ProviderLifecycle)?
     /// The store behind everything.
     public var store: any BrokerStore
     /// The clock.
@@ -41,8 +45,16 @@ public struct BrokerServices: Sendable {
             httpClient: httpClient, clock: clock, metrics: metrics, logger: logger, clockSkew: config.clockSkew,
             allowInsecureURLs: config.allowInsecureProviderURLs)
         let providers = try ProviderRegistry(config: config, catalog: catalog, context: context)
-        let firebase = try config.firebaseServiceAccountFile.map {
-            FirebaseCustomTokenMinter(account: try FirebaseServiceAccount(contentsOf: $0), clock: clock)
+        let serviceAccount = try config.firebaseServiceAccountFile.map {
+            try FirebaseServiceAccount(contentsOf: $0, allowInsecureURLs: config.allowInsecureProviderURLs)
+        }
+        let firebase = serviceAccount.map {
+            FirebaseCustomTokenMinter(account: $0, clock: clock, ttl: config.customTokenTTL)
+        }
+        let firebaseAdmin = serviceAccount.map {
+            FirebaseAdminClient(
+                account: $0, projectID: config.projectID, apiBaseURL: config.firebaseAPIBaseURL, client: httpClient,
+                clock: clock)
         }
         let keys = KeyRing(store: store, clock: clock, algorithm: .es256, tokenLifetime: config.idTokenTTL)
         try await keys.load()
@@ -57,8 +69,8 @@ public struct BrokerServices: Sendable {
                 providers: providers, accounts: accounts, sessions: sessions, auditor: auditor, metrics: metrics),
             accounts: accounts, sessions: sessions, keys: keys,
             admin: AdminService(store: store, sessions: sessions, clock: clock, logger: logger),
-            adminGate: AdminGate(token: adminToken, clock: clock), auditor: auditor, store: store, clock: clock,
-            metrics: metrics, logger: logger)
+            adminGate: AdminGate(token: adminToken, clock: clock), auditor: auditor, firebaseAdmin: firebaseAdmin,
+            lifecycle: nil, store: store, clock: clock, metrics: metrics, logger: logger)
     }
 }
 

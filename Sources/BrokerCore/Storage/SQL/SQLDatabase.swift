@@ -42,7 +42,7 @@ public struct SQLRow: Sendable {
 }
 
 /// A failure reported by a SQL driver, funnelled from the C library's return codes.
-public struct SQLError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct SQLError: CodedError {
     /// The stable kinds of failure.
     public enum Code: String, Sendable {
         /// A UNIQUE or PRIMARY KEY constraint was violated.
@@ -58,15 +58,14 @@ public struct SQLError: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: Code
     /// The driver's message, for logs only.
     public var message: String
+    /// The driver's message (``CodedError``'s name for it).
+    public var detail: String { message }
 
     /// Creates an error.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
-
-    /// `code: message`.
-    public var description: String { "\(code.rawValue): \(message)" }
 }
 
 /// A connection inside one transaction. Statements use `?` placeholders in every dialect.

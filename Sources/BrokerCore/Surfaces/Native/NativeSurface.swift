@@ -11,6 +11,24 @@ public struct NativeSurface: Surface {
         mountSessions(&router)
         mountPasswords(&router)
         mountMe(&router)
+        mountWebhooks(&router)
+    }
+
+    /// Mounts every enabled provider's webhook routes under `/v1/webhooks/{id}`, each reporting to the broker's
+    /// lifecycle handler (none configured: the route answers 501).
+    func mountWebhooks(_ router: inout Router) {
+        let lifecycle = services.lifecycle
+        for id in services.providers.enabled {
+            guard let provider = services.providers.provider(id) as? any WebhookProviding else { continue }
+            for route in provider.webhookRoutes {
+                router.add(route.method, "/v1/webhooks/\(id.rawValue)" + route.path) { request, context in
+                    guard let lifecycle else {
+                        throw APIError(501, "NOT_IMPLEMENTED", "Provider notifications are not handled by this broker.")
+                    }
+                    return try await route.handler(request, context, lifecycle)
+                }
+            }
+        }
     }
 
     /// The contract's error body; the cause of a 5xx or a refused token is logged.

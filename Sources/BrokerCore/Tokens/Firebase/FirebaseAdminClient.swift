@@ -1,3 +1,4 @@
+import BrokerCrypto
 import Foundation
 
 /// Why a call to Firebase's admin API failed: worth another try later, or refused for good.

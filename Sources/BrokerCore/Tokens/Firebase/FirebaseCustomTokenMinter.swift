@@ -1,9 +1,12 @@
+import BrokerCrypto
 import Foundation
 
 /// Mints Firebase custom tokens an app passes to `Auth.auth().signIn(withCustomToken:)`.
 ///
 /// RS256 with the service account's key; header `kid` = `private_key_id`; `iss` = `sub` = `client_email`;
-/// `aud` = the Identity Toolkit audience; `exp` = `iat` + 1 hour; `uid`; optional `claims`.
+/// `aud` = the Identity Toolkit audience; `exp` = `iat` + the configured lifetime (at most an hour); `uid`;
+/// optional `claims`. The lifetime bounds what a revocation leaves: a custom token minted before it and not yet
+/// exchanged still signs in to Firebase until it expires.
 public struct FirebaseCustomTokenMinter: Sendable {
     /// The audience Firebase requires.
     public static let audience = FirebaseEndpoints.customTokenAudience
@@ -12,11 +15,13 @@ public struct FirebaseCustomTokenMinter: Sendable {
 
     private let account: FirebaseServiceAccount
     private let clock: any Clock
+    private let ttl: TimeInterval
 
-    /// Creates a minter.
-    public init(account: FirebaseServiceAccount, clock: any Clock) {
+    /// Creates a minter whose tokens last `ttl` seconds (clamped to 1 to 3600).
+    public init(account: FirebaseServiceAccount, clock: any Clock, ttl: TimeInterval = FirebaseCustomTokenMinter.lifetime) {
         self.account = account
         self.clock = clock
+        self.ttl = min(FirebaseCustomTokenMinter.lifetime, max(1, ttl))
     }
 
     /// A custom token for `uid` (1-128 characters) with optional developer claims.
@@ -28,7 +33,7 @@ public struct FirebaseCustomTokenMinter: Sendable {
         var payload: [String: JSONValue] = [
             "iss": .string(account.clientEmail), "sub": .string(account.clientEmail),
             "aud": .string(FirebaseCustomTokenMinter.audience), "iat": .int(issuedAt),
-            "exp": .int(issuedAt + Int64(FirebaseCustomTokenMinter.lifetime)), "uid": .string(uid.rawValue),
+            "exp": .int(issuedAt + Int64(ttl)), "uid": .string(uid.rawValue),
         ]
         if let claims, !claims.isEmpty { payload["claims"] = .object(claims) }
         let header: [String: JSONValue] = ["alg": "RS256", "typ": "JWT", "kid": .string(account.privateKeyID)]

@@ -1,0 +1,42 @@
+/// A provider that receives calls from its provider (Apple's server-to-server notifications, Kakao's unlink
+/// callback): it verifies them in its folder and tells the broker what happened, as ``ProviderAccountEvent``s.
+public protocol WebhookProviding: IdentityProvider {
+    /// The routes it mounts under `/v1/webhooks/{id}`.
+    var webhookRoutes: [WebhookRoute] { get }
+}
+
+/// One webhook route of a provider.
+public struct WebhookRoute: Sendable {
+    /// Handles a verified call: the request, its context, and where to report what the provider said.
+    public typealias Handler = @Sendable (HTTPRequest, RequestContext, any ProviderLifecycle) async throws -> HTTPResponse
+
+    /// The method.
+    public var method: String
+    /// The path below `/v1/webhooks/{id}`: empty for the provider's root, or `/`-prefixed (`/unlink`).
+    public var path: String
+    /// The handler.
+    public var handler: Handler
+
+    /// Creates a route.
+    public init(method: String, path: String, handler: @escaping Handler) {
+        self.method = method
+        self.path = path
+        self.handler = handler
+    }
+}
+
+/// What a provider says happened to one of its users' link with the app.
+public enum ProviderAccountEvent: Sendable, Equatable {
+    /// The user stopped using the provider with the app (Apple's `consent-revoked`, Kakao's unlink).
+    case consentRevoked(provider: ProviderID, subject: String)
+    /// The provider account is gone (Apple's `account-delete`).
+    case accountDeleted(provider: ProviderID, subject: String)
+    /// The provider stopped (or started again) forwarding mail to the user's email.
+    case emailForwarding(provider: ProviderID, subject: String, enabled: Bool)
+}
+
+/// Where providers report ``ProviderAccountEvent``s: the account layer applies the contract's lifecycle rules.
+public protocol ProviderLifecycle: Sendable {
+    /// Applies `event`; an unknown subject is no error (the call is answered as handled).
+    func handle(_ event: ProviderAccountEvent, requestID: String) async throws
+}
