@@ -19,7 +19,10 @@ enum ServeCommand {
         if let openFiles, openFiles < config.serverLimits.maxConnections + 64 {
             logger.warning(
                 "the open-files limit is below server.maxConnections",
-                metadata: ["openFilesLimit": String(openFiles), "maxConnections": String(config.serverLimits.maxConnections)])
+                metadata: [
+                    "openFilesLimit": String(openFiles),
+                    "maxConnections": String(config.serverLimits.maxConnections),
+                ])
         }
         let server = MicroHTTPDServer(limits: config.serverLimits, trustedProxies: config.trustedProxies)
         let port = try server.start(host: options.host, port: options.port, maxBodyBytes: 64 * 1024) { request in

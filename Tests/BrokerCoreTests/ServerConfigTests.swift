@@ -22,12 +22,20 @@ import Testing
     @Test func settingsAreRead() throws {
         let config = try Self.config([
             (["trustedProxies"], ["10.0.0.0/8", "2001:db8::1"]),
-            (["server"], ["maxConnections": 20000, "maxConnectionsPerAddress": 100, "idleTimeoutSeconds": 5,
-                          "requestDeadlineSeconds": 12]),
+            (
+                ["server"],
+                [
+                    "maxConnections": 20000, "maxConnectionsPerAddress": 100, "idleTimeoutSeconds": 5,
+                    "requestDeadlineSeconds": 12,
+                ]
+            ),
         ])
         #expect(config.trustedProxies.ranges.map(\.description) == ["10.0.0.0/8", "2001:db8::1/128"])
-        #expect(config.serverLimits == HTTPServerLimits(
-            maxConnections: 20000, maxConnectionsPerAddress: 100, idleTimeoutSeconds: 5, requestDeadlineSeconds: 12))
+        #expect(
+            config.serverLimits
+                == HTTPServerLimits(
+                    maxConnections: 20000, maxConnectionsPerAddress: 100, idleTimeoutSeconds: 5,
+                    requestDeadlineSeconds: 12))
         // A small total lowers the per-address default with it.
         #expect(try Self.config([(["server"], ["maxConnections": 32])]).serverLimits.maxConnectionsPerAddress == 32)
     }

@@ -69,17 +69,20 @@ import Testing
             trusted: ["10.0.0.0/8"], peer: "10.0.0.2", forwardedFor: "1.1.1.1, 198.51.100.1, 10.0.0.7",
             client: "198.51.100.1"),
         // Two header fields arrive joined with a comma.
-        Resolution(trusted: ["10.0.0.0/8"], peer: "10.0.0.2", forwardedFor: "6.6.6.6, 198.51.100.4", client: "198.51.100.4"),
+        Resolution(
+            trusted: ["10.0.0.0/8"], peer: "10.0.0.2", forwardedFor: "6.6.6.6, 198.51.100.4", client: "198.51.100.4"),
         // A trusted peer with no header is the client.
         Resolution(trusted: ["10.0.0.0/8"], peer: "10.0.0.2", forwardedFor: nil, client: "10.0.0.2"),
         // Every entry trusted: the left-most.
         Resolution(trusted: ["10.0.0.0/8"], peer: "10.0.0.2", forwardedFor: "10.0.0.5, 10.0.0.6", client: "10.0.0.5"),
         // Garbage where the client should be: the nearest trusted hop, never the garbage.
         Resolution(trusted: ["10.0.0.0/8"], peer: "10.0.0.2", forwardedFor: "unknown", client: "10.0.0.2"),
-        Resolution(trusted: ["10.0.0.0/8"], peer: "10.0.0.2", forwardedFor: "198.51.100.1, evil, 10.0.0.3", client: "10.0.0.3"),
+        Resolution(
+            trusted: ["10.0.0.0/8"], peer: "10.0.0.2", forwardedFor: "198.51.100.1, evil, 10.0.0.3", client: "10.0.0.3"),
         Resolution(trusted: ["10.0.0.0/8"], peer: "10.0.0.2", forwardedFor: "", client: "10.0.0.2"),
         // Ports and brackets are understood; the address is what counts.
-        Resolution(trusted: ["10.0.0.0/8"], peer: "10.0.0.2", forwardedFor: "198.51.100.1:4711", client: "198.51.100.1"),
+        Resolution(
+            trusted: ["10.0.0.0/8"], peer: "10.0.0.2", forwardedFor: "198.51.100.1:4711", client: "198.51.100.1"),
         Resolution(trusted: ["10.0.0.0/8"], peer: "10.0.0.2", forwardedFor: "[2001:DB8::5]:443", client: "2001:db8::5"),
         Resolution(trusted: ["10.0.0.0/8"], peer: "10.0.0.2", forwardedFor: " 2001:db8::6 ", client: "2001:db8::6"),
         // IPv6 proxies, and an IPv4-mapped peer.
@@ -102,7 +105,11 @@ import Testing
     }
 
     @Test func aBadEntryIsRefusedNamingItsIndex() {
-        #expect(throws: ConfigError(field: "trustedProxies[1]", "must be an IPv4 or IPv6 address or CIDR range (e.g. 10.0.0.0/8), with no bits set past the prefix")) {
+        #expect(
+            throws: ConfigError(
+                field: "trustedProxies[1]",
+                "must be an IPv4 or IPv6 address or CIDR range (e.g. 10.0.0.0/8), with no bits set past the prefix")
+        ) {
             try TrustedProxies(parsing: ["10.0.0.0/8", "proxy.internal"])
         }
     }

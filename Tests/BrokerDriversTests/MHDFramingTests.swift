@@ -22,19 +22,23 @@ import Testing
     static let ambiguous: [RawCase] = [
         RawCase(
             name: "two different Content-Lengths",
-            request: "POST /x HTTP/1.1\r\nHost: a\r\nX-Request-Id: framing-1\r\nContent-Length: 5\r\nContent-Length: 44\r\n\r\nhello"
+            request:
+                "POST /x HTTP/1.1\r\nHost: a\r\nX-Request-Id: framing-1\r\nContent-Length: 5\r\nContent-Length: 44\r\n\r\nhello"
                 + smuggled),
         RawCase(
             name: "Content-Length and Transfer-Encoding",
-            request: "POST /x HTTP/1.1\r\nHost: a\r\nX-Request-Id: framing-1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+            request:
+                "POST /x HTTP/1.1\r\nHost: a\r\nX-Request-Id: framing-1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
                 + smuggled),
         RawCase(
             name: "whitespace before a header's colon",
-            request: "POST /x HTTP/1.1\r\nHost: a\r\nX-Request-Id: framing-1\r\nTransfer-Encoding : chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+            request:
+                "POST /x HTTP/1.1\r\nHost: a\r\nX-Request-Id: framing-1\r\nTransfer-Encoding : chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
                 + smuggled),
         RawCase(
             name: "two values in one Content-Length",
-            request: "POST /x HTTP/1.1\r\nHost: a\r\nX-Request-Id: framing-1\r\nContent-Length: 5, 44\r\n\r\nhello" + smuggled,
+            request: "POST /x HTTP/1.1\r\nHost: a\r\nX-Request-Id: framing-1\r\nContent-Length: 5, 44\r\n\r\nhello"
+                + smuggled,
             refusedByLibmicrohttpd: true),
     ]
 
@@ -55,7 +59,8 @@ import Testing
         #expect(RawSocket.header("Connection", in: received)?.lowercased() == "close")
         if raw.refusedByLibmicrohttpd {
             // libmicrohttpd 0.9.75 writes its 400's head twice; either way one 400, never a second answer.
-            #expect(!statuses.isEmpty && statuses.allSatisfy { $0 == 400 }, "\(String(decoding: received, as: UTF8.self))")
+            #expect(
+                !statuses.isEmpty && statuses.allSatisfy { $0 == 400 }, "\(String(decoding: received, as: UTF8.self))")
         } else {
             #expect(statuses == [400], "\(String(decoding: received, as: UTF8.self))")
             #expect(String(decoding: received, as: UTF8.self).contains("\"code\":\"INVALID_REQUEST\""))
@@ -73,7 +78,9 @@ import Testing
         }
         let socket = try RawSocket(port: harness.port)
         // Two identical Content-Lengths are one length; then a second request on the same connection.
-        #expect(socket.send("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello" + Self.smuggled))
+        #expect(
+            socket.send(
+                "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello" + Self.smuggled))
         var received: [UInt8] = []
         let deadline = Date() + 10
         while RawSocket.statusLines(in: received).count < 2, Date() < deadline {
@@ -100,7 +107,10 @@ import Testing
         ([("Content-Length", "99999999999999999999")], "Content-Length is not a number"),
         ([("Content-Length", "0"), ("Transfer-Encoding", "chunked")], "both Content-Length and Transfer-Encoding"),
         ([("Transfer-Encoding", "gzip, chunked")], "Transfer-Encoding must be exactly chunked"),
-        ([("Transfer-Encoding", "chunked"), ("Transfer-Encoding", "chunked")], "Transfer-Encoding must be exactly chunked"),
+        (
+            [("Transfer-Encoding", "chunked"), ("Transfer-Encoding", "chunked")],
+            "Transfer-Encoding must be exactly chunked"
+        ),
         ([("Transfer-Encoding ", "chunked")], "a header field name is not a token (whitespace before the colon?)"),
         ([("X\tY", "1")], "a header field name is not a token (whitespace before the colon?)"),
         ([("", "1")], "a header field name is not a token (whitespace before the colon?)"),

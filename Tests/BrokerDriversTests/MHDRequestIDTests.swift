@@ -62,7 +62,8 @@ import Testing
             #expect(id == kept)
         } else {
             #expect(id != header)
-            #expect(id.utf8.count == 16 && id.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+            #expect(
+                id.utf8.count == 16 && id.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
         }
     }
 }

@@ -42,10 +42,14 @@ import Testing
 
     /// `GET /admin/v1/users` with `token` over a raw connection from `source` (another loopback address than
     /// the harness client's 127.0.0.1); the response's status.
-    static func adminStatus(_ broker: BrokerHarness, from source: String, token: String = AdminAPITests.token) async throws -> Int? {
+    static func adminStatus(
+        _ broker: BrokerHarness, from source: String, token: String = AdminAPITests.token
+    ) async throws -> Int? {
         let port = try #require(broker.baseURL.split(separator: ":").last.flatMap { Int($0) })
         let socket = try RawSocket(port: port, from: source)
-        socket.send("GET /admin/v1/users HTTP/1.1\r\nHost: broker\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n\r\n")
+        socket.send(
+            "GET /admin/v1/users HTTP/1.1\r\nHost: broker\r\nAuthorization: Bearer \(token)\r\n"
+                + "Connection: close\r\n\r\n")
         return RawSocket.statusLines(in: await socket.readResponse(seconds: 10)).first
     }
 

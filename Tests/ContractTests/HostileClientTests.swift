@@ -13,7 +13,9 @@ import Testing
         let port: Int
         let directory: URL
 
-        static func start(server: JSONValue, trustedProxies: [String] = [], adminToken: String? = nil) async throws
+        static func start(
+            server: JSONValue, trustedProxies: [String] = [], adminToken: String? = nil
+        ) async throws
             -> LiveBroker
         {
             let directory = try ProcessTests.temporaryDirectory()
@@ -25,8 +27,10 @@ import Testing
             let configPath = directory.appendingPathComponent("providers.json").path
             try Data(JSONValue.object(top).serialized()).write(to: URL(fileURLWithPath: configPath))
             let child = try ProcessTests.spawn(
-                ["serve", "--port", "0", "--config", configPath, "--database",
-                 directory.appendingPathComponent("b.sqlite").path],
+                [
+                    "serve", "--port", "0", "--config", configPath, "--database",
+                    directory.appendingPathComponent("b.sqlite").path,
+                ],
                 environment: adminToken.map { ["BROKER_ADMIN_TOKEN": $0] } ?? [:])
             let listening = try await child.waitForLog("\"listening\"")
             let port = try #require(JSONValue.parse(Array(listening.utf8))?["port"]?.stringValue.flatMap { Int($0) })
@@ -41,7 +45,9 @@ import Testing
 
         /// `GET path` over a fresh connection from `source`; the status (nil: no complete answer) and the
         /// seconds it took, connecting included.
-        func get(_ path: String, from source: String, headers: String = "") async throws -> (status: Int?, seconds: Double, bytes: [UInt8]) {
+        func get(
+            _ path: String, from source: String, headers: String = ""
+        ) async throws -> (status: Int?, seconds: Double, bytes: [UInt8]) {
             let started = ContinuousClock.now
             let socket = try RawSocket(port: port, from: source)
             socket.send("GET \(path) HTTP/1.1\r\nHost: broker\r\n\(headers)Connection: close\r\n\r\n")

@@ -25,7 +25,9 @@ public struct HTTPServerLimits: Sendable, Equatable {
         maxConnections: 16_384, maxConnectionsPerAddress: 16_384, idleTimeoutSeconds: 30, requestDeadlineSeconds: 300)
 
     /// Creates limits (unchecked: `init(config:)` validates what comes from a file).
-    public init(maxConnections: Int, maxConnectionsPerAddress: Int, idleTimeoutSeconds: Int, requestDeadlineSeconds: Int) {
+    public init(
+        maxConnections: Int, maxConnectionsPerAddress: Int, idleTimeoutSeconds: Int, requestDeadlineSeconds: Int
+    ) {
         self.maxConnections = maxConnections
         self.maxConnectionsPerAddress = maxConnectionsPerAddress
         self.idleTimeoutSeconds = idleTimeoutSeconds
@@ -39,12 +41,15 @@ public struct HTTPServerLimits: Sendable, Equatable {
             self = defaults
             return
         }
-        try section.allowOnly(["maxConnections", "maxConnectionsPerAddress", "idleTimeoutSeconds", "requestDeadlineSeconds"])
+        try section.allowOnly([
+            "maxConnections", "maxConnectionsPerAddress", "idleTimeoutSeconds", "requestDeadlineSeconds",
+        ])
         maxConnections = try section.int("maxConnections", default: defaults.maxConnections, range: 16...1_000_000)
         maxConnectionsPerAddress = try section.int(
             "maxConnectionsPerAddress", default: min(defaults.maxConnectionsPerAddress, maxConnections),
             range: 1...maxConnections)
-        idleTimeoutSeconds = try section.int("idleTimeoutSeconds", default: defaults.idleTimeoutSeconds, range: 1...3600)
+        idleTimeoutSeconds = try section.int(
+            "idleTimeoutSeconds", default: defaults.idleTimeoutSeconds, range: 1...3600)
         requestDeadlineSeconds = try section.int(
             "requestDeadlineSeconds", default: defaults.requestDeadlineSeconds, range: 1...3600)
     }

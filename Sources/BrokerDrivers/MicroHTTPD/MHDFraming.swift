@@ -19,7 +19,8 @@ func mhdFramingProblem(_ fields: [(name: String, value: String)]) -> String? {
         case "content-length":
             for item in field.value.split(separator: ",", omittingEmptySubsequences: false) {
                 let digits = item.trimmingHTTPWhitespace()
-                guard (1...18).contains(digits.utf8.count), digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+                guard (1...18).contains(digits.utf8.count), digits.utf8.allSatisfy({ (0x30...0x39).contains($0) })
+                else {
                     return "Content-Length is not a number"
                 }
                 lengths.insert(String(digits))

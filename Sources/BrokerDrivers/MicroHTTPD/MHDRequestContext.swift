@@ -4,9 +4,9 @@ import Foundation
 /// The state of one HTTP request on a libmicrohttpd connection: MHD's `con_cls`, created on the first call
 /// of the access handler and released by the request-completed notification.
 ///
-/// `@unchecked Sendable`: `phase`, `body`, `bodyTooLarge`, `admitted` and `requestID` are only touched on libmicrohttpd's
-/// polling thread (every callback runs there); `response` is written by the handler task and read by the
-/// polling thread, both under `lock`. The connection pointer is only handed to `MHD_resume_connection`,
+/// `@unchecked Sendable`: `phase`, `body`, `bodyTooLarge`, `admitted` and `requestID` are only touched on
+/// libmicrohttpd's polling thread (every callback runs there); `response` is written by the handler task and
+/// read by the polling thread, both under `lock`. The connection pointer is only handed to `MHD_resume_connection`,
 /// which libmicrohttpd allows from any thread.
 final class MHDRequestContext: @unchecked Sendable {
     /// Where the request is in its life.

@@ -45,7 +45,9 @@ func mhdPayloadTooLarge(_ maxBodyBytes: Int, requestID: String) -> HTTPResponse 
 func mhdAmbiguousFraming(requestID: String) -> HTTPResponse {
     mhdErrorResponse(
         status: 400, code: "INVALID_REQUEST",
-        message: "The request's framing is ambiguous (RFC 9112 section 6.3): conflicting Content-Length or Transfer-Encoding, or whitespace before a header's colon.",
+        message:
+            "The request's framing is ambiguous (RFC 9112 section 6.3): conflicting Content-Length or "
+            + "Transfer-Encoding, or whitespace before a header's colon.",
         requestID: requestID)
 }
 

@@ -70,7 +70,9 @@ public actor AdminGate {
     /// the address whose last failure is oldest.
     private func recordFailure(from address: String, at now: Date) {
         if failures[address] == nil, failures.count >= AdminGate.maximumTrackedAddresses {
-            failures = failures.filter { entry in entry.value.contains { now.timeIntervalSince($0) < AdminGate.window } }
+            failures = failures.filter { entry in
+                entry.value.contains { now.timeIntervalSince($0) < AdminGate.window }
+            }
             if failures.count >= AdminGate.maximumTrackedAddresses,
                 let stalest = failures.min(by: { ($0.value.last ?? .distantPast) < ($1.value.last ?? .distantPast) })
             {

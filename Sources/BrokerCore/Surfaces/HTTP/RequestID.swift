@@ -8,8 +8,10 @@ public enum RequestID {
     /// random hex digits.
     public static func from(header: String?) -> String {
         if let header, (1...64).contains(header.utf8.count),
-            header.utf8.allSatisfy({ $0 == 0x2D || $0 == 0x5F || $0 == 0x2E || (0x30...0x39).contains($0)
-                || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+            header.utf8.allSatisfy({
+                $0 == 0x2D || $0 == 0x5F || $0 == 0x2E || (0x30...0x39).contains($0)
+                    || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+            })
         {
             return header
         }
