@@ -185,8 +185,9 @@ public final class RawSocket: @unchecked Sendable {
         return text.utf8.distance(from: end.upperBound, to: text.utf8.endIndex) >= length
     }
 
-    /// Runs `work` on a new thread and returns its result.
-    private static func offThePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    /// Runs `work` on a new thread and returns its result: for blocking socket work (connecting many
+    /// sockets, a round of sends) that must not hold one of Swift's cooperative threads.
+    public static func offThePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread { continuation.resume(returning: work()) }
         }

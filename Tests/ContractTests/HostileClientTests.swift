@@ -101,12 +101,13 @@ import Testing
         let before = try await broker.get("/healthz", from: "127.0.0.2")
         #expect(before.status == 200)
 
-        let sockets = try Self.trickling(1_100, port: broker.port)
+        let port = broker.port
+        let sockets = try await RawSocket.offThePool { Result { try Self.trickling(1_100, port: port) } }.get()
         var closedByServer: [Int] = []
         var during: [(status: Int?, seconds: Double, bytes: [UInt8])] = []
         for round in 0..<3 {
             try await Task.sleep(for: .seconds(2))
-            closedByServer.append(Self.trickle(sockets, round: round))
+            closedByServer.append(await RawSocket.offThePool { Self.trickle(sockets, round: round) })
             during.append(try await broker.get("/healthz", from: "127.0.0.2"))
         }
         for socket in sockets { socket.close() }
