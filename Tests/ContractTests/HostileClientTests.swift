@@ -33,7 +33,8 @@ import Testing
                 ],
                 environment: adminToken.map { ["BROKER_ADMIN_TOKEN": $0] } ?? [:])
             let listening = try await child.waitForLog("\"listening\"")
-            let port = try #require(JSONValue.parse(Array(listening.utf8))?["port"]?.stringValue.flatMap { Int($0) })
+            let field = JSONValue.parse(Array(listening.utf8))?["port"]
+            let port = try #require(field?.intValue.map { Int($0) } ?? field?.stringValue.flatMap { Int($0) })
             return LiveBroker(child: child, port: port, directory: directory)
         }
 
