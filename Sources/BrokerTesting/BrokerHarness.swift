@@ -66,7 +66,7 @@ public final class BrokerHarness: @unchecked Sendable {
             "broker-harness-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let stubs = try StubProviders()
-        let stubServer = MicroHTTPDServer()
+        let stubServer = MicroHTTPDServer(limits: .permissive)
         try stubs.start(server: stubServer)
 
         let brokerServer = MicroHTTPDServer()

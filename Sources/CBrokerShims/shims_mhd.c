@@ -6,7 +6,8 @@
 
 struct MHD_Daemon *broker_mhd_start(
     const char *host, uint16_t port, unsigned int flags, unsigned int connection_timeout,
-    unsigned int connection_limit,
+    unsigned int connection_limit, int strict,
+    MHD_AcceptPolicyCallback accept_policy, void *accept_policy_context,
     MHD_AccessHandlerCallback access_handler, void *access_handler_context,
     MHD_RequestCompletedCallback request_completed, void *request_completed_context,
     MHD_NotifyConnectionCallback notify_connection, void *notify_connection_context,
@@ -33,8 +34,9 @@ struct MHD_Daemon *broker_mhd_start(
         connection_limit = FD_SETSIZE - 4; /* libmicrohttpd's own default */
     }
     struct MHD_Daemon *daemon = MHD_start_daemon(
-        flags, port, NULL, NULL, access_handler, access_handler_context,
+        flags, port, accept_policy, accept_policy_context, access_handler, access_handler_context,
         MHD_OPTION_SOCK_ADDR, address,
+        MHD_OPTION_STRICT_FOR_CLIENT, strict,
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_NOTIFY_COMPLETED, request_completed, request_completed_context,
@@ -47,4 +49,35 @@ struct MHD_Daemon *broker_mhd_start(
 uint16_t broker_mhd_bound_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info == NULL ? 0 : info->port;
+}
+
+int broker_format_address(const struct sockaddr *address, char *out, size_t out_size) {
+    if (address == NULL || out == NULL || out_size < 64) return -1;
+    if (address->sa_family == AF_INET) {
+        const struct sockaddr_in *v4 = (const struct sockaddr_in *)address;
+        return inet_ntop(AF_INET, &v4->sin_addr, out, (socklen_t)out_size) == NULL ? -1 : 0;
+    }
+    if (address->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)address;
+        if (IN6_IS_ADDR_V4MAPPED(&v6->sin6_addr)) {
+            return inet_ntop(AF_INET, &v6->sin6_addr.s6_addr[12], out, (socklen_t)out_size) == NULL ? -1 : 0;
+        }
+        return inet_ntop(AF_INET6, &v6->sin6_addr, out, (socklen_t)out_size) == NULL ? -1 : 0;
+    }
+    return -1;
+}
+
+int broker_mhd_client_address(struct MHD_Connection *connection, char *out, size_t out_size) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info == NULL ? -1 : broker_format_address(info->client_addr, out, out_size);
+}
+
+int broker_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
+void *broker_mhd_socket_context(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
 }

@@ -28,7 +28,16 @@ enum ServeCommand {
         services.outboxCipher = outboxCipher
         services.outbox = outbox
         let app = BrokerApp(services: services)
-        let server = MicroHTTPDServer()
+        let openFiles = MicroHTTPDServer.raiseOpenFilesLimit(wanted: config.serverLimits.maxConnections + 64)
+        if let openFiles, openFiles < config.serverLimits.maxConnections + 64 {
+            logger.warning(
+                "the open-files limit is below server.maxConnections",
+                metadata: [
+                    "openFilesLimit": .int(Int64(openFiles)),
+                    "maxConnections": .int(Int64(config.serverLimits.maxConnections)),
+                ])
+        }
+        let server = MicroHTTPDServer(limits: config.serverLimits, trustedProxies: config.trustedProxies)
         let port = try server.start(host: options.host, port: options.port, maxBodyBytes: 64 * 1024) { request in
             await app.handle(request)
         }

@@ -50,7 +50,8 @@ enum StubProvidersMain {
             }
             let termination = TerminationSignals()
             let stubs = try StubProviders()
-            let server = MicroHTTPDServer()
+            // One broker (or bench) drives the stubs from one address with many connections.
+            let server = MicroHTTPDServer(limits: .permissive)
             let bound = try stubs.start(server: server, host: host, port: port)
             say("stub-providers listening on http://\(host):\(bound)")
             if let configFile {

@@ -40,7 +40,22 @@ import Testing
         }
     }
 
-    @Test func repeatedFailuresCloseTheGate() async throws {
+    /// `GET /admin/v1/users` with `token` over a raw connection from `source` (another loopback address than
+    /// the harness client's 127.0.0.1); the response's status.
+    static func adminStatus(
+        _ broker: BrokerHarness, from source: String, token: String = AdminAPITests.token
+    ) async throws -> Int? {
+        let port = try #require(broker.baseURL.split(separator: ":").last.flatMap { Int($0) })
+        let socket = try RawSocket(port: port, from: source)
+        socket.send(
+            "GET /admin/v1/users HTTP/1.1\r\nHost: broker\r\nAuthorization: Bearer \(token)\r\n"
+                + "Connection: close\r\n\r\n")
+        return RawSocket.statusLines(in: await socket.readResponse(seconds: 10)).first
+    }
+
+    // Changed on purpose with issue 10 item 7: the lockout used to close the admin API for everyone; it now
+    // closes it only for the address whose failures reached the limit.
+    @Test func repeatedFailuresCloseTheGateForThatAddressOnly() async throws {
         try await withAdmin { broker in
             for _ in 0..<AdminGate.maximumFailures {
                 #expect(try await broker.get("/admin/v1/users", headers: ["Authorization": "Bearer guess"]).status == 401)
@@ -49,6 +64,41 @@ import Testing
             #expect(closed.status == 429)
             #expect(closed.errorCode == "TOO_MANY_ATTEMPTS")
             #expect(closed.headers["retry-after"] != nil)
+            // The right token from another address still works; a wrong one there is an ordinary 401.
+            #expect(try await Self.adminStatus(broker, from: "127.0.0.2") == 200)
+            #expect(try await Self.adminStatus(broker, from: "127.0.0.5", token: "guess") == 401)
+            #expect(try await broker.get("/admin/v1/users", headers: Self.auth).status == 429)
+        }
+    }
+
+    @Test func behindATrustedProxyFailuresCountPerForwardedAddress() async throws {
+        try await withBroker(adminToken: Self.token, configure: { config in
+            guard case .object(var top) = config else { return config }
+            top["trustedProxies"] = ["127.0.0.1"]
+            return .object(top)
+        }) { (broker: BrokerHarness) async throws in
+            let attacker = ["Authorization": "Bearer guess", "X-Forwarded-For": "198.51.100.7"]
+            for _ in 0..<AdminGate.maximumFailures {
+                #expect(try await broker.get("/admin/v1/users", headers: attacker).status == 401)
+            }
+            var locked = Self.auth
+            locked["X-Forwarded-For"] = "198.51.100.7"
+            #expect(try await broker.get("/admin/v1/users", headers: locked).status == 429)
+            // A forged left-hand entry does not help the attacker: the right-most untrusted one counts.
+            locked["X-Forwarded-For"] = "198.51.100.8, 198.51.100.7"
+            #expect(try await broker.get("/admin/v1/users", headers: locked).status == 429)
+            // Another client behind the same proxy is unaffected.
+            var clean = Self.auth
+            clean["X-Forwarded-For"] = "198.51.100.8"
+            #expect(try await broker.get("/admin/v1/users", headers: clean).status == 200)
+            // An untrusted peer's X-Forwarded-For is ignored: 127.0.0.2 is its own address.
+            #expect(try await Self.adminStatus(broker, from: "127.0.0.2") == 200)
+            // Request log lines name the resolved client address.
+            let addresses = broker.logs.lines.compactMap { JSONValue.parse(Array($0.utf8))?["clientAddress"]?.stringValue }
+            #expect(addresses.contains("198.51.100.7"))
+            #expect(addresses.contains("198.51.100.8"))
+            #expect(addresses.contains("127.0.0.2"))
+            #expect(!addresses.contains("127.0.0.1"))
         }
     }
 

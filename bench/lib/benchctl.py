@@ -190,6 +190,9 @@ def cmd_config(args):
         "linking": {"byVerifiedEmail": False},
         "sessions": {"idTokenTtlSeconds": 3600, "refreshTokenTtlDays": 30},
         "firebase": {"serviceAccountFile": args.service_account},
+        # wrk drives the broker from one address with up to BENCH_KAKAO_CONNECTIONS (200) connections, past
+        # the default per-address cap of 64 (docs/hardening.md).
+        "server": {"maxConnectionsPerAddress": 1024},
     }
     with open(args.out, "w") as out:
         json.dump(config, out, indent=2)

@@ -31,6 +31,10 @@ public struct BrokerConfig: Sendable {
     public var mail: MailSettings?
     /// The `outbox` section: retries and giving up.
     public var outbox: OutboxSettings = OutboxSettings()
+    /// The proxies whose `X-Forwarded-For` is believed (`trustedProxies`; default none).
+    public var trustedProxies: TrustedProxies = .none
+    /// The HTTP server's connection limits and timeouts (`server`).
+    public var serverLimits: HTTPServerLimits = .defaults
 
     /// Parses the config file's bytes; `environment` supplies ``FirebaseEndpoints/credentialsVariable``. Throws
     /// the first ``ConfigError``.
@@ -53,7 +57,7 @@ public struct BrokerConfig: Sendable {
         let top = try ConfigReader(path: "", value: document, issues: issues)
         try top.allowOnly([
             "projectId", "issuer", "clockSkewSeconds", "providers", "linking", "allowInsecureProviderUrls", "sessions",
-            "firebase", "cors", "mail", "outbox",
+            "firebase", "cors", "mail", "outbox", "trustedProxies", "server",
         ])
         projectID = try read("") { try top.string("projectId") }
         issuer = try read("") { try top.url("issuer", allowInsecure: true) }
@@ -109,6 +113,9 @@ public struct BrokerConfig: Sendable {
         mail = try read(nil) {
             try top.child("mail").map { try MailSettings(reading: $0, projectID: project, environment: environment) }
         }
+        trustedProxies = try read(.none) { try TrustedProxies(parsing: try top.strings("trustedProxies", nonEmpty: false)) }
+        // The first bad `server` field is reported; the section then falls back to its defaults.
+        serverLimits = try read(.defaults) { try HTTPServerLimits(config: try top.child("server")) }
     }
 
     /// Reads and parses the file at `path` (see ``init(parsing:environment:issues:)`` for `issues`).

@@ -130,6 +130,9 @@ public struct BrokerApp: Sendable {
     /// Handles one request; never throws: errors become the surface's error bodies.
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let started = ContinuousClock.now
+        var request = request
+        request.clientAddress = services.config.trustedProxies.clientAddress(
+            peer: request.peerAddress, forwardedFor: request.headers["x-forwarded-for"])
         let requestID = BrokerApp.requestID(from: request.headers["x-request-id"])
         let logger = services.logger.with(["requestId": requestID])
         var response: HTTPResponse
@@ -161,7 +164,7 @@ public struct BrokerApp: Sendable {
             "method": .string(request.method), "route": .string(route), "status": .integer(response.status),
             "durationMs": .double(Double(hundredths) / 100),
         ]
-        // The client address joins these fields once `HTTPRequest.clientAddress` (trustedProxies) lands.
+        if !request.clientAddress.isEmpty { fields["clientAddress"] = .string(request.clientAddress) }
         if let agent = request.headers["user-agent"], !agent.isEmpty { fields["userAgent"] = .string(String(agent.prefix(256))) }
         if let cause { fields["cause"] = .string(cause) }
         logger.log(response.status >= 500 ? .error : .info, "request", metadata: fields)
@@ -170,12 +173,6 @@ public struct BrokerApp: Sendable {
 
     /// The client's request id when it is short and plain, else a new one.
     static func requestID(from header: String?) -> String {
-        if let header, (1...64).contains(header.utf8.count),
-            header.utf8.allSatisfy({ $0 == 0x2D || $0 == 0x5F || $0 == 0x2E || (0x30...0x39).contains($0)
-                || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
-        {
-            return header
-        }
-        return Hex.encode(SecureRandom.bytes(8))
+        RequestID.from(header: header)
     }
 }

@@ -18,13 +18,25 @@ func mhdAccessHandler(
 
     guard let existing = requestContext.pointee else {
         // First call: the headers are complete, no body has been read.
-        let context = MHDRequestContext(connection: connection)
+        let context = MHDRequestContext(connection: connection, tracked: mhdTrackedConnection(connection))
         requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
+        let fields = mhdFields(of: connection, kind: .HEADER_KIND)
+        context.requestID = RequestID.from(header: fields.last { $0.name.lowercased() == "x-request-id" }?.value)
+        if mhdFramingProblem(fields) != nil {
+            // Ambiguous framing (RFC 9112 section 6.3): answer 400 and close, before any body byte is read,
+            // so whatever follows is never read as another request.
+            context.phase = .answered
+            context.tracked.map(dispatcher.connections.requestArrived(on:))
+            return mhdQueue(mhdAmbiguousFraming(requestID: context.requestID), on: connection, closing: true)
+        }
         if let declared = mhdDeclaredContentLength(connection) {
             if declared > dispatcher.maxBodyBytes {
                 // Refuse before reading the body; libmicrohttpd closes the connection after this answer.
                 context.phase = .answered
-                return mhdQueue(mhdPayloadTooLarge(dispatcher.maxBodyBytes), on: connection, closing: true)
+                context.tracked.map(dispatcher.connections.requestArrived(on:))
+                return mhdQueue(
+                    mhdPayloadTooLarge(dispatcher.maxBodyBytes, requestID: context.requestID), on: connection,
+                    closing: true)
             }
             context.body.reserveCapacity(declared)
         }
@@ -49,14 +61,17 @@ func mhdAccessHandler(
             uploadDataSize.pointee = 0
             return .YES
         }
-        // The upload is complete.
+        // The upload is complete: the request deadline no longer applies.
         context.phase = .answered
+        context.tracked.map(dispatcher.connections.requestArrived(on:))
         if context.bodyTooLarge {
             // The whole body was read (and discarded), so the connection can stay open.
-            return mhdQueue(mhdPayloadTooLarge(dispatcher.maxBodyBytes), on: connection, closing: dispatcher.isClosing)
+            return mhdQueue(
+                mhdPayloadTooLarge(dispatcher.maxBodyBytes, requestID: context.requestID), on: connection,
+                closing: dispatcher.isClosing)
         }
         guard dispatcher.admit() else {
-            return mhdQueue(mhdShuttingDown(), on: connection, closing: true)
+            return mhdQueue(mhdShuttingDown(requestID: context.requestID), on: connection, closing: true)
         }
         context.admitted = true
         let request = HTTPRequest(
@@ -64,7 +79,7 @@ func mhdAccessHandler(
             path: url.map { String(cString: $0) } ?? "/",
             query: mhdValues(of: connection, kind: .GET_ARGUMENT_KIND, lowercasingNames: false),
             headers: mhdValues(of: connection, kind: .HEADER_KIND, lowercasingNames: true),
-            body: context.body)
+            body: context.body, peerAddress: context.tracked?.address ?? "")
         context.body = []
         context.phase = .handling
         MHD_suspend_connection(connection)
@@ -98,18 +113,74 @@ func mhdRequestCompleted(
     guard let cls, let requestContext, let existing = requestContext.pointee else { return }
     requestContext.pointee = nil
     let context = Unmanaged<MHDRequestContext>.fromOpaque(existing).takeRetainedValue()
+    let dispatcher = Unmanaged<MHDDispatcher>.fromOpaque(cls).takeUnretainedValue()
+    // The next request on this connection has a fresh deadline.
+    context.tracked.map(dispatcher.connections.responseSent(on:))
     if context.admitted {
-        Unmanaged<MHDDispatcher>.fromOpaque(cls).takeUnretainedValue().release()
+        dispatcher.release()
     }
 }
 
-/// `MHD_NotifyConnectionCallback`: counts accepted TCP connections.
+/// `MHD_NotifyConnectionCallback`: counts accepted TCP connections, and tracks each one (its peer address
+/// for the per-address cap, its request deadline) from set-up to close, as its socket context.
 func mhdConnectionNotified(
     _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
     _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_ConnectionNotificationCode
 ) {
-    guard let cls, code == .CONNECTION_NOTIFY_STARTED else { return }
-    Unmanaged<MHDDispatcher>.fromOpaque(cls).takeUnretainedValue().connectionStarted()
+    guard let cls, let socketContext else { return }
+    let dispatcher = Unmanaged<MHDDispatcher>.fromOpaque(cls).takeUnretainedValue()
+    switch code {
+    case .CONNECTION_NOTIFY_STARTED:
+        guard let connection else { return }
+        var text = [CChar](repeating: 0, count: 64)
+        let address = broker_mhd_client_address(connection, &text, text.count) == 0
+            ? String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        let tracked = dispatcher.connections.opened(address: address, fd: broker_mhd_connection_fd(connection))
+        socketContext.pointee = Unmanaged.passRetained(tracked).toOpaque()
+        dispatcher.connectionStarted()
+    case .CONNECTION_NOTIFY_CLOSED:
+        guard let existing = socketContext.pointee else { return }
+        socketContext.pointee = nil
+        dispatcher.connections.closed(Unmanaged<MHDConnection>.fromOpaque(existing).takeRetainedValue())
+    default:
+        return
+    }
+}
+
+/// `MHD_AcceptPolicyCallback`: refuses a connection from an address already holding its cap of connections
+/// (trusted proxies exempt).
+func mhdAcceptPolicy(_ cls: UnsafeMutableRawPointer?, _ address: UnsafePointer<sockaddr>?, _ length: socklen_t)
+    -> MHD_Result
+{
+    guard let cls else { return .YES }
+    var text = [CChar](repeating: 0, count: 64)
+    let peer = broker_format_address(address, &text, text.count) == 0
+        ? String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+    return Unmanaged<MHDDispatcher>.fromOpaque(cls).takeUnretainedValue().connections.admits(address: peer) ? .YES : .NO
+}
+
+/// The tracked connection a request arrived on (the socket context the connection notifier stored).
+private func mhdTrackedConnection(_ connection: OpaquePointer) -> MHDConnection? {
+    broker_mhd_socket_context(connection).map { Unmanaged<MHDConnection>.fromOpaque($0).takeUnretainedValue() }
+}
+
+/// Every field of one kind, in arrival order, duplicates kept, names as sent.
+private func mhdFields(of connection: OpaquePointer, kind: MHD_ValueKind) -> [(name: String, value: String)] {
+    final class Collector {
+        var fields: [(name: String, value: String)] = []
+    }
+    let collector = Collector()
+    withExtendedLifetime(collector) {
+        _ = MHD_get_connection_values(
+            connection, kind,
+            { cls, _, key, value in
+                guard let cls, let key else { return .YES }
+                let collector = Unmanaged<Collector>.fromOpaque(cls).takeUnretainedValue()
+                collector.fields.append((name: String(cString: key), value: value.map { String(cString: $0) } ?? ""))
+                return .YES
+            }, Unmanaged.passUnretained(collector).toOpaque())
+    }
+    return collector.fields
 }
 
 /// The request's `Content-Length`, when it sent one that parses.

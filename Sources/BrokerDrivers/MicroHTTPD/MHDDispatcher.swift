@@ -16,6 +16,8 @@ final class MHDDispatcher: @unchecked Sendable {
     let handler: @Sendable (HTTPRequest) async -> HTTPResponse
     /// The largest accepted request body.
     let maxBodyBytes: Int
+    /// The per-address cap and the request deadlines.
+    let connections: MHDConnectionGuard
 
     /// Guards everything below.
     private let lock = NSLock()
@@ -33,8 +35,12 @@ final class MHDDispatcher: @unchecked Sendable {
     private var connectionCount = 0
 
     /// Creates the dispatcher for one daemon.
-    init(maxBodyBytes: Int, handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
+    init(
+        maxBodyBytes: Int, connections: MHDConnectionGuard,
+        handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
+    ) {
         self.maxBodyBytes = maxBodyBytes
+        self.connections = connections
         self.handler = handler
     }
 
@@ -103,6 +109,7 @@ final class MHDDispatcher: @unchecked Sendable {
         }
         // Only idle keep-alive connections remain; stopping closes them and joins the polling thread.
         MHD_stop_daemon(daemon)
+        connections.stop()
         lock.withLock { self.daemon = nil }
         Unmanaged.passUnretained(self).release()
     }

@@ -4,9 +4,9 @@ import Foundation
 /// The state of one HTTP request on a libmicrohttpd connection: MHD's `con_cls`, created on the first call
 /// of the access handler and released by the request-completed notification.
 ///
-/// `@unchecked Sendable`: `phase`, `body`, `bodyTooLarge` and `admitted` are only touched on libmicrohttpd's
-/// polling thread (every callback runs there); `response` is written by the handler task and read by the
-/// polling thread, both under `lock`. The connection pointer is only handed to `MHD_resume_connection`,
+/// `@unchecked Sendable`: `phase`, `body`, `bodyTooLarge`, `admitted` and `requestID` are only touched on
+/// libmicrohttpd's polling thread (every callback runs there); `response` is written by the handler task and
+/// read by the polling thread, both under `lock`. The connection pointer is only handed to `MHD_resume_connection`,
 /// which libmicrohttpd allows from any thread.
 final class MHDRequestContext: @unchecked Sendable {
     /// Where the request is in its life.
@@ -21,6 +21,10 @@ final class MHDRequestContext: @unchecked Sendable {
 
     /// The libmicrohttpd connection (`struct MHD_Connection *`).
     let connection: OpaquePointer
+    /// The connection as the connection guard tracks it (nil if libmicrohttpd gave no socket context).
+    let tracked: MHDConnection?
+    /// The request's id for the driver's own answers; polling thread only.
+    var requestID = ""
     /// Polling thread only.
     var phase = Phase.receiving
     /// The upload so far; polling thread only.
@@ -36,8 +40,9 @@ final class MHDRequestContext: @unchecked Sendable {
     private var response: HTTPResponse?
 
     /// Creates the context of a request on `connection`.
-    init(connection: OpaquePointer) {
+    init(connection: OpaquePointer, tracked: MHDConnection?) {
         self.connection = connection
+        self.tracked = tracked
     }
 
     /// Stores the handler's response (called by the handler task before it resumes the connection).

@@ -35,22 +35,39 @@ func mhdQueue(_ response: HTTPResponse, on connection: OpaquePointer, closing: B
 }
 
 /// The 413 sent for a body over the limit; the handler never sees the request.
-func mhdPayloadTooLarge(_ maxBodyBytes: Int) -> HTTPResponse {
+func mhdPayloadTooLarge(_ maxBodyBytes: Int, requestID: String) -> HTTPResponse {
     mhdErrorResponse(
-        status: 413, code: "PAYLOAD_TOO_LARGE", message: "The request body exceeds \(maxBodyBytes) bytes.")
+        status: 413, code: "PAYLOAD_TOO_LARGE", message: "The request body exceeds \(maxBodyBytes) bytes.",
+        requestID: requestID)
+}
+
+/// The 400 sent (with `Connection: close`) for a request whose framing is ambiguous; the handler never sees it.
+func mhdAmbiguousFraming(requestID: String) -> HTTPResponse {
+    mhdErrorResponse(
+        status: 400, code: "INVALID_REQUEST",
+        message:
+            "The request's framing is ambiguous (RFC 9112 section 6.3): conflicting Content-Length or "
+            + "Transfer-Encoding, or whitespace before a header's colon.",
+        requestID: requestID)
 }
 
 /// The 503 sent for a request that arrives after shutdown has drained.
-func mhdShuttingDown() -> HTTPResponse {
-    var response = mhdErrorResponse(status: 503, code: "UNAVAILABLE", message: "The server is shutting down.")
+func mhdShuttingDown(requestID: String) -> HTTPResponse {
+    var response = mhdErrorResponse(
+        status: 503, code: "UNAVAILABLE", message: "The server is shutting down.", requestID: requestID)
     response.headers.append((name: "Retry-After", value: "1"))
     return response
 }
 
-/// A response in the contract's error shape, `{"error":{"code":…,"message":…}}`.
-private func mhdErrorResponse(status: Int, code: String, message: String) -> HTTPResponse {
+/// A response in the contract's error shape, `{"error":{"code":…,"message":…}}`, with its `X-Request-Id`.
+private func mhdErrorResponse(status: Int, code: String, message: String, requestID: String) -> HTTPResponse {
     // Both strings are fixed ASCII without quotes or backslashes, so no escaping is needed.
     let json = #"{"error":{"code":"\#(code)","message":"\#(message)"}}"#
     return HTTPResponse(
-        status: status, headers: [(name: "Content-Type", value: "application/json")], body: Array(json.utf8))
+        status: status,
+        headers: [
+            (name: "Content-Type", value: "application/json"),
+            (name: "X-Request-Id", value: requestID.isEmpty ? RequestID.from(header: nil) : requestID),
+        ],
+        body: Array(json.utf8))
 }

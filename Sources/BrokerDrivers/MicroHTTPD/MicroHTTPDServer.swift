@@ -12,10 +12,10 @@ import Foundation
 ///
 /// `@unchecked Sendable`: `dispatcher` and `stopping` are guarded by `lock`.
 public final class MicroHTTPDServer: HTTPServer, @unchecked Sendable {
-    /// Seconds an idle (keep-alive) connection may stay open.
-    private let idleTimeoutSeconds: Int
-    /// The most simultaneous connections; 0 means libmicrohttpd's default.
-    private let connectionLimit: Int
+    /// The connection limits and timeouts (contract section 7).
+    public let limits: HTTPServerLimits
+    /// Whose connections are exempt from the per-address cap.
+    public let trustedProxies: TrustedProxies
 
     /// Guards `dispatcher` and `stopping`.
     private let lock = NSLock()
@@ -26,11 +26,20 @@ public final class MicroHTTPDServer: HTTPServer, @unchecked Sendable {
 
     /// Creates a server; nothing listens until ``start(host:port:maxBodyBytes:handler:)``.
     /// - Parameters:
-    ///   - idleTimeoutSeconds: how long an idle keep-alive connection stays open.
-    ///   - connectionLimit: the most simultaneous connections (0: libmicrohttpd's default, about 1000).
-    public init(idleTimeoutSeconds: Int = 30, connectionLimit: Int = 0) {
-        self.idleTimeoutSeconds = idleTimeoutSeconds
-        self.connectionLimit = connectionLimit
+    ///   - limits: the total and per-address connection caps, the idle timeout and the request deadline.
+    ///   - trustedProxies: peers whose connections the per-address cap does not count.
+    public init(limits: HTTPServerLimits = .defaults, trustedProxies: TrustedProxies = .none) {
+        self.limits = limits
+        self.trustedProxies = trustedProxies
+    }
+
+    /// Raises this process's soft open-files limit to its hard limit, or to `wanted` when that is higher and
+    /// the process may raise its hard limit (root); returns the limit now in force (nil when it cannot be
+    /// read). `serve` calls it at start with room for `maxConnections` sockets.
+    @discardableResult
+    public static func raiseOpenFilesLimit(wanted: Int = 0) -> Int? {
+        let limit = broker_raise_open_files_limit(Int64(clamping: max(0, wanted)))
+        return limit < 0 ? nil : Int(clamping: limit)
     }
 
     deinit {
@@ -50,7 +59,8 @@ public final class MicroHTTPDServer: HTTPServer, @unchecked Sendable {
         guard let requestedPort = UInt16(exactly: port) else {
             throw MicroHTTPDError(.startFailed, "port \(port) out of range")
         }
-        let dispatcher = MHDDispatcher(maxBodyBytes: max(0, maxBodyBytes), handler: handler)
+        let connections = MHDConnectionGuard(limits: limits, trustedProxies: trustedProxies)
+        let dispatcher = MHDDispatcher(maxBodyBytes: max(0, maxBodyBytes), connections: connections, handler: handler)
         let claimed: Bool = lock.withLock {
             guard self.dispatcher == nil, stopping == nil else { return false }
             self.dispatcher = dispatcher
@@ -63,8 +73,8 @@ public final class MicroHTTPDServer: HTTPServer, @unchecked Sendable {
         let context = Unmanaged.passRetained(dispatcher).toOpaque()
         var error: Int32 = 0
         let started = broker_mhd_start(
-            host, requestedPort, UInt32(flags), UInt32(clamping: idleTimeoutSeconds),
-            UInt32(clamping: connectionLimit),
+            host, requestedPort, UInt32(flags), UInt32(clamping: limits.idleTimeoutSeconds),
+            UInt32(clamping: limits.maxConnections), 0, mhdAcceptPolicy, context,
             mhdAccessHandler, context, mhdRequestCompleted, context, mhdConnectionNotified, context, &error)
         let daemon: OpaquePointer
         do {
@@ -75,6 +85,7 @@ public final class MicroHTTPDServer: HTTPServer, @unchecked Sendable {
             throw error
         }
         dispatcher.attach(daemon)
+        connections.start()
         let bound = Int(broker_mhd_bound_port(daemon))
         return bound != 0 ? bound : port
     }
@@ -98,5 +109,15 @@ public final class MicroHTTPDServer: HTTPServer, @unchecked Sendable {
     /// keep-alive).
     public var acceptedConnectionCount: Int {
         lock.withLock { dispatcher }?.acceptedConnections ?? 0
+    }
+
+    /// Open connections from `address` that count against its cap (trusted proxies' never do).
+    public func openConnectionCount(from address: String) -> Int {
+        lock.withLock { dispatcher }?.connections.connectionCount(from: address) ?? 0
+    }
+
+    /// Connections shut down so far because their request missed the deadline.
+    public var expiredConnectionCount: Int {
+        lock.withLock { dispatcher }?.connections.expiredConnections ?? 0
     }
 }

@@ -6,5 +6,6 @@
 #include "shims_epoll.h"
 #include "shims_mhd.h"
 #include "shims_pq.h"
+#include "shims_process.h"
 #include "shims_sqlite.h"
 #endif

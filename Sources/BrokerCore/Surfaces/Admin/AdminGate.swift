@@ -6,19 +6,26 @@ import Foundation
 /// - No token configured: every admin request gets 401.
 /// - A token-like query parameter (`access_token`, `token`, ...) or the token anywhere in the query is refused
 ///   (query strings end up in logs and proxies).
-/// - After `maximumFailures` failed attempts within `window`, every admin request gets 429 until the window has
-///   passed: guessing is slowed, and the CLI (which works on the database directly) stays available.
+/// - Failures are counted per client address (``HTTPRequest/clientAddress``, through `trustedProxies`): after
+///   `maximumFailures` failed attempts within `window` from one address, that address's admin requests get
+///   429 until the window has passed. Guessing is slowed, while another address's failures never lock out a
+///   caller, and the CLI (which works on the database directly) stays available.
+/// - At most `maximumTrackedAddresses` addresses are remembered; past that, the one whose last failure is
+///   oldest is forgotten, so the counters' memory is bounded whatever an attacker sends.
 public actor AdminGate {
-    /// Failures within `window` that close the gate.
+    /// Failures within `window` from one address that close the gate to that address.
     public static let maximumFailures = 20
     /// The window for counting failures.
     public static let window: TimeInterval = 60
+    /// The most client addresses whose failures are remembered at once.
+    public static let maximumTrackedAddresses = 10_000
 
     private static let tokenParameters: Set<String> = ["access_token", "token", "admin_token", "key", "api_key"]
 
     private let digest: [UInt8]?
     private let clock: any Clock
-    private var failures: [Date] = []
+    /// The failures within `window`, oldest first, by client address.
+    private var failures: [String: [Date]] = [:]
 
     /// Creates the gate for `token` (nil or empty: the admin API is closed).
     public init(token: String?, clock: any Clock) {
@@ -33,8 +40,11 @@ public actor AdminGate {
             throw APIError(401, "UNAUTHENTICATED", "The admin API is disabled: no admin token is configured.")
         }
         let now = clock.now
-        failures.removeAll { now.timeIntervalSince($0) >= AdminGate.window }
-        if failures.count >= AdminGate.maximumFailures, let oldest = failures.first {
+        let address = request.clientAddress
+        var recent = failures[address, default: []]
+        recent.removeAll { now.timeIntervalSince($0) >= AdminGate.window }
+        failures[address] = recent.isEmpty ? nil : recent
+        if recent.count >= AdminGate.maximumFailures, let oldest = recent.first {
             var error = APIError(429, "TOO_MANY_ATTEMPTS", "Too many failed admin authentications; try again later.")
             error.headers["Retry-After"] = String(max(1, Int((oldest + AdminGate.window).timeIntervalSince(now).rounded(.up))))
             throw error
@@ -46,10 +56,29 @@ public actor AdminGate {
             header.prefix(7).lowercased() == "bearer ",
             constantTimeEquals(Digest.sha256(String(header.dropFirst(7))), digest)
         else {
-            failures.append(now)
+            recordFailure(from: address, at: now)
             throw APIError(
                 401, "UNAUTHENTICATED",
                 inQuery ? "Admin tokens are accepted only in the Authorization header." : "A valid admin token is required.")
         }
+    }
+
+    /// The number of client addresses with failures remembered (for tests of the memory bound).
+    public var trackedAddressCount: Int { failures.count }
+
+    /// Counts a failure from `address`, making room first when the table is full: expired entries go, then
+    /// the address whose last failure is oldest.
+    private func recordFailure(from address: String, at now: Date) {
+        if failures[address] == nil, failures.count >= AdminGate.maximumTrackedAddresses {
+            failures = failures.filter { entry in
+                entry.value.contains { now.timeIntervalSince($0) < AdminGate.window }
+            }
+            if failures.count >= AdminGate.maximumTrackedAddresses,
+                let stalest = failures.min(by: { ($0.value.last ?? .distantPast) < ($1.value.last ?? .distantPast) })
+            {
+                failures[stalest.key] = nil
+            }
+        }
+        failures[address, default: []].append(now)
     }
 }

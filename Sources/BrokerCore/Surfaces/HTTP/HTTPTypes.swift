@@ -12,11 +12,17 @@ public struct HTTPRequest: Sendable {
     public var headers: [String: String]
     /// The body bytes.
     public var body: [UInt8]
+    /// The address of the connection's other end, as the server saw it (`192.0.2.1`, `2001:db8::1`); empty
+    /// when the request did not come over a socket.
+    public var peerAddress: String
+    /// The client's address: `peerAddress`, or, when the peer is a trusted proxy, what its `X-Forwarded-For`
+    /// says (``TrustedProxies/clientAddress(peer:forwardedFor:)``). Per-address limits, logs and audit use it.
+    public var clientAddress: String
 
-    /// Creates a request.
+    /// Creates a request; `clientAddress` starts as `peerAddress` until the app resolves it.
     public init(
         method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
-        body: [UInt8] = []
+        body: [UInt8] = [], peerAddress: String = ""
     ) {
         self.method = method
         self.path = path
@@ -25,6 +31,8 @@ public struct HTTPRequest: Sendable {
         for (name, value) in headers { lowered[name.lowercased()] = value }
         self.headers = lowered
         self.body = body
+        self.peerAddress = peerAddress
+        self.clientAddress = peerAddress
     }
 }
 
