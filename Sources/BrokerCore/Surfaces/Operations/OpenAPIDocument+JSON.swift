@@ -9,7 +9,7 @@ extension OpenAPIDocument {
     "title": "Social-login broker",
     "version": "1",
     "summary": "Native (/v1), admin (/admin/v1) and operations endpoints of the broker.",
-    "description": "Every error is `{\"error\": {\"code\", \"message\"}}`; each response lists the codes it can carry. Every response has `X-Request-Id`. Unmatched paths and methods get 404 `NOT_FOUND`. The contract is docs/openapi.md and the project's contract page; this document is served at GET /openapi.json.",
+    "description": "Every error is `{\"error\": {\"code\", \"message\"}}`; each response lists the codes it can carry. Every response has `X-Request-Id`. Unmatched paths and methods get 404 `NOT_FOUND`. Served at GET /openapi.json; docs/openapi.md says how it is kept in step with the routes and tested.",
     "license": {
       "name": "See the repository"
     }
@@ -21,7 +21,7 @@ extension OpenAPIDocument {
     },
     {
       "name": "admin",
-      "description": "The admin API, behind BROKER_ADMIN_TOKEN."
+      "description": "The admin API, behind BROKER_ADMIN_TOKEN. Unknown query parameters and body fields get 400 INVALID_REQUEST naming them."
     },
     {
       "name": "operations",
@@ -832,6 +832,9 @@ extension OpenAPIDocument {
               }
             }
           },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
           "401": {
             "$ref": "#/components/responses/Error401Unauthenticated"
           },
@@ -986,6 +989,9 @@ extension OpenAPIDocument {
               }
             }
           },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
           "401": {
             "$ref": "#/components/responses/Error401Unauthenticated"
           },
@@ -1054,6 +1060,9 @@ extension OpenAPIDocument {
                 }
               }
             }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
           },
           "401": {
             "$ref": "#/components/responses/Error401Unauthenticated"
@@ -1127,7 +1136,7 @@ extension OpenAPIDocument {
             }
           },
           "400": {
-            "$ref": "#/components/responses/Error400LastIdentity"
+            "$ref": "#/components/responses/Error400InvalidRequestLastIdentity"
           },
           "401": {
             "$ref": "#/components/responses/Error401Unauthenticated"
@@ -1182,6 +1191,9 @@ extension OpenAPIDocument {
                 "$ref": "#/components/headers/X-Request-Id"
               }
             }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
           },
           "401": {
             "$ref": "#/components/responses/Error401Unauthenticated"
@@ -2145,6 +2157,47 @@ extension OpenAPIDocument {
                       "type": "string",
                       "enum": [
                         "INVALID_REQUEST"
+                      ]
+                    },
+                    "message": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "Error400InvalidRequestLastIdentity": {
+        "description": "The request is malformed or refused; nothing was stored.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/X-Request-Id"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "error"
+              ],
+              "properties": {
+                "error": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "code",
+                    "message"
+                  ],
+                  "properties": {
+                    "code": {
+                      "type": "string",
+                      "enum": [
+                        "INVALID_REQUEST",
+                        "LAST_IDENTITY"
                       ]
                     },
                     "message": {
