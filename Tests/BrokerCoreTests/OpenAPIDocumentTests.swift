@@ -81,7 +81,7 @@ import Testing
         #expect(Self.key("GET", "/v1/me") != Self.key("PATCH", "/v1/me"))
     }
 
-    @Test func everyErrorResponseNamesContractCodesOfItsStatusAndEveryResponseItsRequestID() throws {
+    @Test func everyErrorResponseNamesContractCodesOfItsStatusAndEveryResponseButThe413ItsRequestID() throws {
         let document = try Self.document()
         var errorResponses = 0
         for (key, operation) in try Self.operations(document) {
@@ -93,7 +93,8 @@ import Testing
             for (statusText, reference) in responses {
                 let status = try #require(Int(statusText), "\(key): status \(statusText)")
                 let response = try Self.resolve(reference, in: document)
-                #expect(response["headers"]?["X-Request-Id"] != nil, "\(key) \(status) lacks X-Request-Id")
+                // The server answers 413 before the app sees the request, so that one has no request id.
+                #expect((response["headers"]?["X-Request-Id"] != nil) == (status != 413), "\(key) \(status) X-Request-Id")
                 guard status >= 400 else { continue }
                 errorResponses += 1
                 let schema = try Self.resolve(

@@ -9,7 +9,7 @@ extension OpenAPIDocument {
     "title": "Social-login broker",
     "version": "1",
     "summary": "Native (/v1), admin (/admin/v1) and operations endpoints of the broker.",
-    "description": "Every error is `{\"error\": {\"code\", \"message\"}}`; each response lists the codes it can carry. Every response has `X-Request-Id`. Unmatched paths and methods get 404 `NOT_FOUND`. Served at GET /openapi.json; docs/openapi.md says how it is kept in step with the routes and tested.",
+    "description": "Every error is `{\"error\": {\"code\", \"message\"}}`; each response lists the codes it can carry. Every response but 413 has `X-Request-Id`. Unmatched paths and methods get 404 `NOT_FOUND`. Served at GET /openapi.json; docs/openapi.md says how it is kept in step with the routes and tested.",
     "license": {
       "name": "See the repository"
     }
@@ -2755,12 +2755,8 @@ extension OpenAPIDocument {
         }
       },
       "Error413PayloadTooLarge": {
-        "description": "The body is over 64 KiB.",
-        "headers": {
-          "X-Request-Id": {
-            "$ref": "#/components/headers/X-Request-Id"
-          }
-        },
+        "description": "The body is over 64 KiB. The server answers it before the request reaches the app: no X-Request-Id.",
+        "headers": {},
         "content": {
           "application/json": {
             "schema": {
