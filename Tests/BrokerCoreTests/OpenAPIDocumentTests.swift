@@ -35,10 +35,14 @@ import Testing
 
     /// The contract's codes by status (section 6).
     static let contractCodes: [Int: Set<String>] = [
-        400: ["INVALID_REQUEST", "MISSING_NONCE", "WEAK_PASSWORD", "INVALID_EMAIL", "INVALID_LOGIN_CREDENTIALS",
-              "KAKAO_EMAIL_REQUIRED", "LAST_IDENTITY", "INVALID_OOB_CODE"],
-        401: ["INVALID_TOKEN", "TOKEN_EXPIRED", "INVALID_AUDIENCE", "INVALID_ISSUER", "NONCE_MISMATCH", "TOKEN_REPLAYED",
-              "KAKAO_APP_MISMATCH", "INVALID_REFRESH_TOKEN", "UNAUTHENTICATED", "INVALID_WEBHOOK"],
+        400: [
+            "INVALID_REQUEST", "MISSING_NONCE", "WEAK_PASSWORD", "INVALID_EMAIL", "INVALID_LOGIN_CREDENTIALS",
+            "KAKAO_EMAIL_REQUIRED", "LAST_IDENTITY", "INVALID_OOB_CODE",
+        ],
+        401: [
+            "INVALID_TOKEN", "TOKEN_EXPIRED", "INVALID_AUDIENCE", "INVALID_ISSUER", "NONCE_MISMATCH", "TOKEN_REPLAYED",
+            "KAKAO_APP_MISMATCH", "INVALID_REFRESH_TOKEN", "UNAUTHENTICATED", "INVALID_WEBHOOK",
+        ],
         403: ["USER_DISABLED"], 404: ["NOT_FOUND", "PROVIDER_NOT_ENABLED"],
         409: ["EMAIL_EXISTS", "ACCOUNT_EXISTS_WITH_DIFFERENT_CREDENTIAL", "IDENTITY_ALREADY_LINKED"],
         413: ["PAYLOAD_TOO_LARGE"], 429: ["TOO_MANY_ATTEMPTS"], 501: ["MAIL_NOT_CONFIGURED"],
@@ -94,7 +98,8 @@ import Testing
                 let status = try #require(Int(statusText), "\(key): status \(statusText)")
                 let response = try Self.resolve(reference, in: document)
                 // The server answers 413 before the app sees the request, so that one has no request id.
-                #expect((response["headers"]?["X-Request-Id"] != nil) == (status != 413), "\(key) \(status) X-Request-Id")
+                #expect(
+                    (response["headers"]?["X-Request-Id"] != nil) == (status != 413), "\(key) \(status) X-Request-Id")
                 guard status >= 400 else { continue }
                 errorResponses += 1
                 let schema = try Self.resolve(
@@ -105,7 +110,9 @@ import Testing
                 #expect(!codes.isEmpty)
                 let allowed = Self.contractCodes[status] ?? []
                 #expect(Set(codes).subtracting(allowed).sorted() == [], "\(key) \(status)")
-                let retries = codes.contains { ["TOO_MANY_ATTEMPTS", "PROVIDER_UNAVAILABLE", "STORAGE_UNAVAILABLE"].contains($0) }
+                let retries = codes.contains {
+                    ["TOO_MANY_ATTEMPTS", "PROVIDER_UNAVAILABLE", "STORAGE_UNAVAILABLE"].contains($0)
+                }
                 #expect((response["headers"]?["Retry-After"] != nil) == retries, "\(key) \(status) Retry-After")
             }
         }

@@ -21,6 +21,7 @@ import Testing
         var router = Router()
         router.add("POST", "/v1/signin/{provider}") { _, _ in HTTPResponse(status: 1) }
         router.add("GET", "/healthz") { _, _ in HTTPResponse(status: 2) }
-        #expect(router.endpoints.map { "\($0.method) \($0.pattern)" } == ["POST /v1/signin/{provider}", "GET /healthz"])
+        #expect(
+            router.endpoints.map { "\($0.method) \($0.pattern)" } == ["POST /v1/signin/{provider}", "GET /healthz"])
     }
 }

@@ -16,14 +16,18 @@ import Testing
     static func schema(_ method: String, _ path: String, _ status: Int) throws -> JSONValue {
         let document = try #require(document)
         let response = try resolve(
-            try #require(document["paths"]?[path]?[method.lowercased()]?["responses"]?[String(status)], "\(method) \(path) \(status)"))
+            try #require(
+                document["paths"]?[path]?[method.lowercased()]?["responses"]?[String(status)],
+                "\(method) \(path) \(status)"))
         return try #require(response["content"]?["application/json"]?["schema"])
     }
 
     static func resolve(_ value: JSONValue) throws -> JSONValue {
         guard let reference = value["$ref"]?.stringValue else { return value }
         var target = try #require(document)
-        for part in reference.dropFirst(2).split(separator: "/") { target = try #require(target[String(part)], "\(reference)") }
+        for part in reference.dropFirst(2).split(separator: "/") {
+            target = try #require(target[String(part)], "\(reference)")
+        }
         return try resolve(target)
     }
 
@@ -41,7 +45,9 @@ import Testing
         {
             return ["\(path): \(value) is not \(types)"]
         }
-        if let allowed = schema["enum"]?.arrayValue, !allowed.contains(value) { problems.append("\(path): \(value) not in enum") }
+        if let allowed = schema["enum"]?.arrayValue, !allowed.contains(value) {
+            problems.append("\(path): \(value) not in enum")
+        }
         if let minimum = schema["minLength"]?.intValue, let text = value.stringValue, text.count < minimum {
             problems.append("\(path): shorter than \(minimum)")
         }
@@ -59,7 +65,9 @@ import Testing
             }
         }
         if let items = schema["items"], let elements = value.arrayValue {
-            for (index, element) in elements.enumerated() { problems += try violations(element, items, at: "\(path)[\(index)]") }
+            for (index, element) in elements.enumerated() {
+                problems += try violations(element, items, at: "\(path)[\(index)]")
+            }
         }
         return problems
     }
@@ -91,12 +99,15 @@ import Testing
             let apple = try await broker.post(
                 "/v1/signin/apple",
                 [
-                    "identityToken": .string(try broker.stubs.idToken("apple", claims: ["sub": "a-1", "nonce": .string(TestTokens.hashedNonce("n"))])),
+                    "identityToken": .string(
+                        try broker.stubs.idToken(
+                            "apple", claims: ["sub": "a-1", "nonce": .string(TestTokens.hashedNonce("n"))])),
                     "rawNonce": "n", "fullName": ["givenName": "Ada", "familyName": "Lovelace"],
                 ])
             let idToken = try #require(created.json?["idToken"]?.stringValue)
             let link = try await broker.post(
-                "/v1/me/identities/kakao", ["accessToken": .string(broker.stubs.kakaoAccessToken(for: KakaoStubUser(id: 8)))],
+                "/v1/me/identities/kakao",
+                ["accessToken": .string(broker.stubs.kakaoAccessToken(for: KakaoStubUser(id: 8)))],
                 headers: ["Authorization": "Bearer " + idToken])
             let answers: [(String, String, TestResponse)] = [
                 ("POST", "/v1/signin/{provider}", created), ("POST", "/v1/signin/{provider}", again),
@@ -108,7 +119,8 @@ import Testing
             #expect(created.json?["customToken"]?.stringValue != nil)
             for (method, path, answer) in answers {
                 let body = try #require(answer.json)
-                #expect(try Self.violations(body, try Self.schema(method, path, answer.status)) == [], "\(method) \(path)")
+                #expect(
+                    try Self.violations(body, try Self.schema(method, path, answer.status)) == [], "\(method) \(path)")
                 #expect(answer.headers["x-request-id"] != nil)
             }
         }

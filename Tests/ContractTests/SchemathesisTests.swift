@@ -62,8 +62,10 @@ import Testing
             // first would leave the others only 401s), another for the admin ones (an admin disable of the first
             // would leave them only 403s).
             let me = try await broker.post("/v1/signup", ["email": "me@example.com", "password": "correct horse"])
-            let deleted = try await broker.post("/v1/signup", ["email": "deleted@example.com", "password": "correct horse"])
-            let managed = try await broker.post("/v1/signup", ["email": "managed@example.com", "password": "battery staple"])
+            let deleted = try await broker.post(
+                "/v1/signup", ["email": "deleted@example.com", "password": "correct horse"])
+            let managed = try await broker.post(
+                "/v1/signup", ["email": "managed@example.com", "password": "battery staple"])
             #expect(me.status == 201 && deleted.status == 201 && managed.status == 201)
             let idToken = try #require(me.json?["idToken"]?.stringValue)
             let deletedIDToken = try #require(deleted.json?["idToken"]?.stringValue)
@@ -71,9 +73,10 @@ import Testing
 
             let configFile = broker.directory.appendingPathComponent("schemathesis.toml")
             try Self.configuration.write(to: configFile, atomically: true, encoding: .utf8)
-            let reports = ProcessInfo.processInfo.environment["BROKER_TEST_SCHEMATHESIS_REPORTS"].map {
-                URL(fileURLWithPath: $0)
-            } ?? broker.directory.appendingPathComponent("schemathesis-report")
+            let reports =
+                ProcessInfo.processInfo.environment["BROKER_TEST_SCHEMATHESIS_REPORTS"].map {
+                    URL(fileURLWithPath: $0)
+                } ?? broker.directory.appendingPathComponent("schemathesis-report")
             let environment = ProcessInfo.processInfo.environment
             let childEnvironment = [
                 "PATH": environment["PATH"] ?? "/usr/bin:/bin", "HOME": broker.directory.path, "LANG": "C.UTF-8",
@@ -84,7 +87,9 @@ import Testing
             let seed = Int(environment["BROKER_TEST_SCHEMATHESIS_SEED"] ?? "") ?? 20_261_201
             // The apps' and operators' operations first, then the admin ones: an admin run reuses uids it has
             // seen (its stateful phase) and deleting the /v1/me user would leave the others only 401s.
-            for (name, paths) in [("native and operations", "^/(v1|healthz|readyz|metrics|openapi|\\.well-known)"), ("admin", "^/admin/")] {
+            for (name, paths) in [
+                ("native and operations", "^/(v1|healthz|readyz|metrics|openapi|\\.well-known)"), ("admin", "^/admin/"),
+            ] {
                 let child = try ChildProcess(
                     executable,
                     [
@@ -102,12 +107,17 @@ import Testing
                     status = try await child.wait(seconds: Self.timeLimitSeconds)
                 } catch {
                     child.terminate(SIGKILL)
-                    Issue.record("schemathesis (\(name)) did not finish in \(Int(Self.timeLimitSeconds)) s:\n\(child.stdout.suffix(4000))")
+                    Issue.record(
+                        "schemathesis (\(name)) did not finish in \(Int(Self.timeLimitSeconds)) s:\n\(child.stdout.suffix(4000))"
+                    )
                     return
                 }
                 // Its summary (operations, checks, what failed) in the test log.
                 print("schemathesis (\(name)) exited \(status):\n\(child.stdout.suffix(6000))")
-                #expect(status == 0, "schemathesis (\(name)) found problems:\n\(child.stdout.suffix(20_000))\n\(child.stderr.suffix(2000))")
+                #expect(
+                    status == 0,
+                    "schemathesis (\(name)) found problems:\n\(child.stdout.suffix(20_000))\n\(child.stderr.suffix(2000))"
+                )
                 // A run that tested nothing would also exit 0.
                 #expect(child.stdout.contains(" passed"), "\(child.stdout.suffix(4000))")
             }
