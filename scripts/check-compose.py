@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Checks docker-compose.yml where no Docker engine runs.
 
-1. The file validates against the Compose Specification's JSON schema. The schema is not vendored: it is read
-   from ../shared/schemas/compose-spec.json beside the repository (where CI puts it), or from the path in
-   $COMPOSE_SPEC_SCHEMA.
+1. The file validates against the Compose Specification's JSON schema, vendored beside this script as
+   scripts/compose-spec.json (from github.com/compose-spec/compose-spec, commit 170098ba, Apache-2.0; unchanged),
+   or the one at the path in $COMPOSE_SPEC_SCHEMA.
 2. Every depends_on names a service of the file.
 3. Every JSON file the broker service mounts from the repository exists and parses, and the file BROKER_CONFIG
    names inside the container is one of those mounts.
@@ -22,7 +22,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COMPOSE_FILE = os.path.join(REPO, "docker-compose.yml")
 SCHEMA_CANDIDATES = [
     os.environ.get("COMPOSE_SPEC_SCHEMA", ""),
-    os.path.join(REPO, "..", "shared", "schemas", "compose-spec.json"),
+    os.path.join(REPO, "scripts", "compose-spec.json"),
 ]
 
 
@@ -44,7 +44,7 @@ def load_schema():
             with open(path, encoding="utf-8") as handle:
                 return os.path.normpath(path), json.load(handle)
     tried = ", ".join(os.path.normpath(p) for p in SCHEMA_CANDIDATES if p)
-    fail(f"the Compose schema is missing (tried {tried}); put shared/ beside the repository or set COMPOSE_SPEC_SCHEMA")
+    fail(f"the Compose schema is missing (tried {tried}); restore scripts/compose-spec.json or set COMPOSE_SPEC_SCHEMA")
 
 
 def service_names_in(depends_on):

@@ -10,6 +10,7 @@ enum AdminCommand {
                broker admin users unlink UID PROVIDER [--json]
                broker admin custom-token UID [--claims JSON]
                broker admin keys list|rotate [--json]
+               broker admin audit [--uid U] [--limit N] [--json]
         Every admin command takes --config and --database.
         """
 
@@ -59,6 +60,8 @@ enum AdminCommand {
                     let rows = published.map { [$0.id, $0.algorithm.rawValue, $0.createdAt.rfc3339, state($0)] }
                     print(table([["KID", "ALG", "CREATED", "STATE"]] + rows))
                 }
+            case ("audit", nil):
+                try await audit(admin, uid: options.value("--uid"), limit: options.value("--limit"), json: json)
             case ("custom-token", _):
                 guard words.count == 2 else { throw UsageError(description: usage) }
                 let claims = try options.value("--claims").map { text -> JSONValue in
@@ -99,6 +102,32 @@ enum AdminCommand {
         }
         print(table([header] + lines))
         print("\(rows.count) user\(rows.count == 1 ? "" : "s")")
+    }
+
+    /// `admin audit`: the newest events first, at most `limit` (the admin API's bounds), optionally one user's.
+    private static func audit(_ admin: AdminService, uid: String?, limit: String?, json: Bool) async throws {
+        var count = AdminService.defaultLimit
+        if let limit {
+            guard let number = Int(limit), (1...AdminService.maximumLimit).contains(number) else {
+                throw UsageError(description: "--limit must be a whole number from 1 to \(AdminService.maximumLimit)")
+            }
+            count = number
+        }
+        if let uid, uid.isEmpty { throw UsageError(description: "--uid needs a user id") }
+        let (events, _) = try await admin.audit(uid: uid.map { AccountID($0) }, cursor: nil, limit: count)
+        if json {
+            print(pretty(["events": .array(events.map(\.json))]))
+            return
+        }
+        let header = ["TIME", "UID", "ACTION", "PROVIDER", "ACTOR", "OUTCOME", "REQUEST"]
+        let rows = events.map { event in
+            [
+                event.time.rfc3339, event.uid?.rawValue ?? "-", event.action, event.provider ?? "-", event.actor.rawValue,
+                event.outcome, event.requestID,
+            ]
+        }
+        print(table([header] + rows))
+        print("\(events.count) event\(events.count == 1 ? "" : "s")")
     }
 
     private static func user(_ admin: AdminService, action: String, uid: AccountID, extra: String?, json: Bool) async throws {

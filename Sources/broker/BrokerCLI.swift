@@ -8,14 +8,17 @@ import Foundation
 enum BrokerCLI {
     static let usage = """
         usage: broker serve [--config providers.json] [--database PATH_OR_URL] [--host 127.0.0.1] [--port 8080]
-               broker check-config [--config providers.json]
+               broker check-config [--config providers.json] [--database PATH_OR_URL] [--port 8080]
                broker admin users list [--provider P] [--email E] [--json]
                broker admin users show|disable|enable|delete|revoke-sessions UID [--json]
                broker admin users unlink UID PROVIDER [--json]
                broker admin custom-token UID [--claims JSON]
-               broker admin keys list|rotate
+               broker admin keys list|rotate [--json]
+               broker admin audit [--uid U] [--limit N] [--json]
                broker migrate-sqlite --from ./broker.sqlite --database postgres://…
-               broker demo
+               broker demo [--keep-running]
+               broker --version
+        Every command and subcommand answers --help and -h with its usage.
 
         Environment: BROKER_CONFIG, BROKER_DATABASE, BROKER_DATABASE_POOL_SIZE, BROKER_HOST, BROKER_PORT,
         GOOGLE_APPLICATION_CREDENTIALS, BROKER_ADMIN_TOKEN or BROKER_ADMIN_TOKEN_FILE (the admin API answers 401
@@ -28,6 +31,23 @@ enum BrokerCLI {
             return 2
         }
         let rest = Array(arguments.dropFirst())
+        switch command {
+        case "help", "--help", "-h":
+            print(usage)
+            return 0
+        case "--version", "version":
+            print("broker \(BrokerVersion.current)")
+            return 0
+        default:
+            if CommandUsage.wantsHelp(rest) {
+                guard let text = CommandUsage.text(command: command, words: rest.filter { !$0.hasPrefix("-") }) else {
+                    printError("broker: unknown command \(command)\n\n\(usage)")
+                    return 2
+                }
+                print(text)
+                return 0
+            }
+        }
         // The database holds signing keys: files the broker creates are for its own user only.
         umask(0o077)
         do {
@@ -35,12 +55,9 @@ enum BrokerCLI {
             switch command {
             case "serve": return try await ServeCommand.run(options: options, environment: environment)
             case "check-config": return try await CheckConfigCommand.run(options: options, environment: environment)
-            case "demo": return try await DemoCommand.run()
+            case "demo": return try await DemoCommand.run(keepRunning: options.switches.contains("--keep-running"))
             case "admin": return try await AdminCommand.run(options: options, environment: environment)
             case "migrate-sqlite": return try await MigrateSQLiteCommand.run(options: options, environment: environment)
-            case "help", "--help", "-h":
-                print(usage)
-                return 0
             default:
                 printError("broker: unknown command \(command)\n\n\(usage)")
                 return 2
@@ -49,6 +66,9 @@ enum BrokerCLI {
             printError("broker admin: \(error)")
             return 1
         } catch let error as ConfigError {
+            printError("broker: bad configuration: \(error)")
+            return 1
+        } catch let error as ConfigErrors {
             printError("broker: bad configuration: \(error)")
             return 1
         } catch {

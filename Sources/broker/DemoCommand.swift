@@ -1,13 +1,21 @@
 import BrokerCore
+import BrokerDrivers
 import BrokerTesting
 import Foundation
 
 /// `broker demo`: stub providers and a broker on a temporary database; one sign-in per provider, printed as an
-/// app would receive it. Nothing leaves this machine.
+/// app would receive it. Nothing leaves this machine. It prints only URLs that answer: without `keepRunning` the
+/// servers stop when the demo ends, so their addresses are not printed as something to open.
 enum DemoCommand {
-    static func run() async throws -> Int32 {
+    static func run(keepRunning: Bool) async throws -> Int32 {
+        let termination = keepRunning ? TerminationSignals() : nil
         let harness = try await BrokerHarness.start(serviceAccount: true)
-        print("Stub providers at \(harness.stubs.baseURL); broker at \(harness.baseURL) on a temporary SQLite database.\n")
+        if keepRunning {
+            print("Stub providers at \(harness.stubs.baseURL); broker at \(harness.baseURL) on a temporary SQLite database.\n")
+        } else {
+            print("Stub providers and a broker on a temporary SQLite database, both stopped when the demo ends")
+            print("(run `broker demo --keep-running` to keep them answering).\n")
+        }
         do {
             let rawNonce = "demo-nonce-\(UUID().uuidString)"
             let steps: [(String, String, JSONValue)] = [
@@ -57,8 +65,18 @@ enum DemoCommand {
                 let response = try await harness.post("/v1/token", ["refreshToken": .string(lastRefreshToken)])
                 print("== Next app launch: POST /v1/token -> \(response.status) (new ID token, rotated refresh token)\n")
             }
-            print("Tokens are shortened here. idToken verifies against \(harness.baseURL)/.well-known/jwks.json;")
-            print("customToken goes to Auth.auth().signIn(withCustomToken:) in an app using Firebase.")
+            print("Tokens are shortened here. customToken goes to Auth.auth().signIn(withCustomToken:) in an app using")
+            print("Firebase.")
+            if let termination {
+                print("idToken verifies against \(harness.baseURL)/.well-known/jwks.json. Still answering until Ctrl-C:")
+                for path in ["/healthz", "/.well-known/openid-configuration", "/.well-known/jwks.json", "/metrics"] {
+                    print("  \(harness.baseURL)\(path)")
+                }
+                print("  stub providers: \(harness.stubs.baseURL)/google/jwks (and /apple, /kakao)")
+                fflush(nil)  // print buffers when stdout is a pipe; the URLs must show before the wait
+                _ = await termination.wait()
+                withExtendedLifetime(termination) {}
+            }
         } catch {
             await harness.stop()
             throw error

@@ -8,7 +8,9 @@ enum ServeCommand {
         let termination = TerminationSignals()
         let logger = Logger()
         let client = try CurlHTTPClient()
-        let config = try Startup.validatedConfig(options: options, environment: environment, client: client)
+        let validation = Startup.validate(options: options, environment: environment, client: client, listenPort: nil)
+        let config = try validation.validConfig()
+        for warning in validation.warnings { logger.warning("configuration", metadata: ["field": warning.field, "problem": warning.message]) }
         let adminToken = try Startup.adminToken(environment)  // refused before anything is created
         let (store, database) = try await Startup.openStore(options.database, environment: environment)
         let services = try await BrokerServices.make(
@@ -19,11 +21,17 @@ enum ServeCommand {
         let port = try server.start(host: options.host, port: options.port, maxBodyBytes: 64 * 1024) { request in
             await app.handle(request)
         }
+        // Compared with the bound port unless any free port was asked for (port 0, as tests do).
+        for warning in ConfigValidation.issuerWarnings(config, listenPort: options.port == 0 ? nil : port) {
+            logger.warning("configuration", metadata: ["field": warning.field, "problem": warning.message])
+        }
         logger.info(
             "listening",
             metadata: [
-                "host": options.host, "port": String(port), "database": Startup.describeDatabase(options.database),
-                "providers": services.providers.enabled.map(\.rawValue).joined(separator: ","),
+                "host": .string(options.host), "port": .integer(port), "issuer": .string(config.issuer),
+                "url": "http://\(options.host.contains(":") ? "[\(options.host)]" : options.host):\(port)",
+                "database": .string(Startup.describeDatabase(options.database)),
+                "providers": .string(services.providers.enabled.map(\.rawValue).joined(separator: ",")),
                 "customTokens": config.firebaseServiceAccountFile == nil ? "off" : "on",
                 "adminApi": adminToken == nil ? "off" : "on",
             ])
@@ -31,7 +39,7 @@ enum ServeCommand {
         let housekeeping = Task {
             while !Task.isCancelled {
                 if let purged = try? await store.purgeExpired(before: Date()), purged > 0 {
-                    logger.info("purged expired sessions and marks", metadata: ["rows": String(purged)])
+                    logger.info("purged expired sessions and marks", metadata: ["rows": .integer(purged)])
                 }
                 try? await Task.sleep(for: .seconds(3600))
             }

@@ -4,34 +4,20 @@ import Foundation
 
 /// What `serve` and `check-config` share: reading and validating the configuration.
 enum Startup {
-    /// Parses the config file and builds every provider (validating each entry) and the service account.
-    static func validatedConfig(options: LaunchOptions, environment: [String: String], client: any HTTPClient)
-        throws -> BrokerConfig
+    /// The validation `serve` and `check-config` share (``ConfigValidation``): the config file, every provider
+    /// entry, the service account, the admin token and the database location, all errors at once.
+    static func validate(options: LaunchOptions, environment: [String: String], client: any HTTPClient, listenPort: Int?)
+        -> ConfigValidation
     {
-        let config = try BrokerConfig(contentsOf: options.configPath, environment: environment)
         let context = ProviderContext(
-            httpClient: client, clock: SystemClock(), metrics: Metrics(), logger: .disabled,
-            clockSkew: config.clockSkew, allowInsecureURLs: config.allowInsecureProviderURLs)
-        _ = try ProviderRegistry(config: config, catalog: .builtIn, context: context)
-        if let file = config.firebaseServiceAccountFile {
-            _ = try FirebaseServiceAccount(contentsOf: file, allowInsecureURLs: config.allowInsecureProviderURLs)
-        }
-        return config
+            httpClient: client, clock: SystemClock(), metrics: Metrics(), logger: .disabled, clockSkew: 60,
+            allowInsecureURLs: false)
+        return ConfigValidation(options: options, environment: environment, context: context, listenPort: listenPort)
     }
 
     /// The admin bearer token: `BROKER_ADMIN_TOKEN`, else the trimmed contents of `BROKER_ADMIN_TOKEN_FILE`.
     static func adminToken(_ environment: [String: String]) throws -> String? {
-        if let token = environment["BROKER_ADMIN_TOKEN"], !token.isEmpty {
-            guard token.count >= 16 else { throw ConfigError(field: "BROKER_ADMIN_TOKEN", "the token must be at least 16 characters") }
-            return token
-        }
-        guard let path = environment["BROKER_ADMIN_TOKEN_FILE"], !path.isEmpty else { return nil }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigError(field: "BROKER_ADMIN_TOKEN_FILE", "cannot read \(path)")
-        }
-        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard token.count >= 16 else { throw ConfigError(field: "BROKER_ADMIN_TOKEN_FILE", "the token must be at least 16 characters") }
-        return token
+        try ConfigValidation.adminToken(environment)
     }
 
     /// Opens the database named by `--database` and brings its schema up to date: a `postgres://` or
@@ -86,14 +72,21 @@ enum Startup {
     }
 }
 
-/// `broker check-config`: validates the config as `serve` would, without starting anything.
+/// `broker check-config`: validates the config exactly as `serve` does, without starting anything; prints every
+/// error and warning. Exits 0 when `serve` would start (warnings or not), 1 otherwise.
 enum CheckConfigCommand {
     static func run(options: LaunchOptions, environment: [String: String]) async throws -> Int32 {
         let client = try CurlHTTPClient()
         defer { Task { await client.shutdown() } }
-        let config = try Startup.validatedConfig(options: options, environment: environment, client: client)
+        let validation = Startup.validate(
+            options: options, environment: environment, client: client, listenPort: options.port)
+        for warning in validation.warnings { BrokerCLI.printError("warning: \(warning)") }
+        let config = try validation.validConfig()
         let enabled = config.providers.filter { (try? $0.value.bool("enabled", default: true)) ?? false }.keys.sorted()
-        print("\(options.configPath): OK (providers: \(enabled.isEmpty ? "none" : enabled.joined(separator: ", ")))")
+        let warnings = validation.warnings.count
+        print(
+            "\(options.configPath): OK (providers: \(enabled.isEmpty ? "none" : enabled.joined(separator: ", ")); "
+                + "issuer \(config.issuer)\(warnings == 0 ? "" : "; \(warnings) warning\(warnings == 1 ? "" : "s")"))")
         return 0
     }
 }

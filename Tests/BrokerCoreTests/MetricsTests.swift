@@ -30,4 +30,13 @@ import Testing
         #expect(text.contains("latency_seconds_bucket{le=\"10\"} 1\n"))
         #expect(text.contains("latency_seconds_sum 7\n"))
     }
+
+    @Test func anUndescribedFamilyStillGetsHelpAndType() {
+        let metrics = Metrics()
+        metrics.increment("plain_total")
+        metrics.observe("plain_seconds", seconds: 0.2)
+        let text = metrics.exposition()
+        #expect(text.contains("# HELP plain_total plain_total (no description).\n# TYPE plain_total counter\nplain_total 1\n"))
+        #expect(text.contains("# HELP plain_seconds plain_seconds (no description).\n# TYPE plain_seconds histogram\n"))
+    }
 }

@@ -181,9 +181,20 @@ import Testing
             let freshToken = try #require(again.json?["idToken"]?.stringValue)
             #expect(try await broker.get("/v1/me", headers: ["Authorization": "Bearer \(freshToken)"]).status == 200)
 
+            // The last identity stays (issue 10: an admin unlink must not strand the account) ...
+            let last = try await broker.request("DELETE", "/admin/v1/users/\(uid)/identities/google", headers: Self.auth)
+            #expect(last.status == 400)
+            #expect(last.errorCode == "LAST_IDENTITY")
+            #expect(try await broker.isLinked("google", "g-del"))
+            // ... but with another way to sign in linked, it may go.
+            let kakao = try await broker.post(
+                "/v1/me/identities/kakao",
+                ["accessToken": .string(broker.stubs.kakaoAccessToken(for: KakaoStubUser(id: 4242, email: nil)))],
+                headers: ["Authorization": "Bearer \(freshToken)"])
+            #expect(kakao.status == 200)
             let unlinked = try await broker.request("DELETE", "/admin/v1/users/\(uid)/identities/google", headers: Self.auth)
             #expect(unlinked.status == 200)
-            #expect(unlinked.json?["identities"] == [])
+            #expect(unlinked.json?["identities"]?.arrayValue?.map { $0["provider"] } == ["kakao"])
             #expect(try await broker.isLinked("google", "g-del") == false)
             let notLinked = try await broker.request("DELETE", "/admin/v1/users/\(uid)/identities/google", headers: Self.auth)
             #expect(notLinked.status == 404)

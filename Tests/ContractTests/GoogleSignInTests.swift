@@ -46,6 +46,8 @@ import Testing
             let discovery = try #require(try await broker.get("/.well-known/openid-configuration").json)
             #expect(discovery["issuer"]?.stringValue == broker.baseURL)
             #expect(discovery["jwks_uri"]?.stringValue == broker.baseURL + "/.well-known/jwks.json")
+            #expect(discovery["token_endpoint"] == nil)  // /v1/token is not an OAuth 2.0 token endpoint
+            #expect(discovery["id_token_signing_alg_values_supported"] == ["ES256"])
             let claims = try #require(JWKSVerification.claims(of: idToken, jwks: try await broker.jwks()))
             #expect(claims["iss"]?.stringValue == broker.baseURL)
             #expect(claims["aud"] == "stub-project")

@@ -23,6 +23,37 @@ import Testing
         }
     }
 
+    /// Every sample of /metrics belongs to a family with a `# HELP` and a `# TYPE` line before it.
+    @Test func everyMetricHasHelpAndType() async throws {
+        try await withBroker { broker in
+            _ = try await broker.googleSignIn(["sub": "g-help"])
+            let signUp = try await broker.post("/v1/signup", ["email": "help@example.com", "password": "long enough pw"])
+            #expect(signUp.status == 201)
+            let text = String(decoding: try await broker.get("/metrics").body, as: UTF8.self)
+            var helped: Set<String> = []
+            var typed: [String: String] = [:]
+            var families: Set<String> = []
+            for line in text.split(separator: "\n") {
+                let words = line.split(separator: " ", maxSplits: 3).map(String.init)
+                if words.first == "#" {
+                    #expect(words.count >= 4 && ["HELP", "TYPE"].contains(words[1]), "\(line)")
+                    guard words.count >= 4 else { continue }
+                    if words[1] == "HELP" { helped.insert(words[2]) } else { typed[words[2]] = words[3] }
+                    continue
+                }
+                let name = String(line.prefix { $0 != "{" && $0 != " " })
+                let family =
+                    ["_bucket", "_sum", "_count"].first { name.hasSuffix($0) && typed[String(name.dropLast($0.count))] == "histogram" }
+                    .map { String(name.dropLast($0.count)) } ?? name
+                families.insert(family)
+                #expect(helped.contains(family), "no HELP before \(line)")
+                #expect(["counter", "histogram", "gauge"].contains(typed[family] ?? ""), "no TYPE before \(line)")
+            }
+            #expect(families.isSuperset(of: ["broker_http_requests_total", "broker_signins_total", "broker_signups_total"]))
+            #expect(text.contains("# HELP broker_signups_total Email and password accounts created.\n# TYPE broker_signups_total counter\n"))
+        }
+    }
+
     @Test func everyRequestGetsOneLogLineWithItsIDAndNoSecrets() async throws {
         try await withBroker { broker in
             let token = try broker.stubs.idToken("google", claims: ["sub": "g-log"])
@@ -41,15 +72,21 @@ import Testing
             let requests = lines.filter { $0["msg"] == "request" }
             #expect(requests.count == 3)
             #expect(requests.first?["requestId"] == "req-123")
-            #expect(requests.first?["status"] == "201")
+            #expect(requests.first?["status"] == .int(201))
             #expect(requests.first?["route"] == "/v1/signin/{provider}")
             #expect(requests.contains { $0["requestId"]?.stringValue == generatedID })
             for line in requests {
-                // "12.34": milliseconds with two decimals; "2026-11-29T16:58:21.123Z": UTC with milliseconds.
-                let duration = line["durationMs"]?.stringValue ?? ""
-                #expect(duration.wholeMatch(of: /[0-9]+\.[0-9]{2}/) != nil, "\(duration)")
+                // Numbers are JSON numbers: milliseconds with at most two decimals; the status an integer.
+                let duration = try #require(line["durationMs"]?.doubleValue, "\(line)")
+                #expect(duration >= 0)
+                #expect(line["status"]?.intValue != nil && line["status"]?.stringValue == nil)
+                // "2026-11-29T16:58:21.123Z": UTC with milliseconds.
                 let time = line["time"]?.stringValue ?? ""
                 #expect(time.wholeMatch(of: /[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z/) != nil, "\(time)")
+            }
+            for raw in broker.logs.lines where raw.contains(#""msg":"request""#) {
+                #expect(raw.firstMatch(of: /"durationMs":[0-9]+(\.[0-9]{1,2})?[,}]/) != nil, "\(raw)")
+                #expect(raw.firstMatch(of: /"status":[0-9]{3}[,}]/) != nil, "\(raw)")
             }
             let all = broker.logs.lines.joined(separator: "\n")
             for secret in [token, refresh, idToken, String(token.split(separator: ".")[2])] {
@@ -93,16 +130,21 @@ import Testing
         try await withBroker(clock: clock) { broker in
             #expect(try await broker.googleSignIn(["sub": "g-1"]).status == 201)
             #expect(broker.stubs.jwksFetchCount("google") == 1)
+            // A key first used right after the scheduled (first) fetch is picked up: that fetch does not count.
             try broker.stubs.google.rotate()
-            // Within 30 s of the last fetch an unknown kid is refused without a refetch.
-            let early = try await broker.googleSignIn(["sub": "g-2"])
+            #expect(try await broker.googleSignIn(["sub": "g-2"]).status == 201)
+            #expect(broker.stubs.jwksFetchCount("google") == 2)
+            // Within 30 s of that unknown-kid refetch, another unknown kid is refused without a refetch.
+            try broker.stubs.google.rotate()
+            let early = try await broker.googleSignIn(["sub": "g-3"])
             #expect(early.status == 401)
             #expect(early.errorCode == "INVALID_TOKEN")
-            #expect(broker.stubs.jwksFetchCount("google") == 1)
-            clock.advance(by: 31)
-            #expect(try await broker.googleSignIn(["sub": "g-2"]).status == 201)
-            #expect(try await broker.googleSignIn(["sub": "g-3"]).status == 201)
             #expect(broker.stubs.jwksFetchCount("google") == 2)
+            #expect(try await broker.count("accounts") == 2)
+            clock.advance(by: 31)
+            #expect(try await broker.googleSignIn(["sub": "g-3"]).status == 201)
+            #expect(try await broker.googleSignIn(["sub": "g-4"]).status == 201)
+            #expect(broker.stubs.jwksFetchCount("google") == 3)
         }
     }
 

@@ -28,7 +28,7 @@ final class BrokerProcess: Sendable {
             Issue.record("broker did not start: \(child.stderr)")
             throw error
         }
-        let port = try #require(JSONValue.parse(Array(listening.utf8))?["port"]?.stringValue)
+        let port = try #require(JSONValue.parse(Array(listening.utf8))?["port"]?.intValue.map { String($0) })
         return BrokerProcess(child: child, baseURL: "http://127.0.0.1:\(port)", client: try CurlHTTPClient())
     }
 

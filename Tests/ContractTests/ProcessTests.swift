@@ -77,7 +77,7 @@ import Testing
                 "BROKER_CONFIG": configPath, "BROKER_DATABASE": directory.appendingPathComponent("b.sqlite").path,
             ])
         let listening = try await child.waitForLog("\"listening\"")
-        let port = try #require(JSONValue.parse(Array(listening.utf8))?["port"]?.stringValue)
+        let port = try #require(JSONValue.parse(Array(listening.utf8))?["port"]?.intValue.map { String($0) })
         let client = try CurlHTTPClient()
         let base = "http://127.0.0.1:\(port)"
         let health = try await client.send(HTTPClientRequest(url: base + "/healthz"))
@@ -139,7 +139,7 @@ import Testing
         let server = try Self.spawn(
             ["serve", "--port", "0", "--config", configPath, "--database", directory.appendingPathComponent("b.sqlite").path])
         let listening = try await server.waitForLog("\"listening\"")
-        let port = try #require(JSONValue.parse(Array(listening.utf8))?["port"]?.stringValue)
+        let port = try #require(JSONValue.parse(Array(listening.utf8))?["port"]?.intValue.map { String($0) })
         let client = try CurlHTTPClient()
         // A sign-in waits on a Kakao that never answers (the broker gives up after its 5 s timeout).
         let token = stubs.kakaoAccessToken(for: KakaoStubUser(id: 4242))
@@ -173,7 +173,7 @@ import Testing
         try Data(stubs.brokerConfig().serialized()).write(to: URL(fileURLWithPath: configPath))
         let server = try Self.spawn(["serve", "--port", "0", "--config", configPath, "--database", database])
         let listening = try await server.waitForLog("\"listening\"")
-        let port = try #require(JSONValue.parse(Array(listening.utf8))?["port"]?.stringValue)
+        let port = try #require(JSONValue.parse(Array(listening.utf8))?["port"]?.intValue.map { String($0) })
         let tokens = try (0..<600).map { try stubs.idToken("google", claims: ["sub": .string("g-kill-\($0)")]) }
         let client = try CurlHTTPClient()
 
@@ -280,7 +280,7 @@ import Testing
         let server = try ProcessTests.spawn(
             ["serve", "--port", "0", "--config", configPath, "--database", database])
         let listening = try await server.waitForLog("\"listening\"")
-        let port = try #require(JSONValue.parse(Array(listening.utf8))?["port"]?.stringValue)
+        let port = try #require(JSONValue.parse(Array(listening.utf8))?["port"]?.intValue.map { String($0) })
         let client = try CurlHTTPClient()
         func signIn() async throws -> HTTPClientResponse {
             let token = try stubs.idToken("google", claims: ["sub": "g-cli", "email": "cli@example.com", "email_verified": true])

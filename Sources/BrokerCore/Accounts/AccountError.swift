@@ -22,6 +22,8 @@ public struct AccountError: CodedError {
         case tooManyAttempts
         /// Unlinking would leave the account with no way to sign in.
         case lastIdentity
+        /// A photo URL that is not an `https` URL (see ``PhotoURL``).
+        case invalidPhotoURL
     }
 
     /// The reason.

@@ -22,9 +22,14 @@ extension AccountService {
         return account
     }
 
-    /// Applies a profile change.
+    /// Applies a profile change; a photo URL must follow ``PhotoURL``'s rule (`invalidPhotoURL`, nothing changed).
     public func updateProfile(_ id: AccountID, _ change: ProfileChange) async throws -> Account {
-        try await store.update(id: id) { account in
+        if case .some(.some(let photoURL)) = change.photoURL,
+            !PhotoURL.isAcceptable(photoURL, allowInsecure: allowInsecurePhotoURLs)
+        {
+            throw AccountError(.invalidPhotoURL)
+        }
+        return try await store.update(id: id) { account in
             guard !account.disabled else { throw AccountError(.userDisabled) }
             if let displayName = change.displayName { account.displayName = displayName }
             if let photoURL = change.photoURL { account.photoURL = photoURL }
@@ -56,7 +61,8 @@ extension AccountService {
         }
     }
 
-    /// Unlinks `provider` from account `id`, never its last way to sign in.
+    /// Unlinks `provider` from account `id`, never its last way to sign in (`lastIdentity`: an account needs an
+    /// identity or a usable password). The admin API's unlink follows the same rule.
     public func unlink(_ id: AccountID, provider: ProviderID) async throws -> Account {
         try await store.update(id: id) { account in
             guard account.identity(provider) != nil else { throw AccountError(.notFound) }

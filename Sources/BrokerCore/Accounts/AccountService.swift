@@ -36,24 +36,31 @@ public struct AccountService: Sendable {
     let clock: any Clock
     let linkByVerifiedEmail: Bool
     let passwords: any PasswordHashing
+    /// Whether `http` photo URLs are kept too (`allowInsecureProviderUrls`).
+    let allowInsecurePhotoURLs: Bool
     /// A hash of nothing anyone knows, verified against when an email has no account, so that a wrong email
     /// costs the same time as a wrong password.
     let decoyHash: String
 
-    /// Creates the service.
+    /// Creates the service; `allowInsecurePhotoURLs` keeps `http` photo URLs too (see ``PhotoURL``).
     public init(
         store: any AccountStore & LoginAttemptStore, clock: any Clock, linkByVerifiedEmail: Bool,
-        passwords: any PasswordHashing
+        passwords: any PasswordHashing, allowInsecurePhotoURLs: Bool = false
     ) async throws {
         self.store = store
         self.clock = clock
         self.linkByVerifiedEmail = linkByVerifiedEmail
         self.passwords = passwords
+        self.allowInsecurePhotoURLs = allowInsecurePhotoURLs
         decoyHash = try await passwords.hash(Base64URL.encode(SecureRandom.bytes(16)))
     }
 
-    /// Signs in with a verified identity. A refused sign-in writes nothing.
+    /// Signs in with a verified identity. A refused sign-in writes nothing. A provider's photo URL that breaks
+    /// ``PhotoURL``'s rule is dropped, never a refusal.
     public func signIn(_ signIn: SignInAttempt) async throws -> SignInOutcome {
+        var signIn = signIn
+        signIn.verified.identity.photoURL = PhotoURL.sanitized(
+            signIn.identity.photoURL, allowInsecure: allowInsecurePhotoURLs)
         // Every strategy signs a linked identity in to its account: a returning user takes one transaction.
         if let returning = try await signInLinked(signIn) { return returning }
         if let strategy = signIn.verified.linking { return try await strategy.signInUnlinked(signIn, accounts: self) }

@@ -108,13 +108,16 @@ public struct AdminService: Sendable {
         await record(uid, "delete", requestID: requestID)
     }
 
-    /// Unlinks `provider` from `uid` (an administrator may remove the last one).
+    /// Unlinks `provider` from `uid`; never the account's last way to sign in (`lastIdentity`, unless a usable
+    /// password remains): an account left with none could never be signed in to again, and a later sign-in with
+    /// its email would meet a 409 naming no provider. To remove the last one, delete the account.
     public func unlink(_ uid: AccountID, provider: ProviderID, requestID: String) async throws -> Account {
         let updated: Account
         do {
             updated = try await store.update(id: uid) { account in
                 guard account.identity(provider) != nil else { throw AccountError(.notFound) }
                 account.identities.removeAll { $0.provider == provider }
+                guard !account.identities.isEmpty || account.hasUsablePassword else { throw AccountError(.lastIdentity) }
             }
         } catch let error as AccountStoreError where error.code == .notFound {
             throw AccountError(.notFound)

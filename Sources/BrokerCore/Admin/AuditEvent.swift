@@ -90,7 +90,7 @@ public struct PageCursor: Sendable, Equatable {
 
     /// The cursor of an item made at `date` (stored at millisecond precision).
     public init(at date: Date, id: String) {
-        self.init(millis: Int64((date.timeIntervalSince1970 * 1000).rounded()), id: id)
+        self.init(millis: date.epochMilliseconds, id: id)
     }
 
     /// Parses a cursor a client sent back; nil when it is not one of ours.

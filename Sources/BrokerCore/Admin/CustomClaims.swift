@@ -14,10 +14,23 @@ public enum CustomClaims {
         if let name = members.keys.sorted().first(where: reserved.contains) {
             throw APIError.invalidRequest("claims must not use the reserved name \"\(name)\".")
         }
+        // A number past Double's range (1e400) parses as infinity and would be written as null: refused, not
+        // silently changed.
+        guard allFinite(claims) else { throw APIError.invalidRequest("claims must hold only finite numbers.") }
         let text = String(decoding: claims.serialized(), as: UTF8.self)
         guard text.count <= maximumLength else {
             throw APIError.invalidRequest("claims must serialize to at most \(maximumLength) characters.")
         }
         return text
+    }
+
+    /// Whether every number in `value` is finite (depth is bounded by the parser's 32 levels).
+    private static func allFinite(_ value: JSONValue) -> Bool {
+        switch value {
+        case .double(let number): number.isFinite
+        case .array(let items): items.allSatisfy(allFinite)
+        case .object(let members): members.values.allSatisfy(allFinite)
+        default: true
+        }
     }
 }

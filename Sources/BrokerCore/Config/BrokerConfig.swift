@@ -22,61 +22,90 @@ public struct BrokerConfig: Sendable {
     /// The Firebase service-account JSON file, from the config or ``FirebaseEndpoints/credentialsVariable``.
     public var firebaseServiceAccountFile: String?
     /// `firebase.apiBaseUrl`: Firebase Auth's admin API, where a uid's sessions are revoked.
-    public var firebaseAPIBaseURL: String
+    public var firebaseAPIBaseURL: String = FirebaseEndpoints.identityToolkitBaseURL
     /// `firebase.customTokenTtlSeconds`: the lifetime of the custom tokens the broker mints (at most an hour).
-    public var customTokenTTL: TimeInterval
+    public var customTokenTTL: TimeInterval = 3600
+    /// `cors.allowedOrigins`: browser origins allowed to call the API (none by default).
+    public var corsAllowedOrigins: [String] = []
 
-    /// Parses the config file's bytes; `environment` supplies ``FirebaseEndpoints/credentialsVariable``.
+    /// Parses the config file's bytes; `environment` supplies ``FirebaseEndpoints/credentialsVariable``. Throws
+    /// the first ``ConfigError``.
     public init(parsing bytes: [UInt8], environment: [String: String]) throws {
-        guard let document = JSONValue.parse(bytes) else { throw ConfigError(field: "(file)", "is not valid JSON") }
-        let top = try ConfigReader(path: "", value: document)
+        try self.init(parsing: bytes, environment: environment, issues: nil)
+    }
+
+    /// Parses the config file's bytes. With `issues`, every bad field is recorded there and parsing goes on with
+    /// that field's default, so that all errors are reported at once; only a document that is not a JSON object
+    /// still throws. Without, the first bad field throws.
+    public init(parsing bytes: [UInt8], environment: [String: String], issues: ConfigIssues?) throws {
+        guard let document = JSONValue.parse(bytes) else {
+            let where_ = JSONSyntaxError.firstError(in: bytes).map(\.description) ?? "is not valid JSON"
+            throw ConfigError(field: "(file)", where_)
+        }
+        func read<T>(_ fallback: T, _ body: () throws -> T) throws -> T {
+            guard let issues else { return try body() }
+            return try issues.attempt(fallback, body)
+        }
+        let top = try ConfigReader(path: "", value: document, issues: issues)
         try top.allowOnly([
             "projectId", "issuer", "clockSkewSeconds", "providers", "linking", "allowInsecureProviderUrls", "sessions",
-            "firebase",
+            "firebase", "cors",
         ])
-        projectID = try top.string("projectId")
-        issuer = try top.url("issuer", allowInsecure: true)
-        clockSkew = TimeInterval(try top.int("clockSkewSeconds", default: 60, range: 0...600))
-        allowInsecureProviderURLs = try top.bool("allowInsecureProviderUrls", default: false)
+        projectID = try read("") { try top.string("projectId") }
+        issuer = try read("") { try top.url("issuer", allowInsecure: true) }
+        clockSkew = TimeInterval(try read(60) { try top.int("clockSkewSeconds", default: 60, range: 0...600) })
+        allowInsecureProviderURLs = try read(false) { try top.bool("allowInsecureProviderUrls", default: false) }
 
-        guard let providerSection = try top.child("providers") else {
-            throw ConfigError(field: "providers", "is required")
-        }
         var providers: [String: ConfigReader] = [:]
-        for name in providerSection.members.keys {
-            guard let entry = try providerSection.child(name) else { continue }
+        let providerSection = try read(nil) { () throws -> ConfigReader? in
+            guard let section = try top.child("providers") else { throw ConfigError(field: "providers", "is required") }
+            return section
+        }
+        for name in providerSection?.members.keys.sorted() ?? [] {
+            guard let entry = try read(nil, { try providerSection?.child(name) }) else { continue }
             providers[name] = entry
         }
         self.providers = providers
 
-        let linking = try top.child("linking")
+        let linking = try read(nil) { try top.child("linking") }
         try linking?.allowOnly(["byVerifiedEmail"])
-        linkByVerifiedEmail = try linking?.bool("byVerifiedEmail", default: false) ?? false
+        linkByVerifiedEmail = try read(false) { try linking?.bool("byVerifiedEmail", default: false) ?? false }
 
-        let sessions = try top.child("sessions")
+        let sessions = try read(nil) { try top.child("sessions") }
         try sessions?.allowOnly(["idTokenTtlSeconds", "refreshTokenTtlDays"])
-        idTokenTTL = TimeInterval(try sessions?.int("idTokenTtlSeconds", default: 3600, range: 60...86_400) ?? 3600)
-        refreshTokenTTL = TimeInterval(try sessions?.int("refreshTokenTtlDays", default: 30, range: 1...3650) ?? 30) * 86_400
+        idTokenTTL = TimeInterval(
+            try read(3600) { try sessions?.int("idTokenTtlSeconds", default: 3600, range: 60...86_400) ?? 3600 })
+        refreshTokenTTL =
+            TimeInterval(try read(30) { try sessions?.int("refreshTokenTtlDays", default: 30, range: 1...3650) ?? 30 })
+            * 86_400
 
-        let firebase = try top.child("firebase")
+        let firebase = try read(nil) { try top.child("firebase") }
         try firebase?.allowOnly(["serviceAccountFile", "apiBaseUrl", "customTokenTtlSeconds"])
-        if let firebase, firebase.members["apiBaseUrl"] != nil {
-            firebaseAPIBaseURL = try firebase.url("apiBaseUrl", allowInsecure: allowInsecureProviderURLs)
-        } else {
-            firebaseAPIBaseURL = FirebaseEndpoints.identityToolkitBaseURL
+        firebaseServiceAccountFile =
+            try read(nil) { try firebase?.optionalString("serviceAccountFile") }
+            ?? environment[FirebaseEndpoints.credentialsVariable].flatMap { $0.isEmpty ? nil : $0 }
+        let insecure = allowInsecureProviderURLs
+        firebaseAPIBaseURL = try read(FirebaseEndpoints.identityToolkitBaseURL) {
+            guard let firebase, firebase.members["apiBaseUrl"] != nil else { return FirebaseEndpoints.identityToolkitBaseURL }
+            return try firebase.url("apiBaseUrl", allowInsecure: insecure)
         }
         customTokenTTL = TimeInterval(
-            try firebase?.int("customTokenTtlSeconds", default: 3600, range: 60...3600) ?? 3600)
-        firebaseServiceAccountFile =
-            try firebase?.optionalString("serviceAccountFile")
-            ?? environment[FirebaseEndpoints.credentialsVariable].flatMap { $0.isEmpty ? nil : $0 }
+            try read(3600) { try firebase?.int("customTokenTtlSeconds", default: 3600, range: 60...3600) ?? 3600 })
+
+        let cors = try read(nil) { try top.child("cors") }
+        try cors?.allowOnly(["allowedOrigins"])
+        corsAllowedOrigins = try read([]) {
+            let origins = try cors?.strings("allowedOrigins", nonEmpty: false) ?? []
+            for origin in origins { try CORSPolicy.validate(origin, field: "cors.allowedOrigins") }
+            return origins
+        }
     }
 
-    /// Reads and parses the file at `path`.
-    public init(contentsOf path: String, environment: [String: String]) throws {
+    /// Reads and parses the file at `path` (see ``init(parsing:environment:issues:)`` for `issues`).
+    public init(contentsOf path: String, environment: [String: String], issues: ConfigIssues? = nil) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigError(field: "(file)", "cannot read \(path)")
         }
-        try self.init(parsing: Array(data), environment: environment)
+        try self.init(parsing: Array(data), environment: environment, issues: issues)
     }
 }

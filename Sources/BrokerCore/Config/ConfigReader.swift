@@ -6,21 +6,28 @@ public struct ConfigReader: Sendable {
     public let path: String
     /// The object's members.
     public let members: [String: JSONValue]
+    /// Where unknown fields are collected instead of thrown (by `check-config` and `serve`, to report them all).
+    public let issues: ConfigIssues?
 
-    /// Wraps `value`, which must be an object.
-    public init(path: String, value: JSONValue) throws {
+    /// Wraps `value`, which must be an object; with `issues`, unknown fields are recorded there, not thrown.
+    public init(path: String, value: JSONValue, issues: ConfigIssues? = nil) throws {
         guard let members = value.objectValue else { throw ConfigError(field: path.isEmpty ? "(top)" : path, "must be an object") }
         self.path = path
         self.members = members
+        self.issues = issues
     }
 
     /// The dotted path of member `key`.
     public func field(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
-    /// Refuses members not in `keys` (catches misspellings such as `audience`).
+    /// Refuses members not in `keys` (catches misspellings such as `audience`), suggesting the nearest known one.
+    /// With ``issues``, records every unknown member there and returns.
     public func allowOnly(_ keys: Set<String>) throws {
-        if let unknown = members.keys.sorted().first(where: { !keys.contains($0) }) {
-            throw ConfigError(field: field(unknown), "unknown field")
+        for unknown in members.keys.sorted() where !keys.contains(unknown) {
+            let suggestion = ConfigIssues.nearest(to: unknown, among: keys).map { " (did you mean \"\($0)\"?)" } ?? ""
+            let error = ConfigError(field: field(unknown), "unknown field\(suggestion)")
+            guard let issues else { throw error }
+            issues.record(error)
         }
     }
 
@@ -85,6 +92,6 @@ public struct ConfigReader: Sendable {
     /// The member object `key`, or nil when absent or null.
     public func child(_ key: String) throws -> ConfigReader? {
         guard let value = members[key], value != .null else { return nil }
-        return try ConfigReader(path: field(key), value: value)
+        return try ConfigReader(path: field(key), value: value, issues: issues)
     }
 }

@@ -19,7 +19,7 @@ public struct LaunchOptions: Sendable, Equatable {
         var values: [String: String] = [:]
         var positional: [String] = []
         var switches: Set<String> = []
-        let valued: Set<String> = ["--config", "--database", "--host", "--port", "--provider", "--email", "--claims", "--from"]
+        let valued = LaunchOptions.valuedFlags
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -57,8 +57,13 @@ public struct LaunchOptions: Sendable, Equatable {
         self.values = values
     }
 
+    /// Flags that take a value (`--port 8080` or `--port=8080`).
+    public static let valuedFlags: Set<String> = [
+        "--config", "--database", "--host", "--port", "--provider", "--email", "--claims", "--from", "--uid", "--limit",
+    ]
+
     /// Flags that take no value.
-    static let knownSwitches: Set<String> = ["--json", "--help"]
+    static let knownSwitches: Set<String> = ["--json", "--help", "--keep-running"]
 
     /// The raw value of a valued flag (`--provider`, `--email`).
     public func value(_ flag: String) -> String? { values[flag] }

@@ -4,6 +4,13 @@ public protocol IdentityProviderFactory {
     static var type: String { get }
     /// Builds the provider named `id`; throws ``ConfigError`` naming the bad field.
     static func make(id: ProviderID, config: ConfigReader, context: ProviderContext) throws -> any IdentityProvider
+    /// What starts but is probably wrong in an entry that builds (a placeholder left in it); none by default.
+    static func warnings(config: ConfigReader) -> [ConfigWarning]
+}
+
+extension IdentityProviderFactory {
+    /// No warnings.
+    public static func warnings(config: ConfigReader) -> [ConfigWarning] { [] }
 }
 
 /// The provider types the broker can build: a config entry's `type` mapped to its factory. One type may serve

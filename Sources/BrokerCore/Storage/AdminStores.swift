@@ -6,11 +6,14 @@ public struct AccountFilter: Sendable, Equatable {
     public var email: String?
     /// Only accounts with this sign-in method (a provider's id, or `password` for a usable password).
     public var provider: String?
+    /// Only accounts whose email starts with this (case-insensitive).
+    public var emailPrefix: String?
 
     /// Creates a filter.
-    public init(email: String? = nil, provider: String? = nil) {
+    public init(email: String? = nil, provider: String? = nil, emailPrefix: String? = nil) {
         self.email = email
         self.provider = provider
+        self.emailPrefix = emailPrefix
     }
 }
 

@@ -6,15 +6,34 @@ struct JSONParser {
 
     private let bytes: [UInt8]
     private var index = 0
+    /// Where parsing first failed and what was expected there (for config files' messages); nil until then.
+    private(set) var failure: (index: Int, expected: String)?
 
     private init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     /// The value `bytes` hold, or nil when they are not exactly one JSON value.
     static func parse(_ bytes: [UInt8]) -> JSONValue? {
         var parser = JSONParser(bytes)
-        guard let value = parser.value(depth: 0) else { return nil }
-        parser.skipWhitespace()
-        return parser.index == bytes.count ? value : nil
+        return parser.document()
+    }
+
+    /// Where `bytes` stop being one JSON value (the byte offset) and what was expected there; nil when they are.
+    static func firstError(in bytes: [UInt8]) -> (offset: Int, expected: String)? {
+        var parser = JSONParser(bytes)
+        guard parser.document() == nil else { return nil }
+        return parser.failure ?? (parser.index, "a JSON value")
+    }
+
+    private mutating func document() -> JSONValue? {
+        guard let value = value(depth: 0) else { return nil }
+        skipWhitespace()
+        return index == bytes.count ? value : fail("the end of the document after one JSON value")
+    }
+
+    /// Records the first failure (the innermost: outer levels fail after it) and returns nil.
+    private mutating func fail(_ expected: String, at position: Int? = nil) -> JSONValue? {
+        if failure == nil { failure = (position ?? index, expected) }
+        return nil
     }
 
     private mutating func skipWhitespace() {
@@ -25,10 +44,12 @@ struct JSONParser {
 
     private mutating func value(depth: Int) -> JSONValue? {
         skipWhitespace()
-        guard index < bytes.count else { return nil }
+        guard index < bytes.count else { return fail("a JSON value") }
         switch bytes[index] {
-        case UInt8(ascii: "{"): return depth < JSONParser.maximumDepth ? object(depth: depth + 1) : nil
-        case UInt8(ascii: "["): return depth < JSONParser.maximumDepth ? array(depth: depth + 1) : nil
+        case UInt8(ascii: "{"):
+            return depth < JSONParser.maximumDepth ? object(depth: depth + 1) : fail("at most 32 levels of nesting")
+        case UInt8(ascii: "["):
+            return depth < JSONParser.maximumDepth ? array(depth: depth + 1) : fail("at most 32 levels of nesting")
         case UInt8(ascii: "\""): return string().map(JSONValue.string)
         case UInt8(ascii: "t"): return literal("true", .bool(true))
         case UInt8(ascii: "f"): return literal("false", .bool(false))
@@ -40,7 +61,7 @@ struct JSONParser {
     private mutating func literal(_ word: String, _ value: JSONValue) -> JSONValue? {
         let expected = Array(word.utf8)
         guard index + expected.count <= bytes.count, bytes[index..<(index + expected.count)].elementsEqual(expected)
-        else { return nil }
+        else { return fail("a JSON value (\(word)?)") }
         index += expected.count
         return value
     }
@@ -55,21 +76,22 @@ struct JSONParser {
         }
         while true {
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = string() else { return nil }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return fail("a field name in double quotes") }
+            guard let key = string() else { return nil }
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return fail("':' after the field name") }
             index += 1
             guard let member = value(depth: depth) else { return nil }
             members[key] = member
             skipWhitespace()
-            guard index < bytes.count else { return nil }
+            guard index < bytes.count else { return fail("',' or '}'") }
             if bytes[index] == UInt8(ascii: ",") {
                 index += 1
             } else if bytes[index] == UInt8(ascii: "}") {
                 index += 1
                 return .object(members)
             } else {
-                return nil
+                return fail("',' or '}'")
             }
         }
     }
@@ -86,19 +108,27 @@ struct JSONParser {
             guard let element = value(depth: depth) else { return nil }
             elements.append(element)
             skipWhitespace()
-            guard index < bytes.count else { return nil }
+            guard index < bytes.count else { return fail("',' or ']'") }
             if bytes[index] == UInt8(ascii: ",") {
                 index += 1
             } else if bytes[index] == UInt8(ascii: "]") {
                 index += 1
                 return .array(elements)
             } else {
-                return nil
+                return fail("',' or ']'")
             }
         }
     }
 
     private mutating func string() -> String? {
+        guard let text = stringContents() else {
+            _ = fail("a closed string of valid UTF-8 without control characters or bad escapes", at: min(index, bytes.count))
+            return nil
+        }
+        return text
+    }
+
+    private mutating func stringContents() -> String? {
         index += 1  // the opening quote
         var scalars = String.UnicodeScalarView()
         var runStart = index
@@ -175,6 +205,16 @@ struct JSONParser {
     }
 
     private mutating func number() -> JSONValue? {
+        let start = index
+        guard let value = numberValue() else {
+            let found = bytes[start]
+            let isNumberStart = found == UInt8(ascii: "-") || isDigit(found)
+            return fail(isNumberStart ? "a number of at most 64 characters" : "a JSON value", at: start)
+        }
+        return value
+    }
+
+    private mutating func numberValue() -> JSONValue? {
         let start = index
         if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
         guard index < bytes.count, isDigit(bytes[index]) else { return nil }

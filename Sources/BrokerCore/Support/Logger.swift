@@ -54,13 +54,13 @@ public struct Logger: Sendable {
     }
 
     /// Metadata attached to every line of this logger (e.g. the request id).
-    public var metadata: [String: String]
+    public var metadata: [String: LogValue]
     /// Lines below this level are dropped.
     public var minimumLevel: Level
     private let sink: any LogSink
 
     /// Creates a logger writing to `sink`.
-    public init(sink: any LogSink = StandardErrorLogSink(), minimumLevel: Level = .info, metadata: [String: String] = [:]) {
+    public init(sink: any LogSink = StandardErrorLogSink(), minimumLevel: Level = .info, metadata: [String: LogValue] = [:]) {
         self.sink = sink
         self.minimumLevel = minimumLevel
         self.metadata = metadata
@@ -70,31 +70,48 @@ public struct Logger: Sendable {
     public static let disabled = Logger(sink: DiscardingSink(), minimumLevel: .error)
 
     /// This logger with more metadata.
-    public func with(_ extra: [String: String]) -> Logger {
+    public func with(_ extra: [String: LogValue]) -> Logger {
         var copy = self
         copy.metadata.merge(extra) { _, new in new }
         return copy
     }
 
-    /// Logs at `level`.
-    public func log(_ level: Level, _ message: String, metadata extra: [String: String] = [:]) {
+    /// This logger with more metadata, all strings.
+    public func with(_ extra: [String: String]) -> Logger { with(extra.mapValues(LogValue.string)) }
+
+    /// Logs at `level`; each metadata value is written with its JSON type.
+    public func log(_ level: Level, _ message: String, metadata extra: [String: LogValue] = [:]) {
         guard level >= minimumLevel else { return }
         var fields: [String: JSONValue] = [
             "time": .string(Logger.timestamp(Date())), "level": .string(level.rawValue), "msg": .string(message),
         ]
-        for (key, value) in metadata { fields[key] = .string(value) }
-        for (key, value) in extra { fields[key] = .string(value) }
+        for (key, value) in metadata { fields[key] = value.json }
+        for (key, value) in extra { fields[key] = value.json }
         sink.write(String(decoding: JSONValue.object(fields).serialized(), as: UTF8.self))
     }
 
+    /// Logs at `level` with string metadata (what call sites holding `String`s pass).
+    public func log(_ level: Level, _ message: String, metadata extra: [String: String]) {
+        log(level, message, metadata: extra.mapValues(LogValue.string))
+    }
+
     /// Logs a debugging detail.
-    public func debug(_ message: String, metadata: [String: String] = [:]) { log(.debug, message, metadata: metadata) }
+    public func debug(_ message: String, metadata: [String: LogValue] = [:]) { log(.debug, message, metadata: metadata) }
     /// Logs normal operation.
-    public func info(_ message: String, metadata: [String: String] = [:]) { log(.info, message, metadata: metadata) }
+    public func info(_ message: String, metadata: [String: LogValue] = [:]) { log(.info, message, metadata: metadata) }
     /// Logs something unexpected that was handled.
-    public func warning(_ message: String, metadata: [String: String] = [:]) { log(.warning, message, metadata: metadata) }
+    public func warning(_ message: String, metadata: [String: LogValue] = [:]) { log(.warning, message, metadata: metadata) }
     /// Logs a failure.
-    public func error(_ message: String, metadata: [String: String] = [:]) { log(.error, message, metadata: metadata) }
+    public func error(_ message: String, metadata: [String: LogValue] = [:]) { log(.error, message, metadata: metadata) }
+
+    /// Logs a debugging detail with string metadata.
+    public func debug(_ message: String, metadata: [String: String]) { log(.debug, message, metadata: metadata) }
+    /// Logs normal operation with string metadata.
+    public func info(_ message: String, metadata: [String: String]) { log(.info, message, metadata: metadata) }
+    /// Logs something unexpected that was handled, with string metadata.
+    public func warning(_ message: String, metadata: [String: String]) { log(.warning, message, metadata: metadata) }
+    /// Logs a failure with string metadata.
+    public func error(_ message: String, metadata: [String: String]) { log(.error, message, metadata: metadata) }
 
     static func timestamp(_ date: Date) -> String {
         RFC3339.format(date, milliseconds: true)

@@ -67,9 +67,10 @@ public final class Metrics: @unchecked Sendable {
             var out = ""
             let names = Set(counters.keys.map(\.name)).union(histograms.keys.map(\.name)).sorted()
             for name in names {
-                if let info = help[name] {
-                    out += "# HELP \(name) \(info.text)\n# TYPE \(name) \(info.type)\n"
-                }
+                // Every family gets HELP and TYPE, described or not (the type then follows from how it was recorded).
+                let isHistogram = histograms.keys.contains { $0.name == name }
+                let info = help[name] ?? (isHistogram ? "histogram" : "counter", "\(name) (no description).")
+                out += "# HELP \(name) \(info.text)\n# TYPE \(name) \(info.type)\n"
                 for (key, value) in counters where key.name == name {
                     out += "\(name)\(Metrics.braces(key.labels)) \(Metrics.number(value))\n"
                 }

@@ -3,9 +3,15 @@ import Foundation
 /// RFC 3339 timestamps in UTC (`2026-11-29T16:58:21Z`, or with milliseconds `2026-11-29T16:58:21.123Z`),
 /// written straight from the epoch: Foundation's formatters cost more than the rest of a log line.
 public enum RFC3339 {
+    /// The first and last milliseconds RFC 3339's four-digit years can write: 0001-01-01 and 9999-12-31.
+    static let writableMillis: ClosedRange<Double> = -62_135_596_800_000...253_402_300_799_999
+
     /// `date` in UTC, with `milliseconds` or to the whole second (truncated, as Foundation's formatter does).
+    /// A date outside the years 1 to 9999 is written as the nearest of them (and NaN as 1970), never a trap.
     public static func format(_ date: Date, milliseconds: Bool = false) -> String {
-        let totalMillis = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let raw = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        let clamped = raw.isNaN ? 0 : Swift.min(Swift.max(raw, writableMillis.lowerBound), writableMillis.upperBound)
+        let totalMillis = Int64(clamped)
         let (days, dayMillis) = floorDivision(totalMillis, 86_400_000)
         let (year, month, day) = civil(fromDays: days)
         let seconds = Int(dayMillis / 1000)

@@ -61,7 +61,8 @@ public struct BrokerServices: Sendable {
         let sessions = SessionService(
             store: store, keys: keys, clock: clock, settings: SessionSettings(config: config), firebase: firebase)
         let accounts = try await AccountService(
-            store: store, clock: clock, linkByVerifiedEmail: config.linkByVerifiedEmail, passwords: passwords)
+            store: store, clock: clock, linkByVerifiedEmail: config.linkByVerifiedEmail, passwords: passwords,
+            allowInsecurePhotoURLs: config.allowInsecureProviderURLs)
         let auditor = Auditor(store: store, clock: clock, logger: logger)
         return BrokerServices(
             config: config, providers: providers,
@@ -92,6 +93,7 @@ public struct BrokerApp: Sendable {
     public let services: BrokerServices
     private var router: Router
     private let fallback: any Surface
+    private let cors: CORSPolicy
 
     /// Creates the application with the broker's own surfaces: native `/v1`, admin, operations.
     public init(services: BrokerServices) {
@@ -106,6 +108,7 @@ public struct BrokerApp: Sendable {
     /// Creates the application serving `surfaces`; the first renders answers to unmatched requests.
     public init(services: BrokerServices, surfaces: [any Surface]) {
         self.services = services
+        cors = CORSPolicy(allowedOrigins: services.config.corsAllowedOrigins)
         fallback = surfaces.first ?? NativeSurface(services: services)
         router = Router()
         for surface in surfaces {
@@ -117,6 +120,7 @@ public struct BrokerApp: Sendable {
         services.metrics.describe(
             "broker_provider_call_seconds", type: "histogram", help: "Latency of calls to identity providers.")
         services.metrics.describe("broker_jwks_refreshes_total", type: "counter", help: "JWKS fetches by provider and outcome.")
+        services.metrics.describe("broker_signups_total", type: "counter", help: "Email and password accounts created.")
     }
 
     /// The routes the surfaces mounted: method and pattern (`{name}` for a parameter), as the router matches them.
@@ -130,7 +134,10 @@ public struct BrokerApp: Sendable {
         var response: HTTPResponse
         var route = "unmatched"
         var cause: String?
-        if let match = router.match(method: request.method, path: request.path) {
+        if let preflight = cors.preflightResponse(to: request) {
+            response = preflight
+            route = "preflight"
+        } else if let match = router.match(method: request.method, path: request.path) {
             route = match.route.pattern
             do {
                 response = try await match.handler(
@@ -144,16 +151,18 @@ public struct BrokerApp: Sendable {
             response = fallback.render(APIError.notFound).response
         }
         response.headers.append(("X-Request-Id", requestID))
+        cors.addHeaders(to: &response, for: request)
         let elapsed = started.duration(to: .now)
-        // Hundredths of a millisecond, written without String(format:), which costs more than the rest of the line.
+        // Whole hundredths of a millisecond, so the logged number has at most two decimals.
         let hundredths = elapsed.components.seconds * 100_000 + elapsed.components.attoseconds / 10_000_000_000_000
-        let fraction = hundredths % 100
         services.metrics.increment("broker_http_requests_total", labels: ["route": route, "status": String(response.status)])
-        var fields = [
-            "method": request.method, "route": route, "status": String(response.status),
-            "durationMs": "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)",
+        var fields: [String: LogValue] = [
+            "method": .string(request.method), "route": .string(route), "status": .integer(response.status),
+            "durationMs": .double(Double(hundredths) / 100),
         ]
-        if let cause { fields["cause"] = cause }
+        // The client address joins these fields once `HTTPRequest.clientAddress` (trustedProxies) lands.
+        if let agent = request.headers["user-agent"], !agent.isEmpty { fields["userAgent"] = .string(String(agent.prefix(256))) }
+        if let cause { fields["cause"] = .string(cause) }
         logger.log(response.status >= 500 ? .error : .info, "request", metadata: fields)
         return response
     }

@@ -43,14 +43,17 @@ public struct KakaoProvider: IdentityProvider, IDTokenVerifying, AccessTokenVeri
             throw ProviderError(.invalidToken, "not a bearer token")
         }
         let info = try await api.get("/v1/user/access_token_info", accessToken: token, call: "token_info")
-        guard let tokenUser = info["id"]?.intValue else {
-            throw ProviderError(.unavailable, "kakao token_info: no id")
+        // Kakao's ids are positive integers (an `intValue` is within ±9e15, so nothing here can trap).
+        guard let tokenUser = info["id"]?.intValue, tokenUser > 0 else {
+            throw ProviderError(.unavailable, "kakao token_info: no user id")
         }
         guard let tokenApp = info["app_id"]?.intValue, String(tokenApp) == appID else {
             throw ProviderError.kakaoAppMismatch("kakao token issued to another app")
         }
         let user = try await api.get("/v2/user/me", accessToken: token, call: "user_me")
-        guard let userID = user["id"]?.intValue else { throw ProviderError(.unavailable, "kakao user_me: no id") }
+        guard let userID = user["id"]?.intValue, userID > 0 else {
+            throw ProviderError(.unavailable, "kakao user_me: no user id")
+        }
         guard userID == tokenUser else { throw ProviderError(.invalidToken, "kakao user_me: id differs from token") }
         let account = user["kakao_account"]
         let profile = account?["profile"]
@@ -86,6 +89,22 @@ public struct KakaoProvider: IdentityProvider, IDTokenVerifying, AccessTokenVeri
 extension KakaoProvider: IdentityProviderFactory {
     /// `kakao`.
     public static let type = "kakao"
+
+    /// The shipped config's placeholder Kakao app id (warned of only against the real Kakao API: the stubs use it).
+    public static let placeholderAppID = "123456"
+
+    /// The shipped placeholder app id left in an entry that calls the real Kakao API.
+    public static func warnings(config: ConfigReader) -> [ConfigWarning] {
+        guard (try? config.optionalString("appId")) == placeholderAppID,
+            (try? config.optionalString("apiBaseUrl"))?.hasPrefix("https://kapi.kakao.com") ?? true
+        else { return [] }
+        return [
+            ConfigWarning(
+                field: config.field("appId"),
+                "\"\(placeholderAppID)\" is the shipped placeholder: put your Kakao app id here, or Kakao sign-ins fail "
+                    + "with KAKAO_APP_MISMATCH")
+        ]
+    }
 
     /// Builds the provider from its config entry.
     public static func make(id: ProviderID, config: ConfigReader, context: ProviderContext) throws -> any IdentityProvider {

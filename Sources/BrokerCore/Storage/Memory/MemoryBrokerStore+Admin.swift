@@ -12,6 +12,9 @@ extension MemoryBrokerStore {
                     guard key > cursor.millis || (key == cursor.millis && account.id.rawValue > cursor.id) else { return false }
                 }
                 if let email = filter.email, account.email?.lowercased() != email.lowercased() { return false }
+                if let prefix = filter.emailPrefix?.lowercased(), !prefix.isEmpty,
+                    !(account.email?.lowercased().unicodeScalars.starts(with: prefix.unicodeScalars) ?? false)
+                { return false }
                 if let provider = filter.provider {
                     let matches = provider == "password"
                         ? account.hasUsablePassword : account.identity(ProviderID(provider)) != nil

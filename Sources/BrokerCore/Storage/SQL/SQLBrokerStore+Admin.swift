@@ -14,6 +14,12 @@ extension SQLBrokerStore {
             conditions.append("a.email_key = ?")
             binds.append(.text(Self.emailKey(email)))
         }
+        if let prefix = filter.emailPrefix.map(Self.emailKey), !prefix.isEmpty {
+            // substr counts characters alike in SQLite and PostgreSQL, and needs no escaping (LIKE would).
+            conditions.append("substr(a.email_key, 1, ?) = ?")
+            binds.append(.integer(Int64(prefix.unicodeScalars.count)))
+            binds.append(.text(prefix))
+        }
         if let provider = filter.provider {
             if provider == "password" {
                 conditions.append("a.password_hash IS NOT NULL AND a.password_derived = 0")

@@ -212,10 +212,8 @@ extension SQLBrokerStore {
     /// The lookup key of an email: lower-cased by Swift, identically for every database.
     static func emailKey(_ email: String) -> String { email.lowercased() }
 
-    /// `date` as whole epoch milliseconds.
-    static func millis(_ date: Date) -> SQLValue {
-        .integer(Int64((date.timeIntervalSince1970 * 1000).rounded()))
-    }
+    /// `date` as whole epoch milliseconds (clamped, never a trap: see ``Foundation/Date/epochMilliseconds``).
+    static func millis(_ date: Date) -> SQLValue { .integer(date.epochMilliseconds) }
 
     /// The date `milliseconds` after 1970.
     static func date(_ milliseconds: Int64) -> Date {

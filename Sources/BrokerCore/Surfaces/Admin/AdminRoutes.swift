@@ -10,19 +10,22 @@ public struct AdminSurface: Surface {
 
     /// Adds the admin routes.
     public func mount(on router: inout Router) {
-        /// Registers an admin route: the gate runs before the handler.
-        func admin(_ method: String, _ pattern: String, _ handler: @escaping RouteHandler) {
+        /// Registers an admin route: the gate runs before the handler, then any query parameter outside `query`
+        /// is refused.
+        func admin(_ method: String, _ pattern: String, query: Set<String> = [], _ handler: @escaping RouteHandler) {
             router.add(method, pattern) { [services] request, context in
                 try await services.adminGate.check(request)
+                try request.allowOnlyQuery(query)
                 return try await handler(request, context)
             }
         }
         let services = self.services
 
-        admin("GET", "/admin/v1/users") { request, _ in
+        admin("GET", "/admin/v1/users", query: ["email", "emailPrefix", "provider", "limit", "cursor"]) { request, _ in
             let filter = AccountFilter(
                 email: request.query["email"].flatMap { $0.isEmpty ? nil : $0 },
-                provider: request.query["provider"].flatMap { $0.isEmpty ? nil : $0 })
+                provider: request.query["provider"].flatMap { $0.isEmpty ? nil : $0 },
+                emailPrefix: request.query["emailPrefix"].flatMap { $0.isEmpty ? nil : String($0.prefix(320)) })
             let (users, next) = try await services.admin.listUsers(
                 filter: filter, cursor: request.query["cursor"], limit: try AdminSurface.limit(request))
             return .json(200, ["users": .array(users.map(\.adminJSON)), "nextCursor": next.map(JSONValue.string) ?? .null])
@@ -58,18 +61,20 @@ public struct AdminSurface: Surface {
                 requestID: context.requestID)
             return .json(200, updated.adminJSON)
         }
-        admin("POST", "/admin/v1/users/{uid}/revoke-sessions") { _, context in
+        admin("POST", "/admin/v1/users/{uid}/revoke-sessions") { request, context in
+            try NativeBody.requireEmpty(request)
             try await services.admin.revokeSessions(AdminSurface.uid(context), requestID: context.requestID)
             return HTTPResponse(status: 204)
         }
         admin("POST", "/admin/v1/custom-tokens") { request, context in
             let body = try NativeBody(request)
+            try body.allowOnly(["uid", "claims"])
             let uid = try body.string("uid")
             let claims = body.members["claims"].flatMap { $0 == .null ? nil : $0 }
             let token = try await services.admin.customToken(AccountID(uid), claims: claims, requestID: context.requestID)
             return .json(200, ["customToken": .string(token)])
         }
-        admin("GET", "/admin/v1/audit") { request, _ in
+        admin("GET", "/admin/v1/audit", query: ["uid", "limit", "cursor"]) { request, _ in
             let uid = request.query["uid"].flatMap { $0.isEmpty ? nil : AccountID($0) }
             let (events, next) = try await services.admin.audit(
                 uid: uid, cursor: request.query["cursor"], limit: try AdminSurface.limit(request))

@@ -13,7 +13,9 @@ extension NativeSurface {
 
         me("GET", "/v1/me") { _, _, account in .json(200, account.json) }
         me("PATCH", "/v1/me") { request, context, account in
+            try request.allowOnlyQuery([])
             let body = try NativeBody(request)
+            try body.allowOnly(["displayName", "photoUrl"])
             var change = ProfileChange()
             if body.has("displayName") { change.displayName = .some(try body.optionalString("displayName")) }
             if body.has("photoUrl") { change.photoURL = .some(try body.optionalString("photoUrl")) }

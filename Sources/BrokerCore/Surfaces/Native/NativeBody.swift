@@ -56,7 +56,20 @@ struct NativeBody {
     /// Refuses members outside `allowed`, naming the first (a misspelt field must not be ignored).
     func allowOnly(_ allowed: Set<String>) throws {
         if let unknown = members.keys.sorted().first(where: { !allowed.contains($0) }) {
-            throw APIError.invalidRequest("\(unknown) is not a field of this request.")
+            throw APIError.invalidRequest("\(NativeBody.printable(unknown)) is not a field of this request.")
         }
+    }
+
+    /// A body that must carry no fields: empty, or `{}`.
+    static func requireEmpty(_ request: HTTPRequest) throws {
+        guard !request.body.isEmpty else { return }
+        try NativeBody(request).allowOnly([])
+    }
+
+    /// A client's name for an error message: at most 64 printable ASCII characters, the rest elided (a message
+    /// must not carry whatever a client put in a field name: a token, control characters, a megabyte).
+    static func printable(_ name: String) -> String {
+        let clean = String(name.unicodeScalars.prefix(64).map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? Character($0) : "?" })
+        return name.unicodeScalars.count > 64 ? clean + "…" : clean
     }
 }

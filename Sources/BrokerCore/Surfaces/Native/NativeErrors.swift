@@ -75,7 +75,7 @@ public struct APIError: Error, Sendable, Equatable {
         case .nonceMismatch: APIError(401, "NONCE_MISMATCH", "The token's nonce does not match rawNonce.")
         case .replayed: APIError(401, "TOKEN_REPLAYED", "The token has been used already.")
         case .malformed, .algorithmNotAllowed, .forbiddenHeader, .unknownKey, .badSignature, .issuedInFuture,
-            .missingSubject:
+            .notYetValid, .missingSubject:
             APIError(401, "INVALID_TOKEN", "The token is not valid.")
         }
     }
@@ -116,6 +116,8 @@ public struct APIError: Error, Sendable, Equatable {
             return mapped
         case .lastIdentity:
             return APIError(400, "LAST_IDENTITY", "This is the account's last way to sign in and cannot be removed.")
+        case .invalidPhotoURL:
+            return invalidRequest("photoUrl must be an absolute https URL of at most \(PhotoURL.maximumLength) bytes.")
         }
     }
 

@@ -1183,6 +1183,18 @@ extension OpenAPIDocument {
             }
           }
         ],
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "maxProperties": 0
+              }
+            }
+          },
+          "description": "None, or an empty object."
+        },
         "responses": {
           "204": {
             "description": "Revoked.",
@@ -1200,6 +1212,9 @@ extension OpenAPIDocument {
           },
           "404": {
             "$ref": "#/components/responses/Error404NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413PayloadTooLarge"
           },
           "429": {
             "$ref": "#/components/responses/Error429TooManyAttempts"
@@ -1582,7 +1597,6 @@ extension OpenAPIDocument {
                   "required": [
                     "issuer",
                     "jwks_uri",
-                    "token_endpoint",
                     "id_token_signing_alg_values_supported",
                     "response_types_supported",
                     "subject_types_supported",
@@ -1593,9 +1607,6 @@ extension OpenAPIDocument {
                       "type": "string"
                     },
                     "jwks_uri": {
-                      "type": "string"
-                    },
-                    "token_endpoint": {
                       "type": "string"
                     },
                     "id_token_signing_alg_values_supported": {

@@ -27,6 +27,8 @@ public struct OperationsSurface: Surface {
         router.add("GET", "/openapi.json") { _, _ in
             HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: OpenAPIDocument.bytes)
         }
+        // What lets a verifier find the keys of the broker's ID tokens (docs/operations.md). No token_endpoint:
+        // /v1/token takes a refresh token as JSON, not an OAuth 2.0 token request, so none is advertised.
         router.add("GET", "/.well-known/openid-configuration") { [services] _, _ in
             let issuer = services.config.issuer
             let algorithms = Set(await services.keys.published().map(\.algorithm.rawValue)).sorted()
@@ -34,7 +36,6 @@ public struct OperationsSurface: Surface {
                 200,
                 .object([
                     "issuer": .string(issuer), "jwks_uri": .string(issuer + "/.well-known/jwks.json"),
-                    "token_endpoint": .string(issuer + "/v1/token"),
                     "id_token_signing_alg_values_supported": .array(algorithms.map(JSONValue.string)),
                     "response_types_supported": ["id_token"], "subject_types_supported": ["public"],
                     "claims_supported": .array(

@@ -12,7 +12,7 @@ public struct FirebaseServiceAccount: Sendable {
     let privateKey: RSAPrivateKey
     /// `token_uri`: where an access token for the admin API is asked for (JWT-bearer grant).
     public let tokenURI: String
-    /// `project_id`, when the file has one.
+    /// `project_id`, when the file has one: custom tokens only work for the Firebase project it names.
     public let projectID: String?
 
     /// Parses the file's JSON. Errors name the field, never its value.
@@ -42,9 +42,9 @@ public struct FirebaseServiceAccount: Sendable {
         }
         clientEmail = email
         privateKeyID = keyID
+        projectID = json["project_id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         privateKey = key
         self.tokenURI = tokenURI
-        projectID = json["project_id"]?.stringValue
     }
 
     /// Reads and parses the file at `path`.

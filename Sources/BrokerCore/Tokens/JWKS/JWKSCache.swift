@@ -5,7 +5,9 @@ import Foundation
 ///
 /// - Keys live as long as the response's `Cache-Control: max-age` says (an hour without one).
 /// - At most one fetch is in flight; concurrent callers wait for it.
-/// - A `kid` not in a fresh set triggers at most one refetch per 30 s.
+/// - A `kid` not in a fresh set triggers at most one refetch per 30 s. Only those refetches count against the
+///   limit: a key the provider starts signing with right after a scheduled fetch (the first one included) is
+///   picked up at once.
 /// - When the provider cannot be reached, the keys already held keep verifying.
 /// - Nothing is fetched from any URL but the configured one (never a URL named in a token).
 public actor JWKSCache: RSAKeySource {
@@ -24,7 +26,8 @@ public actor JWKSCache: RSAKeySource {
     private var keys: [String: RSAPublicKey] = [:]
     private var fetchedOnce = false
     private var expiresAt = Date.distantPast
-    private var lastAttempt = Date.distantPast
+    /// When the last refetch caused by an unknown `kid` started; scheduled fetches leave it alone.
+    private var lastUnknownKeyRefetch = Date.distantPast
     private var inFlight: Task<Void, any Error>?
 
     /// Creates a cache for `url`; `provider` labels metrics and logs.
@@ -49,8 +52,13 @@ public actor JWKSCache: RSAKeySource {
                 logger.warning("jwks refresh failed; using cached keys", metadata: ["provider": provider])
             }
         } else if keys[kid] == nil {
-            guard now.timeIntervalSince(lastAttempt) >= JWKSCache.unknownKeyRefetchInterval else { return nil }
-            try await refresh()
+            if inFlight != nil {
+                // A fetch is under way (another caller's refetch): its keys answer this caller too.
+                try await refresh()
+            } else if now.timeIntervalSince(lastUnknownKeyRefetch) >= JWKSCache.unknownKeyRefetchInterval {
+                lastUnknownKeyRefetch = now
+                try await refresh()
+            }
         }
         return keys[kid]
     }
@@ -67,7 +75,6 @@ public actor JWKSCache: RSAKeySource {
     }
 
     private func fetch() async throws {
-        lastAttempt = clock.now
         let started = Date()
         do {
             let response = try await client.send(HTTPClientRequest(url: url))

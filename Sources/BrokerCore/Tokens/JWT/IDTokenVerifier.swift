@@ -15,7 +15,7 @@ public struct IDTokenRules: Sendable {
     public var issuers: [String]
     /// Accepted `aud` values (a token's `aud` must name at least one).
     public var audiences: [String]
-    /// Tolerance for `exp` and `iat`.
+    /// Tolerance for `exp`, `iat` and `nbf`.
     public var clockSkew: TimeInterval
     /// Whether a raw nonce is required.
     public var nonce: NonceRequirement
@@ -36,8 +36,16 @@ public protocol RSAKeySource: Sendable {
 }
 
 /// Verifies RS256 ID tokens of one issuer: algorithm pinned, key from that issuer's JWKS by `kid` only,
-/// then issuer, audience, expiry, issue time, subject and nonce, all as part of `verify`.
+/// then issuer, audience, expiry, issue time, not-before, subject and nonce, all as part of `verify`.
+///
+/// Every time claim (`exp`, `iat`, `nbf`, `auth_time`) must be a JSON number above 0 and below
+/// ``IDTokenVerifier/timeClaimLimit``, else the token is `malformed`: a signed token is still outside input, and a
+/// number past the bound would trap where a time is converted. The claims it returns have passed that check.
 public struct IDTokenVerifier: Sendable {
+    /// The bound on time claims: a claim must name more than 0 and fewer than 2^33 seconds after 1970 (the
+    /// year 2242).
+    public static let timeClaimLimit: Double = 8_589_934_592
+
     private let keys: any RSAKeySource
     private let rules: IDTokenRules
     private let clock: any Clock
@@ -80,10 +88,13 @@ public struct IDTokenVerifier: Sendable {
         }
         guard audiences.contains(where: rules.audiences.contains) else { throw TokenError(.invalidAudience) }
         let now = clock.now.timeIntervalSince1970
-        guard let expiry = claims["exp"]?.doubleValue else { throw TokenError(.malformed, "exp") }
+        guard let expiry = try IDTokenVerifier.timeClaim("exp", in: claims) else { throw TokenError(.malformed, "exp") }
+        guard let issued = try IDTokenVerifier.timeClaim("iat", in: claims) else { throw TokenError(.malformed, "iat") }
+        let notBefore = try IDTokenVerifier.timeClaim("nbf", in: claims)
+        _ = try IDTokenVerifier.timeClaim("auth_time", in: claims)
         guard expiry + rules.clockSkew > now else { throw TokenError(.expired) }
-        guard let issued = claims["iat"]?.doubleValue else { throw TokenError(.malformed, "iat") }
         guard issued <= now + rules.clockSkew else { throw TokenError(.issuedInFuture) }
+        if let notBefore, notBefore > now + rules.clockSkew { throw TokenError(.notYetValid) }
         guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else { throw TokenError(.missingSubject) }
         if let rawNonce {
             let expected = Array(Hex.encode(Digest.sha256(rawNonce)).utf8)
@@ -91,5 +102,16 @@ public struct IDTokenVerifier: Sendable {
                 constantTimeEquals(Array(nonce.utf8), expected)
             else { throw TokenError(.nonceMismatch) }
         }
+    }
+
+    /// The claim `name` as seconds after 1970, nil when absent; `malformed` when it is not a number (a string,
+    /// null, a boolean) or not above 0 and below ``timeClaimLimit`` (negative, zero, 1e17, 1e300, an overflow to
+    /// infinity).
+    static func timeClaim(_ name: String, in claims: [String: JSONValue]) throws -> Double? {
+        guard let value = claims[name] else { return nil }
+        guard let seconds = value.doubleValue, seconds.isFinite, seconds > 0, seconds < timeClaimLimit else {
+            throw TokenError(.malformed, name)
+        }
+        return seconds
     }
 }

@@ -16,6 +16,8 @@ public struct TokenError: CodedError {
         case expired
         /// `iat` lies in the future (beyond the allowed skew).
         case issuedInFuture
+        /// `nbf` lies in the future (beyond the allowed skew).
+        case notYetValid
         /// `iss` is not one of the configured issuers.
         case invalidIssuer
         /// `aud` names none of the configured audiences.

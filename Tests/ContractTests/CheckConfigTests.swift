@@ -1,0 +1,88 @@
+import BrokerCore
+import BrokerTesting
+import Foundation
+import Testing
+
+/// `broker check-config` passes exactly what `broker serve` accepts, and says everything at once.
+/// Serialized: each case starts a process.
+@Suite(.serialized) struct CheckConfigTests {
+    struct RefusalCase: Sendable, CustomTestStringConvertible {
+        var name: String
+        var environment: [String: String]
+        var database: String?
+        var field: String
+        var testDescription: String { name }
+    }
+
+    static let refusals: [RefusalCase] = [
+        RefusalCase(name: "a short admin token", environment: ["BROKER_ADMIN_TOKEN": "short"], field: "BROKER_ADMIN_TOKEN"),
+        RefusalCase(
+            name: "an unreadable admin token file", environment: ["BROKER_ADMIN_TOKEN_FILE": "/nonexistent/token"],
+            field: "BROKER_ADMIN_TOKEN_FILE"),
+        RefusalCase(name: "a database folder that does not exist", environment: [:], database: "missing/b.sqlite", field: "database"),
+    ]
+
+    /// Both commands refuse the same settings, and neither creates the database.
+    @Test(arguments: refusals, ["check-config", "serve"])
+    func bothCommandsRefuseTheSame(_ refusal: RefusalCase, _ command: String) async throws {
+        let directory = try ProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = directory.appendingPathComponent(refusal.database ?? "b.sqlite").path
+        let child = try ProcessTests.spawn(
+            [command, "--config", ProcessTests.shippedConfig, "--database", database, "--port", "0"],
+            environment: refusal.environment)
+        #expect(try await child.wait(seconds: 60) == 1)
+        #expect(child.stderr.contains("bad configuration: \(refusal.field): "), "\(child.stderr)")
+        #expect(!child.stdout.contains("OK"))
+        #expect(!FileManager.default.fileExists(atPath: database))
+    }
+
+    @Test func everyErrorIsPrintedAtOnce() async throws {
+        let directory = try ProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var document = try #require(JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: ProcessTests.shippedConfig)))))
+        document = ConfigEdit.set(document, ["providers", "google", "audience"], ["x"])
+        document = ConfigEdit.set(document, ["providers", "apple", "audiences"], [])
+        document = ConfigEdit.set(document, ["clockSkewSeconds"], 9999)
+        let path = directory.appendingPathComponent("bad.json").path
+        try Data(document.serialized()).write(to: URL(fileURLWithPath: path))
+        let child = try ProcessTests.spawn(["check-config", "--config", path])
+        #expect(try await child.wait(seconds: 60) == 1)
+        let text = child.stderr
+        #expect(text.contains("bad configuration: 3 errors:"), "\(text)")
+        #expect(text.contains("  providers.google.audience: unknown field (did you mean \"audiences\"?)"))
+        #expect(text.contains("  providers.apple.audiences: must not be empty"))
+        #expect(text.contains("  clockSkewSeconds: must be a whole number from 0 to 600"))
+    }
+
+    @Test func invalidJSONSaysLineAndColumn() async throws {
+        let directory = try ProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("bad.json").path
+        try Data("{\n  \"projectId\": \"p\",\n}\n".utf8).write(to: URL(fileURLWithPath: path))
+        let child = try ProcessTests.spawn(["check-config", "--config", path])
+        #expect(try await child.wait(seconds: 60) == 1)
+        #expect(
+            child.stderr.contains(
+                "(file): line 3, column 1: expected a field name in double quotes, found '}' (JSON allows no trailing comma)"),
+            "\(child.stderr)")
+    }
+
+    /// The shipped config is valid but full of placeholders, and an issuer for port 8080 warns at `--port 19000`.
+    @Test func warningsArePrintedAndTheCheckStillPasses() async throws {
+        let child = try ProcessTests.spawn(["check-config", "--config", ProcessTests.shippedConfig, "--port", "19000"])
+        #expect(try await child.wait(seconds: 60) == 0)
+        #expect(child.stdout.contains("OK") && child.stdout.contains("issuer http://127.0.0.1:8080") && child.stdout.contains("7 warnings"))
+        #expect(child.stderr.contains("warning: providers.google.audiences: \"IOS_CLIENT_ID.apps.googleusercontent.com\" is a placeholder"))
+        #expect(child.stderr.contains("warning: issuer: http://127.0.0.1:8080 names port 8080 but the broker listens on 19000"))
+    }
+}
+
+/// Edits a JSON document at a path of keys.
+enum ConfigEdit {
+    static func set(_ document: JSONValue, _ path: [String], _ value: JSONValue?) -> JSONValue {
+        guard let key = path.first, case .object(var members) = document else { return document }
+        members[key] = path.count == 1 ? value : set(members[key] ?? .object([:]), Array(path.dropFirst()), value)
+        return .object(members)
+    }
+}

@@ -1,0 +1,10 @@
+@_exported import Foundation  // as the SDK's module does
+
+public class OAuthToken: Codable {
+    public let accessToken: String
+    public let idToken: String?
+    public init(accessToken: String, idToken: String?) {
+        self.accessToken = accessToken
+        self.idToken = idToken
+    }
+}
