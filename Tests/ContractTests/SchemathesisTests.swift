@@ -12,10 +12,11 @@ import Testing
         $0.isEmpty ? nil : $0
     }
 
-    /// The checks run: no 5xx, and status, content type, headers and body as the document says.
+    /// The checks run: no 5xx; status, content type, headers and body as the document says; and what the schema
+    /// forbids is refused with a 4xx.
     static let checks = [
         "not_a_server_error", "status_code_conformance", "content_type_conformance", "response_headers_conformance",
-        "response_schema_conformance",
+        "response_schema_conformance", "negative_data_rejection",
     ]
 
     /// Examples per operation (`BROKER_TEST_SCHEMATHESIS_EXAMPLES`, 1 to 1000, default 40).
