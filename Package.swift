@@ -23,6 +23,8 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // libxcrypt's crypt_r, for imported bcrypt hashes.
+        .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
         // What Swift cannot call directly: variadic functions and function-like macros.
         .target(name: "CBrokerShims", dependencies: ["CCurl", "CMicroHTTPD", "CSQLite", "CLibPQ"]),
 
@@ -35,6 +37,7 @@ let package = Package(
             name: "BrokerDrivers",
             dependencies: [
                 "BrokerCore", "BrokerCrypto", "CBrokerShims", "CCurl", "CSQLite", "CMicroHTTPD", "CArgon2", "CLibPQ",
+                "CCrypt",
             ],
             swiftSettings: swiftSettings),
         .target(
@@ -52,7 +55,8 @@ let package = Package(
 
         .testTarget(name: "BrokerCryptoTests", dependencies: ["BrokerCrypto"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "BrokerCoreTests", dependencies: ["BrokerCore", "BrokerTesting"], swiftSettings: swiftSettings),
+            name: "BrokerCoreTests", dependencies: ["BrokerCore", "BrokerTesting"], exclude: ["Fixtures"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "BrokerDriversTests", dependencies: ["BrokerDrivers", "BrokerTesting"],
             swiftSettings: swiftSettings),

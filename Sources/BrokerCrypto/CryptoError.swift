@@ -11,6 +11,8 @@ public struct CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
         case signingFailed
         /// A key could not be serialised (for example to PEM).
         case encodingFailed
+        /// A key derivation or cipher was given parameters OpenSSL refused, or failed to run.
+        case derivationFailed
     }
 
     /// The stable kind of failure.

@@ -87,7 +87,7 @@ public final class BrokerHarness: @unchecked Sendable {
         let logs = MemoryLogSink()
         let providerClient = try CurlHTTPClient()
         let services = try await BrokerServices.make(
-            config: config, store: store, httpClient: providerClient, passwords: Argon2PasswordHasher(),
+            config: config, store: store, httpClient: providerClient, passwords: MigratingPasswordHasher(),
             adminToken: adminToken, clock: clock, logger: Logger(sink: logs))
         box.app = BrokerApp(services: services)
         return BrokerHarness(

@@ -11,6 +11,7 @@ enum AdminCommand {
                broker admin custom-token UID [--claims JSON]
                broker admin keys list|rotate [--json]
                broker admin audit [--uid U] [--limit N] [--json]
+               broker admin import firebase FILE [hash flags] [--map-provider A=B]... [--dry-run] [--json]
         Every admin command takes --config and --database.
         """
 
@@ -21,6 +22,7 @@ enum AdminCommand {
     static func run(options: LaunchOptions, environment: [String: String]) async throws -> Int32 {
         let words = options.positional
         guard let area = words.first else { throw UsageError(description: usage) }
+        if area == "import" { return try await ImportCommand.run(options: options, environment: environment) }
         let config = try BrokerConfig(contentsOf: options.configPath, environment: environment)
         let (store, database) = try await Startup.openStore(options.database, environment: environment)
         defer { Task { await database.close() } }
@@ -165,6 +167,13 @@ enum AdminCommand {
             lines.append([
                 "identity", "\(identity.provider.rawValue) \(identity.subject) \(identity.email ?? "") linked \(identity.linkedAt.rfc3339)",
             ])
+        }
+        lines.append(["origin", account.origin?.rawValue ?? "-"])
+        if let imported = account.imported {
+            lines.append(["imported", "\(imported.importedAt.rfc3339) from \(imported.file) #\(imported.index)"])
+            for identity in imported.otherIdentities {
+                lines.append(["imported identity", "\(identity.provider.rawValue) \(identity.subject) \(identity.email ?? "") (not used to sign in)"])
+            }
         }
         print(table(lines))
     }

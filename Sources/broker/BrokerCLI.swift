@@ -15,6 +15,9 @@ enum BrokerCLI {
                broker admin custom-token UID [--claims JSON]
                broker admin keys list|rotate [--json]
                broker admin audit [--uid U] [--limit N] [--json]
+               broker admin import firebase FILE [--hash-algo A --hash-key B64 --salt-separator B64 --rounds N
+                 --mem-cost N ...] [--map-provider FIREBASE_ID=PROVIDER]... [--link-uid-prefix PREFIX=PROVIDER]...
+                 [--dry-run] [--json]
                broker migrate-sqlite --from ./broker.sqlite --database postgres://…
                broker demo [--keep-running]
                broker --version

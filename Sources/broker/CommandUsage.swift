@@ -32,6 +32,7 @@ enum CommandUsage {
             case ("custom-token"?, _): return adminCustomToken
             case ("keys"?, _): return adminKeys
             case ("audit"?, _): return adminAudit
+            case ("import"?, _): return ImportCommand.usage
             default: return AdminCommand.usage
             }
         default: return nil

@@ -14,7 +14,7 @@ enum ServeCommand {
         let adminToken = try Startup.adminToken(environment)  // refused before anything is created
         let (store, database) = try await Startup.openStore(options.database, environment: environment)
         let services = try await BrokerServices.make(
-            config: config, store: store, httpClient: client, passwords: Argon2PasswordHasher(),
+            config: config, store: store, httpClient: client, passwords: MigratingPasswordHasher(),
             adminToken: adminToken, logger: logger)
         let app = BrokerApp(services: services)
         let server = MicroHTTPDServer()

@@ -78,7 +78,8 @@ public struct Account: Sendable, Equatable {
     public var lastSignInAt: Date?
     /// The linked provider identities.
     public var identities: [Identity]
-    /// An encoded password hash (Argon2id), when the account has a password credential.
+    /// An encoded password hash, when the account has a password credential: Argon2id, or an imported hash
+    /// in the stored form of ``ImportedPasswordHash``.
     public var passwordHash: String?
     /// Whether that credential was derived from a provider id (a provider's legacy email-password workaround) rather
     /// chosen by the user: such a credential never works for password sign-in, since the id is no secret.
@@ -88,13 +89,18 @@ public struct Account: Sendable, Equatable {
     /// ID tokens issued before this instant (whole seconds) no longer authenticate: set when the account's
     /// sessions are revoked (a takeover, an admin's revoke-sessions).
     public var tokensValidAfter: Date?
+    /// Where the account came from; nil for accounts stored before origins were kept (schema version 5).
+    public var origin: AccountOrigin?
+    /// For an imported account: when, from which file and index, and its other providers' identities.
+    public var imported: AccountImport?
 
     /// Creates an account.
     public init(
         id: AccountID, email: String? = nil, emailVerified: Bool = false, displayName: String? = nil,
         photoURL: String? = nil, disabled: Bool = false, createdAt: Date, lastSignInAt: Date? = nil,
         identities: [Identity] = [], passwordHash: String? = nil, passwordDerived: Bool = false,
-        customClaims: String? = nil, tokensValidAfter: Date? = nil
+        customClaims: String? = nil, tokensValidAfter: Date? = nil, origin: AccountOrigin? = nil,
+        imported: AccountImport? = nil
     ) {
         self.id = id
         self.email = email
@@ -109,6 +115,8 @@ public struct Account: Sendable, Equatable {
         self.passwordDerived = passwordDerived
         self.customClaims = customClaims
         self.tokensValidAfter = tokensValidAfter
+        self.origin = origin
+        self.imported = imported
     }
 
     /// Whether the account has a password the user can sign in with.

@@ -17,6 +17,7 @@ public struct LaunchOptions: Sendable, Equatable {
     /// Parses `arguments` (after the subcommand) with `environment` as the fallback.
     public init(arguments: [String], environment: [String: String]) throws {
         var values: [String: String] = [:]
+        var repeated: [String: [String]] = [:]
         var positional: [String] = []
         var switches: Set<String> = []
         let valued = LaunchOptions.valuedFlags
@@ -27,9 +28,11 @@ public struct LaunchOptions: Sendable, Equatable {
                 let flag = String(argument[..<equals])
                 guard valued.contains(flag) else { throw ConfigError(field: flag, "unknown option") }
                 values[flag] = String(argument[argument.index(after: equals)...])
+                repeated[flag, default: []].append(String(argument[argument.index(after: equals)...]))
             } else if valued.contains(argument) {
                 guard index + 1 < arguments.count else { throw ConfigError(field: argument, "needs a value") }
                 values[argument] = arguments[index + 1]
+                repeated[argument, default: []].append(arguments[index + 1])
                 index += 1
             } else if argument.hasPrefix("--") {
                 guard LaunchOptions.knownSwitches.contains(argument) else {
@@ -55,18 +58,26 @@ public struct LaunchOptions: Sendable, Equatable {
         self.positional = positional
         self.switches = switches
         self.values = values
+        self.repeated = repeated
     }
 
     /// Flags that take a value (`--port 8080` or `--port=8080`).
     public static let valuedFlags: Set<String> = [
         "--config", "--database", "--host", "--port", "--provider", "--email", "--claims", "--from", "--uid", "--limit",
+        // `admin import firebase`: the flags of `firebase auth:import`, and the two mapping flags (repeatable).
+        "--hash-algo", "--hash-key", "--salt-separator", "--rounds", "--mem-cost", "--parallelization",
+        "--block-size", "--dk-len", "--hash-input-order", "--map-provider", "--link-uid-prefix",
     ]
 
     /// Flags that take no value.
-    static let knownSwitches: Set<String> = ["--json", "--help", "--keep-running"]
+    static let knownSwitches: Set<String> = ["--json", "--help", "--keep-running", "--dry-run"]
 
     /// The raw value of a valued flag (`--provider`, `--email`).
     public func value(_ flag: String) -> String? { values[flag] }
 
+    /// Every value of a valued flag, in order (`--map-provider` may be given many times).
+    public func values(_ flag: String) -> [String] { repeated[flag] ?? [] }
+
     private var values: [String: String]
+    private var repeated: [String: [String]]
 }

@@ -6,6 +6,15 @@ public protocol PasswordHashing: Sendable {
     func hash(_ password: String) async throws -> String
     /// Whether `password` matches `encoded` (false for a malformed hash).
     func verify(_ password: String, against encoded: String) async throws -> Bool
+    /// Whether `encoded` should be replaced by a fresh ``hash(_:)`` of the password once it has verified:
+    /// true for imported hashes (``ImportedPasswordHash``), so the first successful sign-in upgrades them.
+    func needsRehash(_ encoded: String) -> Bool
+}
+
+extension PasswordHashing {
+    /// True for the stored form of an imported hash (``ImportedPasswordHash/isImported(_:)``), false for the
+    /// hasher's own hashes.
+    public func needsRehash(_ encoded: String) -> Bool { ImportedPasswordHash.isImported(encoded) }
 }
 
 /// Password hashing could not take the work now.

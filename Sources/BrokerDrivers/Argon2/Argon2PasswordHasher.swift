@@ -13,7 +13,8 @@ public final class Argon2PasswordHasher: PasswordHashing {
     public let iterations: UInt32
     /// Lanes.
     public let parallelism: UInt32
-    private let pool: BoundedWorkerPool
+    /// The threads every hash runs on (``MigratingPasswordHasher`` runs imported verifications here too).
+    let pool: BoundedWorkerPool
 
     private static let saltLength = 16
     private static let hashLength = 32
@@ -67,7 +68,7 @@ public final class Argon2PasswordHasher: PasswordHashing {
 
 extension Argon2PasswordHasher {
     /// Runs `work` on the pool, translating a full queue into ``PasswordHashingError/overloaded``.
-    fileprivate func runOnPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async throws -> T {
+    func runOnPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async throws -> T {
         do {
             return try await pool.run(work)
         } catch is BoundedWorkerPool.Full {

@@ -3,9 +3,12 @@ import Foundation
 /// A fixed number of threads running blocking jobs in arrival order: work that is CPU- or memory-heavy
 /// (password hashing) runs here, never on Swift's cooperative pool, and never more than `workers` at once.
 final class BoundedWorkerPool: @unchecked Sendable {
-    // `jobs` and `stopping` are guarded by `condition`.
+    // `jobs`, `stopping`, `running`, `peak` and `started` are guarded by `condition`.
     private var jobs: [@Sendable () -> Void] = []
     private var stopping = false
+    private var running = 0
+    private var peak = 0
+    private var started = 0
     private let condition = NSCondition()
     private let maximumQueued: Int
 
@@ -34,6 +37,20 @@ final class BoundedWorkerPool: @unchecked Sendable {
         }
     }
 
+    /// The most jobs that have run at the same time since the pool started (never above `workers`).
+    var peakRunning: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return peak
+    }
+
+    /// How many jobs the pool's threads have taken up (counted before each runs, so before its caller resumes).
+    var jobsStarted: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return started
+    }
+
     /// Lets the threads finish the queued jobs and exit.
     func stop() {
         condition.lock()
@@ -60,8 +77,14 @@ final class BoundedWorkerPool: @unchecked Sendable {
                 return
             }
             let job = jobs.removeFirst()
+            running += 1
+            started += 1
+            peak = max(peak, running)
             condition.unlock()
             job()
+            condition.lock()
+            running -= 1
+            condition.unlock()
         }
     }
 }

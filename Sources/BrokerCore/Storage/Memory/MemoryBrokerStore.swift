@@ -291,6 +291,15 @@ public actor MemoryBrokerStore: BrokerStore {
         account.createdAt = normalized(account.createdAt)
         account.lastSignInAt = account.lastSignInAt.map(normalized)
         account.tokensValidAfter = account.tokensValidAfter.map(normalized)
+        if var imported = account.imported {
+            imported.importedAt = normalized(imported.importedAt)
+            imported.otherIdentities = imported.otherIdentities.map { identity in
+                var identity = identity
+                identity.linkedAt = normalized(identity.linkedAt)
+                return identity
+            }
+            account.imported = imported
+        }
         account.identities = account.identities.map { identity in
             var identity = identity
             identity.linkedAt = normalized(identity.linkedAt)

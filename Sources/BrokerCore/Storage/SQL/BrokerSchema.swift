@@ -11,8 +11,19 @@ public enum BrokerSchema {
         [
             SQLMigration(version: 1, statements: version1), SQLMigration(version: 2, statements: version2),
             SQLMigration(version: 3, statements: version3), SQLMigration(version: 4, statements: version4),
+            SQLMigration(version: 5, statements: version5),
         ]
     }
+
+    /// Version 5: where an account came from (`signup`, a provider, `import`; NULL for older accounts), and
+    /// for imported accounts when, from which file and index, and their other providers' identities (JSON).
+    private static let version5 = [
+        "ALTER TABLE accounts ADD COLUMN origin TEXT",
+        "ALTER TABLE accounts ADD COLUMN imported_at BIGINT",
+        "ALTER TABLE accounts ADD COLUMN import_file TEXT",
+        "ALTER TABLE accounts ADD COLUMN import_index BIGINT",
+        "ALTER TABLE accounts ADD COLUMN import_identities TEXT",
+    ]
 
     /// Version 4: ID tokens issued before an account's sessions were revoked stop authenticating.
     private static let version4 = ["ALTER TABLE accounts ADD COLUMN tokens_valid_after BIGINT"]

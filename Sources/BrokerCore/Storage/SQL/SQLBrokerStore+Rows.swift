@@ -5,7 +5,7 @@ extension SQLBrokerStore {
     // MARK: - Statements
 
     static let accountColumns =
-        "a.uid, a.email, a.email_verified, a.display_name, a.photo_url, a.disabled, a.created_at, a.last_sign_in_at, a.password_hash, a.custom_claims, a.password_derived, a.tokens_valid_after"
+        "a.uid, a.email, a.email_verified, a.display_name, a.photo_url, a.disabled, a.created_at, a.last_sign_in_at, a.password_hash, a.custom_claims, a.password_derived, a.tokens_valid_after, a.origin, a.imported_at, a.import_file, a.import_index, a.import_identities"
     static let selectAccountByID = "SELECT \(accountColumns) FROM accounts a WHERE a.uid = ?"
     static let selectAccountByEmail = "SELECT \(accountColumns) FROM accounts a WHERE a.email_key = ?"
     static let selectAccountByIdentity =
@@ -15,7 +15,8 @@ extension SQLBrokerStore {
     /// The columns of ``accountValues(_:)``, in its order.
     static let accountColumnNames = [
         "uid", "email", "email_key", "email_verified", "display_name", "photo_url", "disabled", "created_at",
-        "last_sign_in_at", "password_hash", "custom_claims", "password_derived", "tokens_valid_after",
+        "last_sign_in_at", "password_hash", "custom_claims", "password_derived", "tokens_valid_after", "origin",
+        "imported_at", "import_file", "import_index", "import_identities",
     ]
     static let insertAccount =
         "INSERT INTO accounts (\(accountColumnNames.joined(separator: ", "))) VALUES ("
@@ -98,7 +99,9 @@ extension SQLBrokerStore {
             passwordHash: row.text("password_hash"),
             passwordDerived: row.integer("password_derived") == 1,
             customClaims: row.text("custom_claims"),
-            tokensValidAfter: row.integer("tokens_valid_after").map(date))
+            tokensValidAfter: row.integer("tokens_valid_after").map(date),
+            origin: row.text("origin").map(AccountOrigin.init(rawValue:)),
+            imported: try decodeImport(row))
     }
 
     /// The values of ``insertAccount``.
@@ -108,7 +111,10 @@ extension SQLBrokerStore {
             boolean(account.emailVerified), optionalText(account.displayName), optionalText(account.photoURL),
             boolean(account.disabled), millis(account.createdAt), account.lastSignInAt.map(millis) ?? .null,
             optionalText(account.passwordHash), optionalText(account.customClaims), boolean(account.passwordDerived),
-            account.tokensValidAfter.map(millis) ?? .null,
+            account.tokensValidAfter.map(millis) ?? .null, optionalText(account.origin?.rawValue),
+            account.imported.map { millis($0.importedAt) } ?? .null, optionalText(account.imported?.file),
+            account.imported.map { .integer(Int64($0.index)) } ?? .null,
+            optionalText(account.imported.map { importIdentitiesText($0.otherIdentities) }),
         ]
     }
 

@@ -1,0 +1,156 @@
+/// The password-hash flags of `broker admin import firebase`, which are those of `firebase auth:import`
+/// (`--hash-algo`, `--hash-key`, `--salt-separator`, `--rounds`, `--mem-cost`, `--parallelization`,
+/// `--block-size`, `--dk-len`, `--hash-input-order`), checked once and then applied to each user's
+/// `passwordHash` and `salt`.
+public struct FirebaseHashOptions: Sendable, Equatable {
+    /// The algorithms the broker verifies.
+    public enum Algorithm: String, Sendable, CaseIterable {
+        /// Firebase's modified scrypt, the default of Firebase projects.
+        case scrypt = "SCRYPT"
+        /// RFC 7914 scrypt.
+        case standardScrypt = "STANDARD_SCRYPT"
+        /// bcrypt crypt strings.
+        case bcrypt = "BCRYPT"
+        /// PBKDF2-HMAC-SHA256.
+        case pbkdf2SHA256 = "PBKDF2_SHA256"
+        /// HMAC-SHA256 with a key.
+        case hmacSHA256 = "HMAC_SHA256"
+    }
+
+    /// The algorithm.
+    public var algorithm: Algorithm
+    /// `--hash-key`: SCRYPT's signer key, or HMAC_SHA256's key.
+    public var hashKey: [UInt8]
+    /// `--salt-separator`: appended to each user's salt (all algorithms but BCRYPT).
+    public var saltSeparator: [UInt8]
+    /// `--rounds`: SCRYPT's r, or PBKDF2_SHA256's iterations.
+    public var rounds: Int?
+    /// `--mem-cost`: SCRYPT's log2 N, or STANDARD_SCRYPT's N itself (its "CPU/memory cost").
+    public var memCost: Int?
+    /// `--parallelization`: STANDARD_SCRYPT's p.
+    public var parallelization: Int?
+    /// `--block-size`: STANDARD_SCRYPT's r.
+    public var blockSize: Int?
+    /// `--dk-len`: STANDARD_SCRYPT's derived key length (and, if given, PBKDF2_SHA256's); each hash must
+    /// have this length.
+    public var dkLen: Int?
+    /// `--hash-input-order` for HMAC_SHA256; SALT_FIRST when not given.
+    public var hashInputOrder: ImportedPasswordHash.HashInputOrder
+
+    /// Parses the flags' texts (nil for a flag not given), and checks that the algorithm has what it needs
+    /// within ``ImportedPasswordHash/Bounds``. Base64 in either alphabet. Throws ``ImportedHashError``:
+    /// `unsupportedAlgorithm`, `missingParameter` or `parameterOutOfRange`.
+    public init(
+        hashAlgo: String, hashKey: String? = nil, saltSeparator: String? = nil, rounds: String? = nil,
+        memCost: String? = nil, parallelization: String? = nil, blockSize: String? = nil, dkLen: String? = nil,
+        hashInputOrder: String? = nil
+    ) throws {
+        guard let algorithm = Algorithm(rawValue: hashAlgo.uppercased()) else {
+            throw ImportedHashError(.unsupportedAlgorithm, "--hash-algo must be one of "
+                + Algorithm.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        self.algorithm = algorithm
+        self.hashKey = try hashKey.map { try Self.base64($0, "--hash-key") } ?? []
+        self.saltSeparator = try saltSeparator.map { try Self.base64($0, "--salt-separator") } ?? []
+        self.rounds = try rounds.map { try Self.number($0, "--rounds") }
+        self.memCost = try memCost.map { try Self.number($0, "--mem-cost") }
+        self.parallelization = try parallelization.map { try Self.number($0, "--parallelization") }
+        self.blockSize = try blockSize.map { try Self.number($0, "--block-size") }
+        self.dkLen = try dkLen.map { try Self.number($0, "--dk-len") }
+        switch hashInputOrder?.uppercased() {
+        case nil, "SALT_FIRST": self.hashInputOrder = .saltFirst
+        case "PASSWORD_FIRST": self.hashInputOrder = .passwordFirst
+        default: throw ImportedHashError(.parameterOutOfRange, "--hash-input-order must be SALT_FIRST or PASSWORD_FIRST")
+        }
+        try checkFlags()
+    }
+
+    /// The imported hash of one user from the export's `passwordHash` and `salt` (decoded), or
+    /// ``ImportedHashError`` (`hashMismatch`, `parameterOutOfRange`) when they do not fit these flags.
+    public func importedHash(passwordHash: [UInt8], salt: [UInt8]) throws -> ImportedPasswordHash {
+        let hash: ImportedPasswordHash
+        switch algorithm {
+        case .scrypt:
+            hash = .firebaseScrypt(
+                signerKey: hashKey, saltSeparator: saltSeparator, rounds: rounds ?? 0, memoryCost: memCost ?? 0,
+                salt: salt, hash: passwordHash)
+        case .standardScrypt:
+            guard passwordHash.count == dkLen else { throw ImportedHashError(.hashMismatch, "hash length is not --dk-len") }
+            hash = .standardScrypt(
+                n: memCost ?? 0, blockSize: blockSize ?? 0, parallelization: parallelization ?? 0,
+                saltSeparator: saltSeparator, salt: salt, hash: passwordHash)
+        case .bcrypt:
+            // The export carries bcrypt's crypt string itself, base64-encoded.
+            guard let crypt = String(validating: passwordHash, as: UTF8.self) else {
+                throw ImportedHashError(.hashMismatch, "not a bcrypt hash")
+            }
+            do {
+                _ = try ImportedPasswordHash.bcryptCost(crypt)
+            } catch let error as ImportedHashError where error.code == .malformed {
+                throw ImportedHashError(.hashMismatch, "not a bcrypt hash")
+            }
+            hash = .bcrypt(crypt)
+        case .pbkdf2SHA256:
+            if let dkLen, passwordHash.count != dkLen {
+                throw ImportedHashError(.hashMismatch, "hash length is not --dk-len")
+            }
+            hash = .pbkdf2SHA256(rounds: rounds ?? 0, saltSeparator: saltSeparator, salt: salt, hash: passwordHash)
+        case .hmacSHA256:
+            hash = .hmacSHA256(
+                key: hashKey, order: hashInputOrder, saltSeparator: saltSeparator, salt: salt, hash: passwordHash)
+        }
+        try hash.validate()
+        return hash
+    }
+
+    /// The flags' own checks, before any user is seen.
+    private func checkFlags() throws {
+        typealias Bounds = ImportedPasswordHash.Bounds
+        try ImportedPasswordHash.check(saltSeparator.count, in: Bounds.separatorLength, "--salt-separator length")
+        switch algorithm {
+        case .scrypt:
+            guard !hashKey.isEmpty else { throw ImportedHashError(.missingParameter, "SCRYPT needs --hash-key") }
+            try ImportedPasswordHash.check(hashKey.count, in: Bounds.keyLength, "--hash-key length")
+            try ImportedPasswordHash.check(try require(rounds, "--rounds"), in: Bounds.firebaseRounds, "--rounds")
+            try ImportedPasswordHash.check(try require(memCost, "--mem-cost"), in: Bounds.firebaseMemoryCost, "--mem-cost")
+        case .standardScrypt:
+            let n = try require(memCost, "--mem-cost")
+            let r = try require(blockSize, "--block-size")
+            let p = try require(parallelization, "--parallelization")
+            let length = try require(dkLen, "--dk-len")
+            try ImportedPasswordHash.check(length, in: Bounds.derivedLength, "--dk-len")
+            // The same checks a user's hash gets, on a stand-in of the right length.
+            try ImportedPasswordHash.standardScrypt(
+                n: n, blockSize: r, parallelization: p, saltSeparator: saltSeparator, salt: [],
+                hash: [UInt8](repeating: 0, count: length)
+            ).validate()
+        case .bcrypt:
+            break
+        case .pbkdf2SHA256:
+            try ImportedPasswordHash.check(try require(rounds, "--rounds"), in: Bounds.pbkdf2Rounds, "--rounds")
+            if let dkLen { try ImportedPasswordHash.check(dkLen, in: Bounds.derivedLength, "--dk-len") }
+        case .hmacSHA256:
+            guard !hashKey.isEmpty else { throw ImportedHashError(.missingParameter, "HMAC_SHA256 needs --hash-key") }
+            try ImportedPasswordHash.check(hashKey.count, in: Bounds.keyLength, "--hash-key length")
+        }
+    }
+
+    private func require(_ value: Int?, _ flag: String) throws -> Int {
+        guard let value else { throw ImportedHashError(.missingParameter, "\(algorithm.rawValue) needs \(flag)") }
+        return value
+    }
+
+    private static func base64(_ text: String, _ flag: String) throws -> [UInt8] {
+        guard text.utf8.count <= 4096, let bytes = FirebaseBase64.decode(text) else {
+            throw ImportedHashError(.parameterOutOfRange, "\(flag) is not base64")
+        }
+        return bytes
+    }
+
+    private static func number(_ text: String, _ flag: String) throws -> Int {
+        guard text.utf8.count <= 9, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+            let value = Int(text)
+        else { throw ImportedHashError(.parameterOutOfRange, "\(flag) is not a whole number") }
+        return value
+    }
+}

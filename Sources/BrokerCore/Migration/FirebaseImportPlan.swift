@@ -1,0 +1,95 @@
+import Foundation
+
+/// What importing one user of a Firebase export would write (contract section 8), decided without the
+/// store: the account (uid kept, identities mapped, the password hash in its stored form), the identities
+/// of other providers (kept, shown to admins, never used to sign in), and what was dropped.
+///
+/// The store-side rules (a user already present is unchanged; an email or identity of another uid refuses
+/// the user) and the account's origin (`import`) are the import command's.
+public struct FirebaseImportPlan: Sendable, Equatable {
+    /// The account to create: uid = `localId`.
+    public var account: Account
+    /// `providerUserInfo` entries of providers the broker does not sign in with (not `password`, not mapped).
+    public var otherIdentities: [FirebaseProviderUserInfo]
+    /// What was dropped or ignored, from decoding and planning, for the report.
+    public var notes: [String]
+
+    /// Plans the import of `record` at `importedAt` (the time used when the export has no `createdAt`, and
+    /// for identities' `linkedAt`).
+    ///
+    /// Throws ``FirebaseImportPlan/needsHashFlags`` (a file-level error: exit status 2, nothing written) when
+    /// the user has a password hash that is not an `$argon2id$` PHC string and no `--hash-algo` was given;
+    /// ``ImportedHashError`` when the hash does not fit the flags (that user is refused).
+    public init(_ record: FirebaseUserRecord, options: FirebaseImportOptions, importedAt: Date) throws {
+        let linkedAt = record.createdAt ?? importedAt
+        var identities: [Identity] = []
+        var others: [FirebaseProviderUserInfo] = []
+        var notes = record.notes
+        for info in record.providerUserInfo where info.providerId != "password" {
+            guard let provider = options.providerMap[info.providerId] else {
+                others.append(info)
+                continue
+            }
+            guard !identities.contains(where: { $0.provider == provider && $0.subject == info.rawId }) else { continue }
+            if identities.contains(where: { $0.provider == provider }) {
+                notes.append("dropped a second \(info.providerId) identity")
+                continue
+            }
+            identities.append(Identity(provider: provider, subject: info.rawId, email: info.email, linkedAt: linkedAt))
+        }
+        for link in options.uidPrefixLinks where record.localId.hasPrefix(link.prefix) {
+            let subject = String(record.localId.dropFirst(link.prefix.count))
+            guard !subject.isEmpty, !identities.contains(where: { $0.provider == link.provider }) else { continue }
+            identities.append(Identity(provider: link.provider, subject: subject, email: nil, linkedAt: linkedAt))
+            break
+        }
+        account = Account(
+            id: AccountID(record.localId), email: record.email, emailVerified: record.emailVerified,
+            displayName: record.displayName, photoURL: record.photoURL, disabled: record.disabled,
+            createdAt: record.createdAt ?? importedAt, lastSignInAt: record.lastSignedInAt, identities: identities,
+            passwordHash: try Self.storedHash(record, options: options), customClaims: record.customAttributes)
+        otherIdentities = others
+        self.notes = notes
+    }
+
+    /// The user has a password hash that needs `--hash-algo` (and its parameters) to be imported.
+    public static let needsHashFlags = ImportedHashError(
+        .missingParameter, "password hashes other than $argon2id$ PHC strings need --hash-algo and its parameters")
+
+    /// The most memory (KiB), passes and lanes an imported Argon2id hash may ask of a sign-in.
+    static let argon2Bounds = (memoryKiB: 65_536, passes: 16, lanes: 8)
+
+    /// Refuses an Argon2id PHC string that is not `$argon2id$v=19$m=M,t=T,p=P$salt$hash` with M, T and P
+    /// within ``argon2Bounds``: libargon2 would otherwise allocate whatever M says at each sign-in.
+    static func checkArgon2(_ text: String) throws {
+        let parts = text.split(separator: "$", omittingEmptySubsequences: false)
+        guard text.utf8.count <= 512, parts.count == 6, parts[1] == "argon2id", parts[2] == "v=19" else {
+            throw ImportedHashError(.hashMismatch, "not an Argon2id PHC string")
+        }
+        var values: [Substring: Int] = [:]
+        for pair in parts[3].split(separator: ",") {
+            let halves = pair.split(separator: "=", maxSplits: 1)
+            guard halves.count == 2, halves[1].utf8.count <= 9, let value = Int(halves[1]) else {
+                throw ImportedHashError(.hashMismatch, "not an Argon2id PHC string")
+            }
+            values[halves[0]] = value
+        }
+        guard values.count == 3, let memory = values["m"], let passes = values["t"], let lanes = values["p"] else {
+            throw ImportedHashError(.hashMismatch, "not an Argon2id PHC string")
+        }
+        guard (1...argon2Bounds.memoryKiB).contains(memory), (1...argon2Bounds.passes).contains(passes),
+            (1...argon2Bounds.lanes).contains(lanes)
+        else { throw ImportedHashError(.parameterOutOfRange, "Argon2id m, t or p above 64 MiB, 16, 8") }
+    }
+
+    private static func storedHash(_ record: FirebaseUserRecord, options: FirebaseImportOptions) throws -> String? {
+        guard let bytes = record.passwordHash, !bytes.isEmpty else { return nil }
+        // The broker's own export writes an Argon2id hash as the base64 of its PHC string, with no salt.
+        if let text = String(validating: bytes, as: UTF8.self), text.hasPrefix("$argon2id$") {
+            try checkArgon2(text)
+            return text
+        }
+        guard let hash = options.hash else { throw needsHashFlags }
+        return try hash.importedHash(passwordHash: bytes, salt: record.salt ?? []).encoded
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+
+/// Imports a Firebase export into an account store (contract section 8), in two passes: ``check(_:)`` reads
+/// and plans every user without touching the store, then ``run(_:dryRun:progress:)`` writes the users one by
+/// one, each in its own transaction, so a running server keeps serving and an interrupted import is finished
+/// by running it again (users already present are "unchanged").
+///
+/// A user is refused, reported by index, when its record cannot be imported, when its uid, email or an
+/// identity repeats an earlier user of the file, or when its email or an identity belongs to another uid in
+/// the store. Emails are compared case-insensitively. Imported accounts have the origin `import` and their
+/// ``AccountImport`` (when, file, index, and the identities of providers the broker does not sign in with).
+public struct FirebaseImporter: Sendable {
+    /// One refused user.
+    public struct Failure: Sendable, Equatable {
+        /// The user's 0-based index in the file's `users` array.
+        public var index: Int
+        /// The user's `localId`, when it has a usable one.
+        public var uid: String?
+        /// Why: a stable code, then a detail naming the field (never a value).
+        public var reason: String
+
+        /// A failure of the user at `index`.
+        public init(index: Int, uid: String?, reason: String) {
+            self.index = index
+            self.uid = uid
+            self.reason = reason
+        }
+    }
+
+    /// What an import did (or, dry, would do).
+    public struct Report: Sendable, Equatable {
+        /// Users created.
+        public var imported = 0
+        /// Users already present with the same uid, left as they are.
+        public var unchanged = 0
+        /// Users refused, by index.
+        public var failed: [Failure] = []
+
+        /// A report of these counts.
+        public init(imported: Int = 0, unchanged: Int = 0, failed: [Failure] = []) {
+            self.imported = imported
+            self.unchanged = unchanged
+            self.failed = failed
+        }
+
+        /// 0 when nothing was refused, 1 when something was.
+        public var exitStatus: Int32 { failed.isEmpty ? 0 : 1 }
+
+        /// `{"imported": N, "unchanged": N, "failed": [{"index", "uid", "reason"}]}`.
+        public var json: JSONValue {
+            .object([
+                "imported": .int(Int64(imported)), "unchanged": .int(Int64(unchanged)),
+                "failed": .array(failed.map { failure in
+                    .object([
+                        "index": .int(Int64(failure.index)), "uid": failure.uid.map(JSONValue.string) ?? .null,
+                        "reason": .string(failure.reason),
+                    ])
+                }),
+            ])
+        }
+    }
+
+    /// The result of the first pass: the users refused by the file alone.
+    public struct Check: Sendable, Equatable {
+        /// Users the file itself rules out, by index, in order.
+        public var failed: [Failure]
+        /// The number of users in the file.
+        public var total: Int
+    }
+
+    /// The store written to.
+    public let store: any AccountStore
+    /// The flags.
+    public let options: FirebaseImportOptions
+    /// The time of the import (for accounts and identities the export gives no time).
+    public let clock: any Clock
+    /// The export file's name, kept with each imported account (``AccountImport/file``).
+    public let source: String
+
+    /// An importer into `store` of the file named `source`.
+    public init(store: any AccountStore, options: FirebaseImportOptions, clock: any Clock, source: String = "") {
+        self.store = store
+        self.options = options
+        self.clock = clock
+        self.source = source
+    }
+
+    /// The first pass: decodes and plans every user, without the store. Throws
+    /// ``FirebaseImportPlan/needsHashFlags`` (naming the first such user) when a password hash cannot be
+    /// read without `--hash-algo`: the file is then not to be imported at all.
+    public func check(_ export: FirebaseExport) throws -> Check {
+        try Self.check(export, options: options, importedAt: clock.now)
+    }
+
+    /// ``check(_:)`` without a store: what the file alone rules out, with `options`, planned at `importedAt`.
+    public static func check(_ export: FirebaseExport, options: FirebaseImportOptions, importedAt now: Date) throws -> Check {
+        var failed: [Failure] = []
+        var uids: Set<String> = []
+        var emails: Set<String> = []
+        var identities: Set<String> = []
+        for index in 0..<export.count {
+            let plan: FirebaseImportPlan
+            do {
+                plan = try FirebaseImportPlan(export.user(at: index), options: options, importedAt: now)
+            } catch let error as FirebaseUserError {
+                failed.append(Failure(index: index, uid: nil, reason: error.description))
+                continue
+            } catch let error as ImportedHashError where error == FirebaseImportPlan.needsHashFlags {
+                throw ImportedHashError(.missingParameter, "user \(index): \(error.detail)")
+            } catch let error as ImportedHashError {
+                failed.append(Failure(index: index, uid: try? export.user(at: index).localId, reason: error.description))
+                continue
+            }
+            let account = plan.account
+            let keys = account.identities.map { "\($0.provider.rawValue)\u{0}\($0.subject)" }
+            let reason: String? =
+                if uids.contains(account.id.rawValue) { "DUPLICATE_UID: localId repeats an earlier user" }
+                else if let email = account.email, emails.contains(email.lowercased()) {
+                    "DUPLICATE_EMAIL: email repeats an earlier user"
+                } else if keys.contains(where: identities.contains) {
+                    "DUPLICATE_IDENTITY: providerUserInfo repeats an earlier user's identity"
+                } else { nil }
+            if let reason {
+                failed.append(Failure(index: index, uid: account.id.rawValue, reason: reason))
+                continue
+            }
+            uids.insert(account.id.rawValue)
+            if let email = account.email { emails.insert(email.lowercased()) }
+            identities.formUnion(keys)
+        }
+        return Check(failed: failed, total: export.count)
+    }
+
+    /// Both passes: ``check(_:)``, then each user not refused is created, unless already present (`unchanged`)
+    /// or its email or an identity belongs to another uid (refused). `dryRun` looks up but writes nothing.
+    /// `progress` is called with (users done, total) after every `batchSize` users and at the end.
+    public func run(
+        _ export: FirebaseExport, dryRun: Bool = false, batchSize: Int = 1000,
+        progress: (@Sendable (Int, Int) -> Void)? = nil
+    ) async throws -> Report {
+        let check = try check(export)
+        var report = Report()
+        var refused = Dictionary(uniqueKeysWithValues: check.failed.map { ($0.index, $0) })
+        let now = clock.now
+        let step = max(1, batchSize)
+        for index in 0..<export.count {
+            if refused[index] == nil {
+                // Planned again rather than kept from the check: memory stays one user, not the file.
+                let plan = try FirebaseImportPlan(export.user(at: index), options: options, importedAt: now)
+                var account = plan.account
+                account.origin = .import
+                account.imported = AccountImport(
+                    importedAt: now, file: source, index: index,
+                    otherIdentities: plan.otherIdentities.map { info in
+                        Identity(provider: ProviderID(info.providerId), subject: info.rawId, email: info.email, linkedAt: account.createdAt)
+                    })
+                switch try await write(account, dryRun: dryRun) {
+                case .imported: report.imported += 1
+                case .unchanged: report.unchanged += 1
+                case .refused(let reason): refused[index] = Failure(index: index, uid: account.id.rawValue, reason: reason)
+                }
+            }
+            if (index + 1) % step == 0 || index + 1 == export.count { progress?(index + 1, export.count) }
+        }
+        report.failed = refused.values.sorted { $0.index < $1.index }
+        return report
+    }
+
+    private enum Outcome {
+        case imported, unchanged
+        case refused(String)
+    }
+
+    private func write(_ account: Account, dryRun: Bool) async throws -> Outcome {
+        if let reason = try await conflict(account) { return reason }
+        if dryRun { return .imported }
+        do {
+            try await store.create(account)
+            return .imported
+        } catch let error as AccountStoreError where error.code == .alreadyExists {
+            // Someone else wrote meanwhile (a sign-in, another import): decide again against what is there now.
+            return try await conflict(account) ?? .refused("ALREADY_EXISTS: email or identity taken meanwhile")
+        }
+    }
+
+    /// `unchanged` when the uid is present; `refused` when its email or an identity is another uid's.
+    private func conflict(_ account: Account) async throws -> Outcome? {
+        if try await store.account(id: account.id) != nil { return .unchanged }
+        if let email = account.email, let owner = try await store.account(email: email), owner.id != account.id {
+            return .refused("EMAIL_EXISTS: the email belongs to another user")
+        }
+        for identity in account.identities {
+            if let owner = try await store.account(provider: identity.provider, subject: identity.subject),
+                owner.id != account.id
+            {
+                return .refused("IDENTITY_EXISTS: the \(identity.provider.rawValue) identity belongs to another user")
+            }
+        }
+        return nil
+    }
+}

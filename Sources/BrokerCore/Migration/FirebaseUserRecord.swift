@@ -1,0 +1,85 @@
+import Foundation
+
+/// One user of a Firebase export, decoded and validated: what the import needs, in the broker's types.
+public struct FirebaseUserRecord: Sendable, Equatable {
+    /// The largest JSON text of one record accepted.
+    public static let maximumRecordBytes = 1024 * 1024
+    /// The most `providerUserInfo` entries accepted.
+    public static let maximumProviders = 64
+
+    /// `localId`: the uid, kept unchanged (1 to 128 characters, no control characters).
+    public var localId: String
+    /// `email`, if any.
+    public var email: String?
+    /// `emailVerified` (false when absent).
+    public var emailVerified: Bool
+    /// `passwordHash`, decoded from base64 (either alphabet), if any.
+    public var passwordHash: [UInt8]?
+    /// `salt`, decoded from base64 (either alphabet), if any.
+    public var salt: [UInt8]?
+    /// `displayName`, if any.
+    public var displayName: String?
+    /// `photoUrl`, if it is an `http(s)` URL (otherwise dropped and named in ``notes``).
+    public var photoURL: String?
+    /// `phoneNumber`, if any.
+    public var phoneNumber: String?
+    /// `disabled` (false when absent).
+    public var disabled: Bool
+    /// `createdAt` (milliseconds since 1970), if any.
+    public var createdAt: Date?
+    /// `lastSignedInAt` (milliseconds since 1970), if any.
+    public var lastSignedInAt: Date?
+    /// `customAttributes`: the JSON text of an object, valid as custom claims, if any.
+    public var customAttributes: String?
+    /// `providerUserInfo`: the identities Firebase linked to the user (including `password`).
+    public var providerUserInfo: [FirebaseProviderUserInfo]
+    /// What was dropped or ignored while decoding (a `photoUrl` that is not http(s), an unknown field), for
+    /// the import's report. Never contains a value, only field names.
+    public var notes: [String]
+
+    /// A record with the given fields.
+    public init(
+        localId: String, email: String? = nil, emailVerified: Bool = false, passwordHash: [UInt8]? = nil,
+        salt: [UInt8]? = nil, displayName: String? = nil, photoURL: String? = nil, phoneNumber: String? = nil,
+        disabled: Bool = false, createdAt: Date? = nil, lastSignedInAt: Date? = nil, customAttributes: String? = nil,
+        providerUserInfo: [FirebaseProviderUserInfo] = [], notes: [String] = []
+    ) {
+        self.localId = localId
+        self.email = email
+        self.emailVerified = emailVerified
+        self.passwordHash = passwordHash
+        self.salt = salt
+        self.displayName = displayName
+        self.photoURL = photoURL
+        self.phoneNumber = phoneNumber
+        self.disabled = disabled
+        self.createdAt = createdAt
+        self.lastSignedInAt = lastSignedInAt
+        self.customAttributes = customAttributes
+        self.providerUserInfo = providerUserInfo
+        self.notes = notes
+    }
+}
+
+/// One entry of a user's `providerUserInfo`.
+public struct FirebaseProviderUserInfo: Sendable, Equatable {
+    /// Firebase's provider id: `password`, a well-known domain, `oidc.<name>`, …
+    public var providerId: String
+    /// The user's id at that provider (the identity's subject).
+    public var rawId: String
+    /// The email the provider gave, if any.
+    public var email: String?
+    /// The name the provider gave, if any.
+    public var displayName: String?
+    /// The provider's photo URL, if it is an `http(s)` URL.
+    public var photoURL: String?
+
+    /// An entry with the given fields.
+    public init(providerId: String, rawId: String, email: String? = nil, displayName: String? = nil, photoURL: String? = nil) {
+        self.providerId = providerId
+        self.rawId = rawId
+        self.email = email
+        self.displayName = displayName
+        self.photoURL = photoURL
+    }
+}

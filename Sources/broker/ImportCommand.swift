@@ -1,0 +1,96 @@
+import BrokerCore
+import BrokerDrivers
+import Foundation
+
+/// `broker admin import firebase FILE [hash flags] [--map-provider A=B]... [--link-uid-prefix P=B]...
+/// [--dry-run] [--json]` (contract section 8). Exit status 0 when nothing was refused, 1 when something was,
+/// 2 for flags or a file that cannot be used (then nothing is written). Takes `--config`: the configured
+/// providers are the ones identities can be mapped to.
+enum ImportCommand {
+    static let usage = """
+        usage: broker admin import firebase FILE [--hash-algo SCRYPT|STANDARD_SCRYPT|BCRYPT|PBKDF2_SHA256|HMAC_SHA256]
+                 [--hash-key B64] [--salt-separator B64] [--rounds N] [--mem-cost N] [--parallelization N]
+                 [--block-size N] [--dk-len N] [--hash-input-order SALT_FIRST|PASSWORD_FIRST]
+                 [--map-provider FIREBASE_ID=PROVIDER]... [--link-uid-prefix PREFIX=PROVIDER]... [--dry-run] [--json]
+                 [--config FILE] [--database PATH_OR_URL]
+        Imports a `firebase auth:export --format=json` file: uids kept, the whole file checked before anything is
+        written. Exit status 0 when no user was refused, 1 when some were, 2 for a file or flags that cannot be used.
+        """
+
+    static func run(options: LaunchOptions, environment: [String: String]) async throws -> Int32 {
+        let words = options.positional
+        guard words.count == 3, words[1] == "firebase" else {
+            BrokerCLI.printError(usage)
+            return 2
+        }
+        let importOptions: FirebaseImportOptions
+        let export: FirebaseExport
+        do {
+            let hash = try options.value("--hash-algo").map { algorithm in
+                try FirebaseHashOptions(
+                    hashAlgo: algorithm, hashKey: options.value("--hash-key"),
+                    saltSeparator: options.value("--salt-separator"), rounds: options.value("--rounds"),
+                    memCost: options.value("--mem-cost"), parallelization: options.value("--parallelization"),
+                    blockSize: options.value("--block-size"), dkLen: options.value("--dk-len"),
+                    hashInputOrder: options.value("--hash-input-order"))
+            }
+            // The configured providers say which Firebase provider ids map to them without --map-provider.
+            let config = try BrokerConfig(contentsOf: options.configPath, environment: environment)
+            let client = try CurlHTTPClient()
+            defer { Task { await client.shutdown() } }
+            let context = ProviderContext(
+                httpClient: client, clock: SystemClock(), metrics: Metrics(), logger: .disabled,
+                clockSkew: config.clockSkew, allowInsecureURLs: config.allowInsecureProviderURLs)
+            let registry = try ProviderRegistry(config: config, catalog: .builtIn, context: context)
+            importOptions = try FirebaseImportOptions(
+                hash: hash, providers: FirebaseImportOptions.wellKnownProviders(registry),
+                mapProvider: options.values("--map-provider"), linkUIDPrefix: options.values("--link-uid-prefix"))
+            let targets = Set(importOptions.providerMap.values).union(importOptions.uidPrefixLinks.map(\.provider))
+            if let unknown = targets.first(where: { registry.provider($0) == nil }) {
+                throw ImportedHashError(.parameterOutOfRange, "\(unknown.rawValue) is not a configured provider")
+            }
+            export = try FirebaseExport(contentsOf: URL(fileURLWithPath: words[2]))
+            // The whole file is checked before the database is even opened.
+            _ = try FirebaseImporter.check(export, options: importOptions, importedAt: Date())
+        } catch let error as ImportedHashError {
+            BrokerCLI.printError("broker admin import: \(error)")
+            return 2
+        } catch let error as FirebaseExportError {
+            BrokerCLI.printError("broker admin import: \(words[2]): \(error)")
+            return 2
+        }
+        let (store, database) = try await Startup.openStore(options.database, environment: environment)
+        defer { Task { await database.close() } }
+        let importer = FirebaseImporter(
+            store: store, options: importOptions, clock: SystemClock(), source: URL(fileURLWithPath: words[2]).lastPathComponent)
+        let total = export.count
+        // Progress on stderr, for files large enough to take a while.
+        var progress: (@Sendable (Int, Int) -> Void)?
+        if total >= 1000 { progress = reportProgress }
+        let report: FirebaseImporter.Report
+        do {
+            // The importer checks the whole file before it writes anything.
+            report = try await importer.run(
+                export, dryRun: options.switches.contains("--dry-run"), batchSize: 1000,
+                progress: progress)
+        } catch let error as ImportedHashError {
+            BrokerCLI.printError("broker admin import: \(error)")
+            return 2
+        }
+        if options.switches.contains("--json") {
+            print(AdminCommand.pretty(report.json))
+        } else {
+            let verb = options.switches.contains("--dry-run") ? "would import" : "imported"
+            print("\(verb) \(report.imported), unchanged \(report.unchanged), failed \(report.failed.count)")
+            for failure in report.failed {
+                print("  #\(failure.index) \(failure.uid ?? "-"): \(failure.reason)")
+            }
+        }
+        return report.exitStatus
+    }
+
+    /// One progress line on stderr: `import: 3000/100000 users`.
+    @Sendable static func reportProgress(done: Int, total: Int) {
+        FileHandle.standardError.write(Data("import: \(done)/\(total) users\n".utf8))
+    }
+}

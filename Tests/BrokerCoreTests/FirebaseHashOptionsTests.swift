@@ -1,0 +1,105 @@
+import BrokerCore
+import Testing
+
+@Suite struct FirebaseHashOptionsTests {
+    static let key64 = String(repeating: "A", count: 86) + "=="  // 64 zero bytes
+
+    /// Flags that cannot be used are refused by code before any user is read.
+    @Test(arguments: [
+        (["hashAlgo": "MD5"], ImportedHashError.Code.unsupportedAlgorithm),
+        (["hashAlgo": "SCRYPT", "rounds": "8", "memCost": "14"], .missingParameter),
+        (["hashAlgo": "SCRYPT", "hashKey": key64, "memCost": "14"], .missingParameter),
+        (["hashAlgo": "SCRYPT", "hashKey": key64, "rounds": "9", "memCost": "14"], .parameterOutOfRange),
+        (["hashAlgo": "SCRYPT", "hashKey": key64, "rounds": "8", "memCost": "15"], .parameterOutOfRange),
+        (["hashAlgo": "SCRYPT", "hashKey": key64, "rounds": "0", "memCost": "14"], .parameterOutOfRange),
+        (["hashAlgo": "SCRYPT", "hashKey": key64, "rounds": "-1", "memCost": "14"], .parameterOutOfRange),
+        (["hashAlgo": "SCRYPT", "hashKey": key64, "rounds": "99999999999", "memCost": "14"], .parameterOutOfRange),
+        (["hashAlgo": "SCRYPT", "hashKey": "not base64!", "rounds": "8", "memCost": "14"], .parameterOutOfRange),
+        (["hashAlgo": "SCRYPT", "hashKey": key64, "saltSeparator": "B w==", "rounds": "8", "memCost": "14"], .parameterOutOfRange),
+        (["hashAlgo": "STANDARD_SCRYPT", "memCost": "16384", "blockSize": "8", "parallelization": "1"], .missingParameter),
+        // 128 * 2^17 * 8 = 128 MiB, above the 64 MiB bound.
+        (["hashAlgo": "STANDARD_SCRYPT", "memCost": "131072", "blockSize": "8", "parallelization": "1", "dkLen": "64"], .parameterOutOfRange),
+        (["hashAlgo": "STANDARD_SCRYPT", "memCost": "1000", "blockSize": "8", "parallelization": "1", "dkLen": "64"], .parameterOutOfRange),
+        (["hashAlgo": "STANDARD_SCRYPT", "memCost": "16384", "blockSize": "8", "parallelization": "17", "dkLen": "64"], .parameterOutOfRange),
+        (["hashAlgo": "STANDARD_SCRYPT", "memCost": "16384", "blockSize": "8", "parallelization": "1", "dkLen": "8"], .parameterOutOfRange),
+        (["hashAlgo": "PBKDF2_SHA256"], .missingParameter),
+        (["hashAlgo": "PBKDF2_SHA256", "rounds": "1000001"], .parameterOutOfRange),
+        (["hashAlgo": "PBKDF2_SHA256", "rounds": "0"], .parameterOutOfRange),
+        (["hashAlgo": "HMAC_SHA256"], .missingParameter),
+        (["hashAlgo": "HMAC_SHA256", "hashKey": "c2VjcmV0", "hashInputOrder": "BOTH"], .parameterOutOfRange),
+    ])
+    func unusableFlagsAreRefusedByCode(flags: [String: String], code: ImportedHashError.Code) {
+        do {
+            _ = try Self.options(flags)
+            Issue.record("accepted \(flags)")
+        } catch let error as ImportedHashError {
+            #expect(error.code == code)
+            #expect(!error.detail.contains("AAAA"))  // no key material in the detail
+        } catch {
+            Issue.record("unexpected error \(error)")
+        }
+    }
+
+    @Test func boundaryValuesAreAccepted() throws {
+        _ = try Self.options(["hashAlgo": "scrypt", "hashKey": Self.key64, "rounds": "8", "memCost": "14"])
+        _ = try Self.options(["hashAlgo": "STANDARD_SCRYPT", "memCost": "65536", "blockSize": "8", "parallelization": "1", "dkLen": "64"])
+        _ = try Self.options(["hashAlgo": "PBKDF2_SHA256", "rounds": "1000000"])
+        _ = try Self.options(["hashAlgo": "BCRYPT"])
+        let hmac = try Self.options(["hashAlgo": "HMAC_SHA256", "hashKey": "c2VjcmV0", "hashInputOrder": "password_first"])
+        #expect(hmac.hashInputOrder == .passwordFirst)
+        #expect(try Self.options(["hashAlgo": "HMAC_SHA256", "hashKey": "c2VjcmV0"]).hashInputOrder == .saltFirst)
+    }
+
+    /// A user whose hash cannot come from these parameters is refused (the import reports it by index).
+    @Test func usersWhoseHashDoesNotFitAreRefused() throws {
+        let scrypt = try Self.options(["hashAlgo": "SCRYPT", "hashKey": Self.key64, "rounds": "8", "memCost": "14"])
+        #expect(throws: ImportedHashError(.hashMismatch, "SCRYPT hash length")) {
+            try scrypt.importedHash(passwordHash: [UInt8](repeating: 1, count: 32), salt: [1])
+        }
+        let standard = try Self.options(
+            ["hashAlgo": "STANDARD_SCRYPT", "memCost": "1024", "blockSize": "8", "parallelization": "1", "dkLen": "64"])
+        #expect(throws: ImportedHashError.self) { try standard.importedHash(passwordHash: [1, 2, 3], salt: [1]) }
+        let bcrypt = try Self.options(["hashAlgo": "BCRYPT"])
+        #expect(throws: ImportedHashError.self) { try bcrypt.importedHash(passwordHash: Array("$2b$10$short".utf8), salt: []) }
+        let tooCostly = Array("$2b$15$abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0".utf8)
+        do {
+            _ = try bcrypt.importedHash(passwordHash: tooCostly, salt: [])
+            Issue.record("accepted bcrypt cost 15")
+        } catch let error as ImportedHashError {
+            #expect(error.code == .parameterOutOfRange)
+        }
+        let hmac = try Self.options(["hashAlgo": "HMAC_SHA256", "hashKey": "c2VjcmV0"])
+        #expect(throws: ImportedHashError.self) { try hmac.importedHash(passwordHash: [1, 2], salt: []) }
+        let salt = [UInt8](repeating: 7, count: 1025)
+        #expect(throws: ImportedHashError.self) { try hmac.importedHash(passwordHash: [UInt8](repeating: 0, count: 32), salt: salt) }
+    }
+
+    /// Every stored form reads back as itself, and only in its one canonical spelling.
+    @Test func storedFormsRoundTrip() throws {
+        let hashes: [ImportedPasswordHash] = [
+            .firebaseScrypt(signerKey: [1, 2, 3], saltSeparator: [7], rounds: 8, memoryCost: 14, salt: [9, 9], hash: [4, 5, 6]),
+            .standardScrypt(n: 16384, blockSize: 8, parallelization: 1, saltSeparator: [], salt: [1], hash: [UInt8](repeating: 3, count: 32)),
+            .bcrypt("$2b$10$abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0"),
+            .pbkdf2SHA256(rounds: 10000, saltSeparator: [], salt: [], hash: [UInt8](repeating: 5, count: 32)),
+            .hmacSHA256(key: [1], order: .passwordFirst, saltSeparator: [0], salt: [2], hash: [UInt8](repeating: 6, count: 32)),
+        ]
+        for hash in hashes {
+            #expect(try ImportedPasswordHash(encoded: hash.encoded) == hash)
+            #expect(ImportedPasswordHash.isImported(hash.encoded))
+        }
+        #expect(hashes[0].encoded == "$firebase-scrypt$r=8,m=14,k=AQID,s=Bw$CQk$BAUG")
+        #expect(hashes[0].algorithmName == "SCRYPT")
+        #expect(!ImportedPasswordHash.isImported("$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA"))
+        for variant in ["$firebase-scrypt$r=8,m=14,k=AQID,s=Bw==$CQk$BAUG", "$firebase-scrypt$r=8,m=14,k=AQID,s=Bw$CQk$BAUG$",
+                        "$firebase-scrypt$r=8,m=014,k=AQID,s=Bw$CQk$BAUG", "$firebase-scrypt$r=8,m=14,k=AQ-D,s=Bw$CQk$BAUG"] {
+            #expect(throws: ImportedHashError.self) { try ImportedPasswordHash(encoded: variant) }
+        }
+    }
+
+    static func options(_ flags: [String: String]) throws -> FirebaseHashOptions {
+        try FirebaseHashOptions(
+            hashAlgo: flags["hashAlgo"] ?? "", hashKey: flags["hashKey"], saltSeparator: flags["saltSeparator"],
+            rounds: flags["rounds"], memCost: flags["memCost"], parallelization: flags["parallelization"],
+            blockSize: flags["blockSize"], dkLen: flags["dkLen"], hashInputOrder: flags["hashInputOrder"])
+    }
+}
