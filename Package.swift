@@ -29,7 +29,10 @@ let package = Package(
         .target(name: "CBrokerShims", dependencies: ["CCurl", "CMicroHTTPD", "CSQLite", "CLibPQ"]),
 
         .target(name: "BrokerCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
-        .target(name: "BrokerCore", dependencies: ["BrokerCrypto"], swiftSettings: swiftSettings),
+        // openapi.json is embedded by scripts/embed-openapi (OpenAPIDocument+JSON.swift), not a resource.
+        .target(
+            name: "BrokerCore", dependencies: ["BrokerCrypto"], exclude: ["Surfaces/Operations/openapi.json"],
+            swiftSettings: swiftSettings),
         .target(
             name: "BrokerDrivers",
             dependencies: [

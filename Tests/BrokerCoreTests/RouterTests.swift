@@ -15,3 +15,13 @@ import Testing
         #expect(router.match(method: "POST", path: "/v1/signin/google/extra") == nil)
     }
 }
+
+@Suite struct RouterEndpointsTests {
+    @Test func endpointsListEveryRouteInOrderWithItsPattern() {
+        var router = Router()
+        router.add("POST", "/v1/signin/{provider}") { _, _ in HTTPResponse(status: 1) }
+        router.add("GET", "/healthz") { _, _ in HTTPResponse(status: 2) }
+        #expect(
+            router.endpoints.map { "\($0.method) \($0.pattern)" } == ["POST /v1/signin/{provider}", "GET /healthz"])
+    }
+}

@@ -127,6 +127,9 @@ public struct BrokerApp: Sendable {
         services.metrics.describe("broker_signups_total", type: "counter", help: "Email and password accounts created.")
     }
 
+    /// The routes the surfaces mounted: method and pattern (`{name}` for a parameter), as the router matches them.
+    public var routes: [(method: String, pattern: String)] { router.endpoints }
+
     /// Handles one request; never throws: errors become the surface's error bodies.
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let started = ContinuousClock.now

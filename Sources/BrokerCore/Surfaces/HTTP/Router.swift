@@ -47,6 +47,10 @@ public struct Router: Sendable {
         RenderedError(response: HTTPResponse(status: 500), cause: "\(error)")
     }
 
+    /// The routes added so far, in order: method and pattern (`{name}` for a parameter). Read-only, for checking
+    /// the routes against their documentation.
+    public var endpoints: [(method: String, pattern: String)] { routes.map { ($0.method, $0.pattern) } }
+
     /// Adds a route.
     public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping RouteHandler) {
         routes.append(

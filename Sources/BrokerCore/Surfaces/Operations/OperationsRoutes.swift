@@ -1,5 +1,5 @@
 /// What operators and token verifiers use (contract sections 3 and 7): health, readiness, metrics, the broker's
-/// JWKS and discovery document.
+/// JWKS and discovery document, and the OpenAPI document of every route (`GET /openapi.json`).
 public struct OperationsSurface: Surface {
     let services: BrokerServices
 
@@ -23,6 +23,9 @@ public struct OperationsSurface: Surface {
             var response = HTTPResponse.json(200, .object(["keys": .array(keys)]))
             response.headers.append(("Cache-Control", "public, max-age=300"))
             return response
+        }
+        router.add("GET", "/openapi.json") { _, _ in
+            HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: OpenAPIDocument.bytes)
         }
         // What lets a verifier find the keys of the broker's ID tokens (docs/operations.md). No token_endpoint:
         // /v1/token takes a refresh token as JSON, not an OAuth 2.0 token request, so none is advertised.
