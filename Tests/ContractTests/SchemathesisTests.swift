@@ -58,7 +58,14 @@ import Testing
     func schemathesisFindsNoServerErrorAndNoAnswerOutsideTheDocument() async throws {
         let executable = try #require(Self.executable)
         let adminToken = Hex.encode(SecureRandom.bytes(16))
-        try await withBroker(serviceAccount: true, adminToken: adminToken) { broker in
+        // Mail configured (at a port nothing listens on: the outbox keeps what it queues), so the email flows
+        // answer as documented instead of 501 MAIL_NOT_CONFIGURED.
+        let withMail: @Sendable (JSONValue) -> JSONValue = { document in
+            guard case .object(var members) = document else { return document }
+            members["mail"] = ["smtpUrl": "smtp://127.0.0.1:9", "from": "broker@example.com"]
+            return .object(members)
+        }
+        try await withBroker(serviceAccount: true, adminToken: adminToken, configure: withMail) { broker in
             // One user whose ID token authenticates the /v1/me operations, one that DELETE /v1/me deletes (the
             // first would leave the others only 401s), another for the admin ones (an admin disable of the first
             // would leave them only 403s).
