@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "broker", targets: ["broker"]),
         .executable(name: "stub-providers", targets: ["stub-providers"]),
         // For the fuzz package in Fuzz/, which depends on this one by path.
+        .library(name: "BrokerCrypto", targets: ["BrokerCrypto"]),
         .library(name: "BrokerCore", targets: ["BrokerCore"]),
         .library(name: "BrokerTesting", targets: ["BrokerTesting"]),
     ],
