@@ -14,6 +14,10 @@ let package = Package(
     products: [
         .executable(name: "broker", targets: ["broker"]),
         .executable(name: "stub-providers", targets: ["stub-providers"]),
+        // For the fuzz package in Fuzz/, which depends on this one by path.
+        .library(name: "BrokerCrypto", targets: ["BrokerCrypto"]),
+        .library(name: "BrokerCore", targets: ["BrokerCore"]),
+        .library(name: "BrokerTesting", targets: ["BrokerTesting"]),
     ],
     targets: [
         // System libraries from Debian's -dev packages.

@@ -22,6 +22,17 @@ import Testing
         #expect(JSONValue.parse(Array(text.utf8)) == nil)
     }
 
+    /// Found by the `json` fuzz target: `1e2222` read as infinity, serialized as `null`.
+    @Test(arguments: ["1e2222", "-1e400", "[1.7976931348623159e308]", "{\"exp\": 1e999}"])
+    func refusesNumbersBeyondDouble(_ text: String) {
+        #expect(JSONValue.parse(Array(text.utf8)) == nil)
+    }
+
+    @Test func keepsTheLargestAndSmallestDoubles() {
+        #expect(JSONValue.parse(Array("1.7976931348623157e308".utf8)) == .double(.greatestFiniteMagnitude))
+        #expect(JSONValue.parse(Array("1e-400".utf8)) == .double(0))
+    }
+
     @Test func refusesInvalidUTF8() {
         #expect(JSONValue.parse([0x22, 0xFF, 0xFE, 0x22]) == nil)
     }

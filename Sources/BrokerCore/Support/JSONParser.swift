@@ -240,7 +240,10 @@ struct JSONParser {
         guard index - start <= 64 else { return nil }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if integral, let integer = Int64(text) { return .int(integer) }
-        return Double(text).map(JSONValue.double)
+        // A number too large for a Double would read as infinity, which no JSON writer can spell back and no
+        // integer conversion survives: such a document is refused.
+        guard let double = Double(text), double.isFinite else { return nil }
+        return .double(double)
     }
 
     private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
