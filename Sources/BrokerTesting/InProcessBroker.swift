@@ -31,13 +31,22 @@ public final class InProcessBroker: Sendable {
     public static func start(
         kakaoMapping: String = "link", linkByVerifiedEmail: Bool = false, appleNonce: String = "required",
         clock: any Clock = SystemClock(), adminToken: String? = nil, catalog: ProviderCatalog = .builtIn,
-        lifecycle: (any ProviderLifecycle)? = nil, configure: @Sendable (JSONValue) -> JSONValue = { $0 }
+        lifecycle: (any ProviderLifecycle)? = nil, serviceAccount: Bool = false,
+        configure: @Sendable (JSONValue) -> JSONValue = { $0 }
     ) async throws -> InProcessBroker {
         let stubs = try StubProviders()
-        let document = configure(
-            StubProviders.brokerConfig(
-                stubsAt: stubsBaseURL, issuer: "http://127.0.0.1:8080", kakaoMapping: kakaoMapping,
-                linkByVerifiedEmail: linkByVerifiedEmail, appleNonce: appleNonce))
+        // A service account whose token endpoint and Firebase admin API are the in-process stubs'.
+        let accountFile = try serviceAccount ? Self.writeServiceAccount() : nil
+        var document = StubProviders.brokerConfig(
+            stubsAt: stubsBaseURL, issuer: "http://127.0.0.1:8080", kakaoMapping: kakaoMapping,
+            linkByVerifiedEmail: linkByVerifiedEmail, serviceAccountFile: accountFile, appleNonce: appleNonce)
+        if let accountFile, case .object(var members) = document {
+            members["firebase"] = [
+                "serviceAccountFile": .string(accountFile), "apiBaseUrl": .string(stubsBaseURL + StubFirebase.apiPath),
+            ]
+            document = .object(members)
+        }
+        document = configure(document)
         let config = try BrokerConfig(parsing: document.serialized(), environment: [:])
         let store = MemoryBrokerStore(clock: clock)
         let logs = MemoryLogSink()
@@ -47,6 +56,12 @@ public final class InProcessBroker: Sendable {
             logger: Logger(sink: logs))
         services.lifecycle = lifecycle
         return InProcessBroker(stubs: stubs, store: store, services: services, logs: logs)
+    }
+
+    private static func writeServiceAccount() throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("in-process-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return try TestServiceAccount.write(into: directory, tokenURI: stubsBaseURL + StubFirebase.tokenPath)
     }
 
     /// Sends a request to the app.

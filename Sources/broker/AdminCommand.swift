@@ -35,7 +35,10 @@ enum AdminCommand {
         let keys = KeyRing(store: store, clock: SystemClock(), algorithm: .es256, tokenLifetime: config.idTokenTTL)
         let sessions = SessionService(
             store: store, keys: keys, clock: SystemClock(), settings: SessionSettings(config: config), firebase: firebase)
-        let admin = AdminService(store: store, sessions: sessions, clock: SystemClock(), logger: Logger())
+        // A revocation or deletion made here queues the uid's Firebase revocation; a running server delivers it.
+        let admin = AdminService(
+            store: store, sessions: sessions, clock: SystemClock(), logger: Logger(),
+            revokesFirebaseSessions: firebase != nil)
         let json = options.switches.contains("--json")
         do {
             switch (area, words.dropFirst().first) {

@@ -25,6 +25,9 @@ enum ServeCommand {
             await outbox.register(
                 .mail, MailOutboxHandler(mailer: CurlSMTPMailer(url: mail.smtpURL, password: mail.smtpPassword), from: mail.from))
         }
+        if let firebaseAdmin = services.firebaseAdmin {
+            await outbox.register(.firebaseRevoke, FirebaseRevokeHandler(client: firebaseAdmin))
+        }
         services.outboxCipher = outboxCipher
         services.outbox = outbox
         let app = BrokerApp(services: services)

@@ -74,7 +74,7 @@ extension AccountService {
     /// Deletes account `id` with its identities and sessions.
     public func delete(_ id: AccountID) async throws {
         do {
-            try await store.delete(id: id)
+            try await store.delete(id: id, options: AccountWriteOptions(enqueuing: firebaseRevocation(id, at: clock.now)))
         } catch let error as AccountStoreError where error.code == .notFound {
             throw AccountError(.notFound)
         }

@@ -38,6 +38,9 @@ public struct AccountService: Sendable {
     let passwords: any PasswordHashing
     /// Whether `http` photo URLs are kept too (`allowInsecureProviderUrls`).
     let allowInsecurePhotoURLs: Bool
+    /// Whether changes that end an account's sessions also queue the revocation of its Firebase sessions (a
+    /// service account is configured).
+    let revokesFirebaseSessions: Bool
     /// A hash of nothing anyone knows, verified against when an email has no account, so that a wrong email
     /// costs the same time as a wrong password.
     let decoyHash: String
@@ -45,8 +48,9 @@ public struct AccountService: Sendable {
     /// Creates the service; `allowInsecurePhotoURLs` keeps `http` photo URLs too (see ``PhotoURL``).
     public init(
         store: any AccountStore & LoginAttemptStore, clock: any Clock, linkByVerifiedEmail: Bool,
-        passwords: any PasswordHashing, allowInsecurePhotoURLs: Bool = false
+        passwords: any PasswordHashing, allowInsecurePhotoURLs: Bool = false, revokesFirebaseSessions: Bool = false
     ) async throws {
+        self.revokesFirebaseSessions = revokesFirebaseSessions
         self.store = store
         self.clock = clock
         self.linkByVerifiedEmail = linkByVerifiedEmail
@@ -74,6 +78,12 @@ public struct AccountService: Sendable {
                 identity: identity, linked: linked, emailOwner: owner, linkByVerifiedEmail: linkByVerifiedEmail)
             return try await apply(decision, signIn: signIn)
         }
+    }
+
+    /// The outbox job that ends `uid`'s Firebase sessions, when a service account is configured (contract
+    /// section 2), for a write that ends the account's broker sessions.
+    func firebaseRevocation(_ uid: AccountID, at date: Date) -> [OutboxJob] {
+        revokesFirebaseSessions ? [FirebaseRevocation.job(uid: uid, at: date)] : []
     }
 
     /// Runs `attempt` again (up to four times) when it lost a race to a concurrent change.
@@ -183,6 +193,7 @@ public struct AccountService: Sendable {
             case .takeOver(let owner):
                 var takeOver = signInOptions(signIn, .tookOver, uid: owner.id)
                 takeOver.revokeSessions = true
+                takeOver.enqueuing = firebaseRevocation(owner.id, at: now)
                 let updated = try await store.update(id: owner.id, options: takeOver) { account in
                     guard !account.disabled else { throw AccountError(.userDisabled) }
                     guard account.email?.lowercased() == identity.email?.lowercased(), !account.emailVerified else {

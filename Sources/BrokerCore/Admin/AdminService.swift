@@ -32,9 +32,15 @@ public struct AdminService: Sendable {
     private let sessions: SessionService
     private let clock: any Clock
     private let logger: Logger
+    private let revokesFirebaseSessions: Bool
 
-    /// Creates the service.
-    public init(store: any BrokerStore, sessions: SessionService, clock: any Clock, logger: Logger = .disabled) {
+    /// Creates the service; `revokesFirebaseSessions` (a service account is configured) makes a revocation and a
+    /// deletion also queue the end of the uid's Firebase sessions, in the same transaction.
+    public init(
+        store: any BrokerStore, sessions: SessionService, clock: any Clock, logger: Logger = .disabled,
+        revokesFirebaseSessions: Bool = false
+    ) {
+        self.revokesFirebaseSessions = revokesFirebaseSessions
         self.store = store
         self.sessions = sessions
         self.clock = clock
@@ -101,7 +107,7 @@ public struct AdminService: Sendable {
     /// Deletes `uid` with its identities and sessions.
     public func delete(_ uid: AccountID, requestID: String) async throws {
         do {
-            try await store.delete(id: uid)
+            try await store.delete(id: uid, options: AccountWriteOptions(enqueuing: firebaseRevocation(uid)))
         } catch let error as AccountStoreError where error.code == .notFound {
             throw AccountError(.notFound)
         }
@@ -129,8 +135,18 @@ public struct AdminService: Sendable {
     /// Revokes every session of `uid`.
     public func revokeSessions(_ uid: AccountID, requestID: String) async throws {
         _ = try await user(uid)
-        try await store.revokeSessions(accountID: uid, at: clock.now)
+        // One transaction: the broker's sessions end and the Firebase revocation is queued, or neither.
+        let options = AccountWriteOptions(revokeSessions: true, enqueuing: firebaseRevocation(uid))
+        do {
+            _ = try await store.update(id: uid, options: options) { _ in }
+        } catch let error as AccountStoreError where error.code == .notFound {
+            throw AccountError(.notFound)
+        }
         await record(uid, "revoke_sessions", requestID: requestID)
+    }
+
+    private func firebaseRevocation(_ uid: AccountID) -> [OutboxJob] {
+        revokesFirebaseSessions ? [FirebaseRevocation.job(uid: uid, at: clock.now)] : []
     }
 
     /// A Firebase custom token for an existing account, with optional developer claims.

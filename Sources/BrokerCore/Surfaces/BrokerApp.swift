@@ -66,14 +66,16 @@ public struct BrokerServices: Sendable {
             store: store, keys: keys, clock: clock, settings: SessionSettings(config: config), firebase: firebase)
         let accounts = try await AccountService(
             store: store, clock: clock, linkByVerifiedEmail: config.linkByVerifiedEmail, passwords: passwords,
-            allowInsecurePhotoURLs: config.allowInsecureProviderURLs)
+            allowInsecurePhotoURLs: config.allowInsecureProviderURLs, revokesFirebaseSessions: firebaseAdmin != nil)
         let auditor = Auditor(store: store, clock: clock, logger: logger)
         return BrokerServices(
             config: config, providers: providers,
             signIn: SignInFlow(
                 providers: providers, accounts: accounts, sessions: sessions, auditor: auditor, metrics: metrics),
             accounts: accounts, sessions: sessions, keys: keys,
-            admin: AdminService(store: store, sessions: sessions, clock: clock, logger: logger),
+            admin: AdminService(
+                store: store, sessions: sessions, clock: clock, logger: logger,
+                revokesFirebaseSessions: firebaseAdmin != nil),
             adminGate: AdminGate(token: adminToken, clock: clock), auditor: auditor, firebaseAdmin: firebaseAdmin,
             lifecycle: nil, store: store, clock: clock, metrics: metrics, logger: logger)
     }

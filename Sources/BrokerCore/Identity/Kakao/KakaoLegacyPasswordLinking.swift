@@ -89,6 +89,7 @@ struct KakaoLegacyPasswordLinking: LinkingStrategy {
             // Whoever knew the Kakao id could sign in to this account: its sessions end with the link.
             var linking = accounts.signInOptions(signIn, .linked, uid: owner.id)
             linking.revokeSessions = true
+            linking.enqueuing = accounts.firebaseRevocation(owner.id, at: now)
             let updated = try await accounts.store.update(id: owner.id, options: linking) { account in
                 guard !account.disabled else { throw AccountError(.userDisabled) }
                 // What was checked above must still hold: otherwise decide again.

@@ -1,0 +1,63 @@
+import BrokerCore
+import BrokerTesting
+import Foundation
+import Testing
+
+/// Contract section 2, "Revoking a uid's Firebase sessions": with a service account configured, a takeover, an
+/// admin revocation and a deletion queue a `firebase.revoke` job in their own transaction, and the outbox delivers
+/// it once to Firebase's admin API (the stubs').
+@Suite struct FirebaseRevocationTests {
+    static let adminToken = "an-admin-token-of-32-characters!"
+
+    static func revocations(_ broker: InProcessBroker, _ uid: String) async throws -> [OutboxJob] {
+        try await broker.store.outboxJobs(uid: AccountID(uid), limit: 10).filter { $0.kind == .firebaseRevoke }
+    }
+
+    @Test func aTakeoverQueuesTheRevocationAndTheOutboxDeliversItOnce() async throws {
+        let broker = try await InProcessBroker.start(serviceAccount: true)
+        let squatter = await broker.post("/v1/signup", ["email": "victim@example.com", "password": "squatter-pass"])
+        let uid = try #require(squatter.json?["user"]?["uid"]?.stringValue)
+        #expect(try await Self.revocations(broker, uid).isEmpty)
+        let owner = await broker.post(
+            "/v1/signin/google",
+            ["idToken": .string(try broker.stubs.idToken(
+                "google", claims: ["sub": "g-owner", "email": "victim@example.com", "email_verified": true]))])
+        #expect(owner.status == 200)
+        let queued = try await Self.revocations(broker, uid)
+        #expect(queued.count == 1)
+        #expect(queued.first?.state == .pending)
+
+        let admin = try #require(broker.services.firebaseAdmin)
+        let worker = OutboxWorker(store: broker.store)
+        await worker.register(.firebaseRevoke, FirebaseRevokeHandler(client: admin))
+        _ = try await worker.runOnce()
+        _ = try await worker.runOnce()
+        #expect(broker.stubs.firebase.revocations.map(\.uid) == [uid])
+        #expect(broker.stubs.firebase.revocations.first?.project == "stub-project")
+        #expect(try await Self.revocations(broker, uid).map(\.state) == [.delivered])
+    }
+
+    @Test func anAdminRevocationAndADeletionQueueOneEach() async throws {
+        let broker = try await InProcessBroker.start(adminToken: Self.adminToken, serviceAccount: true)
+        let first = await broker.post("/v1/signup", ["email": "a@example.com", "password": "secret-1"])
+        let uid = try #require(first.json?["user"]?["uid"]?.stringValue)
+        let revoke = await broker.post(
+            "/admin/v1/users/\(uid)/revoke-sessions", [:], headers: ["Authorization": "Bearer " + Self.adminToken])
+        #expect(revoke.status == 204)
+        #expect(try await Self.revocations(broker, uid).count == 1)
+        let again = await broker.post("/v1/signin/password", ["email": "a@example.com", "password": "secret-1"])
+        let idToken = try #require(again.json?["idToken"]?.stringValue)
+        #expect(await broker.request("DELETE", "/v1/me", headers: ["Authorization": "Bearer " + idToken]).status == 204)
+        #expect(try await Self.revocations(broker, uid).count == 2)
+    }
+
+    @Test func withoutAServiceAccountNothingIsQueued() async throws {
+        let broker = try await InProcessBroker.start(adminToken: Self.adminToken)
+        let session = await broker.post("/v1/signup", ["email": "b@example.com", "password": "secret-1"])
+        let uid = try #require(session.json?["user"]?["uid"]?.stringValue)
+        _ = await broker.post(
+            "/admin/v1/users/\(uid)/revoke-sessions", [:], headers: ["Authorization": "Bearer " + Self.adminToken])
+        #expect(try await Self.revocations(broker, uid).isEmpty)
+        #expect(broker.services.firebaseAdmin == nil)
+    }
+}
