@@ -5,8 +5,11 @@ import Foundation
 import Testing
 
 /// Contract section 7, "Hostile clients", against a live `broker serve` process: connection caps, the
-/// inactivity timeout and the request deadline (slowloris), trusted proxies.
-@Suite(.serialized) struct HostileClientTests {
+/// inactivity timeout and the request deadline (slowloris), trusted proxies. Its one-second bound is the
+/// contract's, so CI runs this suite on its own after the others (`BROKER_TEST_DEFER_TIMED=1` skips it in the
+/// main run): on two cores, 500 tests beside it can stretch any answer past a second.
+@Suite(.serialized, .disabled(if: ProcessInfo.processInfo.environment["BROKER_TEST_DEFER_TIMED"] == "1"))
+struct HostileClientTests {
     /// A running `broker serve` on 127.0.0.1 with `server` settings and `trustedProxies` of its own.
     struct LiveBroker {
         let child: ChildProcess

@@ -1,5 +1,5 @@
-/// A provider that receives calls from its provider (Apple's server-to-server notifications, Kakao's unlink
-/// callback): it verifies them in its folder and tells the broker what happened, as ``ProviderAccountEvent``s.
+/// A provider that receives calls from its provider (server-to-server notifications, an unlink callback): it
+/// verifies them in its folder and tells the broker what happened, as ``ProviderAccountEvent``s.
 public protocol WebhookProviding: IdentityProvider {
     /// The routes it mounts under `/v1/webhooks/{id}`.
     var webhookRoutes: [WebhookRoute] { get }
@@ -27,9 +27,9 @@ public struct WebhookRoute: Sendable {
 
 /// What a provider says happened to one of its users' link with the app.
 public enum ProviderAccountEvent: Sendable, Equatable {
-    /// The user stopped using the provider with the app (Apple's `consent-revoked`, Kakao's unlink).
+    /// The user stopped using the provider with the app (a revoked consent, an unlink).
     case consentRevoked(provider: ProviderID, subject: String)
-    /// The provider account is gone (Apple's `account-delete`).
+    /// The provider account is gone.
     case accountDeleted(provider: ProviderID, subject: String)
     /// The provider stopped (or started again) forwarding mail to the user's email.
     case emailForwarding(provider: ProviderID, subject: String, enabled: Bool)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Revoking a uid's Firebase sessions through the outbox (contract section 2): the job is queued in the
-/// transaction of the change that calls for it (a takeover, a Kakao legacy link, an admin revocation, a deletion,
+/// transaction of the change that calls for it (a takeover, a provider's legacy link, an admin revocation, a deletion,
 /// a password reset) and delivered by ``FirebaseRevokeHandler``.
 public enum FirebaseRevocation {
     /// The `firebase.revoke` job for `uid`: `{"localId", "validSince"}` (whole epoch seconds of `date`).
