@@ -83,6 +83,19 @@ struct SMTPTLSTests {
         #expect(try server.messages().isEmpty)
     }
 
+    /// The certificate names 127.0.0.1 only: reached as `localhost`, the right CA is not enough.
+    @Test func aCertificateForAnotherHostIsRefused() async throws {
+        let (certificates, other) = try await Self.certificates()
+        defer { certificates.remove(); other.remove() }
+        let server = try await SMTPTestServer(security: .implicitTLS(certificates))
+        defer { server.stop() }
+        let mailer = CurlSMTPMailer(
+            url: "smtps://localhost:\(server.port)", password: nil, caFile: certificates.caFile, timeout: 10)
+        let error = await #expect(throws: MailError.self) { try await mailer.send(SMTPMailTests.message) }
+        #expect(error?.code == .transient)
+        #expect(try server.messages().isEmpty)
+    }
+
     /// Without credentials, a `smtp://` server that offers no STARTTLS still gets the mail in plain SMTP (a
     /// local relay); with credentials the broker refuses to send them in clear, and the job is retried.
     @Test func plainSMTPIsUsedOnlyWhenNoCredentialsAreSent() async throws {
