@@ -5,7 +5,7 @@ import Foundation
 
 /// The ``MailSending`` port over libcurl's SMTP: `smtps://` (TLS from the first byte) or `smtp://` with
 /// STARTTLS, the user name from the URL and the password given here (from `BROKER_SMTP_PASSWORD`). On `smtp://`
-/// STARTTLS is required (`CURLUSESSL_ALL`) when `requireTLS` is set (credentials are sent), and used when offered
+/// STARTTLS is required (`CURLUSESSL_ALL`) when credentials are sent or `requireTLS` is set, and used when offered
 /// (`CURLUSESSL_TRY`) otherwise. The server's certificate and host name are always verified, against `caFile`
 /// when given and the system's trust store otherwise. One connection per mail, made when the mail is sent,
 /// never at start. Each send runs `curl_easy_perform` on the mailer's own serial queue, never on Swift's
@@ -18,11 +18,13 @@ public final class CurlSMTPMailer: MailSending {
     private let queue = DispatchQueue(label: "broker-smtp")
 
     /// Creates a mailer for `url` (`smtp://[user@]host[:port]` or `smtps://…`); `timeout` bounds a whole send.
-    /// `caFile` replaces the system's trust store; `requireTLS` refuses a `smtp://` server without STARTTLS.
+    /// `caFile` replaces the system's trust store; `requireTLS` refuses a `smtp://` server without STARTTLS,
+    /// and is implied whenever credentials are sent (a `password`, or a user name in `url`).
     public init(url: String, password: String?, caFile: String? = nil, requireTLS: Bool = false, timeout: TimeInterval = 30) {
         self.url = url
         self.password = password
-        self.security = SMTPSecurity(caFile: caFile, requireTLS: requireTLS)
+        let credentials = password != nil || !(URLComponents(string: url)?.user ?? "").isEmpty
+        self.security = SMTPSecurity(caFile: caFile, requireTLS: requireTLS || credentials)
         self.timeout = timeout
     }
 
