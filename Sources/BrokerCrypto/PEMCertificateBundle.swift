@@ -19,7 +19,8 @@ public struct PEMCertificateBundle: Sendable {
         let marker = Array("-----BEGIN CERTIFICATE-----".utf8)
         let blocks = Self.occurrences(of: marker, in: pem)
         guard blocks > 0 else {
-            throw CryptoError(code: .invalidKey, message: "the file holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
+            throw CryptoError(
+                code: .invalidKey, message: "the file holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
         }
         OpenSSLErrorQueue.clear()
         let parsed: Int = pem.withUnsafeBytes { raw in
@@ -36,7 +37,8 @@ public struct PEMCertificateBundle: Sendable {
         }
         guard parsed == blocks else {
             throw CryptoError.openSSL(
-                .invalidKey, "certificate \(max(parsed, 0) + 1) of \(blocks) in the file is not a readable X.509 certificate")
+                .invalidKey,
+                "certificate \(max(parsed, 0) + 1) of \(blocks) in the file is not a readable X.509 certificate")
         }
         OpenSSLErrorQueue.clear()
         count = parsed

@@ -32,7 +32,8 @@ public struct CaughtMail: Sendable {
         self.headers = headers
         let body = Array(lines[min(index + 1, lines.count)...])
         guard headers["content-type"]?.lowercased().hasPrefix("multipart/") == true else {
-            text = Self.decode(body, quotedPrintable: headers["content-transfer-encoding"]?.lowercased() == "quoted-printable")
+            text = Self.decode(
+                body, quotedPrintable: headers["content-transfer-encoding"]?.lowercased() == "quoted-printable")
             return
         }
         // The first part whose headers say text/plain, up to the next boundary line.
@@ -50,7 +51,9 @@ public struct CaughtMail: Sendable {
             if inHeaders {
                 if line.isEmpty {
                     inHeaders = false
-                    if partHeaders.contains(where: { $0.lowercased().hasPrefix("content-type: text/plain") }) { content = [] }
+                    if partHeaders.contains(where: { $0.lowercased().hasPrefix("content-type: text/plain") }) {
+                        content = []
+                    }
                 } else {
                     partHeaders.append(line)
                 }

@@ -73,7 +73,9 @@ public struct TestCertificates: Sendable {
             throw Failure(description: "openssl \(arguments.first ?? "") did not finish")
         }
         guard process.terminationStatus == 0 else {
-            throw Failure(description: "openssl \(arguments.prefix(2).joined(separator: " ")) exited \(process.terminationStatus)")
+            throw Failure(
+                description: "openssl \(arguments.prefix(2).joined(separator: " ")) exited \(process.terminationStatus)"
+            )
         }
     }
 }

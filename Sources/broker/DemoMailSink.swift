@@ -26,7 +26,8 @@ final class DemoMailSink: @unchecked Sendable {
         if SMTPTestServer.isAvailable, let server = try? await SMTPTestServer() {
             return DemoMailSink(
                 smtpURL: "smtp://127.0.0.1:\(server.port)",
-                description: "over SMTP (libcurl) to a local sink, aiosmtpd on 127.0.0.1:\(server.port)", server: server,
+                description: "over SMTP (libcurl) to a local sink, aiosmtpd on 127.0.0.1:\(server.port)",
+                server: server,
                 memory: nil)
         }
         return DemoMailSink(

@@ -102,7 +102,8 @@ struct SMTPTLSTests {
         let server = try await SMTPTestServer(security: .plain)
         defer { server.stop() }
         let settings = try MailSettings(
-            reading: try ConfigReader(path: "mail", value: ["smtpUrl": .string("smtp://127.0.0.1:\(server.port)"), "from": "a@example.com"]),
+            reading: try ConfigReader(
+                path: "mail", value: ["smtpUrl": .string("smtp://127.0.0.1:\(server.port)"), "from": "a@example.com"]),
             projectID: "demo", environment: [:])
         #expect(!settings.requiresTLS)
         try await CurlSMTPMailer(settings: settings, timeout: 10).send(SMTPMailTests.message)
@@ -113,7 +114,8 @@ struct SMTPTLSTests {
         defer { clear.stop() }
         let withLogin = try MailSettings(
             reading: try ConfigReader(
-                path: "mail", value: ["smtpUrl": .string("smtp://mailer@127.0.0.1:\(clear.port)"), "from": "a@example.com"]),
+                path: "mail",
+                value: ["smtpUrl": .string("smtp://mailer@127.0.0.1:\(clear.port)"), "from": "a@example.com"]),
             projectID: "demo", environment: ["BROKER_SMTP_PASSWORD": Self.password])
         #expect(withLogin.requiresTLS)
         let error = await #expect(throws: MailError.self) {

@@ -11,7 +11,9 @@ import Testing
 struct EmailFlowCompletionTests {
     /// A broker with a Firebase service account and `mail` pointing at `smtpURL`, plus an outbox worker
     /// delivering through `mailer`.
-    static func start(smtpURL: String = "smtp://127.0.0.1:1", mailer: any MailSending) async throws
+    static func start(
+        smtpURL: String = "smtp://127.0.0.1:1", mailer: any MailSending
+    ) async throws
         -> (harness: BrokerHarness, clock: ManualClock, worker: OutboxWorker)
     {
         let clock = ManualClock(Date())
@@ -38,7 +40,8 @@ struct EmailFlowCompletionTests {
         let smtp = try await SMTPTestServer()
         defer { smtp.stop() }
         let url = "smtp://127.0.0.1:\(smtp.port)"
-        let (harness, _, worker) = try await Self.start(smtpURL: url, mailer: CurlSMTPMailer(url: url, password: nil, timeout: 10))
+        let (harness, _, worker) = try await Self.start(
+            smtpURL: url, mailer: CurlSMTPMailer(url: url, password: nil, timeout: 10))
         defer { Task { await harness.stop() } }
         let signUp = try await Self.signUp(harness, "vera@example.com")
         #expect(try await harness.count("outbox_jobs") == 0)  // sign-up sends no mail
@@ -83,10 +86,13 @@ struct EmailFlowCompletionTests {
         let signUp = try await Self.signUp(harness, "lim@example.com")
         let idToken = try #require(signUp["idToken"]?.stringValue)
         for _ in 0..<3 {
-            let verify = try await harness.post("/v1/email/verify", [:], headers: ["Authorization": "Bearer \(idToken)"])
+            let verify = try await harness.post(
+                "/v1/email/verify", [:], headers: ["Authorization": "Bearer \(idToken)"])
             #expect(verify.status == 204)
         }
-        for _ in 0..<2 { #expect(try await harness.post("/v1/password/reset", ["email": "LIM@example.com"]).status == 204) }
+        for _ in 0..<2 {
+            #expect(try await harness.post("/v1/password/reset", ["email": "LIM@example.com"]).status == 204)
+        }
         let verify = try await harness.post("/v1/email/verify", [:], headers: ["Authorization": "Bearer \(idToken)"])
         #expect(verify.status == 429 && verify.errorCode == "TOO_MANY_ATTEMPTS")
         let reset = try await harness.post("/v1/password/reset", ["email": "lim@example.com"])
@@ -107,7 +113,8 @@ struct EmailFlowCompletionTests {
         let mail = try #require(mailer.messages.last)
         let link = try #require(mail.text.split(whereSeparator: \.isWhitespace).first { $0.contains("oobCode=") })
         let code = try Self.code(in: String(link))
-        let confirmed = try await harness.post("/v1/oob/confirm", ["oobCode": .string(code), "newPassword": "second-password"])
+        let confirmed = try await harness.post(
+            "/v1/oob/confirm", ["oobCode": .string(code), "newPassword": "second-password"])
         #expect(confirmed.status == 200)
 
         let revocations = try await harness.store.outboxJobs(uid: uid, limit: 10).filter { $0.kind == .firebaseRevoke }

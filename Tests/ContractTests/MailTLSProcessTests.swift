@@ -45,9 +45,12 @@ struct MailTLSProcessTests {
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
         let config = try Self.writeConfig(
-            ["smtpUrl": .string("smtps://127.0.0.1:\(try SMTPTestServer.freePort())"), "from": "a@example.com",
-             "caFile": .string(certificates.caFile)], in: directory)
-        let child = try ProcessTests.spawn(["check-config", "--config", config], environment: ["BROKER_SMTP_PASSWORD": Self.password])
+            [
+                "smtpUrl": .string("smtps://127.0.0.1:\(try SMTPTestServer.freePort())"), "from": "a@example.com",
+                "caFile": .string(certificates.caFile),
+            ], in: directory)
+        let child = try ProcessTests.spawn(
+            ["check-config", "--config", config], environment: ["BROKER_SMTP_PASSWORD": Self.password])
         #expect(try await child.wait(seconds: 60) == 0, "\(child.stderr)")
         #expect(child.stdout.contains("OK"))
         #expect(!child.stderr.contains(Self.password) && !child.stdout.contains(Self.password))
@@ -65,8 +68,10 @@ struct MailTLSProcessTests {
             security: .startTLS(certificates), login: SMTPTestServer.Login(user: "mailer", password: Self.password))
         defer { smtp.stop() }
         let config = try Self.writeConfig(
-            ["smtpUrl": .string("smtp://mailer@127.0.0.1:\(smtp.port)"), "from": "Demo <no-reply@example.com>",
-             "caFile": .string(certificates.caFile)], in: directory)
+            [
+                "smtpUrl": .string("smtp://mailer@127.0.0.1:\(smtp.port)"), "from": "Demo <no-reply@example.com>",
+                "caFile": .string(certificates.caFile),
+            ], in: directory)
         let database = directory.appendingPathComponent("b.sqlite").path
         let given = rightPassword ? Self.password : "Wrong-\(Self.password)"
         let server = try ProcessTests.spawn(
@@ -78,7 +83,8 @@ struct MailTLSProcessTests {
         func post(_ path: String, _ body: JSONValue) async throws -> Int {
             try await client.send(
                 HTTPClientRequest(
-                    method: "POST", url: "http://127.0.0.1:\(port)\(path)", headers: [("Content-Type", "application/json")],
+                    method: "POST", url: "http://127.0.0.1:\(port)\(path)",
+                    headers: [("Content-Type", "application/json")],
                     body: body.serialized(), timeout: 30)
             ).status
         }

@@ -35,18 +35,23 @@ struct MailTwoInstancesTests {
                 database = directory.appendingPathComponent("b.sqlite").path
             }
             let document = ConfigEdit.set(
-                StubProviders.brokerConfig(stubsAt: "http://127.0.0.1:9", issuer: "https://auth.example.test"), ["mail"],
+                StubProviders.brokerConfig(stubsAt: "http://127.0.0.1:9", issuer: "https://auth.example.test"),
+                ["mail"],
                 ["smtpUrl": .string("smtp://127.0.0.1:\(smtp.port)"), "from": "Demo <no-reply@example.com>"])
             let configPath = directory.appendingPathComponent("providers.json").path
             try Data(document.serialized()).write(to: URL(fileURLWithPath: configPath))
-            let environment = ["BROKER_CONFIG": configPath, "BROKER_DATABASE": database, "BROKER_DATABASE_POOL_SIZE": "3"]
+            let environment = [
+                "BROKER_CONFIG": configPath, "BROKER_DATABASE": database, "BROKER_DATABASE_POOL_SIZE": "3",
+            ]
             started.append(try await BrokerProcess.start(environment: environment))
             started.append(try await BrokerProcess.start(environment: environment))
 
             let addresses = (0..<6).map { "twin\($0)@example.com" }
             for (index, address) in addresses.enumerated() {
                 let instance = started[index % 2]
-                #expect(try await instance.post("/v1/signup", ["email": .string(address), "password": "first-password"]).status == 201)
+                #expect(
+                    try await instance.post("/v1/signup", ["email": .string(address), "password": "first-password"])
+                        .status == 201)
             }
             // Asked for at once, half through each instance: both workers are woken and both poll.
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
