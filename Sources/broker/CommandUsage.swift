@@ -57,8 +57,10 @@ enum CommandUsage {
     static let demo = """
         usage: broker demo [--keep-running]
         Starts local stub providers and a broker on a temporary database, runs one sign-in per provider and one
-        refresh, and prints what an app gets back. Nothing leaves this machine. With --keep-running both stay up
-        (and the printed URLs keep answering) until Ctrl-C; without it they stop when the demo ends.
+        refresh, and prints what an app gets back; then a password reset through a local mail sink (aiosmtpd when
+        python3-aiosmtpd is installed): the mail, the /auth/action page and form, and the new password working.
+        Nothing leaves this machine. With --keep-running both stay up (and the printed URLs, among them a fresh
+        reset link, keep answering) until Ctrl-C; without it they stop when the demo ends.
         """
 
     static let adminUsersList = """

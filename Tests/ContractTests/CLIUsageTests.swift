@@ -185,7 +185,7 @@ import Testing
             let text = line.trimmingCharacters(in: .whitespaces)
             return text.hasPrefix("http://127.0.0.1:") ? text : nil
         }
-        #expect(urls.count == 4)
+        #expect(urls.count == 5)  // four of the broker's and stubs' endpoints and a fresh reset link
         let client = try CurlHTTPClient()
         for url in urls {
             let response = try await client.send(HTTPClientRequest(url: url))
