@@ -12,8 +12,23 @@ public enum BrokerSchema {
             SQLMigration(version: 1, statements: version1), SQLMigration(version: 2, statements: version2),
             SQLMigration(version: 3, statements: version3), SQLMigration(version: 4, statements: version4),
             SQLMigration(version: 5, statements: version5), SQLMigration(version: 6, statements: version6),
+            SQLMigration(version: 9, statements: version9),
         ]
     }
+
+    /// Version 9: the admin console's sessions (by the SHA-256 hash of the cookie), and the index the
+    /// dashboard's sign-in counts read the audit log through.
+    private static let version9 = [
+        """
+        CREATE TABLE console_sessions (
+            token_hash TEXT PRIMARY KEY,
+            created_at BIGINT NOT NULL,
+            expires_at BIGINT NOT NULL
+        )
+        """,
+        "CREATE INDEX console_sessions_expires ON console_sessions (expires_at)",
+        "CREATE INDEX audit_events_action_at ON audit_events (action, at)",
+    ]
 
     /// Version 5: where an account came from (`signup`, a provider, `import`; NULL for older accounts), and
     /// for imported accounts when, from which file and index, and their other providers' identities (JSON).
