@@ -25,7 +25,9 @@ screenshots = os.environ.get("CONSOLE_SCREENSHOTS", "")
 options = webdriver.ChromeOptions()
 options.binary_location = "/usr/bin/chromium"
 for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                 "--no-first-run", "--disable-extensions", "--window-size=1280,900"):
+                 "--no-first-run", "--disable-extensions", "--window-size=1280,900",
+                 # A name that is not loopback to the page, though it connects to 127.0.0.1 (the HTTPS check).
+                 "--host-resolver-rules=MAP console.example 127.0.0.1"):
     options.add_argument(argument)
 options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
 driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
@@ -95,6 +97,14 @@ def api(method, path, body=None):
 
 
 try:
+    # Over plain HTTP from a name other than loopback, the console says it needs HTTPS instead of a sign-in.
+    driver.get(base.replace("127.0.0.1", "console.example") + "/admin/")
+    text_in("#needs-https", "needs HTTPS")
+    if driver.find_elements(By.CSS_SELECTOR, "#sign-in-form"):
+        fail("the sign-in form is offered over plain HTTP off loopback")
+    shot("needs-https")
+    step("plain HTTP off loopback: needs HTTPS")
+
     # Sign in.
     driver.get(base + "/admin/")
     visible("#sign-in-form")
@@ -219,6 +229,7 @@ try:
 except UnexpectedAlertPresentException as error:
     fail("an alert ran: " + str(error))
 except TimeoutException as error:
-    fail("timed out on " + driver.current_url + ": " + str(error).strip() + "\n" + driver.page_source[:4000])
+    fail("timed out on " + driver.current_url + ": " + str(error).strip() + "\nbrowser log: "
+         + json.dumps(driver.get_log("browser")) + "\n" + driver.page_source[:4000])
 finally:
     driver.quit()

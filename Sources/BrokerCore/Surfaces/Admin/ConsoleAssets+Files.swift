@@ -390,6 +390,8 @@ figure { margin: 0 0 1rem; }
 /* A phone: tables become stacked cards, each cell labelled. */
 @media (max-width: 40rem) {
   main { padding: .6rem; }
+  .brand { flex: 1; }
+  .bar nav { order: 3; flex-basis: 100%; }
   .details { grid-template-columns: 1fr; }
   .details dd { margin-bottom: .4rem; }
   table thead { position: absolute; left: -999px; }
@@ -551,9 +553,7 @@ export function errorState(error) {
 }
 
 const timeFormat = new Intl.DateTimeFormat(undefined, {
-  dateStyle: 'medium',
-  timeStyle: 'medium',
-  timeZoneName: 'short',
+  year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', timeZoneName: 'short',
 });
 
 /** An RFC 3339 time in the viewer's time zone, in a <time> element. */

@@ -54,9 +54,7 @@ export function errorState(error) {
 }
 
 const timeFormat = new Intl.DateTimeFormat(undefined, {
-  dateStyle: 'medium',
-  timeStyle: 'medium',
-  timeZoneName: 'short',
+  year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', timeZoneName: 'short',
 });
 
 /** An RFC 3339 time in the viewer's time zone, in a <time> element. */
