@@ -89,7 +89,7 @@ import Testing
         #expect(one.json?["counts"]?.arrayValue?.count == 1)
     }
 
-    @Test(arguments: ["bucket=week", "buckets=0", "buckets=1441", "buckets=x", "other=1"])
+    @Test(arguments: ["bucket=week", "bucket=", "buckets=", "buckets=0", "buckets=1441", "buckets=x", "other=1"])
     func badSeriesParametersAre400(query: String) async throws {
         let broker = try await InProcessBroker.start(adminToken: Self.token)
         let response = await broker.get("/admin/v1/stats/sign-ins?\(query)", headers: Self.bearer)

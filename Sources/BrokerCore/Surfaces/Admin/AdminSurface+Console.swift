@@ -110,12 +110,11 @@ extension AdminSurface {
                 ["live": .int(Int64(summary.live)), "lastUsedAt": summary.lastUsedAt.map { .string($0.rfc3339) } ?? .null])
         }
         admin("GET", "/admin/v1/stats/sign-ins", ["bucket", "buckets"]) { request, _ in
-            let bucketText = request.query["bucket"].flatMap { $0.isEmpty ? nil : $0 } ?? "hour"
-            guard let bucket = AdminInsights.Bucket(rawValue: bucketText) else {
+            guard let bucket = AdminInsights.Bucket(rawValue: request.query["bucket"] ?? "hour") else {
                 throw APIError.invalidRequest("bucket must be minute, hour or day.")
             }
             var buckets = 24
-            if let text = request.query["buckets"], !text.isEmpty {
+            if let text = request.query["buckets"] {
                 guard let number = Int(text), (1...AdminInsights.maximumBuckets).contains(number) else {
                     throw APIError.invalidRequest("buckets must be a whole number from 1 to \(AdminInsights.maximumBuckets).")
                 }

@@ -321,7 +321,7 @@ export function confirmAction(title, text, actionLabel = 'Confirm') {
   --accent: #2b6cb0;
   --danger: #c53030;
   --ok: #2f855a;
-  font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+  font-family: system-ui, "Segoe UI", Roboto, "Helvetica Neue", sans-serif;
   font-size: 16px;
   line-height: 1.45;
 }
@@ -840,7 +840,7 @@ export async function usersPage() {
   const inputs = {
     emailPrefix: field('Email starts with', { name: 'emailPrefix', id: 'search-email', type: 'search', value: search.emailPrefix, autocomplete: 'off' }),
     uid: field('uid', { name: 'uid', id: 'search-uid', type: 'search', value: search.uid, autocomplete: 'off' }),
-    provider: field('Provider', { name: 'provider', id: 'search-provider', type: 'search', value: search.provider, autocomplete: 'off', placeholder: 'google, apple, password…' }),
+    provider: field('Provider', { name: 'provider', id: 'search-provider', type: 'search', value: search.provider, autocomplete: 'off', placeholder: 'a provider id, or password' }),
     subject: field('Provider subject', { name: 'subject', id: 'search-subject', type: 'search', value: search.subject, autocomplete: 'off' }),
   };
   const results = h('section', { id: 'results', 'aria-live': 'polite' }, state('Loading users…'));
