@@ -92,8 +92,11 @@ import Testing
             let after = try #require(try await broker.store.account(id: AccountID(uid)))
             #expect(after.disabled)
             #expect(after.identities.isEmpty)
+            #expect(after.customClaims.flatMap { JSONValue.parse(Array($0.utf8)) } == ["role": "editor"])
             let events = try await broker.store.auditEvents(uid: AccountID(uid), before: nil, limit: 20)
-            #expect(events.prefix(2).map { "\($0.action) \($0.actor.rawValue)" } == ["disable admin", "unlink admin"])
+            #expect(
+                events.prefix(3).map { "\($0.action) \($0.actor.rawValue)" } == ["disable admin", "unlink admin", "update admin"])
+            #expect(!events.contains { $0.action == "revoke_sessions" })
             let console = try await broker.store.auditEvents(matching: AuditFilter(action: "console_sign_out"), before: nil, limit: 5)
             #expect(console.count == 1)
             // The markup display name is stored as it was given, and nothing changed it.

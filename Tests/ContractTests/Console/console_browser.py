@@ -41,9 +41,12 @@ def step(name):
 
 
 def shot(name, width=1280, height=900):
+    """Saves the page, whole (up to 2400 px tall), into the screenshot folder, when there is one."""
     if not screenshots:
         return
     driver.set_window_size(width, height)
+    full = driver.execute_script("return document.documentElement.scrollHeight")
+    driver.set_window_size(width, max(height, min(int(full) + 140, 2400)))
     os.makedirs(screenshots, exist_ok=True)
     driver.save_screenshot(os.path.join(screenshots, name + ".png"))
     driver.set_window_size(1280, 900)
@@ -142,6 +145,36 @@ try:
     shot("user-phone", 390, 844)
     uid = driver.execute_script("return decodeURIComponent(location.hash.split('/')[2])")
     step("opened user " + uid)
+
+    # Escape cancels a confirmation, and nothing is done.
+    visible("#revoke").click()
+    visible("#confirm[open]")
+    driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+    wait.until(ec.invisibility_of_element_located((By.CSS_SELECTOR, "#confirm[open]")))
+    status, events = api("GET", "/admin/v1/audit?action=revoke_sessions")
+    if status != 200 or events["events"]:
+        fail(f"a cancelled revocation was made: {status} {events}")
+    step("Escape cancels a confirmation")
+
+    # Custom claims: refused unless a JSON object, then saved.
+    claims = visible("#claims")
+    claims.clear()
+    claims.send_keys('{"role": ')
+    visible("#save-claims").click()
+    text_in("#claims-status", "Not valid JSON")
+    claims.clear()
+    claims.send_keys('["admin"]')
+    visible("#save-claims").click()
+    text_in("#claims-status", "must be a JSON object")
+    claims.clear()
+    claims.send_keys('{"role": "editor"}')
+    visible("#save-claims").click()
+    confirm()
+    text_in("#action-status", "Custom claims saved")
+    status, user = api("GET", "/admin/v1/users/" + uid)
+    if status != 200 or user.get("customClaims") != {"role": "editor"}:
+        fail(f"the API shows claims {user.get('customClaims') if status == 200 else status}")
+    step("custom claims validated and saved")
 
     # Unlink Google, with the confirmation.
     visible("button[data-unlink='google']").click()
