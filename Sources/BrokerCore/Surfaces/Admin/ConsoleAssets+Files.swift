@@ -9,6 +9,12 @@ extension ConsoleAssets {
 // the page's storage or a cookie.
 
 let csrfToken = null;
+let unauthenticated = null;
+
+/** Registers what to do when an admin API call says the session has ended (401). */
+export function onUnauthenticated(handler) {
+  unauthenticated = handler;
+}
 
 /** An error answer of the admin API: its status, stable code and message. */
 export class ApiError extends Error {
@@ -45,6 +51,10 @@ export async function call(method, path, body) {
   }
   if (!response.ok) {
     const detail = json && json.error ? json.error : {};
+    if (response.status === 401 && !path.startsWith('/admin/v1/console/session') && unauthenticated) {
+      csrfToken = null;
+      unauthenticated();
+    }
     throw new ApiError(response.status, detail.code || 'HTTP_' + response.status, detail.message || response.statusText);
   }
   return json;
@@ -96,7 +106,7 @@ export function segment(value) {
         "app.js": ##"""
 // The console's entry: the HTTPS check, the session, and the pages by location hash
 // (#/users, #/users/<uid>, #/audit, #/dashboard).
-import { resume, signIn, signOut } from './api.js';
+import { resume, signIn, signOut, onUnauthenticated } from './api.js';
 import { h, show, state, errorState } from './dom.js';
 import { usersPage } from './users.js';
 import { userPage } from './user.js';
@@ -204,6 +214,9 @@ async function start() {
     signInPage('Signed out.');
   });
   window.addEventListener('hashchange', route);
+  onUnauthenticated(() => {
+    if (signedIn) sessionEnded();
+  });
   try {
     signedIn = await resume();
   } catch (error) {
@@ -840,7 +853,7 @@ export async function usersPage() {
   const inputs = {
     emailPrefix: field('Email starts with', { name: 'emailPrefix', id: 'search-email', type: 'search', value: search.emailPrefix, autocomplete: 'off' }),
     uid: field('uid', { name: 'uid', id: 'search-uid', type: 'search', value: search.uid, autocomplete: 'off' }),
-    provider: field('Provider', { name: 'provider', id: 'search-provider', type: 'search', value: search.provider, autocomplete: 'off', placeholder: 'a provider id, or password' }),
+    provider: field('Provider', { name: 'provider', id: 'search-provider', type: 'search', value: search.provider, autocomplete: 'off', placeholder: 'id, or password' }),
     subject: field('Provider subject', { name: 'subject', id: 'search-subject', type: 'search', value: search.subject, autocomplete: 'off' }),
   };
   const results = h('section', { id: 'results', 'aria-live': 'polite' }, state('Loading users…'));

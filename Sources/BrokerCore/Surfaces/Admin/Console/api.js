@@ -3,6 +3,12 @@
 // the page's storage or a cookie.
 
 let csrfToken = null;
+let unauthenticated = null;
+
+/** Registers what to do when an admin API call says the session has ended (401). */
+export function onUnauthenticated(handler) {
+  unauthenticated = handler;
+}
 
 /** An error answer of the admin API: its status, stable code and message. */
 export class ApiError extends Error {
@@ -39,6 +45,10 @@ export async function call(method, path, body) {
   }
   if (!response.ok) {
     const detail = json && json.error ? json.error : {};
+    if (response.status === 401 && !path.startsWith('/admin/v1/console/session') && unauthenticated) {
+      csrfToken = null;
+      unauthenticated();
+    }
     throw new ApiError(response.status, detail.code || 'HTTP_' + response.status, detail.message || response.statusText);
   }
   return json;

@@ -1,6 +1,6 @@
 // The console's entry: the HTTPS check, the session, and the pages by location hash
 // (#/users, #/users/<uid>, #/audit, #/dashboard).
-import { resume, signIn, signOut } from './api.js';
+import { resume, signIn, signOut, onUnauthenticated } from './api.js';
 import { h, show, state, errorState } from './dom.js';
 import { usersPage } from './users.js';
 import { userPage } from './user.js';
@@ -108,6 +108,9 @@ async function start() {
     signInPage('Signed out.');
   });
   window.addEventListener('hashchange', route);
+  onUnauthenticated(() => {
+    if (signedIn) sessionEnded();
+  });
   try {
     signedIn = await resume();
   } catch (error) {

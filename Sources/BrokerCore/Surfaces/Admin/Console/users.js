@@ -28,7 +28,7 @@ export async function usersPage() {
   const inputs = {
     emailPrefix: field('Email starts with', { name: 'emailPrefix', id: 'search-email', type: 'search', value: search.emailPrefix, autocomplete: 'off' }),
     uid: field('uid', { name: 'uid', id: 'search-uid', type: 'search', value: search.uid, autocomplete: 'off' }),
-    provider: field('Provider', { name: 'provider', id: 'search-provider', type: 'search', value: search.provider, autocomplete: 'off', placeholder: 'a provider id, or password' }),
+    provider: field('Provider', { name: 'provider', id: 'search-provider', type: 'search', value: search.provider, autocomplete: 'off', placeholder: 'id, or password' }),
     subject: field('Provider subject', { name: 'subject', id: 'search-subject', type: 'search', value: search.subject, autocomplete: 'off' }),
   };
   const results = h('section', { id: 'results', 'aria-live': 'polite' }, state('Loading users…'));
