@@ -98,7 +98,13 @@ import Testing
         #expect(resumed.status == 200)
         #expect(resumed.json?["csrfToken"]?.stringValue == csrf)
 
-        for headers in [cookie, cookie.merging(["X-CSRF-Token": "forged"]) { $1 }, cookie.merging(["X-CSRF-Token": ""]) { $1 }] {
+        // Another session's CSRF token does not fit this cookie.
+        let (_, otherCSRF) = try await Self.signIn(broker)
+        #expect(otherCSRF != csrf)
+        for headers in [
+            cookie, cookie.merging(["X-CSRF-Token": "forged"]) { $1 }, cookie.merging(["X-CSRF-Token": ""]) { $1 },
+            cookie.merging(["X-CSRF-Token": otherCSRF]) { $1 },
+        ] {
             let refused = await broker.request("PATCH", "/admin/v1/users/\(uid)", json: ["disabled": true], headers: headers)
             #expect(refused.status == 401)
             #expect(refused.errorCode == "UNAUTHENTICATED")
