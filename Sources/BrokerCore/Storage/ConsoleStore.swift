@@ -1,8 +1,8 @@
 import Foundation
 
-/// A browser session of the admin console, stored by the SHA-256 hash of its cookie so it can be ended.
+/// A browser session of the admin console, stored by a keyed hash of its cookie so it can be ended.
 public struct ConsoleSessionRecord: Sendable, Equatable {
-    /// SHA-256 hex of the cookie's value.
+    /// The hex HMAC-SHA256 of the cookie's value (``ConsoleSessions``).
     public var tokenHash: String
     /// When it began.
     public var createdAt: Date

@@ -50,10 +50,13 @@ import Testing
         #expect(value.count >= 40 && !setCookie.contains(Self.token))
         #expect(response.json?["csrfToken"]?.stringValue == ConsoleSessions.csrfToken(for: value))
         #expect(response.json?["expiresAt"]?.stringValue != nil)
-        // The store holds the hash, never the value.
-        let hash = Hex.encode(Digest.sha256(value))
-        #expect(try await broker.store.consoleSession(hash: hash) != nil)
+        // The store holds the value's HMAC under the admin token's key, never the value (nor its plain digest).
+        let key = try #require(await broker.services.adminGate.consoleSessionKey)
+        let sessions = ConsoleSessions(store: broker.store, clock: broker.services.clock, key: key)
+        #expect(try await broker.store.consoleSession(hash: sessions.hash(value)) != nil)
         #expect(try await broker.store.consoleSession(hash: value) == nil)
+        #expect(try await broker.store.consoleSession(hash: Hex.encode(Digest.sha256(value))) == nil)
+        #expect(await broker.store.consoleSessionCount == 1)
         #expect(try await Self.actions(broker) == ["console_sign_in:success"])
     }
 
@@ -155,6 +158,36 @@ import Testing
         #expect(after.errorCode == "UNAUTHENTICATED")
         #expect(await broker.get("/admin/v1/console/session", headers: cookie).status == 401)
         #expect(try await Self.actions(broker) == ["console_sign_out:success", "console_sign_in:success"])
+    }
+
+    @Test func anotherAdminTokenEndsEverySession() async throws {
+        let store = MemoryBrokerStore()
+        let clock = SystemClock()
+        let before = ConsoleSessions(
+            store: store, clock: clock, key: try #require(await AdminGate(token: Self.token, clock: clock).consoleSessionKey))
+        let grant = try await before.begin()
+        let request = HTTPRequest(
+            method: "GET", path: "/admin/v1/users", headers: ["Cookie": "\(ConsoleSessions.cookieName)=\(grant.cookieValue)"])
+        #expect(try await before.session(of: request) != nil)
+        let after = ConsoleSessions(
+            store: store, clock: clock, key: try #require(await AdminGate(token: Self.token + "-new", clock: clock).consoleSessionKey))
+        #expect(try await after.session(of: request) == nil)
+        #expect(try await after.end(request) == false)
+        #expect(await AdminGate(token: nil, clock: clock).consoleSessionKey == nil)
+    }
+
+    @Test func withoutAnAdminTokenNoConsoleSessionBeginsAndNothingIsCounted() async throws {
+        let broker = try await InProcessBroker.start()
+        for _ in 0..<(AdminGate.maximumFailures + 2) {
+            let response = await broker.post("/admin/v1/console/session", ["token": .string(Self.token)])
+            #expect(response.status == 401)
+            #expect(response.errorCode == "UNAUTHENTICATED")
+            #expect(response.headers["set-cookie"] == nil)
+            let cookie = await broker.get("/admin/v1/users", headers: ["Cookie": "broker_console=\(String(repeating: "y", count: 43))"])
+            #expect(cookie.status == 401)
+        }
+        #expect(await broker.store.consoleSessionCount == 0)
+        #expect(await broker.services.adminGate.trackedAddressCount == 0)
     }
 
     @Test func aSessionEndsAtItsExpiry() async throws {

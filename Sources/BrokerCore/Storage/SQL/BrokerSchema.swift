@@ -16,7 +16,7 @@ public enum BrokerSchema {
         ]
     }
 
-    /// Version 9: the admin console's sessions (by the SHA-256 hash of the cookie), and the index the
+    /// Version 9: the admin console's sessions (by a keyed hash of the cookie), and the index the
     /// dashboard's sign-in counts read the audit log through.
     private static let version9 = [
         """

@@ -92,6 +92,12 @@ public actor AdminGate {
         }
     }
 
+    /// The key console sessions are stored under (``ConsoleSessions``), derived from the admin token; nil when no
+    /// token is configured. Changing the token changes the key, which ends every console session.
+    public var consoleSessionKey: [UInt8]? {
+        digest.map { HMAC.sha256(key: $0, message: Array("broker-console-session".utf8)) }
+    }
+
     /// The number of client addresses with failures remembered (for tests of the memory bound).
     public var trackedAddressCount: Int { failures.count }
 

@@ -24,8 +24,11 @@ extension AdminSurface {
             try await services.adminGate.check(request)
             return
         }
+        guard let sessions = await consoleSessions(services) else {
+            try await services.adminGate.check(request)
+            return
+        }
         try await services.adminGate.checkNotLockedOut(request)
-        let sessions = ConsoleSessions(store: services.store, clock: services.clock)
         guard try await sessions.session(of: request) != nil else {
             await services.adminGate.countFailure(of: request)
             throw APIError(401, "UNAUTHENTICATED", "The console session has ended; sign in again.")
@@ -33,6 +36,22 @@ extension AdminSurface {
         if request.method != "GET" && request.method != "HEAD" && !ConsoleSessions.hasValidCSRFToken(request) {
             throw APIError(401, "UNAUTHENTICATED", "A change made with the console session needs its CSRF token.")
         }
+    }
+
+    /// The console's sessions, or nil when no admin token is configured (then no session authenticates).
+    static func consoleSessions(_ services: BrokerServices) async -> ConsoleSessions? {
+        await services.adminGate.consoleSessionKey.map {
+            ConsoleSessions(store: services.store, clock: services.clock, key: $0)
+        }
+    }
+
+    /// The console's sessions for a session route: 404 with the console off, 401 with no admin token.
+    static func requireConsoleSessions(_ services: BrokerServices) async throws -> ConsoleSessions {
+        guard services.config.consoleEnabled else { throw APIError.notFound }
+        guard let sessions = await consoleSessions(services) else {
+            throw APIError(401, "UNAUTHENTICATED", "The admin API is disabled: no admin token is configured.")
+        }
+        return sessions
     }
 
     /// Adds the console's pages and session routes, and the admin routes it reads.
@@ -46,7 +65,6 @@ extension AdminSurface {
                 return try await handler(request, context)
             }
         }
-        let sessions = ConsoleSessions(store: services.store, clock: services.clock)
         let insights = AdminInsights(store: services.store, clock: services.clock)
 
         router.add("POST", "/admin/v1/console/session") { request, context in
@@ -61,7 +79,7 @@ extension AdminSurface {
                 await services.audit("console_sign_in", uid: nil, actor: .admin, outcome: error.code, context: context)
                 throw error
             }
-            let grant = try await sessions.begin()
+            let grant = try await AdminSurface.requireConsoleSessions(services).begin()
             await services.audit("console_sign_in", uid: nil, actor: .admin, context: context)
             var response = HTTPResponse.json(
                 200, ["csrfToken": .string(grant.csrfToken), "expiresAt": .string(grant.expiresAt.rfc3339)])
@@ -70,7 +88,7 @@ extension AdminSurface {
             return response
         }
         router.add("GET", "/admin/v1/console/session") { request, _ in
-            guard services.config.consoleEnabled else { throw APIError.notFound }
+            let sessions = try await AdminSurface.requireConsoleSessions(services)
             try request.allowOnlyQuery([])
             try await services.adminGate.checkNotLockedOut(request)
             guard let value = ConsoleSessions.cookieValue(of: request), let record = try await sessions.session(of: request)
@@ -88,7 +106,7 @@ extension AdminSurface {
             return response
         }
         router.add("DELETE", "/admin/v1/console/session") { request, context in
-            guard services.config.consoleEnabled else { throw APIError.notFound }
+            let sessions = try await AdminSurface.requireConsoleSessions(services)
             try request.allowOnlyQuery([])
             try await services.adminGate.checkNotLockedOut(request)
             guard try await sessions.session(of: request) != nil else {

@@ -2,8 +2,8 @@ import BrokerCrypto
 import Foundation
 
 /// The admin console's browser sessions: the admin token is exchanged once for a random cookie value, stored
-/// only as its SHA-256 hash (so a session can be ended, and a database leak yields no usable cookie), with an
-/// expiry. Changes made with the cookie also need the session's CSRF token in ``csrfHeader``: an HMAC of the
+/// only as its HMAC-SHA256 under a key derived from the admin token (so a session can be ended, a database leak
+/// yields no usable cookie, and changing the admin token ends every session), with an expiry. Changes made with the cookie also need the session's CSRF token in ``csrfHeader``: an HMAC of the
 /// cookie's value, which only the console's own page can read (from the sign-in answer or
 /// `GET /admin/v1/console/session`), compared in constant time.
 public struct ConsoleSessions: Sendable {
@@ -16,11 +16,13 @@ public struct ConsoleSessions: Sendable {
 
     let store: any BrokerStore
     let clock: any Clock
+    let key: [UInt8]
 
-    /// Creates the service over `store`.
-    public init(store: any BrokerStore, clock: any Clock) {
+    /// Creates the service over `store`; `key` is ``AdminGate/consoleSessionKey``.
+    public init(store: any BrokerStore, clock: any Clock, key: [UInt8]) {
         self.store = store
         self.clock = clock
+        self.key = key
     }
 
     /// A session just begun: the cookie's value (never stored), its CSRF token and when it ends.
@@ -39,14 +41,14 @@ public struct ConsoleSessions: Sendable {
         let now = clock.now
         let expires = now + Self.lifetime
         try await store.insertConsoleSession(
-            ConsoleSessionRecord(tokenHash: Self.hash(value), createdAt: now, expiresAt: expires))
+            ConsoleSessionRecord(tokenHash: hash(value), createdAt: now, expiresAt: expires))
         return Grant(cookieValue: value, csrfToken: Self.csrfToken(for: value), expiresAt: expires)
     }
 
     /// The live session `request`'s cookie names, or nil (no cookie, unknown, or expired).
     public func session(of request: HTTPRequest) async throws -> ConsoleSessionRecord? {
         guard let value = Self.cookieValue(of: request) else { return nil }
-        guard let record = try await store.consoleSession(hash: Self.hash(value)), record.expiresAt > clock.now else {
+        guard let record = try await store.consoleSession(hash: hash(value)), record.expiresAt > clock.now else {
             return nil
         }
         return record
@@ -64,7 +66,7 @@ public struct ConsoleSessions: Sendable {
     @discardableResult
     public func end(_ request: HTTPRequest) async throws -> Bool {
         guard let value = Self.cookieValue(of: request) else { return false }
-        return try await store.deleteConsoleSession(hash: Self.hash(value))
+        return try await store.deleteConsoleSession(hash: hash(value))
     }
 
     /// The console cookie's value in `request`, when it has one of a plausible length.
@@ -81,7 +83,7 @@ public struct ConsoleSessions: Sendable {
     }
 
     /// The stored form of a cookie value.
-    static func hash(_ value: String) -> String { Hex.encode(Digest.sha256(value)) }
+    public func hash(_ value: String) -> String { Hex.encode(HMAC.sha256(key: key, message: Array(value.utf8))) }
 
     /// The `Set-Cookie` value that sets the session cookie.
     public static func setCookie(_ grant: Grant) -> String {
