@@ -102,7 +102,10 @@ extension StoreConformanceTests {
             let events = [
                 Self.event("sign_in", at: 1, uid: "alice", id: "0001"),
                 Self.event("disable", at: 2, uid: "alice", provider: nil, id: "0002"),
-                Self.event("sign_in", at: 3, uid: "bob", outcome: "USER_DISABLED", id: "0003"),
+                AuditEvent(
+                    time: date(ms: Self.t0 + 3), uid: AccountID("bob"), action: "sign_in", provider: "google", actor: .user,
+                    outcome: "USER_DISABLED", requestID: "r-0003", id: "0003",
+                    origin: RequestOrigin(clientAddress: "127.0.0.7", userAgent: "console-test/1")),
                 Self.event("sign_in", at: 4, uid: "alice", provider: "apple", id: "0004"),
                 Self.event("sign_in", at: 5, uid: "alice", id: "0005"),
             ]
@@ -118,7 +121,7 @@ extension StoreConformanceTests {
             let first = try await store.auditEvents(matching: AuditFilter(action: "sign_in"), before: nil, limit: 2)
             let last = try #require(first.last)
             #expect(try await ids(AuditFilter(action: "sign_in"), before: PageCursor(at: last.time, id: last.id)) == ["0003", "0001"])
-            // Stored events keep every field.
+            // Stored events keep every field, where the request came from included.
             #expect(try await store.auditEvents(matching: AuditFilter(outcome: "USER_DISABLED"), before: nil, limit: 1) == [events[2]])
         }
     }

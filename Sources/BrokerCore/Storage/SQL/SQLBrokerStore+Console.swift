@@ -90,7 +90,8 @@ extension SQLBrokerStore {
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         binds.append(.integer(Int64(limit)))
         let sql = """
-            SELECT id, at, uid, action, provider, actor, outcome, request_id FROM audit_events\(whereClause) \
+            SELECT id, at, uid, action, provider, actor, outcome, request_id, client_address, user_agent \
+            FROM audit_events\(whereClause) \
             ORDER BY at DESC, id DESC LIMIT ?
             """
         let query = binds
@@ -100,7 +101,8 @@ extension SQLBrokerStore {
                     time: Self.date(row.integer("at") ?? 0), uid: row.text("uid").map(AccountID.init(rawValue:)),
                     action: row.text("action") ?? "", provider: row.text("provider"),
                     actor: AuditEvent.Actor(rawValue: row.text("actor") ?? "") ?? .system,
-                    outcome: row.text("outcome") ?? "", requestID: row.text("request_id") ?? "", id: row.text("id") ?? "")
+                    outcome: row.text("outcome") ?? "", requestID: row.text("request_id") ?? "", id: row.text("id") ?? "",
+                    origin: RequestOrigin(clientAddress: row.text("client_address"), userAgent: row.text("user_agent")))
             }
         }
     }

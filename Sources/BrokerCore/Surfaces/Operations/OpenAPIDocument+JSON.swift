@@ -2993,7 +2993,9 @@ extension OpenAPIDocument {
           "provider",
           "actor",
           "outcome",
-          "requestId"
+          "requestId",
+          "clientAddress",
+          "userAgent"
         ],
         "properties": {
           "time": {
@@ -3030,6 +3032,20 @@ extension OpenAPIDocument {
           },
           "requestId": {
             "type": "string"
+          },
+          "clientAddress": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The client's address (through `trustedProxies`) of the HTTP request that caused the event; null for the CLI's events."
+          },
+          "userAgent": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "That request's `User-Agent`, without control characters, at most 256 characters; null when absent and for the CLI's events."
           }
         }
       },
