@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "BrokerCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         // openapi.json is embedded by scripts/embed-openapi (OpenAPIDocument+JSON.swift), not a resource.
         .target(
-            name: "BrokerCore", dependencies: ["BrokerCrypto"], exclude: ["Surfaces/Operations/openapi.json"],
+            name: "BrokerCore", dependencies: ["BrokerCrypto"], exclude: ["Surfaces/Operations/openapi.json", "Surfaces/Admin/Console"],
             swiftSettings: swiftSettings),
         .target(
             name: "BrokerDrivers",
@@ -66,6 +66,6 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ContractTests", dependencies: ["BrokerCore", "BrokerDrivers", "BrokerTesting", "broker", "stub-providers"],
-            swiftSettings: swiftSettings),
+            exclude: ["Console"], swiftSettings: swiftSettings),
     ]
 )

@@ -103,6 +103,9 @@ import Testing
                     [
                         "--config-file", configFile.path, "run", broker.baseURL + "/openapi.json",
                         "--url", broker.baseURL, "--include-path-regex", paths,
+                        // Its generated tokens are wrong: each would count towards the admin lockout of
+                        // 127.0.0.1, and the operations after them would see only 429s.
+                        "--exclude-operation-id", "adminConsoleSignIn",
                         "--checks", Self.checks.joined(separator: ","), "--max-examples", String(Self.maxExamples),
                         "--seed", String(seed), "--workers", "1", "--request-timeout", "30",
                         "--generation-with-security-parameters", "false", "--generation-database", "none",

@@ -35,6 +35,8 @@ public struct BrokerConfig: Sendable {
     public var trustedProxies: TrustedProxies = .none
     /// The HTTP server's connection limits and timeouts (`server`).
     public var serverLimits: HTTPServerLimits = .defaults
+    /// `console.enabled`: whether `/admin/` serves the admin console (default true).
+    public var consoleEnabled = true
 
     /// Parses the config file's bytes; `environment` supplies ``FirebaseEndpoints/credentialsVariable``. Throws
     /// the first ``ConfigError``.
@@ -57,7 +59,7 @@ public struct BrokerConfig: Sendable {
         let top = try ConfigReader(path: "", value: document, issues: issues)
         try top.allowOnly([
             "projectId", "issuer", "clockSkewSeconds", "providers", "linking", "allowInsecureProviderUrls", "sessions",
-            "firebase", "cors", "mail", "outbox", "trustedProxies", "server",
+            "firebase", "cors", "mail", "outbox", "trustedProxies", "server", "console",
         ])
         projectID = try read("") { try top.string("projectId") }
         issuer = try read("") { try top.url("issuer", allowInsecure: true) }
@@ -116,6 +118,9 @@ public struct BrokerConfig: Sendable {
         trustedProxies = try read(.none) { try TrustedProxies(parsing: try top.strings("trustedProxies", nonEmpty: false)) }
         // The first bad `server` field is reported; the section then falls back to its defaults.
         serverLimits = try read(.defaults) { try HTTPServerLimits(config: try top.child("server")) }
+        let console = try read(nil) { try top.child("console") }
+        try console?.allowOnly(["enabled"])
+        consoleEnabled = try read(true) { try console?.bool("enabled", default: true) ?? true }
     }
 
     /// Reads and parses the file at `path` (see ``init(parsing:environment:issues:)`` for `issues`).

@@ -25,6 +25,10 @@ public actor MemoryBrokerStore: BrokerStore {
     /// Email flows: codes by hash, and mail requests per address (see `MemoryBrokerStore+EmailActions.swift`).
     var oobCodes: [String: OOBCodeRecord] = [:]
     var mailRequestLog: [String: [Date]] = [:]
+    /// The admin console's sessions by hash (see `MemoryBrokerStore+Console.swift`).
+    var consoleSessions: [String: ConsoleSessionRecord] = [:]
+    /// Every refresh token, for the console's session summaries.
+    var allRefreshTokens: [RefreshTokenRecord] { Array(tokens.values) }
     /// Every account, for listings.
     var allAccounts: [Account] { Array(accounts.values) }
 

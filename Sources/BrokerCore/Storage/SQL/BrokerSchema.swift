@@ -12,9 +12,23 @@ public enum BrokerSchema {
             SQLMigration(version: 1, statements: version1), SQLMigration(version: 2, statements: version2),
             SQLMigration(version: 3, statements: version3), SQLMigration(version: 4, statements: version4),
             SQLMigration(version: 5, statements: version5), SQLMigration(version: 6, statements: version6),
-            SQLMigration(version: 7, statements: version7),
+            SQLMigration(version: 7, statements: version7), SQLMigration(version: 9, statements: version9),
         ]
     }
+
+    /// Version 9: the admin console's sessions (by a keyed hash of the cookie), and the index the
+    /// dashboard's sign-in counts read the audit log through.
+    private static let version9 = [
+        """
+        CREATE TABLE console_sessions (
+            token_hash TEXT PRIMARY KEY,
+            created_at BIGINT NOT NULL,
+            expires_at BIGINT NOT NULL
+        )
+        """,
+        "CREATE INDEX console_sessions_expires ON console_sessions (expires_at)",
+        "CREATE INDEX audit_events_action_at ON audit_events (action, at)",
+    ]
 
     /// Version 7: where the request behind an audit event came from (client address, user agent; NULL for the
     /// CLI's events and for events stored before).

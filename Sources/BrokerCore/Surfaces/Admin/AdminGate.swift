@@ -41,14 +41,7 @@ public actor AdminGate {
         }
         let now = clock.now
         let address = request.clientAddress
-        var recent = failures[address, default: []]
-        recent.removeAll { now.timeIntervalSince($0) >= AdminGate.window }
-        failures[address] = recent.isEmpty ? nil : recent
-        if recent.count >= AdminGate.maximumFailures, let oldest = recent.first {
-            var error = APIError(429, "TOO_MANY_ATTEMPTS", "Too many failed admin authentications; try again later.")
-            error.headers["Retry-After"] = String(max(1, Int((oldest + AdminGate.window).timeIntervalSince(now).rounded(.up))))
-            throw error
-        }
+        try checkNotLockedOut(address, at: now)
         let inQuery = request.query.contains { name, value in
             AdminGate.tokenParameters.contains(name.lowercased()) || constantTimeEquals(Digest.sha256(value), digest)
         }
@@ -61,6 +54,48 @@ public actor AdminGate {
                 401, "UNAUTHENTICATED",
                 inQuery ? "Admin tokens are accepted only in the Authorization header." : "A valid admin token is required.")
         }
+    }
+
+    /// Throws the contract's 429 when `request`'s client address has failed too often within the window.
+    public func checkNotLockedOut(_ request: HTTPRequest) throws {
+        try checkNotLockedOut(request.clientAddress, at: clock.now)
+    }
+
+    /// Checks a token presented in a body (the console's sign-in) as ``check(_:)`` checks the header: 429 while
+    /// the address is locked out, else 401 (counted) unless it is the admin token.
+    public func verify(token: String, for request: HTTPRequest) throws {
+        guard let digest else {
+            throw APIError(401, "UNAUTHENTICATED", "The admin API is disabled: no admin token is configured.")
+        }
+        let now = clock.now
+        try checkNotLockedOut(request.clientAddress, at: now)
+        guard !token.isEmpty, constantTimeEquals(Digest.sha256(token), digest) else {
+            recordFailure(from: request.clientAddress, at: now)
+            throw APIError(401, "UNAUTHENTICATED", "A valid admin token is required.")
+        }
+    }
+
+    /// Counts a failed authentication of `request` that did not present a token (an unknown console cookie).
+    public func countFailure(of request: HTTPRequest) {
+        recordFailure(from: request.clientAddress, at: clock.now)
+    }
+
+    /// Forgets `address`'s failures outside the window, then throws 429 if `maximumFailures` remain.
+    private func checkNotLockedOut(_ address: String, at now: Date) throws {
+        var recent = failures[address, default: []]
+        recent.removeAll { now.timeIntervalSince($0) >= AdminGate.window }
+        failures[address] = recent.isEmpty ? nil : recent
+        if recent.count >= AdminGate.maximumFailures, let oldest = recent.first {
+            var error = APIError(429, "TOO_MANY_ATTEMPTS", "Too many failed admin authentications; try again later.")
+            error.headers["Retry-After"] = String(max(1, Int((oldest + AdminGate.window).timeIntervalSince(now).rounded(.up))))
+            throw error
+        }
+    }
+
+    /// The key console sessions are stored under (``ConsoleSessions``), derived from the admin token; nil when no
+    /// token is configured. Changing the token changes the key, which ends every console session.
+    public var consoleSessionKey: [UInt8]? {
+        digest.map { HMAC.sha256(key: $0, message: Array("broker-console-session".utf8)) }
     }
 
     /// The number of client addresses with failures remembered (for tests of the memory bound).

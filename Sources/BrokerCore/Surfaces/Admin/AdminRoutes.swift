@@ -14,7 +14,7 @@ public struct AdminSurface: Surface {
         /// is refused.
         func admin(_ method: String, _ pattern: String, query: Set<String> = [], _ handler: @escaping RouteHandler) {
             router.add(method, pattern) { [services] request, context in
-                try await services.adminGate.check(request)
+                try await AdminSurface.authorize(request, services)
                 try request.allowOnlyQuery(query)
                 return try await handler(request, context)
             }
@@ -74,12 +74,12 @@ public struct AdminSurface: Surface {
             let token = try await services.admin.customToken(AccountID(uid), claims: claims, requestID: context.requestID)
             return .json(200, ["customToken": .string(token)])
         }
-        admin("GET", "/admin/v1/audit", query: ["uid", "limit", "cursor"]) { request, _ in
-            let uid = request.query["uid"].flatMap { $0.isEmpty ? nil : AccountID($0) }
-            let (events, next) = try await services.admin.audit(
-                uid: uid, cursor: request.query["cursor"], limit: try AdminSurface.limit(request))
+        admin("GET", "/admin/v1/audit", query: ["uid", "action", "provider", "outcome", "limit", "cursor"]) { request, _ in
+            let (events, next) = try await AdminInsights(store: services.store, clock: services.clock).audit(
+                AdminSurface.auditFilter(request), cursor: request.query["cursor"], limit: try AdminSurface.limit(request))
             return .json(200, ["events": .array(events.map(\.json)), "nextCursor": next.map(JSONValue.string) ?? .null])
         }
+        mountConsole(on: &router)
     }
 
     /// The `{uid}` path parameter.

@@ -685,6 +685,9 @@ extension OpenAPIDocument {
         "security": [
           {
             "adminToken": []
+          },
+          {
+            "consoleSession": []
           }
         ],
         "parameters": [
@@ -800,6 +803,9 @@ extension OpenAPIDocument {
         "security": [
           {
             "adminToken": []
+          },
+          {
+            "consoleSession": []
           }
         ],
         "parameters": [
@@ -862,6 +868,9 @@ extension OpenAPIDocument {
         "security": [
           {
             "adminToken": []
+          },
+          {
+            "consoleSession": []
           }
         ],
         "parameters": [
@@ -964,6 +973,9 @@ extension OpenAPIDocument {
         "security": [
           {
             "adminToken": []
+          },
+          {
+            "consoleSession": []
           }
         ],
         "parameters": [
@@ -1020,6 +1032,9 @@ extension OpenAPIDocument {
         "security": [
           {
             "adminToken": []
+          },
+          {
+            "consoleSession": []
           }
         ],
         "parameters": [
@@ -1093,6 +1108,9 @@ extension OpenAPIDocument {
         "security": [
           {
             "adminToken": []
+          },
+          {
+            "consoleSession": []
           }
         ],
         "parameters": [
@@ -1167,6 +1185,9 @@ extension OpenAPIDocument {
         "security": [
           {
             "adminToken": []
+          },
+          {
+            "consoleSession": []
           }
         ],
         "parameters": [
@@ -1239,6 +1260,9 @@ extension OpenAPIDocument {
         "security": [
           {
             "adminToken": []
+          },
+          {
+            "consoleSession": []
           }
         ],
         "requestBody": {
@@ -1328,6 +1352,9 @@ extension OpenAPIDocument {
         "security": [
           {
             "adminToken": []
+          },
+          {
+            "consoleSession": []
           }
         ],
         "parameters": [
@@ -1336,6 +1363,33 @@ extension OpenAPIDocument {
             "in": "query",
             "required": false,
             "description": "Events of this account only.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "action",
+            "in": "query",
+            "required": false,
+            "description": "Events with this action only (`sign_in`, `disable`, ...).",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "provider",
+            "in": "query",
+            "required": false,
+            "description": "Events naming this provider only.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "outcome",
+            "in": "query",
+            "required": false,
+            "description": "Events with this outcome only (`success`, `created`, an error code).",
             "schema": {
               "type": "string"
             }
@@ -2071,6 +2125,543 @@ extension OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      }
+    },
+    "/admin/v1/console/session": {
+      "post": {
+        "operationId": "adminConsoleSignIn",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Exchange the admin token for a console session",
+        "description": "Sets the `broker_console` cookie (HttpOnly; Secure; SameSite=Strict; Path=/admin; 8 hours), stored by the broker only as a hash. A wrong token counts as a failed admin authentication of the client address (the admin API's lockout applies). Audited as `console_sign_in`, refusals too. 404 when `console.enabled` is false.",
+        "security": [],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "token"
+                ],
+                "properties": {
+                  "token": {
+                    "type": "string",
+                    "description": "BROKER_ADMIN_TOKEN."
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The session began; the cookie is set.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Set-Cookie": {
+                "required": true,
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/Cache-Control"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "csrfToken",
+                    "expiresAt"
+                  ],
+                  "properties": {
+                    "csrfToken": {
+                      "type": "string",
+                      "description": "Send it as X-CSRF-Token with every change made with the cookie."
+                    },
+                    "expiresAt": {
+                      "type": "string",
+                      "format": "date-time"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401Unauthenticated"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429TooManyAttempts"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      },
+      "get": {
+        "operationId": "adminConsoleSession",
+        "tags": [
+          "admin"
+        ],
+        "summary": "The console session of the cookie",
+        "description": "Its CSRF token again (the page keeps it in memory only, so it asks after a reload). 404 when `console.enabled` is false.",
+        "security": [
+          {
+            "consoleSession": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The session is live.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/Cache-Control"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "csrfToken",
+                    "expiresAt"
+                  ],
+                  "properties": {
+                    "csrfToken": {
+                      "type": "string",
+                      "description": "Send it as X-CSRF-Token with every change made with the cookie."
+                    },
+                    "expiresAt": {
+                      "type": "string",
+                      "format": "date-time"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401Unauthenticated"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429TooManyAttempts"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "adminConsoleSignOut",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Sign out of the console",
+        "description": "Ends the cookie's session (needs its CSRF token) and clears the cookie. Audited as `console_sign_out`.",
+        "security": [
+          {
+            "consoleSession": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "X-CSRF-Token",
+            "in": "header",
+            "required": false,
+            "description": "The session's CSRF token (required by the broker; optional in the document so a missing one is tested as a 401).",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "Signed out.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Set-Cookie": {
+                "required": true,
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401Unauthenticated"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429TooManyAttempts"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      }
+    },
+    "/admin/v1/users/{uid}/sessions": {
+      "get": {
+        "operationId": "adminUserSessions",
+        "tags": [
+          "admin"
+        ],
+        "summary": "How many sessions a user has, and when one was last used",
+        "security": [
+          {
+            "adminToken": []
+          },
+          {
+            "consoleSession": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "uid",
+            "in": "path",
+            "required": true,
+            "description": "The account's uid (1 to 128 characters).",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 128,
+              "pattern": "^[^/]+$"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The sessions.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "live",
+                    "lastUsedAt"
+                  ],
+                  "properties": {
+                    "live": {
+                      "type": "integer",
+                      "minimum": 0,
+                      "description": "Sessions holding a refresh token neither revoked nor expired."
+                    },
+                    "lastUsedAt": {
+                      "type": [
+                        "string",
+                        "null"
+                      ],
+                      "format": "date-time",
+                      "description": "When a refresh token of the user was last issued (a sign-in or a refresh)."
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401Unauthenticated"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429TooManyAttempts"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      }
+    },
+    "/admin/v1/stats/sign-ins": {
+      "get": {
+        "operationId": "adminSignInStats",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Sign-ins per provider and outcome over time",
+        "description": "Counted from the audit log's `sign_in` events (every sign-in, refusals too, already writes one), per bucket, up to and including the current one. Buckets start at whole minutes, hours or UTC days.",
+        "security": [
+          {
+            "adminToken": []
+          },
+          {
+            "consoleSession": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "bucket",
+            "in": "query",
+            "required": false,
+            "description": "The bucket size (default hour).",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "minute",
+                "hour",
+                "day"
+              ],
+              "default": "hour"
+            }
+          },
+          {
+            "name": "buckets",
+            "in": "query",
+            "required": false,
+            "description": "How many buckets, 1 to 1440 (default 24).",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 1440,
+              "default": 24
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The series; buckets without a sign-in are left out.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "bucket",
+                    "start",
+                    "end",
+                    "counts"
+                  ],
+                  "properties": {
+                    "bucket": {
+                      "type": "string",
+                      "enum": [
+                        "minute",
+                        "hour",
+                        "day"
+                      ]
+                    },
+                    "start": {
+                      "type": "string",
+                      "format": "date-time"
+                    },
+                    "end": {
+                      "type": "string",
+                      "format": "date-time",
+                      "description": "Exclusive."
+                    },
+                    "counts": {
+                      "type": "array",
+                      "items": {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "required": [
+                          "start",
+                          "provider",
+                          "outcome",
+                          "count"
+                        ],
+                        "properties": {
+                          "start": {
+                            "type": "string",
+                            "format": "date-time"
+                          },
+                          "provider": {
+                            "type": "string"
+                          },
+                          "outcome": {
+                            "type": "string",
+                            "description": "`success`, `created`, or the error code of a refusal."
+                          },
+                          "count": {
+                            "type": "integer",
+                            "minimum": 1
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401Unauthenticated"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429TooManyAttempts"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      }
+    },
+    "/admin/": {
+      "get": {
+        "operationId": "adminConsole",
+        "tags": [
+          "admin"
+        ],
+        "summary": "The admin console (contract section 12)",
+        "description": "Plain HTML, CSS and JavaScript modules embedded in the binary; it calls only this admin API. 404 when `console.enabled` is false.",
+        "security": [],
+        "responses": {
+          "200": {
+            "description": "The page or file, with a strict Content-Security-Policy.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "text/html; charset=utf-8": {
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "text/css; charset=utf-8": {
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "text/javascript; charset=utf-8": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          }
+        }
+      }
+    },
+    "/admin/{file}": {
+      "get": {
+        "operationId": "adminConsoleFile",
+        "tags": [
+          "admin"
+        ],
+        "summary": "A file of the admin console",
+        "security": [],
+        "parameters": [
+          {
+            "name": "file",
+            "in": "path",
+            "required": true,
+            "description": "`app.js`, `console.css`, ...",
+            "schema": {
+              "type": "string",
+              "pattern": "^[^/]+$"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The page or file, with a strict Content-Security-Policy.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "text/html; charset=utf-8": {
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "text/css; charset=utf-8": {
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "text/javascript; charset=utf-8": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
           }
         }
       }
@@ -3556,6 +4147,12 @@ extension OpenAPIDocument {
         "type": "http",
         "scheme": "bearer",
         "description": "BROKER_ADMIN_TOKEN. Without one configured the admin API answers 401. Failed tokens are counted per client address."
+      },
+      "consoleSession": {
+        "type": "apiKey",
+        "in": "cookie",
+        "name": "broker_console",
+        "description": "The admin console's session cookie (HttpOnly; Secure; SameSite=Strict), from POST /admin/v1/console/session. Accepted by every admin operation instead of the admin token when no Authorization header is sent; a change (any method but GET) made with it also needs the session's CSRF token in X-CSRF-Token, or it gets 401 UNAUTHENTICATED. Unknown cookies count as failed admin authentications of the address."
       }
     },
     "headers": {
