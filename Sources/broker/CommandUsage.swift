@@ -33,6 +33,7 @@ enum CommandUsage {
             case ("keys"?, _): return adminKeys
             case ("audit"?, _): return adminAudit
             case ("import"?, _): return ImportCommand.usage
+            case ("export"?, _): return ExportCommand.usage
             default: return AdminCommand.usage
             }
         default: return nil

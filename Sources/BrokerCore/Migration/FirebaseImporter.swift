@@ -148,11 +148,13 @@ public struct FirebaseImporter: Sendable {
                 // Planned again rather than kept from the check: memory stays one user, not the file.
                 let plan = try FirebaseImportPlan(export.user(at: index), options: options, importedAt: now)
                 var account = plan.account
-                account.origin = .import
+                if account.origin == nil { account.origin = .import }
                 account.imported = AccountImport(
                     importedAt: now, file: source, index: index,
                     otherIdentities: plan.otherIdentities.map { info in
-                        Identity(provider: ProviderID(info.providerId), subject: info.rawId, email: info.email, linkedAt: account.createdAt)
+                        Identity(
+                            provider: ProviderID(info.providerId), subject: info.rawId, email: info.email,
+                            linkedAt: info.linkedAt ?? account.createdAt)
                     })
                 switch try await write(account, dryRun: dryRun) {
                 case .imported: report.imported += 1
