@@ -55,7 +55,11 @@ enum ExportCommand {
             try? FileManager.default.removeItem(at: partial)
             throw error
         }
-        _ = try FileManager.default.replaceItemAt(target, withItemAt: partial)
+        if FileManager.default.fileExists(atPath: target.path) {
+            _ = try FileManager.default.replaceItemAt(target, withItemAt: partial)
+        } else {
+            try FileManager.default.moveItem(at: partial, to: target)
+        }
         if options.switches.contains("--json") {
             print(AdminCommand.pretty([
                 "users": .int(Int64(report.users)), "derivedHashesSkipped": .int(Int64(report.derivedHashesSkipped)),
