@@ -34,7 +34,7 @@ public struct FirebaseExporter: Sendable {
 
     /// The store read.
     public let store: any AccountDirectory
-    /// The Firebase provider id of each broker provider Firebase names otherwise (`google` -> `google.com`):
+    /// The Firebase provider id of each broker provider Firebase names otherwise (a domain of its own):
     /// usually the inverse of ``FirebaseImportOptions/wellKnownProviders(_:)``. Others keep their own id.
     public let firebaseNames: [ProviderID: String]
 
