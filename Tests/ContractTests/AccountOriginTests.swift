@@ -90,3 +90,32 @@ import Testing
         }
     }
 }
+
+extension AccountOriginTests {
+    /// `broker admin users show UID` prints where an imported user came from, in text and in JSON.
+    @Test func theCLIShowsAnImportedUsersOrigin() async throws {
+        let directory = try ProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = directory.appendingPathComponent("b.sqlite").path
+        let user = #"{"localId": "uid-fb", "email": "fb@example.com", "providerUserInfo": [{"providerId": "facebook.com", "rawId": "fb-1"}]}"#
+        let file = try FirebaseImportTests.write([FirebaseImportTests.googleUser, user], in: directory)
+        let (status, _, _) = try await FirebaseImportTests.runImport([file], database: database)
+        #expect(status == 0)
+        let config = directory.appendingPathComponent("providers.json").path
+
+        let json = try ProcessTests.spawn(["admin", "users", "show", "uid-fb", "--json", "--database", database, "--config", config])
+        #expect(try await json.wait() == 0)
+        let shown = try #require(JSONValue.parse(Array(json.stdout.utf8)))
+        #expect(shown["origin"] == "import")
+        #expect(shown["import"]?["file"] == "users.json")
+        #expect(shown["import"]?["index"] == 1)
+        #expect(shown["import"]?["identities"]?.arrayValue?.map { $0["provider"] } == ["facebook.com"])
+        #expect(shown["identities"] == [])
+
+        let text = try ProcessTests.spawn(["admin", "users", "show", "uid-fb", "--database", database, "--config", config])
+        #expect(try await text.wait() == 0)
+        #expect(text.stdout.contains("origin"))
+        #expect(text.stdout.contains("from users.json #1"))
+        #expect(text.stdout.contains("facebook.com fb-1"))
+    }
+}
