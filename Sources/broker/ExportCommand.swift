@@ -30,13 +30,16 @@ enum ExportCommand {
             clockSkew: config.clockSkew, allowInsecureURLs: config.allowInsecureProviderURLs)
         let registry = try ProviderRegistry(config: config, catalog: .builtIn, context: context)
         var names: [ProviderID: String] = [:]
-        for (firebaseID, provider) in FirebaseImportOptions.wellKnownProviders(registry) { names[provider] = firebaseID }
+        for (firebaseID, provider) in FirebaseImportOptions.wellKnownProviders(registry) {
+            names[provider] = firebaseID
+        }
 
         let (store, database) = try await Startup.openStore(options.database, environment: environment)
         defer { Task { await database.close() } }
         let partial = target.appendingPathExtension("partial")
         try? FileManager.default.removeItem(at: partial)
-        guard FileManager.default.createFile(atPath: partial.path, contents: nil, attributes: [.posixPermissions: 0o600]),
+        guard
+            FileManager.default.createFile(atPath: partial.path, contents: nil, attributes: [.posixPermissions: 0o600]),
             let handle = FileHandle(forWritingAtPath: partial.path)
         else {
             BrokerCLI.printError("broker admin export: cannot write \(partial.path)")
@@ -48,7 +51,9 @@ enum ExportCommand {
             report = try await FirebaseExporter(store: store, firebaseNames: names).export(
                 to: { bytes in try handle.write(contentsOf: bytes) },
                 progress: { done in
-                    if done > 0, done % 10_000 == 0 { FileHandle.standardError.write(Data("export: \(done) users\n".utf8)) }
+                    if done > 0, done % 10_000 == 0 {
+                        FileHandle.standardError.write(Data("export: \(done) users\n".utf8))
+                    }
                 })
             try handle.synchronize()
         } catch {
@@ -61,10 +66,12 @@ enum ExportCommand {
             try FileManager.default.moveItem(at: partial, to: target)
         }
         if options.switches.contains("--json") {
-            print(AdminCommand.pretty([
-                "users": .int(Int64(report.users)), "derivedHashesSkipped": .int(Int64(report.derivedHashesSkipped)),
-                "unreadableHashesSkipped": .int(Int64(report.unreadableHashesSkipped)),
-            ]))
+            print(
+                AdminCommand.pretty([
+                    "users": .int(Int64(report.users)),
+                    "derivedHashesSkipped": .int(Int64(report.derivedHashesSkipped)),
+                    "unreadableHashesSkipped": .int(Int64(report.unreadableHashesSkipped)),
+                ]))
         } else {
             print("exported \(report.users) users to \(target.path)")
             if report.derivedHashesSkipped > 0 {

@@ -8,7 +8,9 @@ import Testing
 /// kind of stored hash written so that the import reads it back to the same stored form without flags.
 @Suite struct FirebaseExporterTests {
     /// Exports `store` into memory, returning the parsed file, the report and how many pieces were written.
-    static func export(_ store: any AccountDirectory, names: [ProviderID: String] = [:]) async throws -> (JSONValue, FirebaseExporter.Report, Int) {
+    static func export(
+        _ store: any AccountDirectory, names: [ProviderID: String] = [:]
+    ) async throws -> (JSONValue, FirebaseExporter.Report, Int) {
         var bytes: [UInt8] = []
         var pieces = 0
         let report = try await FirebaseExporter(store: store, firebaseNames: names).export(to: { piece in
@@ -25,7 +27,9 @@ import Testing
             // Half of them share a creation time, so the pages' (createdAt, uid) order is what keeps each once.
             for index in 0..<total {
                 try await fixture.store.create(
-                    Account(id: AccountID(String(format: "u%05d", index)), createdAt: Date(timeIntervalSince1970: Double(1_700_000_000 + index % 2))))
+                    Account(
+                        id: AccountID(String(format: "u%05d", index)),
+                        createdAt: Date(timeIntervalSince1970: Double(1_700_000_000 + index % 2))))
             }
             let (file, report, pieces) = try await Self.export(fixture.store)
             #expect(report == FirebaseExporter.Report(users: total))
@@ -66,7 +70,8 @@ import Testing
         #expect((user["brokerHashConfig"] == nil) == stored.hasPrefix("$argon2id$"))
 
         let target = MemoryBrokerStore(clock: ManualClock())
-        let importer = FirebaseImporter(store: target, options: try FirebaseImportOptions(hash: nil), clock: ManualClock(), source: "backup.json")
+        let importer = FirebaseImporter(
+            store: target, options: try FirebaseImportOptions(hash: nil), clock: ManualClock(), source: "backup.json")
         let report = try await importer.run(try FirebaseExport(data: Data(file.serialized())))
         #expect(report == FirebaseImporter.Report(imported: 1))
         let imported = try #require(try await target.account(id: account.id))
@@ -81,8 +86,11 @@ import Testing
         try await store.create(
             Account(
                 id: AccountID("kakao-made"), email: "k@example.kr", createdAt: created,
-                identities: [Identity(provider: ProviderID("kakao"), subject: "4100005151", email: nil, linkedAt: created)],
-                passwordHash: "$argon2id$v=19$m=19456,t=2,p=1$ZGVyaXZlZHNhbHQ$ZGVyaXZlZGhhc2hkZXJpdmVk", passwordDerived: true))
+                identities: [
+                    Identity(provider: ProviderID("kakao"), subject: "4100005151", email: nil, linkedAt: created)
+                ],
+                passwordHash: "$argon2id$v=19$m=19456,t=2,p=1$ZGVyaXZlZHNhbHQ$ZGVyaXZlZGhhc2hkZXJpdmVk",
+                passwordDerived: true))
         try await store.create(Account(id: AccountID("odd"), createdAt: created, passwordHash: "$md5$nothing-we-read"))
         let (file, report, _) = try await Self.export(store, names: [ProviderID("google"): "google.com"])
         #expect(report == FirebaseExporter.Report(users: 2, derivedHashesSkipped: 1, unreadableHashesSkipped: 1))
@@ -90,23 +98,41 @@ import Testing
         #expect(users.allSatisfy { $0["passwordHash"] == nil && $0["salt"] == nil })
         #expect(!String(decoding: file.serialized(), as: UTF8.self).contains("ZGVyaXZlZGhhc2hkZXJpdmVk"))
         // The Kakao identity is kept, under the broker's provider id (Firebase has no name of its own for it).
-        #expect(users[0]["providerUserInfo"] == [
-            ["providerId": "kakao", "rawId": "4100005151", "brokerProvider": "kakao", "brokerLinkedAt": "1600000000000"]
-        ])
+        #expect(
+            users[0]["providerUserInfo"] == [
+                [
+                    "providerId": "kakao", "rawId": "4100005151", "brokerProvider": "kakao",
+                    "brokerLinkedAt": "1600000000000",
+                ]
+            ])
     }
 
     /// The extension fields are checked as the rest of a record is: a bad one refuses that user alone.
     @Test(arguments: [
         (#"{"localId": "a", "brokerOrigin": "Not An Origin"}"#, "INVALID_FIELD: brokerOrigin"),
-        (#"{"localId": "a", "passwordHash": "aGFzaA", "brokerHashConfig": {"hashAlgo": "MD5"}}"#, "INVALID_FIELD: brokerHashConfig (UNSUPPORTED_HASH_ALGORITHM)"),
-        (#"{"localId": "a", "passwordHash": "aGFzaA", "brokerHashConfig": {"hashAlgo": "SCRYPT", "rounds": 8, "memCost": 20, "hashKey": "a2V5"}}"#, "INVALID_FIELD: brokerHashConfig (HASH_PARAMETER_OUT_OF_RANGE)"),
-        (#"{"localId": "a", "passwordHash": "aGFzaA", "brokerHashConfig": {"hashAlgo": "SCRYPT", "extra": 1}}"#, "INVALID_FIELD: brokerHashConfig (MALFORMED_IMPORTED_HASH)"),
-        (#"{"localId": "a", "providerUserInfo": [{"providerId": "x", "rawId": "1", "brokerProvider": "UPPER"}]}"#, "INVALID_PROVIDER_USER_INFO: providerUserInfo[0].brokerProvider"),
+        (
+            #"{"localId": "a", "passwordHash": "aGFzaA", "brokerHashConfig": {"hashAlgo": "MD5"}}"#,
+            "INVALID_FIELD: brokerHashConfig (UNSUPPORTED_HASH_ALGORITHM)"
+        ),
+        (
+            #"{"localId": "a", "passwordHash": "aGFzaA", "brokerHashConfig": {"hashAlgo": "SCRYPT", "rounds": 8, "memCost": 20, "hashKey": "a2V5"}}"#,
+            "INVALID_FIELD: brokerHashConfig (HASH_PARAMETER_OUT_OF_RANGE)"
+        ),
+        (
+            #"{"localId": "a", "passwordHash": "aGFzaA", "brokerHashConfig": {"hashAlgo": "SCRYPT", "extra": 1}}"#,
+            "INVALID_FIELD: brokerHashConfig (MALFORMED_IMPORTED_HASH)"
+        ),
+        (
+            #"{"localId": "a", "providerUserInfo": [{"providerId": "x", "rawId": "1", "brokerProvider": "UPPER"}]}"#,
+            "INVALID_PROVIDER_USER_INFO: providerUserInfo[0].brokerProvider"
+        ),
     ])
     func badExtensionFieldsRefuseTheUser(_ record: String, reason: String) async throws {
         let store = MemoryBrokerStore(clock: ManualClock())
         let export = try FirebaseExport(data: Data(("{\"users\": [" + record + "]}").utf8))
-        let report = try await FirebaseImporter(store: store, options: try FirebaseImportOptions(hash: nil), clock: ManualClock()).run(export)
+        let report = try await FirebaseImporter(
+            store: store, options: try FirebaseImportOptions(hash: nil), clock: ManualClock()
+        ).run(export)
         #expect(report.failed.map(\.reason) == [reason])
         #expect(report.imported == 0)
         #expect(try await store.account(id: AccountID("a")) == nil)

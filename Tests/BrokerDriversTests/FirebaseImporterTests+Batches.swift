@@ -49,7 +49,9 @@ extension FirebaseImporterTests {
         ) async throws -> Account? {
             try await store.update(linkedTo: provider, subject: subject, options: options, body)
         }
-        func delete(id: AccountID, options: AccountWriteOptions) async throws { try await store.delete(id: id, options: options) }
+        func delete(id: AccountID, options: AccountWriteOptions) async throws {
+            try await store.delete(id: id, options: options)
+        }
     }
 
     static func users(_ count: Int) -> [String] {
@@ -69,7 +71,9 @@ extension FirebaseImporterTests {
             #expect(report == FirebaseImporter.Report(imported: 12))
             #expect(counting.batchSizes == [5, 5, 2])
             #expect(calls.entries == [[5, 12], [10, 12], [12, 12]])
-            for index in 0..<12 { #expect(try await fixture.store.account(id: AccountID("u\(index)"))?.email == "u\(index)@example.com") }
+            for index in 0..<12 {
+                #expect(try await fixture.store.account(id: AccountID("u\(index)"))?.email == "u\(index)@example.com")
+            }
         }
     }
 
@@ -84,7 +88,9 @@ extension FirebaseImporterTests {
             }
             #expect(failing.batchSizes == [4, 4, 4])
             var prefix: [Account] = []
-            for index in 0..<8 { prefix.append(try #require(try await fixture.store.account(id: AccountID("u\(index)")))) }
+            for index in 0..<8 {
+                prefix.append(try #require(try await fixture.store.account(id: AccountID("u\(index)"))))
+            }
             for index in 8..<12 { #expect(try await fixture.store.account(id: AccountID("u\(index)")) == nil) }
 
             // The second run reports the rest imported and leaves the prefix as it was.

@@ -10,7 +10,8 @@ extension StoreConformanceTests {
         try await withStore(backend) { fixture in
             let store = fixture.store
             let present = Self.account("present", email: "present@example.com", name: "Before")
-            let owner = Self.account("owner", email: "owner@example.com", identities: [Self.identity("google", "g-owned")])
+            let owner = Self.account(
+                "owner", email: "owner@example.com", identities: [Self.identity("google", "g-owned")])
             try await store.create(present)
             try await store.create(owner)
 
@@ -20,7 +21,9 @@ extension StoreConformanceTests {
                 Self.importedAccount("new1"),
                 changedPresent,
                 Self.account("emailclash", email: "OWNER@example.com"),
-                Self.account("identityclash", email: "ic@example.com", identities: [Self.identity("apple", "a-free"), Self.identity("google", "g-owned", at: 1)]),
+                Self.account(
+                    "identityclash", email: "ic@example.com",
+                    identities: [Self.identity("apple", "a-free"), Self.identity("google", "g-owned", at: 1)]),
                 Self.importedAccount("new2"),
             ]
             let outcomes = try await store.importAccounts(batch)
@@ -35,7 +38,10 @@ extension StoreConformanceTests {
             #expect(try await store.account(provider: ProviderID("apple"), subject: "a-free") == nil)
 
             // Again: everything is present now or still taken.
-            #expect(try await store.importAccounts(batch) == [.unchanged, .unchanged, .emailTaken, .identityTaken(ProviderID("google")), .unchanged])
+            #expect(
+                try await store.importAccounts(batch) == [
+                    .unchanged, .unchanged, .emailTaken, .identityTaken(ProviderID("google")), .unchanged,
+                ])
             #expect(try await store.importAccounts([]) == [])
         }
     }
@@ -44,7 +50,8 @@ extension StoreConformanceTests {
     func aBatchWithAnAccountListingAnIdentityTwiceWritesNothing(backend: StoreBackend) async throws {
         try await withStore(backend) { fixture in
             let store = fixture.store
-            let twice = Self.account("twice", identities: [Self.identity("google", "g-1"), Self.identity("google", "g-1", at: 1)])
+            let twice = Self.account(
+                "twice", identities: [Self.identity("google", "g-1"), Self.identity("google", "g-1", at: 1)])
             let batch = [Self.importedAccount("first"), twice]
             await expectStoreError(.alreadyExists) {
                 let outcomes = try await store.importAccounts(batch)

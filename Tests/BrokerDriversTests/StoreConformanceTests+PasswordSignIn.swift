@@ -12,11 +12,13 @@ extension StoreConformanceTests {
     static func signInOptions(_ session: String, uid: String) -> AccountWriteOptions {
         AccountWriteOptions(
             issuing: SessionGrant(
-                tokenHash: "rt-\(session)", sessionID: session, signInProvider: "password", createdAt: date(ms: Self.t0 + 10),
+                tokenHash: "rt-\(session)", sessionID: session, signInProvider: "password",
+                createdAt: date(ms: Self.t0 + 10),
                 expiresAt: date(ms: Self.t0 + 86_400_000)),
             recording: [
                 AuditEvent(
-                    time: date(ms: Self.t0 + 10), uid: AccountID(uid), action: "sign_in", provider: "password", actor: .user,
+                    time: date(ms: Self.t0 + 10), uid: AccountID(uid), action: "sign_in", provider: "password",
+                    actor: .user,
                     outcome: "success", requestID: "req-\(session)")
             ])
     }
@@ -37,7 +39,8 @@ extension StoreConformanceTests {
             #expect(stored == signedIn)
             #expect(stored.origin == .import && stored.imported == imported.imported)
             #expect(try await store.refreshToken(hash: "rt-s1")?.sessionID == "s1")
-            #expect(try await store.auditEvents(uid: imported.id, before: nil, limit: 10).map(\.requestID) == ["req-s1"])
+            #expect(
+                try await store.auditEvents(uid: imported.id, before: nil, limit: 10).map(\.requestID) == ["req-s1"])
 
             // Without a rehash (an Argon2id hash already) only the sign-in is recorded.
             let again = try await store.recordPasswordSignIn(
@@ -69,14 +72,16 @@ extension StoreConformanceTests {
             try await store.create(derived)
             await Self.expectAccountError(.invalidLoginCredentials) {
                 _ = try await store.recordPasswordSignIn(
-                    id: derived.id, verifiedHash: Self.importedHash, rehash: Self.argon2Hash, at: date(ms: Self.t0 + 10),
+                    id: derived.id, verifiedHash: Self.importedHash, rehash: Self.argon2Hash,
+                    at: date(ms: Self.t0 + 10),
                     options: Self.signInOptions("s2", uid: "kakao-made"))
             }
             // A disabled account is refused inside the transaction too.
             _ = try await store.update(id: imported.id) { $0.disabled = true }
             await Self.expectAccountError(.userDisabled) {
                 _ = try await store.recordPasswordSignIn(
-                    id: imported.id, verifiedHash: Self.importedHash, rehash: Self.argon2Hash, at: date(ms: Self.t0 + 10),
+                    id: imported.id, verifiedHash: Self.importedHash, rehash: Self.argon2Hash,
+                    at: date(ms: Self.t0 + 10),
                     options: Self.signInOptions("s3", uid: "imp"))
             }
             await expectStoreError(.notFound) {
@@ -89,7 +94,9 @@ extension StoreConformanceTests {
             expected.disabled = true
             #expect(try await store.account(id: imported.id) == expected)
             #expect(try await store.account(id: derived.id) == derived)
-            for session in ["s1", "s2", "s3", "s4"] { #expect(try await store.refreshToken(hash: "rt-\(session)") == nil) }
+            for session in ["s1", "s2", "s3", "s4"] {
+                #expect(try await store.refreshToken(hash: "rt-\(session)") == nil)
+            }
             #expect(try await store.auditEvents(uid: nil, before: nil, limit: 10).isEmpty)
         }
     }

@@ -29,7 +29,9 @@ import Testing
             #expect(ann["origin"] == "signup")
             #expect(ann["import"] == .null)
 
-            let google = try await broker.googleSignIn(["sub": "g-bo", "email": "bo@example.com", "email_verified": true])
+            let google = try await broker.googleSignIn([
+                "sub": "g-bo", "email": "bo@example.com", "email_verified": true,
+            ])
             #expect(google.status == 201)
             let boUid = try #require(google.json?["user"]?["uid"]?.stringValue)
             #expect(try await broker.store.account(id: AccountID(boUid))?.origin == .provider(ProviderID("google")))
@@ -40,7 +42,9 @@ import Testing
             #expect(signUp.json?["user"]?["origin"] == nil)
 
             // A later sign-in does not change it.
-            let again = try await broker.googleSignIn(["sub": "g-bo", "email": "bo@example.com", "email_verified": true])
+            let again = try await broker.googleSignIn([
+                "sub": "g-bo", "email": "bo@example.com", "email_verified": true,
+            ])
             #expect(again.status == 200)
             #expect(try await broker.store.account(id: AccountID(boUid))?.origin == .provider(ProviderID("google")))
         }
@@ -53,26 +57,39 @@ import Testing
             try await broker.store.create(
                 Account(
                     id: AccountID("firebase-uid-1"), email: "cy@example.com", emailVerified: true, createdAt: linkedAt,
-                    identities: [Identity(provider: ProviderID("google"), subject: "g-cy", email: "cy@example.com", linkedAt: linkedAt)],
+                    identities: [
+                        Identity(
+                            provider: ProviderID("google"), subject: "g-cy", email: "cy@example.com", linkedAt: linkedAt
+                        )
+                    ],
                     origin: .import,
                     imported: AccountImport(
                         importedAt: importedAt, file: "users.json", index: 7,
                         otherIdentities: [
-                            Identity(provider: ProviderID("facebook.com"), subject: "fb-cy", email: "cy@fb.example", linkedAt: linkedAt)
+                            Identity(
+                                provider: ProviderID("facebook.com"), subject: "fb-cy", email: "cy@fb.example",
+                                linkedAt: linkedAt)
                         ])))
 
             let user = try await Self.adminUser(broker, "firebase-uid-1")
             #expect(user["origin"] == "import")
-            #expect(user["import"] == .object([
-                "importedAt": .string(importedAt.rfc3339), "file": "users.json", "index": 7,
-                "identities": [
-                    ["provider": "facebook.com", "subject": "fb-cy", "email": "cy@fb.example", "linkedAt": .string(linkedAt.rfc3339)]
-                ],
-            ]))
+            #expect(
+                user["import"]
+                    == .object([
+                        "importedAt": .string(importedAt.rfc3339), "file": "users.json", "index": 7,
+                        "identities": [
+                            [
+                                "provider": "facebook.com", "subject": "fb-cy", "email": "cy@fb.example",
+                                "linkedAt": .string(linkedAt.rfc3339),
+                            ]
+                        ],
+                    ]))
             #expect(user["identities"]?.arrayValue?.map { $0["provider"] } == ["google"])
 
             // The user's own answers list only the identities it signs in with.
-            let google = try await broker.googleSignIn(["sub": "g-cy", "email": "cy@example.com", "email_verified": true])
+            let google = try await broker.googleSignIn([
+                "sub": "g-cy", "email": "cy@example.com", "email_verified": true,
+            ])
             #expect(google.status == 200)
             #expect(google.json?["user"]?["uid"] == "firebase-uid-1")
             #expect(google.json?["user"]?["identities"]?.arrayValue?.map { $0["provider"] } == ["google"])
@@ -97,13 +114,16 @@ extension AccountOriginTests {
         let directory = try ProcessTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = directory.appendingPathComponent("b.sqlite").path
-        let user = #"{"localId": "uid-fb", "email": "fb@example.com", "providerUserInfo": [{"providerId": "facebook.com", "rawId": "fb-1"}]}"#
+        let user =
+            #"{"localId": "uid-fb", "email": "fb@example.com", "providerUserInfo": [{"providerId": "facebook.com", "rawId": "fb-1"}]}"#
         let file = try FirebaseImportTests.write([FirebaseImportTests.googleUser, user], in: directory)
         let (status, _, _) = try await FirebaseImportTests.runImport([file], database: database)
         #expect(status == 0)
         let config = directory.appendingPathComponent("providers.json").path
 
-        let json = try ProcessTests.spawn(["admin", "users", "show", "uid-fb", "--json", "--database", database, "--config", config])
+        let json = try ProcessTests.spawn([
+            "admin", "users", "show", "uid-fb", "--json", "--database", database, "--config", config,
+        ])
         #expect(try await json.wait() == 0)
         let shown = try #require(JSONValue.parse(Array(json.stdout.utf8)))
         #expect(shown["origin"] == "import")
@@ -112,7 +132,9 @@ extension AccountOriginTests {
         #expect(shown["import"]?["identities"]?.arrayValue?.map { $0["provider"] } == ["facebook.com"])
         #expect(shown["identities"] == [])
 
-        let text = try ProcessTests.spawn(["admin", "users", "show", "uid-fb", "--database", database, "--config", config])
+        let text = try ProcessTests.spawn([
+            "admin", "users", "show", "uid-fb", "--database", database, "--config", config,
+        ])
         #expect(try await text.wait() == 0)
         #expect(text.stdout.contains("origin"))
         #expect(text.stdout.contains("from users.json #1"))

@@ -16,7 +16,9 @@ import Testing
     }
 
     /// A database of `backend`: a file in `directory`, or a fresh schema (dropped by the caller).
-    static func database(_ backend: Backend, in directory: URL, name: String) async throws -> (String, PostgresContractSchema?) {
+    static func database(
+        _ backend: Backend, in directory: URL, name: String
+    ) async throws -> (String, PostgresContractSchema?) {
         switch backend {
         case .sqlite: return (directory.appendingPathComponent("\(name).sqlite").path, nil)
         case .postgres:
@@ -43,7 +45,8 @@ import Testing
     /// verifier: OpenSSL's scrypt and AES-CTR called directly).
     static func scryptHash(_ password: String, salt: [UInt8]) throws -> String {
         let key = try #require(FirebaseBase64.decode(FirebaseImportTests.hashFlags[3]))
-        let derived = try Scrypt.derive(password: Array(password.utf8), salt: salt + [7], n: 1 << 14, r: 8, p: 1, length: 32)
+        let derived = try Scrypt.derive(
+            password: Array(password.utf8), salt: salt + [7], n: 1 << 14, r: 8, p: 1, length: 32)
         return Base64.encode(try AESCTR.aes256(key: derived, iv: [UInt8](repeating: 0, count: 16), data: key))
     }
 
@@ -61,7 +64,8 @@ import Testing
                {"providerId": "facebook.com", "rawId": "fb-jane", "email": "jane@fb.example"}]}
             """#
         let readme = FirebaseImportTests.readmeUser.replacingOccurrences(
-            of: #""createdAt": "1508893925000","#, with: #""createdAt": "1508893925000", "customAttributes": "{\"role\": \"admin\"}","#)
+            of: #""createdAt": "1508893925000","#,
+            with: #""createdAt": "1508893925000", "customAttributes": "{\"role\": \"admin\"}","#)
         let disabled = #"""
             {"localId": "apple-only", "disabled": true, "createdAt": "1508893925001",
              "providerUserInfo": [{"providerId": "apple.com", "rawId": "a-only"}]}
@@ -120,7 +124,8 @@ import Testing
         let users = try FirebaseImportTests.write(Self.fixture(), in: directory)
 
         // 1. The Firebase export into the first database.
-        let imported = try await run(["admin", "import", "firebase", users, "--json"] + FirebaseImportTests.hashFlags, database: first)
+        let imported = try await run(
+            ["admin", "import", "firebase", users, "--json"] + FirebaseImportTests.hashFlags, database: first)
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(JSONValue.parse(Array(imported.stdout.utf8)) == .object(["imported": 3, "unchanged": 0, "failed": []]))
 
@@ -129,22 +134,32 @@ import Testing
         try await Self.withStore(first) { store in
             try await store.create(
                 Account(
-                    id: AccountID("kakao-made"), email: "lee@example.kr", emailVerified: true, createdAt: Date(timeIntervalSince1970: 1_700_000_000),
-                    identities: [Identity(provider: ProviderID("kakao"), subject: "4100005151", email: "lee@example.kr", linkedAt: Date(timeIntervalSince1970: 1_700_000_000))],
+                    id: AccountID("kakao-made"), email: "lee@example.kr", emailVerified: true,
+                    createdAt: Date(timeIntervalSince1970: 1_700_000_000),
+                    identities: [
+                        Identity(
+                            provider: ProviderID("kakao"), subject: "4100005151", email: "lee@example.kr",
+                            linkedAt: Date(timeIntervalSince1970: 1_700_000_000))
+                    ],
                     passwordHash: derivedHash, passwordDerived: true, origin: .provider(ProviderID("kakao"))))
         }
 
         // 2. A server on it: Jane signs in with her Firebase password (now Argon2id), someone signs up.
         let onFirst = try await BrokerProcess.start(environment: ["BROKER_CONFIG": config, "BROKER_DATABASE": first])
-        let jane = try await onFirst.post("/v1/signin/password", ["email": "jane@example.com", "password": "jane-password"])
+        let jane = try await onFirst.post(
+            "/v1/signin/password", ["email": "jane@example.com", "password": "jane-password"])
         #expect(jane.status == 200)
         let signUp = try await onFirst.post("/v1/signup", ["email": "new@example.com", "password": "new-password"])
         #expect(signUp.status == 201)
         let newUid = try #require(signUp.json?["user"]?["uid"]?.stringValue)
         #expect(try await onFirst.stop() == 0)
 
-        let uids = ["kYi4EvWQlQTKSfnJ3dRSP6IH3ed2", "firebase-uid-of-jane", "apple-only", "kakao-made", newUid].map { AccountID($0) }
-        let before = try await Self.withStore(first) { store in try await uids.asyncMap { try await store.account(id: $0) } }
+        let uids = ["kYi4EvWQlQTKSfnJ3dRSP6IH3ed2", "firebase-uid-of-jane", "apple-only", "kakao-made", newUid].map {
+            AccountID($0)
+        }
+        let before = try await Self.withStore(first) { store in
+            try await uids.asyncMap { try await store.account(id: $0) }
+        }
         #expect(before.allSatisfy { $0 != nil })
         #expect(before[0]?.passwordHash?.hasPrefix("$firebase-scrypt$") == true)
         #expect(before[1]?.passwordHash?.hasPrefix("$argon2id$") == true)
@@ -153,22 +168,31 @@ import Testing
         let exportPath = directory.appendingPathComponent("backup.json").path
         let exported = try await run(["admin", "export", exportPath, "--json"], database: first)
         #expect(exported.status == 0, "\(exported.stderr)")
-        #expect(JSONValue.parse(Array(exported.stdout.utf8)) == .object(["users": 5, "derivedHashesSkipped": 1, "unreadableHashesSkipped": 0]))
+        #expect(
+            JSONValue.parse(Array(exported.stdout.utf8))
+                == .object(["users": 5, "derivedHashesSkipped": 1, "unreadableHashesSkipped": 0]))
         let attributes = try FileManager.default.attributesOfItem(atPath: exportPath)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         #expect(!FileManager.default.fileExists(atPath: exportPath + ".partial"))
         let file = try #require(JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: exportPath)))))
-        let byUid = Dictionary(uniqueKeysWithValues: try #require(file["users"]?.arrayValue).map { ($0["localId"]?.stringValue ?? "", $0) })
+        let byUid = Dictionary(
+            uniqueKeysWithValues: try #require(file["users"]?.arrayValue).map { ($0["localId"]?.stringValue ?? "", $0) }
+        )
         #expect(byUid.count == 5)
         let readme = try #require(byUid["kYi4EvWQlQTKSfnJ3dRSP6IH3ed2"])
-        #expect(readme["passwordHash"] == "lSrfV15cpx95/sZS2W9c9Kp6i/LVgQNDNC/qzrCnh1SAyZvqmZqAjTdn3aoItz+VHjoZilo78198JAdRuid5lQ==")
+        #expect(
+            readme["passwordHash"]
+                == "lSrfV15cpx95/sZS2W9c9Kp6i/LVgQNDNC/qzrCnh1SAyZvqmZqAjTdn3aoItz+VHjoZilo78198JAdRuid5lQ==")
         #expect(readme["salt"] == "42xEC+ixf3L2lw==")
         #expect(readme["brokerHashConfig"]?["hashAlgo"] == "SCRYPT")
         #expect(readme["brokerHashConfig"]?["rounds"] == 8 && readme["brokerHashConfig"]?["memCost"] == 14)
         #expect(readme["brokerOrigin"] == "import")
-        #expect(readme["customAttributes"]?.stringValue.flatMap { JSONValue.parse(Array($0.utf8)) } == ["role": "admin"])
+        #expect(
+            readme["customAttributes"]?.stringValue.flatMap { JSONValue.parse(Array($0.utf8)) } == ["role": "admin"])
         let janeOut = try #require(byUid["firebase-uid-of-jane"])
-        let phc = janeOut["passwordHash"]?.stringValue.flatMap(Base64.decode).map { String(decoding: $0, as: UTF8.self) }
+        let phc = janeOut["passwordHash"]?.stringValue.flatMap(Base64.decode).map {
+            String(decoding: $0, as: UTF8.self)
+        }
         #expect(phc == before[1]?.passwordHash)
         #expect(janeOut["salt"] == nil && janeOut["brokerHashConfig"] == nil)
         let providerIds = janeOut["providerUserInfo"]?.arrayValue?.compactMap { $0["providerId"]?.stringValue }
@@ -177,13 +201,18 @@ import Testing
         #expect(byUid["kakao-made"]?["brokerOrigin"] == "kakao")
         #expect(byUid[newUid]?["brokerOrigin"] == "signup")
         let text = try String(contentsOfFile: exportPath, encoding: .utf8)
-        #expect(!text.contains(Base64.encode(Array(derivedHash.utf8))) && !text.contains("argon2id$v=19$m=19456,t=2,p=1$" + derivedHash.split(separator: "$")[3]))
+        #expect(
+            !text.contains(Base64.encode(Array(derivedHash.utf8)))
+                && !text.contains("argon2id$v=19$m=19456,t=2,p=1$" + derivedHash.split(separator: "$")[3]))
 
         // 4. Into a fresh database, without hash flags.
         let reimported = try await run(["admin", "import", "firebase", exportPath, "--json"], database: second)
         #expect(reimported.status == 0, "\(reimported.stderr)")
-        #expect(JSONValue.parse(Array(reimported.stdout.utf8)) == .object(["imported": 5, "unchanged": 0, "failed": []]))
-        let after = try await Self.withStore(second) { store in try await uids.asyncMap { try await store.account(id: $0) } }
+        #expect(
+            JSONValue.parse(Array(reimported.stdout.utf8)) == .object(["imported": 5, "unchanged": 0, "failed": []]))
+        let after = try await Self.withStore(second) { store in
+            try await uids.asyncMap { try await store.account(id: $0) }
+        }
         #expect(after.map { $0.map(Self.comparable) } == before.map { $0.map(Self.comparable) })
         #expect(after.map { $0?.imported?.otherIdentities } == before.map { $0?.imported?.otherIdentities ?? [] })
         #expect(after[1]?.imported?.otherIdentities.map(\.provider.rawValue) == ["facebook.com"])
@@ -192,27 +221,43 @@ import Testing
 
         // 5. Both kinds of password work on the new database; the Firebase one is upgraded there in turn.
         let onSecond = try await BrokerProcess.start(environment: ["BROKER_CONFIG": config, "BROKER_DATABASE": second])
-        let scrypt = try await onSecond.post("/v1/signin/password", ["email": "user1@test.com", "password": "user1password"])
+        let scrypt = try await onSecond.post(
+            "/v1/signin/password", ["email": "user1@test.com", "password": "user1password"])
         #expect(scrypt.status == 200)
         #expect(scrypt.json?["user"]?["uid"] == "kYi4EvWQlQTKSfnJ3dRSP6IH3ed2")
         #expect(Self.claims(ofIDToken: scrypt)?["role"] == "admin")
-        let argon = try await onSecond.post("/v1/signin/password", ["email": "jane@example.com", "password": "jane-password"])
+        let argon = try await onSecond.post(
+            "/v1/signin/password", ["email": "jane@example.com", "password": "jane-password"])
         #expect(argon.status == 200)
         #expect(argon.json?["user"]?["uid"] == "firebase-uid-of-jane")
         #expect(Self.claims(ofIDToken: argon)?["tier"] == 2)
-        let wrong = try await onSecond.post("/v1/signin/password", ["email": "jane@example.com", "password": "jane-passworD"])
+        let wrong = try await onSecond.post(
+            "/v1/signin/password", ["email": "jane@example.com", "password": "jane-passworD"])
         #expect(wrong.errorCode == "INVALID_LOGIN_CREDENTIALS")
-        let signedUp = try await onSecond.post("/v1/signup", ["email": "new@example.com", "password": "other-password"])
+        let signedUp = try await onSecond.post(
+            "/v1/signup", ["email": "new@example.com", "password": "other-password"])
         #expect(signedUp.errorCode == "EMAIL_EXISTS")
-        #expect(try await onSecond.post("/v1/signin/password", ["email": "new@example.com", "password": "new-password"]).status == 200)
+        #expect(
+            try await onSecond.post("/v1/signin/password", ["email": "new@example.com", "password": "new-password"])
+                .status == 200)
         let google = try await onSecond.post(
             "/v1/signin/google",
-            ["idToken": .string(try stubs.idToken("google", claims: ["sub": "g-jane", "email": "jane@example.com", "email_verified": true]))])
+            [
+                "idToken": .string(
+                    try stubs.idToken(
+                        "google", claims: ["sub": "g-jane", "email": "jane@example.com", "email_verified": true]))
+            ])
         #expect(google.status == 200)
         #expect(google.json?["isNewUser"] == false)
         #expect(google.json?["user"]?["uid"] == "firebase-uid-of-jane")
         let disabled = try await onSecond.post(
-            "/v1/signin/apple", ["identityToken": .string(try stubs.idToken("apple", claims: ["sub": "a-only", "nonce": .string(TestTokens.hashedNonce("n-1"))])), "rawNonce": "n-1"])
+            "/v1/signin/apple",
+            [
+                "identityToken": .string(
+                    try stubs.idToken(
+                        "apple", claims: ["sub": "a-only", "nonce": .string(TestTokens.hashedNonce("n-1"))])),
+                "rawNonce": "n-1",
+            ])
         #expect(disabled.errorCode == "USER_DISABLED")
         #expect(try await onSecond.stop() == 0)
         let upgraded = try await Self.withStore(second) { try await $0.account(id: uids[0]) }

@@ -12,26 +12,40 @@ extension ImportedPasswordHash {
         func int(_ value: Int) -> JSONValue { .int(Int64(value)) }
         switch self {
         case let .firebaseScrypt(signerKey, separator, rounds, memoryCost, salt, hash):
-            return (hash, salt, .object([
-                "hashAlgo": "SCRYPT", "hashKey": b64(signerKey), "saltSeparator": b64(separator), "rounds": int(rounds),
-                "memCost": int(memoryCost),
-            ]))
+            return (
+                hash, salt,
+                .object([
+                    "hashAlgo": "SCRYPT", "hashKey": b64(signerKey), "saltSeparator": b64(separator),
+                    "rounds": int(rounds),
+                    "memCost": int(memoryCost),
+                ])
+            )
         case let .standardScrypt(n, blockSize, parallelization, separator, salt, hash):
-            return (hash, salt, .object([
-                "hashAlgo": "STANDARD_SCRYPT", "saltSeparator": b64(separator), "memCost": int(n),
-                "blockSize": int(blockSize), "parallelization": int(parallelization), "dkLen": int(hash.count),
-            ]))
+            return (
+                hash, salt,
+                .object([
+                    "hashAlgo": "STANDARD_SCRYPT", "saltSeparator": b64(separator), "memCost": int(n),
+                    "blockSize": int(blockSize), "parallelization": int(parallelization), "dkLen": int(hash.count),
+                ])
+            )
         case .bcrypt(let crypt):
             return (Array(crypt.utf8), nil, .object(["hashAlgo": "BCRYPT"]))
         case let .pbkdf2SHA256(rounds, separator, salt, hash):
-            return (hash, salt, .object([
-                "hashAlgo": "PBKDF2_SHA256", "saltSeparator": b64(separator), "rounds": int(rounds), "dkLen": int(hash.count),
-            ]))
+            return (
+                hash, salt,
+                .object([
+                    "hashAlgo": "PBKDF2_SHA256", "saltSeparator": b64(separator), "rounds": int(rounds),
+                    "dkLen": int(hash.count),
+                ])
+            )
         case let .hmacSHA256(key, order, separator, salt, hash):
-            return (hash, salt, .object([
-                "hashAlgo": "HMAC_SHA256", "hashKey": b64(key), "saltSeparator": b64(separator),
-                "hashInputOrder": .string(order == .saltFirst ? "SALT_FIRST" : "PASSWORD_FIRST"),
-            ]))
+            return (
+                hash, salt,
+                .object([
+                    "hashAlgo": "HMAC_SHA256", "hashKey": b64(key), "saltSeparator": b64(separator),
+                    "hashInputOrder": .string(order == .saltFirst ? "SALT_FIRST" : "PASSWORD_FIRST"),
+                ])
+            )
         }
     }
 }

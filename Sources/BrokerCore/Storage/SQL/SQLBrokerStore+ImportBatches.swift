@@ -11,7 +11,9 @@ extension SQLBrokerStore {
         for account in accounts { try Self.requireDistinctIdentities(account.identities) }
         return try await write { connection in
             try accounts.map { account in
-                if try !connection.query(Self.selectUIDExists, [.text(account.id.rawValue)]).isEmpty { return .unchanged }
+                if try !connection.query(Self.selectUIDExists, [.text(account.id.rawValue)]).isEmpty {
+                    return .unchanged
+                }
                 if let email = account.email,
                     try !connection.query(Self.selectUIDByEmailKey, [.text(Self.emailKey(email))]).isEmpty
                 {
