@@ -12,6 +12,7 @@ enum AdminCommand {
                broker admin keys list|rotate [--json]
                broker admin audit [--uid U] [--limit N] [--json]
                broker admin import firebase FILE [hash flags] [--map-provider A=B]... [--dry-run] [--json]
+               broker admin export FILE [--json]
                broker admin outbox [--uid U] [--json]
         Every admin command takes --config and --database.
         """
@@ -24,6 +25,7 @@ enum AdminCommand {
         let words = options.positional
         guard let area = words.first else { throw UsageError(description: usage) }
         if area == "import" { return try await ImportCommand.run(options: options, environment: environment) }
+        if area == "export" { return try await ExportCommand.run(options: options, environment: environment) }
         let config = try BrokerConfig(contentsOf: options.configPath, environment: environment)
         let (store, database) = try await Startup.openStore(options.database, environment: environment)
         defer { Task { await database.close() } }

@@ -18,6 +18,7 @@ enum BrokerCLI {
                broker admin import firebase FILE [--hash-algo A --hash-key B64 --salt-separator B64 --rounds N
                  --mem-cost N ...] [--map-provider FIREBASE_ID=PROVIDER]... [--link-uid-prefix PREFIX=PROVIDER]...
                  [--dry-run] [--json]
+               broker admin export FILE [--json]
                broker admin outbox [--uid U] [--json]
                broker migrate-sqlite --from ./broker.sqlite --database postgres://…
                broker demo [--keep-running]

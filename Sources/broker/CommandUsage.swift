@@ -34,6 +34,7 @@ enum CommandUsage {
             case ("keys"?, _): return adminKeys
             case ("audit"?, _): return adminAudit
             case ("import"?, _): return ImportCommand.usage
+            case ("export"?, _): return ExportCommand.usage
             case ("outbox"?, _): return adminOutbox
             default: return AdminCommand.usage
             }

@@ -71,7 +71,7 @@ enum ImportCommand {
         do {
             // The importer checks the whole file before it writes anything.
             report = try await importer.run(
-                export, dryRun: options.switches.contains("--dry-run"), batchSize: 1000,
+                export, dryRun: options.switches.contains("--dry-run"),
                 progress: progress)
         } catch let error as ImportedHashError {
             BrokerCLI.printError("broker admin import: \(error)")

@@ -33,6 +33,7 @@ import Testing
         HelpCase(arguments: ["admin", "keys", "rotate", "--help"], usage: "usage: broker admin keys list|rotate"),
         HelpCase(arguments: ["admin", "audit", "--help"], usage: "usage: broker admin audit"),
         HelpCase(arguments: ["admin", "import", "firebase", "users.json", "-h"], usage: "usage: broker admin import firebase FILE"),
+        HelpCase(arguments: ["admin", "export", "users.json", "--help"], usage: "usage: broker admin export FILE"),
     ]
 
     /// Help prints the command's usage on stdout, exits 0, and does nothing else: no database is created, no

@@ -163,6 +163,62 @@ def cmd_get(args):
     sys.stdout.write(answer.decode(errors="replace") + "\n")
 
 
+def cmd_timed(args):
+    """Runs a command and prints its wall time, CPU time and peak RSS (the kernel's ru_maxrss, KiB) as JSON;
+    its stdout and stderr go to files."""
+    import subprocess
+    import time
+    with open(args.stdout, "wb") as out, open(args.stderr, "wb") as err:
+        started = time.monotonic()
+        child = subprocess.Popen(args.argv, stdout=out, stderr=err)
+        _, status, usage = os.wait4(child.pid, 0)
+        seconds = time.monotonic() - started
+    child.returncode = os.waitstatus_to_exitcode(status)
+    print(json.dumps({"seconds": seconds, "status": child.returncode, "peak_rss_kib": usage.ru_maxrss,
+                      "cpu_seconds": usage.ru_utime + usage.ru_stime}))
+
+
+def cmd_burst(args):
+    """Sends every body once, `--concurrency` at a time, all connections opened and released together; prints
+    the count, wall time, rate and latency percentiles of the burst as JSON."""
+    import time
+    with open(args.bodies) as handle:
+        bodies = [json.loads(line) for line in handle if line.strip()]
+    if not bodies:
+        raise SystemExit("benchctl: no bodies for the burst")
+    lock = threading.Lock()
+    queue = list(reversed(bodies))
+    barrier = threading.Barrier(args.concurrency)
+    latencies, statuses = [], {}
+
+    def worker(_):
+        _connection(args.broker).connect()  # connected before the burst starts
+        barrier.wait()
+        while True:
+            with lock:
+                if not queue:
+                    return
+                body = queue.pop()
+            started = time.monotonic()
+            status, _ = request(args.broker, "POST", args.path, body)
+            elapsed = time.monotonic() - started
+            with lock:
+                latencies.append(elapsed)
+                statuses[str(status)] = statuses.get(str(status), 0) + 1
+
+    started = time.monotonic()
+    parallel(worker, range(args.concurrency), args.concurrency)
+    seconds = time.monotonic() - started
+    ordered = sorted(latencies)
+
+    def percentile(p):
+        return ordered[min(len(ordered) - 1, max(0, int(round(p / 100 * len(ordered) + 0.5)) - 1))] * 1000
+
+    print(json.dumps({"requests": len(ordered), "seconds": seconds, "rate": len(ordered) / seconds,
+                      "p50_ms": percentile(50), "p99_ms": percentile(99), "max_ms": ordered[-1] * 1000,
+                      "statuses": statuses}))
+
+
 def cmd_config(args):
     """The broker config for the stubs at `--stub` (the shape of StubProviders.brokerConfig)."""
     base = args.stub
@@ -260,6 +316,19 @@ def main():
     account.add_argument("--pem", required=True)
     account.add_argument("--out", required=True)
     account.set_defaults(run=cmd_service_account)
+
+    timed = sub.add_parser("timed")
+    timed.add_argument("--stdout", required=True)
+    timed.add_argument("--stderr", required=True)
+    timed.add_argument("argv", nargs="+")
+    timed.set_defaults(run=cmd_timed)
+
+    burst = sub.add_parser("burst")
+    burst.add_argument("--broker", required=True)
+    burst.add_argument("--path", required=True)
+    burst.add_argument("--bodies", required=True)
+    burst.add_argument("--concurrency", type=int, default=50)
+    burst.set_defaults(run=cmd_burst)
 
     args = parser.parse_args()
     args.run(args)

@@ -171,10 +171,54 @@ def cmd_record(args):
     print(json.dumps(row))
 
 
+def cmd_import_row(args):
+    """Scenario 7's row: `broker admin import` timed by benchctl.py timed, with the import's --json report."""
+    timed = json.load(open(args.timed))
+    report = json.load(open(args.report)) if timed["status"] in (0, 1) else {}
+    failed = len(report.get("failed", [])) if report else None
+    row = {
+        "id": args.id, "name": args.name, "kind": "import", "users": args.users, "seconds": timed["seconds"],
+        "rate": args.users / timed["seconds"], "cpu_seconds": timed["cpu_seconds"],
+        "cpu_per_request_us": timed["cpu_seconds"] / args.users * 1e6, "hwm_kib": timed["peak_rss_kib"],
+        "status": timed["status"], "imported": report.get("imported"), "unchanged": report.get("unchanged"),
+        "failed": failed, "file_bytes": args.file_bytes,
+        "note": (f"`broker admin import firebase` of a {args.file_bytes / 1048576:.1f} MiB file: {timed['seconds']:.1f} s "
+                 f"wall, exit status {timed['status']}, imported {report.get('imported')}, unchanged "
+                 f"{report.get('unchanged')}, failed {failed}; CPU/req is CPU per user, peak RSS the process's "
+                 f"ru_maxrss"),
+    }
+    print(json.dumps(row))
+
+
+def cmd_burst_row(args):
+    """Scenario 8's row: a burst from benchctl.py burst, with the broker's CPU and RSS around it."""
+    burst = json.load(open(args.burst))
+    cpu = (args.cpu1 - args.cpu0) / args.clk_tck
+    ok = burst["statuses"].get("200", 0)
+    row = {
+        "id": args.id, "name": args.name, "kind": "burst", "connections": args.concurrency,
+        "requests": burst["requests"], "errors": burst["requests"] - ok, "rate": burst["rate"],
+        "seconds": burst["seconds"], "p50_ms": burst["p50_ms"], "p99_ms": burst["p99_ms"],
+        "max_ms": burst["max_ms"], "statuses": burst["statuses"], "cpu_seconds": cpu,
+        "cpu_per_request_us": cpu / burst["requests"] * 1e6 if burst["requests"] else None,
+        "broker_cores": cpu / burst["seconds"], "rss_kib": args.rss_kib, "hwm_kib": args.hwm_kib,
+        "start_hwm_kib": args.start_hwm_kib,
+        "note": (f"each request a user's first sign-in: a Firebase scrypt verification (N=2^14, r=8: 16 MiB) and "
+                 f"the Argon2id rehash (19 MiB), both on the broker's 2-thread hashing pool; statuses "
+                 f"{burst['statuses']}; max {burst['max_ms']:.0f} ms; peak RSS {args.start_hwm_kib / 1024:.1f} MiB "
+                 f"before the burst"),
+    }
+    print(json.dumps(row))
+
+
 def cmd_summary(_):
     row = json.loads(sys.stdin.readline())
     if "skipped" in row:
         print(f"  skipped: {row['skipped']}")
+        return
+    if row.get("kind") == "import":
+        print(f"  {row['users']} users in {row['seconds']:.1f} s ({row['rate']:.0f} users/s), peak RSS "
+              f"{row['hwm_kib'] / 1024:.1f} MiB, exit status {row['status']}")
         return
     cpu = row["cpu_per_request_us"] or 0
     db = f", PostgreSQL {row['db_cpu_per_request_us']:.0f} us CPU/req" if row.get("db_cpu_per_request_us") else ""
@@ -291,6 +335,19 @@ def cmd_table(args):
         if "skipped" in row:
             out.append(f"| {row['id']} | {row['name']} | | | | | | | | | | | | skipped: {row['skipped']} |")
             continue
+        if row.get("kind") == "import":
+            out.append(
+                f"| {row['id']} | {row['name']} | – | {row['users']:,} users | {fmt(row['failed'])} | "
+                f"{fmt(row['rate'])} users/s | – | – | {fmt(row['cpu_per_request_us'])} | – | – | "
+                f"{fmt(row['cpu_seconds'] / row['seconds'], 2)} | – | {fmt(row['hwm_kib'] / 1024, 1)} |")
+            continue
+        if row.get("kind") == "burst":
+            out.append(
+                f"| {row['id']} | {row['name']} | {row['connections']} | {row['requests']:,} | {row['errors']} | "
+                f"{fmt(row['rate'])} | {fmt(row['p50_ms'], 1)} | {fmt(row['p99_ms'], 1)} | "
+                f"{fmt(row['cpu_per_request_us'])} | – | – | {fmt(row['broker_cores'], 2)} | "
+                f"{fmt(row['rss_kib'] / 1024, 1)} | {fmt(row['hwm_kib'] / 1024, 1)} |")
+            continue
         floor_us = row.get("floor_us") or floor[row["floor"]] * 1e6
         cpu = row["cpu_per_request_us"]
         ratio = cpu / floor_us if cpu else None
@@ -358,6 +415,12 @@ def cmd_table(args):
         ok = max(mib, peak) <= 64
         out.append(f"| RSS after 100,000 sign-ins ≤ 64 MiB | {label} | "
                    f"{verdict(ok) if count >= 100000 else ('incomplete run: ' + verdict(ok))} |")
+    if "7" in by_id and by_id["7"].get("kind") == "import":
+        row = by_id["7"]
+        ok = row["seconds"] < 30 and row["hwm_kib"] / 1024 < 256 and row["status"] == 0
+        label = f"{row['users']:,} users in {row['seconds']:.1f} s, peak RSS {row['hwm_kib'] / 1024:.1f} MiB"
+        out.append(f"| 7: import of 100,000 users < 30 s, peak RSS < 256 MiB | {label} | "
+                   f"{verdict(ok) if row['users'] >= 100000 else ('smaller run: ' + verdict(ok))} |")
     small, large = by_id.get("6a"), by_id.get("6b")
     if small and large and "pending" not in small and "pending" not in large:
         ratio = large["p50_ms"] / small["p50_ms"]
@@ -410,6 +473,22 @@ def main():
     skipped.add_argument("--name", required=True)
     skipped.add_argument("--note", required=True)
     skipped.set_defaults(run=cmd_skipped)
+    import_row = sub.add_parser("import-row")
+    import_row.add_argument("--id", required=True)
+    import_row.add_argument("--name", required=True)
+    import_row.add_argument("--timed", required=True)
+    import_row.add_argument("--report", required=True)
+    import_row.add_argument("--users", type=int, required=True)
+    import_row.add_argument("--file-bytes", type=int, required=True)
+    import_row.set_defaults(run=cmd_import_row)
+    burst_row = sub.add_parser("burst-row")
+    burst_row.add_argument("--id", required=True)
+    burst_row.add_argument("--name", required=True)
+    burst_row.add_argument("--burst", required=True)
+    burst_row.add_argument("--concurrency", type=int, required=True)
+    for name in ("--cpu0", "--cpu1", "--clk-tck", "--rss-kib", "--hwm-kib", "--start-hwm-kib"):
+        burst_row.add_argument(name, type=int, required=True)
+    burst_row.set_defaults(run=cmd_burst_row)
     summary = sub.add_parser("summary")
     summary.set_defaults(run=cmd_summary)
     table = sub.add_parser("table")

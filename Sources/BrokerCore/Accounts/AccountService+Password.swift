@@ -19,7 +19,7 @@ extension AccountService {
         let now = clock.now
         let account = Account(
             id: AccountID.generate(), email: email, emailVerified: false, displayName: displayName, createdAt: now,
-            lastSignInAt: now, passwordHash: hash)
+            lastSignInAt: now, passwordHash: hash, origin: .signup)
         do {
             let events = requestID.map { [Self.passwordEvent("sign_up", uid: account.id, at: now, outcome: "created", requestID: $0)] }
             try await store.create(account, options: AccountWriteOptions(issuing: session, recording: events ?? []))
@@ -55,20 +55,19 @@ extension AccountService {
             try? await store.releaseLoginAttempt(emailKey: key, at: now)
             throw error
         }
-        guard let account, hash != nil, matches else { throw AccountError(.invalidLoginCredentials) }
+        guard let account, let hash, matches else { throw AccountError(.invalidLoginCredentials) }
         guard !account.disabled else { throw AccountError(.userDisabled) }
         try await store.clearLoginFailures(emailKey: key)
+        // An imported hash (Firebase's scrypt and the others) is replaced by Argon2id in the sign-in's own
+        // transaction (contract section 8): the session and the new hash commit together, or neither does.
+        // When the hasher's queue is full the sign-in goes on with the old hash: the next one upgrades it.
+        let rehash = passwords.needsRehash(hash) ? try? await passwords.hash(password) : nil
         do {
             let events = requestID.map { [Self.passwordEvent("sign_in", uid: account.id, at: now, requestID: $0)] }
             let options = AccountWriteOptions(issuing: session, recording: events ?? [])
-            return try await store.update(id: account.id, options: options) { account in
-                // The password verified above must still be the account's (a takeover may have removed it).
-                guard account.passwordHash == hash, account.hasUsablePassword else {
-                    throw AccountError(.invalidLoginCredentials)
-                }
-                guard !account.disabled else { throw AccountError(.userDisabled) }
-                account.lastSignInAt = now
-            }
+            // The password verified above must still be the account's (a takeover may have removed it).
+            return try await store.recordPasswordSignIn(
+                id: account.id, verifiedHash: hash, rehash: rehash, at: now, options: options)
         } catch let error as AccountStoreError where error.code == .notFound {
             throw AccountError(.invalidLoginCredentials)  // deleted meanwhile
         }

@@ -174,7 +174,8 @@ public struct AccountService: Sendable {
                     id: AccountID.generate(), email: claimEmail ? identity.email : nil,
                     emailVerified: claimEmail && identity.email != nil && identity.emailVerified,
                     displayName: identity.displayName, photoURL: identity.photoURL, createdAt: now, lastSignInAt: now,
-                    identities: [Identity(provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now)])
+                    identities: [Identity(provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now)],
+                    origin: .provider(identity.provider))
                 try await store.create(account, options: signInOptions(signIn, .created, uid: account.id))
                 return SignInOutcome(account: account, change: .created)
             case .link(let owner):

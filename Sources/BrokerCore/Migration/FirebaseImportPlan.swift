@@ -5,7 +5,8 @@ import Foundation
 /// of other providers (kept, shown to admins, never used to sign in), and what was dropped.
 ///
 /// The store-side rules (a user already present is unchanged; an email or identity of another uid refuses
-/// the user) and the account's origin (`import`) are the import command's.
+/// the user) are the import command's, and so is the account's origin (`import`) unless the broker's own
+/// export named another (``FirebaseUserRecord/origin``).
 public struct FirebaseImportPlan: Sendable, Equatable {
     /// The account to create: uid = `localId`.
     public var account: Account
@@ -26,7 +27,8 @@ public struct FirebaseImportPlan: Sendable, Equatable {
         var others: [FirebaseProviderUserInfo] = []
         var notes = record.notes
         for info in record.providerUserInfo where info.providerId != "password" {
-            guard let provider = options.providerMap[info.providerId] else {
+            // The broker's own export names the provider; otherwise Firebase's id is mapped, or kept for admins.
+            guard let provider = info.brokerProvider ?? options.providerMap[info.providerId] else {
                 others.append(info)
                 continue
             }
@@ -35,7 +37,8 @@ public struct FirebaseImportPlan: Sendable, Equatable {
                 notes.append("dropped a second \(info.providerId) identity")
                 continue
             }
-            identities.append(Identity(provider: provider, subject: info.rawId, email: info.email, linkedAt: linkedAt))
+            identities.append(
+                Identity(provider: provider, subject: info.rawId, email: info.email, linkedAt: info.linkedAt ?? linkedAt))
         }
         for link in options.uidPrefixLinks where record.localId.hasPrefix(link.prefix) {
             let subject = String(record.localId.dropFirst(link.prefix.count))
@@ -47,7 +50,8 @@ public struct FirebaseImportPlan: Sendable, Equatable {
             id: AccountID(record.localId), email: record.email, emailVerified: record.emailVerified,
             displayName: record.displayName, photoURL: record.photoURL, disabled: record.disabled,
             createdAt: record.createdAt ?? importedAt, lastSignInAt: record.lastSignedInAt, identities: identities,
-            passwordHash: try Self.storedHash(record, options: options), customClaims: record.customAttributes)
+            passwordHash: try Self.storedHash(record, options: options), customClaims: record.customAttributes,
+            origin: record.origin)
         otherIdentities = others
         self.notes = notes
     }
@@ -88,6 +92,10 @@ public struct FirebaseImportPlan: Sendable, Equatable {
         if let text = String(validating: bytes, as: UTF8.self), text.hasPrefix("$argon2id$") {
             try checkArgon2(text)
             return text
+        }
+        // The broker's export gives a not-yet-upgraded hash its own parameters: no flags needed, none used.
+        if let exported = record.hashConfig {
+            return try exported.importedHash(passwordHash: bytes, salt: record.salt ?? []).encoded
         }
         guard let hash = options.hash else { throw needsHashFlags }
         return try hash.importedHash(passwordHash: bytes, salt: record.salt ?? []).encoded

@@ -1,9 +1,9 @@
 import Foundation
 
 /// Imports a Firebase export into an account store (contract section 8), in two passes: ``check(_:)`` reads
-/// and plans every user without touching the store, then ``run(_:dryRun:progress:)`` writes the users one by
-/// one, each in its own transaction, so a running server keeps serving and an interrupted import is finished
-/// by running it again (users already present are "unchanged").
+/// and plans every user without touching the store, then ``run(_:dryRun:batchSize:progress:)`` writes the
+/// users in batches (``defaultBatchSize`` per transaction), so a running server keeps serving between them and
+/// an interrupted import is finished by running it again (users already present are "unchanged").
 ///
 /// A user is refused, reported by index, when its record cannot be imported, when its uid, email or an
 /// identity repeats an earlier user of the file, or when its email or an identity belongs to another uid in
@@ -69,7 +69,7 @@ public struct FirebaseImporter: Sendable {
     }
 
     /// The store written to.
-    public let store: any AccountStore
+    public let store: any AccountStore & AccountImporting
     /// The flags.
     public let options: FirebaseImportOptions
     /// The time of the import (for accounts and identities the export gives no time).
@@ -78,7 +78,7 @@ public struct FirebaseImporter: Sendable {
     public let source: String
 
     /// An importer into `store` of the file named `source`.
-    public init(store: any AccountStore, options: FirebaseImportOptions, clock: any Clock, source: String = "") {
+    public init(store: any AccountStore & AccountImporting, options: FirebaseImportOptions, clock: any Clock, source: String = "") {
         self.store = store
         self.options = options
         self.clock = clock
@@ -131,11 +131,16 @@ public struct FirebaseImporter: Sendable {
         return Check(failed: failed, total: export.count)
     }
 
-    /// Both passes: ``check(_:)``, then each user not refused is created, unless already present (`unchanged`)
-    /// or its email or an identity belongs to another uid (refused). `dryRun` looks up but writes nothing.
-    /// `progress` is called with (users done, total) after every `batchSize` users and at the end.
+    /// The users written per transaction by default.
+    public static let defaultBatchSize = 500
+
+    /// Both passes: ``check(_:)``, then the users not refused are written `batchSize` at a time, each batch in
+    /// one transaction (``AccountImporting``): a user already present is left as it is (`unchanged`), one
+    /// whose email or an identity belongs to another uid is refused. `dryRun` looks up but writes nothing.
+    /// `progress` is called with (users done, total) after every batch. An import that stops part way (a
+    /// crash, a database gone) has written whole batches only, and is finished by running it again.
     public func run(
-        _ export: FirebaseExport, dryRun: Bool = false, batchSize: Int = 1000,
+        _ export: FirebaseExport, dryRun: Bool = false, batchSize: Int = FirebaseImporter.defaultBatchSize,
         progress: (@Sendable (Int, Int) -> Void)? = nil
     ) async throws -> Report {
         let check = try check(export)
@@ -143,24 +148,33 @@ public struct FirebaseImporter: Sendable {
         var refused = Dictionary(uniqueKeysWithValues: check.failed.map { ($0.index, $0) })
         let now = clock.now
         let step = max(1, batchSize)
+        var batch: [(index: Int, account: Account)] = []
         for index in 0..<export.count {
             if refused[index] == nil {
-                // Planned again rather than kept from the check: memory stays one user, not the file.
+                // Planned again rather than kept from the check: memory stays one batch, not the file.
                 let plan = try FirebaseImportPlan(export.user(at: index), options: options, importedAt: now)
                 var account = plan.account
-                account.origin = .import
+                if account.origin == nil { account.origin = .import }
                 account.imported = AccountImport(
                     importedAt: now, file: source, index: index,
                     otherIdentities: plan.otherIdentities.map { info in
-                        Identity(provider: ProviderID(info.providerId), subject: info.rawId, email: info.email, linkedAt: account.createdAt)
+                        Identity(
+                            provider: ProviderID(info.providerId), subject: info.rawId, email: info.email,
+                            linkedAt: info.linkedAt ?? account.createdAt)
                     })
-                switch try await write(account, dryRun: dryRun) {
+                batch.append((index, account))
+            }
+            guard (index + 1) % step == 0 || index + 1 == export.count else { continue }
+            let outcomes = try await write(batch.map(\.account), dryRun: dryRun)
+            for (entry, outcome) in zip(batch, outcomes) {
+                switch outcome {
                 case .imported: report.imported += 1
                 case .unchanged: report.unchanged += 1
-                case .refused(let reason): refused[index] = Failure(index: index, uid: account.id.rawValue, reason: reason)
+                case .refused(let reason): refused[entry.index] = Failure(index: entry.index, uid: entry.account.id.rawValue, reason: reason)
                 }
             }
-            if (index + 1) % step == 0 || index + 1 == export.count { progress?(index + 1, export.count) }
+            batch.removeAll(keepingCapacity: true)
+            progress?(index + 1, export.count)
         }
         report.failed = refused.values.sorted { $0.index < $1.index }
         return report
@@ -169,6 +183,34 @@ public struct FirebaseImporter: Sendable {
     private enum Outcome {
         case imported, unchanged
         case refused(String)
+    }
+
+    /// One batch: in one transaction, or (dry, or after the store refused the batch because another writer
+    /// won a race) account by account.
+    private func write(_ accounts: [Account], dryRun: Bool) async throws -> [Outcome] {
+        guard !accounts.isEmpty else { return [] }
+        if !dryRun {
+            do {
+                return try await store.importAccounts(accounts).map { outcome in
+                    switch outcome {
+                    case .imported: .imported
+                    case .unchanged: .unchanged
+                    case .emailTaken: .refused(Self.emailTaken)
+                    case .identityTaken(let provider): .refused(Self.identityTaken(provider))
+                    }
+                }
+            } catch let error as AccountStoreError where error.code == .alreadyExists {
+                // Nothing of the batch was written: decide each account again against what is there now.
+            }
+        }
+        var outcomes: [Outcome] = []
+        for account in accounts { outcomes.append(try await write(account, dryRun: dryRun)) }
+        return outcomes
+    }
+
+    private static let emailTaken = "EMAIL_EXISTS: the email belongs to another user"
+    private static func identityTaken(_ provider: ProviderID) -> String {
+        "IDENTITY_EXISTS: the \(provider.rawValue) identity belongs to another user"
     }
 
     private func write(_ account: Account, dryRun: Bool) async throws -> Outcome {
@@ -187,13 +229,13 @@ public struct FirebaseImporter: Sendable {
     private func conflict(_ account: Account) async throws -> Outcome? {
         if try await store.account(id: account.id) != nil { return .unchanged }
         if let email = account.email, let owner = try await store.account(email: email), owner.id != account.id {
-            return .refused("EMAIL_EXISTS: the email belongs to another user")
+            return .refused(Self.emailTaken)
         }
         for identity in account.identities {
             if let owner = try await store.account(provider: identity.provider, subject: identity.subject),
                 owner.id != account.id
             {
-                return .refused("IDENTITY_EXISTS: the \(identity.provider.rawValue) identity belongs to another user")
+                return .refused(Self.identityTaken(identity.provider))
             }
         }
         return nil

@@ -4,10 +4,13 @@ extension FirebaseUserRecord {
     /// The fields of a user record `firebase auth:export` writes; any other is ignored and noted.
     static let knownFields: Set<String> = [
         "localId", "email", "emailVerified", "passwordHash", "salt", "displayName", "photoUrl", "phoneNumber",
-        "disabled", "createdAt", "lastSignedInAt", "customAttributes", "providerUserInfo",
+        "disabled", "createdAt", "lastSignedInAt", "customAttributes", "providerUserInfo", hashConfigField, originField,
     ]
     /// The fields of a `providerUserInfo` entry.
-    static let knownProviderFields: Set<String> = ["providerId", "rawId", "email", "displayName", "photoUrl"]
+    static let knownProviderFields: Set<String> = [
+        "providerId", "rawId", "email", "displayName", "photoUrl", FirebaseProviderUserInfo.providerField,
+        FirebaseProviderUserInfo.linkedAtField,
+    ]
     /// The latest time accepted: the end of year 9999, in milliseconds.
     static let latestMilliseconds: Int64 = 253_402_300_799_999
 
@@ -43,7 +46,32 @@ extension FirebaseUserRecord {
             disabled: try Self.flag(fields, "disabled"), createdAt: try Self.time(fields, "createdAt"),
             lastSignedInAt: try Self.time(fields, "lastSignedInAt"),
             customAttributes: try Self.customAttributes(fields),
-            providerUserInfo: try Self.providers(fields, notes: &notes), notes: notes)
+            providerUserInfo: try Self.providers(fields, notes: &notes), notes: notes,
+            hashConfig: try Self.hashConfig(fields), origin: try Self.origin(fields))
+    }
+
+    /// The broker's extension field of a not-yet-upgraded hash's parameters, checked as the flags are.
+    private static func hashConfig(_ fields: [String: JSONValue]) throws -> FirebaseHashOptions? {
+        guard let config = fields[hashConfigField], config != .null else { return nil }
+        do {
+            return try FirebaseHashOptions(exported: config)
+        } catch let error as ImportedHashError {
+            throw FirebaseUserError(.invalidField, "\(hashConfigField) (\(error.code.rawValue))")
+        }
+    }
+
+    /// The broker's extension field of the account's origin: `signup`, `import` or a provider's id.
+    private static func origin(_ fields: [String: JSONValue]) throws -> AccountOrigin? {
+        guard let text = try text(fields, originField, maximumBytes: 32) else { return nil }
+        guard isProviderName(text) else { throw FirebaseUserError(.invalidField, originField) }
+        return AccountOrigin(rawValue: text)
+    }
+
+    /// Whether `text` has the shape of a provider id (`^[a-z][a-z0-9-]{0,31}$`), as origins do.
+    static func isProviderName(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard let first = bytes.first, (0x61...0x7A).contains(first), bytes.count <= 32 else { return false }
+        return bytes.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
     }
 
     /// A string field: nil when absent, null or empty; ``FirebaseUserError/Code/invalidField`` when of
@@ -124,9 +152,15 @@ extension FirebaseUserRecord {
                     photoURL = nil
                     notes.append("dropped \(name).photoUrl (not an http(s) URL)")
                 }
+                let brokerProvider = try text(members, FirebaseProviderUserInfo.providerField, maximumBytes: 32)
+                if let brokerProvider, !isProviderName(brokerProvider) {
+                    throw FirebaseUserError(.invalidProviderUserInfo, "\(name).\(FirebaseProviderUserInfo.providerField)")
+                }
                 return FirebaseProviderUserInfo(
                     providerId: providerId, rawId: rawId, email: try text(members, "email", maximumBytes: 320),
-                    displayName: try text(members, "displayName"), photoURL: photoURL)
+                    displayName: try text(members, "displayName"), photoURL: photoURL,
+                    brokerProvider: brokerProvider.map { ProviderID($0) },
+                    linkedAt: try time(members, FirebaseProviderUserInfo.linkedAtField))
             } catch let error as FirebaseUserError where error.code == .invalidField {
                 throw FirebaseUserError(.invalidProviderUserInfo, "\(name).\(error.detail)")
             }

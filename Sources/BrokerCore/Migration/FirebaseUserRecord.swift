@@ -36,13 +36,24 @@ public struct FirebaseUserRecord: Sendable, Equatable {
     /// What was dropped or ignored while decoding (a `photoUrl` that is not http(s), an unknown field), for
     /// the import's report. Never contains a value, only field names.
     public var notes: [String]
+    /// The broker's extension field ``hashConfigField``: the algorithm and parameters of a hash exported
+    /// before it was upgraded to Argon2id, used instead of the import's hash flags.
+    public var hashConfig: FirebaseHashOptions?
+    /// The broker's extension field ``originField``: where the account first came from.
+    public var origin: AccountOrigin?
+
+    /// The extension field in which `broker admin export` writes a not-yet-upgraded hash's parameters.
+    public static let hashConfigField = "brokerHashConfig"
+    /// The extension field in which `broker admin export` writes an account's origin.
+    public static let originField = "brokerOrigin"
 
     /// A record with the given fields.
     public init(
         localId: String, email: String? = nil, emailVerified: Bool = false, passwordHash: [UInt8]? = nil,
         salt: [UInt8]? = nil, displayName: String? = nil, photoURL: String? = nil, phoneNumber: String? = nil,
         disabled: Bool = false, createdAt: Date? = nil, lastSignedInAt: Date? = nil, customAttributes: String? = nil,
-        providerUserInfo: [FirebaseProviderUserInfo] = [], notes: [String] = []
+        providerUserInfo: [FirebaseProviderUserInfo] = [], notes: [String] = [], hashConfig: FirebaseHashOptions? = nil,
+        origin: AccountOrigin? = nil
     ) {
         self.localId = localId
         self.email = email
@@ -58,6 +69,8 @@ public struct FirebaseUserRecord: Sendable, Equatable {
         self.customAttributes = customAttributes
         self.providerUserInfo = providerUserInfo
         self.notes = notes
+        self.hashConfig = hashConfig
+        self.origin = origin
     }
 }
 
@@ -73,13 +86,28 @@ public struct FirebaseProviderUserInfo: Sendable, Equatable {
     public var displayName: String?
     /// The provider's photo URL, if it is an `http(s)` URL.
     public var photoURL: String?
+    /// The broker's extension field ``providerField``: the broker's provider this identity belongs to, as
+    /// `broker admin export` writes it (the import links it there without `--map-provider`).
+    public var brokerProvider: ProviderID?
+    /// The broker's extension field ``linkedAtField``: when the identity was linked (milliseconds).
+    public var linkedAt: Date?
+
+    /// The extension field naming the broker's provider of an exported identity.
+    public static let providerField = "brokerProvider"
+    /// The extension field holding when an exported identity was linked.
+    public static let linkedAtField = "brokerLinkedAt"
 
     /// An entry with the given fields.
-    public init(providerId: String, rawId: String, email: String? = nil, displayName: String? = nil, photoURL: String? = nil) {
+    public init(
+        providerId: String, rawId: String, email: String? = nil, displayName: String? = nil, photoURL: String? = nil,
+        brokerProvider: ProviderID? = nil, linkedAt: Date? = nil
+    ) {
         self.providerId = providerId
         self.rawId = rawId
         self.email = email
         self.displayName = displayName
         self.photoURL = photoURL
+        self.brokerProvider = brokerProvider
+        self.linkedAt = linkedAt
     }
 }

@@ -102,4 +102,4 @@ public protocol SigningKeyStore: Sendable {
 
 /// Everything the broker persists, behind one backend.
 public typealias BrokerStore = AccountStore & SessionStore & SigningKeyStore & LoginAttemptStore & AccountDirectory
-    & AuditLog & ConsoleStore
+    & AuditLog & ConsoleStore & AccountImporting

@@ -79,6 +79,24 @@ public actor MemoryBrokerStore: BrokerStore {
         finish(account.id, options)
     }
 
+    /// Checks and creates each account, all on the actor at once (see ``AccountImporting``).
+    public func importAccounts(_ batch: [Account]) throws -> [AccountImportOutcome] {
+        for account in batch {
+            let keys = account.identities.map(IdentityKey.init)
+            guard Set(keys).count == keys.count else { throw AccountStoreError(.alreadyExists, "an identity is listed twice") }
+        }
+        return batch.map { account in
+            let account = Self.normalized(account)
+            if accounts[account.id] != nil { return .unchanged }
+            if let email = account.email, emailOwners[email.lowercased()] != nil { return .emailTaken }
+            if let taken = account.identities.first(where: { identityOwners[IdentityKey($0)] != nil }) {
+                return .identityTaken(taken.provider)
+            }
+            save(account, replacing: nil)
+            return .imported
+        }
+    }
+
     /// Loads the account, runs `body` and saves the result; if anything throws, nothing changes.
     /// Changing the uid is refused with `AccountStoreError(.notFound)`, as in ``SQLBrokerStore``.
     public func update(

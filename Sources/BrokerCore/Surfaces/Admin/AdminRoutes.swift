@@ -96,10 +96,26 @@ public struct AdminSurface: Surface {
 }
 
 extension Account {
-    /// The account as administrators see it: the user plus its custom claims.
+    /// The account as administrators see it: the user plus its custom claims, its origin (`signup`, a
+    /// provider's id, `import`; null for accounts stored before origins were kept) and, for an imported
+    /// account, `import`: when, from which file and index, and the identities kept under their Firebase
+    /// provider names (never in `identities`, never used to sign in).
     public var adminJSON: JSONValue {
         guard case .object(var members) = json else { return json }
         members["customClaims"] = customClaims.flatMap { JSONValue.parse(Array($0.utf8)) } ?? .null
+        members["origin"] = origin.map { .string($0.rawValue) } ?? .null
+        members["import"] = imported.map { imported in
+            .object([
+                "importedAt": .string(imported.importedAt.rfc3339), "file": .string(imported.file),
+                "index": .int(Int64(imported.index)),
+                "identities": .array(imported.otherIdentities.map { identity in
+                    .object([
+                        "provider": .string(identity.provider.rawValue), "subject": .string(identity.subject),
+                        "email": identity.email.map(JSONValue.string) ?? .null, "linkedAt": .string(identity.linkedAt.rfc3339),
+                    ])
+                }),
+            ])
+        } ?? .null
         return .object(members)
     }
 }

@@ -2778,7 +2778,9 @@ extension OpenAPIDocument {
           "createdAt",
           "lastSignInAt",
           "identities",
-          "customClaims"
+          "customClaims",
+          "origin",
+          "import"
         ],
         "description": "An account as administrators see it: the user plus its custom claims.",
         "properties": {
@@ -2834,6 +2836,24 @@ extension OpenAPIDocument {
               "null"
             ],
             "description": "Claims added to the user's tokens."
+          },
+          "origin": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Where the account came from: `signup` (`/v1/signup`), a provider's id (its first sign-in made the account), or `import` (`broker admin import`). Kept through rehashes, exports and imports; null for accounts stored before origins were kept."
+          },
+          "import": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/AccountImport"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "For an imported account: when it was imported, from which file and index. Null otherwise."
           }
         }
       },
@@ -3095,6 +3115,40 @@ extension OpenAPIDocument {
           },
           "e": {
             "type": "string"
+          }
+        }
+      },
+      "AccountImport": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "importedAt",
+          "file",
+          "index",
+          "identities"
+        ],
+        "description": "Where an imported account came from (admins only).",
+        "properties": {
+          "importedAt": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When the import wrote the account."
+          },
+          "file": {
+            "type": "string",
+            "description": "The export file's name (its last path component)."
+          },
+          "index": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "The user's 0-based index in the file's `users` array."
+          },
+          "identities": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Identity"
+            },
+            "description": "The `providerUserInfo` entries of providers the broker does not sign in with, under their Firebase provider ids (`facebook.com`, an unmapped `oidc.*`): shown to admins, never used to sign in, never in `identities`."
           }
         }
       }

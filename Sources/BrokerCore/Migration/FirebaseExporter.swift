@@ -1,0 +1,125 @@
+import BrokerCrypto
+import Foundation
+
+/// Writes the accounts of a store in the JSON shape of `firebase auth:export --format=json` (contract
+/// section 8): `broker admin export`, a backup and the way out of the broker.
+///
+/// The store is read a page at a time (``pageSize`` accounts, in (createdAt, uid) order) and each page is
+/// written before the next is read, so memory stays one page whatever the number of users. An Argon2id hash
+/// is written as the base64 of its PHC string with no `salt`; a hash imported and not yet upgraded as
+/// Firebase writes it (`passwordHash`, `salt`) with its algorithm and parameters in the extension field
+/// ``FirebaseUserRecord/hashConfigField``; the origin in ``FirebaseUserRecord/originField``; each identity
+/// under its Firebase provider id with the broker's provider in ``FirebaseProviderUserInfo/providerField``.
+/// A credential derived from a provider id (``Account/passwordDerived``) is never written.
+public struct FirebaseExporter: Sendable {
+    /// What an export wrote.
+    public struct Report: Sendable, Equatable {
+        /// Users written.
+        public var users = 0
+        /// Password hashes left out because they were derived from a provider id.
+        public var derivedHashesSkipped = 0
+        /// Password hashes left out because they could not be read (neither Argon2id nor an imported form).
+        public var unreadableHashesSkipped = 0
+
+        /// A report of these counts.
+        public init(users: Int = 0, derivedHashesSkipped: Int = 0, unreadableHashesSkipped: Int = 0) {
+            self.users = users
+            self.derivedHashesSkipped = derivedHashesSkipped
+            self.unreadableHashesSkipped = unreadableHashesSkipped
+        }
+    }
+
+    /// The accounts read per page.
+    public static let pageSize = 500
+
+    /// The store read.
+    public let store: any AccountDirectory
+    /// The Firebase provider id of each broker provider Firebase names otherwise (a domain of its own):
+    /// usually the inverse of ``FirebaseImportOptions/wellKnownProviders(_:)``. Others keep their own id.
+    public let firebaseNames: [ProviderID: String]
+
+    /// An exporter of `store`'s accounts.
+    public init(store: any AccountDirectory, firebaseNames: [ProviderID: String] = [:]) {
+        self.store = store
+        self.firebaseNames = firebaseNames
+    }
+
+    /// Writes the whole export through `write`, in pieces (the opening, one per user, the closing).
+    /// `progress` is called with the number of users written after each page.
+    public func export(
+        to write: ([UInt8]) throws -> Void, progress: ((Int) -> Void)? = nil
+    ) async throws -> Report {
+        var report = Report()
+        var cursor: PageCursor?
+        try write(Array("{\"users\": [".utf8))
+        // Every page but the last is full; the loop ends on the first page that is not.
+        while true {
+            let page = try await store.listAccounts(filter: AccountFilter(), after: cursor, limit: Self.pageSize)
+            for account in page {
+                var bytes = Array((report.users == 0 ? "\n" : ",\n").utf8)
+                bytes += userJSON(account, report: &report).serialized()
+                try write(bytes)
+                report.users += 1
+            }
+            progress?(report.users)
+            guard page.count == Self.pageSize, let last = page.last else { break }
+            cursor = PageCursor(at: last.createdAt, id: last.id.rawValue)
+        }
+        try write(Array("\n]}\n".utf8))
+        return report
+    }
+
+    /// One user of the export, counting in `report` the hashes left out.
+    public func userJSON(_ account: Account, report: inout Report) -> JSONValue {
+        func millis(_ date: Date) -> JSONValue { .string(String(date.epochMilliseconds)) }
+        var user: [String: JSONValue] = [
+            "localId": .string(account.id.rawValue), "emailVerified": .bool(account.emailVerified),
+            "disabled": .bool(account.disabled), "createdAt": millis(account.createdAt),
+        ]
+        if let email = account.email { user["email"] = .string(email) }
+        if let name = account.displayName { user["displayName"] = .string(name) }
+        if let photo = account.photoURL { user["photoUrl"] = .string(photo) }
+        if let last = account.lastSignInAt { user["lastSignedInAt"] = millis(last) }
+        if let claims = account.customClaims { user["customAttributes"] = .string(claims) }
+        if let origin = account.origin { user[FirebaseUserRecord.originField] = .string(origin.rawValue) }
+
+        var providers: [JSONValue] = []
+        if let hash = account.passwordHash {
+            if account.passwordDerived {
+                report.derivedHashesSkipped += 1
+            } else if hash.hasPrefix("$argon2id$") {
+                user["passwordHash"] = .string(Base64.encode(Array(hash.utf8)))
+            } else if let imported = try? ImportedPasswordHash(encoded: hash) {
+                let fields = imported.exportFields
+                user["passwordHash"] = .string(Base64.encode(fields.passwordHash))
+                if let salt = fields.salt, !salt.isEmpty { user["salt"] = .string(Base64.encode(salt)) }
+                user[FirebaseUserRecord.hashConfigField] = fields.config
+            } else {
+                report.unreadableHashesSkipped += 1
+            }
+            if user["passwordHash"] != nil, let email = account.email {
+                providers.append(["providerId": "password", "rawId": .string(email), "email": .string(email)])
+            }
+        }
+        for identity in account.identities {
+            var entry = Self.entry(identity, providerId: firebaseNames[identity.provider] ?? identity.provider.rawValue)
+            entry[FirebaseProviderUserInfo.providerField] = .string(identity.provider.rawValue)
+            providers.append(.object(entry))
+        }
+        // Identities kept under their Firebase names at an import: written back under them, for admins again.
+        for identity in account.imported?.otherIdentities ?? [] {
+            providers.append(.object(Self.entry(identity, providerId: identity.provider.rawValue)))
+        }
+        if !providers.isEmpty { user["providerUserInfo"] = .array(providers) }
+        return .object(user)
+    }
+
+    private static func entry(_ identity: Identity, providerId: String) -> [String: JSONValue] {
+        var entry: [String: JSONValue] = [
+            "providerId": .string(providerId), "rawId": .string(identity.subject),
+            FirebaseProviderUserInfo.linkedAtField: .string(String(identity.linkedAt.epochMilliseconds)),
+        ]
+        if let email = identity.email { entry["email"] = .string(email) }
+        return entry
+    }
+}

@@ -1,0 +1,86 @@
+import BrokerCore
+import BrokerDrivers
+import Foundation
+
+/// `broker admin export FILE` (contract section 8): every account in the JSON shape of
+/// `firebase auth:export --format=json`, with the broker's extension fields, which `broker admin import
+/// firebase FILE` reads back without hash flags. Written page by page to `FILE.partial` (mode 0600: it holds
+/// password hashes), then renamed to FILE, so a FILE that exists is complete.
+enum ExportCommand {
+    static let usage = """
+        usage: broker admin export FILE [--json] [--config FILE] [--database PATH_OR_URL]
+        Writes every user as `firebase auth:export --format=json` does: Argon2id hashes as base64 PHC strings,
+        imported hashes not yet upgraded with their parameters (brokerHashConfig), origins (brokerOrigin). Never a
+        password derived from a provider id. `broker admin import firebase FILE` reads it back without hash flags.
+        """
+
+    static func run(options: LaunchOptions, environment: [String: String]) async throws -> Int32 {
+        let words = options.positional
+        guard words.count == 2, !words[1].isEmpty else {
+            BrokerCLI.printError(usage)
+            return 2
+        }
+        let target = URL(fileURLWithPath: words[1])
+        // The configured providers give identities their Firebase provider ids (google -> google.com).
+        let config = try BrokerConfig(contentsOf: options.configPath, environment: environment)
+        let client = try CurlHTTPClient()
+        defer { Task { await client.shutdown() } }
+        let context = ProviderContext(
+            httpClient: client, clock: SystemClock(), metrics: Metrics(), logger: .disabled,
+            clockSkew: config.clockSkew, allowInsecureURLs: config.allowInsecureProviderURLs)
+        let registry = try ProviderRegistry(config: config, catalog: .builtIn, context: context)
+        var names: [ProviderID: String] = [:]
+        for (firebaseID, provider) in FirebaseImportOptions.wellKnownProviders(registry) {
+            names[provider] = firebaseID
+        }
+
+        let (store, database) = try await Startup.openStore(options.database, environment: environment)
+        defer { Task { await database.close() } }
+        let partial = target.appendingPathExtension("partial")
+        try? FileManager.default.removeItem(at: partial)
+        guard
+            FileManager.default.createFile(atPath: partial.path, contents: nil, attributes: [.posixPermissions: 0o600]),
+            let handle = FileHandle(forWritingAtPath: partial.path)
+        else {
+            BrokerCLI.printError("broker admin export: cannot write \(partial.path)")
+            return 1
+        }
+        let report: FirebaseExporter.Report
+        do {
+            defer { try? handle.close() }
+            report = try await FirebaseExporter(store: store, firebaseNames: names).export(
+                to: { bytes in try handle.write(contentsOf: bytes) },
+                progress: { done in
+                    if done > 0, done % 10_000 == 0 {
+                        FileHandle.standardError.write(Data("export: \(done) users\n".utf8))
+                    }
+                })
+            try handle.synchronize()
+        } catch {
+            try? FileManager.default.removeItem(at: partial)
+            throw error
+        }
+        if FileManager.default.fileExists(atPath: target.path) {
+            _ = try FileManager.default.replaceItemAt(target, withItemAt: partial)
+        } else {
+            try FileManager.default.moveItem(at: partial, to: target)
+        }
+        if options.switches.contains("--json") {
+            print(
+                AdminCommand.pretty([
+                    "users": .int(Int64(report.users)),
+                    "derivedHashesSkipped": .int(Int64(report.derivedHashesSkipped)),
+                    "unreadableHashesSkipped": .int(Int64(report.unreadableHashesSkipped)),
+                ]))
+        } else {
+            print("exported \(report.users) users to \(target.path)")
+            if report.derivedHashesSkipped > 0 {
+                print("  \(report.derivedHashesSkipped) passwords derived from a provider id left out")
+            }
+            if report.unreadableHashesSkipped > 0 {
+                print("  \(report.unreadableHashesSkipped) unreadable password hashes left out")
+            }
+        }
+        return 0
+    }
+}
