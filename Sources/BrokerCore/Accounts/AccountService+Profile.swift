@@ -71,10 +71,11 @@ extension AccountService {
         }
     }
 
-    /// Deletes account `id` with its identities and sessions.
+    /// Deletes account `id` with its identities and sessions, queuing what ``AccountDeletion`` asks in the same
+    /// transaction.
     public func delete(_ id: AccountID) async throws {
         do {
-            try await store.delete(id: id, options: AccountWriteOptions(enqueuing: firebaseRevocation(id, at: clock.now)))
+            try await deletion.delete(id, from: store, at: clock.now)
         } catch let error as AccountStoreError where error.code == .notFound {
             throw AccountError(.notFound)
         }

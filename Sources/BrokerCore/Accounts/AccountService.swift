@@ -41,6 +41,8 @@ public struct AccountService: Sendable {
     /// Whether changes that end an account's sessions also queue the revocation of its Firebase sessions (a
     /// service account is configured).
     let revokesFirebaseSessions: Bool
+    /// What a deletion queues for the uid's Firebase sessions and its providers.
+    let deletion: AccountDeletion
     /// A hash of nothing anyone knows, verified against when an email has no account, so that a wrong email
     /// costs the same time as a wrong password.
     let decoyHash: String
@@ -48,9 +50,11 @@ public struct AccountService: Sendable {
     /// Creates the service; `allowInsecurePhotoURLs` keeps `http` photo URLs too (see ``PhotoURL``).
     public init(
         store: any AccountStore & LoginAttemptStore, clock: any Clock, linkByVerifiedEmail: Bool,
-        passwords: any PasswordHashing, allowInsecurePhotoURLs: Bool = false, revokesFirebaseSessions: Bool = false
+        passwords: any PasswordHashing, allowInsecurePhotoURLs: Bool = false, revokesFirebaseSessions: Bool = false,
+        deletion: AccountDeletion? = nil
     ) async throws {
         self.revokesFirebaseSessions = revokesFirebaseSessions
+        self.deletion = deletion ?? AccountDeletion(revokesFirebaseSessions: revokesFirebaseSessions)
         self.store = store
         self.clock = clock
         self.linkByVerifiedEmail = linkByVerifiedEmail

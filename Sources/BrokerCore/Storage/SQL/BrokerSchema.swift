@@ -12,8 +12,15 @@ public enum BrokerSchema {
             SQLMigration(version: 1, statements: version1), SQLMigration(version: 2, statements: version2),
             SQLMigration(version: 3, statements: version3), SQLMigration(version: 4, statements: version4),
             SQLMigration(version: 5, statements: version5), SQLMigration(version: 6, statements: version6),
+            SQLMigration(version: 8, statements: version8),
         ]
     }
+
+    /// Version 8: a token a provider gave for an identity (Apple's refresh token, revoked on deletion), sealed
+    /// with AES-256-GCM under `BROKER_ENCRYPTION_KEY` and stored as base64; never in clear.
+    private static let version8 = [
+        "ALTER TABLE identities ADD COLUMN provider_token TEXT"
+    ]
 
     /// Version 5: where an account came from (`signup`, a provider, `import`; NULL for older accounts), and
     /// for imported accounts when, from which file and index, and their other providers' identities (JSON).
