@@ -31,6 +31,8 @@ public final class StubProviders: @unchecked Sendable {
     public let kakao: StubKeySet
     /// Google's token endpoint and Firebase Auth's admin API.
     public let firebase = StubFirebase()
+    /// Kakao's admin-key API (unlinking a user).
+    public let kakaoAdmin = StubKakaoAdmin()
 
     // Guarded by `lock`.
     private var kakaoTokens: [String: KakaoStubUser] = [:]
@@ -229,6 +231,7 @@ public final class StubProviders: @unchecked Sendable {
         }
         addControlRoutes(&router)
         firebase.addRoutes(&router)
+        kakaoAdmin.addRoutes(&router)
         self.router = router
     }
 

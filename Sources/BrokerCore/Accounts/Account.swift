@@ -48,7 +48,7 @@ public struct Identity: Sendable, Equatable {
     public var email: String?
     /// When it was linked.
     public var linkedAt: Date
-    /// A token the provider gave the broker for this identity (Apple's refresh token, revoked when the account is
+    /// A token the provider gave the broker for this identity (a refresh token, revoked when the account is
     /// deleted), sealed: base64 of an AES-256-GCM box under `BROKER_ENCRYPTION_KEY`, never the token in clear.
     /// Admin views show only whether one is held.
     public var providerToken: String?

@@ -2,7 +2,7 @@ import Foundation
 
 /// What deleting an account asks of others, as outbox jobs queued in the deletion's transaction: the end of the
 /// uid's Firebase sessions (with a service account) and, for each linked identity, what its provider asks
-/// (``AccountDeletionParticipating``: Apple's revocation, Kakao's unlink). Shared by `DELETE /v1/me`, the admin
+/// (``AccountDeletionParticipating``: a token revocation, an unlink). Shared by `DELETE /v1/me`, the admin
 /// API and the CLI, so none of them names a provider.
 public struct AccountDeletion: Sendable {
     /// The enabled providers (an identity of a provider no longer enabled asks nothing).

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A provider that must be told when an account linked to one of its users is deleted (contract section 10:
-/// Apple's token revocation, Kakao's unlink). It contributes outbox jobs, queued in the deletion's own
+/// a token revocation, an unlink). It contributes outbox jobs, queued in the deletion's own
 /// transaction and delivered by the handlers it registers (``OutboxHandlerProviding``), so the deletion answers at
 /// once whatever the provider's state, and the code that deletes accounts names no provider.
 public protocol AccountDeletionParticipating: IdentityProvider {

@@ -16,7 +16,7 @@ public enum BrokerSchema {
         ]
     }
 
-    /// Version 8: a token a provider gave for an identity (Apple's refresh token, revoked on deletion), sealed
+    /// Version 8: a token a provider gave for an identity (a refresh token, revoked on deletion), sealed
     /// with AES-256-GCM under `BROKER_ENCRYPTION_KEY` and stored as base64; never in clear.
     private static let version8 = [
         "ALTER TABLE identities ADD COLUMN provider_token TEXT"
