@@ -33,6 +33,8 @@ public final class StubProviders: @unchecked Sendable {
     public let firebase = StubFirebase()
     /// Kakao's admin-key API (unlinking a user).
     public let kakaoAdmin = StubKakaoAdmin()
+    /// Sign in with Apple's token and revoke endpoints.
+    public let appleAuth: StubAppleAuth
 
     // Guarded by `lock`.
     private var kakaoTokens: [String: KakaoStubUser] = [:]
@@ -52,6 +54,7 @@ public final class StubProviders: @unchecked Sendable {
         google = try StubKeySet(prefix: "google")
         apple = try StubKeySet(prefix: "apple")
         kakao = try StubKeySet(prefix: "kakao")
+        appleAuth = try StubAppleAuth(keys: apple)
         routes()
     }
 
@@ -167,6 +170,7 @@ public final class StubProviders: @unchecked Sendable {
             "enabled": true, "audiences": strings([StubProviders.appleAudience]),
             "issuers": strings(["https://appleid.apple.com", "https://account.apple.com"]),
             "jwksUrl": .string(base + "/apple/jwks"), "nonce": .string(appleNonce),
+            "apiBaseUrl": .string(base + StubAppleAuth.basePath),
         ]
         let kakao: JSONValue = [
             "enabled": true, "appId": .string(StubProviders.kakaoAppID), "apiBaseUrl": .string(base + "/kakao"),
@@ -232,6 +236,7 @@ public final class StubProviders: @unchecked Sendable {
         addControlRoutes(&router)
         firebase.addRoutes(&router)
         kakaoAdmin.addRoutes(&router)
+        appleAuth.addRoutes(&router)
         self.router = router
     }
 
