@@ -28,7 +28,7 @@ public struct AdminService: Sendable {
     /// The largest page size.
     public static let maximumLimit = 1000
 
-    private let store: any BrokerStore
+    let store: any BrokerStore
     private let sessions: SessionService
     private let clock: any Clock
     private let logger: Logger

@@ -233,3 +233,31 @@ import Testing
         }
     }
 }
+
+/// The admin user view: whether an Apple token is held (never the token), and the outbox's pending calls.
+@Suite struct AdminUserViewLifecycleTests {
+    @Test func theViewShowsATokenIsHeldAndThePendingCallsNeverTheToken() async throws {
+        let fixture = try await AppleCodeExchangeTests.start()
+        let broker = fixture.broker
+        let session = await broker.post(
+            "/v1/signin/apple",
+            try AppleCodeExchangeTests.body(broker, subject: "a-view", code: broker.stubs.appleAuth.issueCode(subject: "a-view")))
+        let uid = try #require(session.json?["user"]?["uid"]?.stringValue)
+        let refresh = try #require(broker.stubs.appleAuth.issuedRefreshTokens.first)
+        let headers = ["Authorization": "Bearer " + AppleCodeExchangeTests.adminToken]
+        let view = await broker.get("/admin/v1/users/\(uid)", headers: headers)
+        #expect(view.status == 200)
+        #expect(view.json?["identities"]?.arrayValue?.first?["providerTokenHeld"] == .bool(true))
+        #expect(view.json?["pendingOutbox"]?.arrayValue?.isEmpty == true)
+        let sealed = try #require(try await AppleCodeExchangeTests.appleIdentity(broker, "a-view")?.providerToken)
+        let text = String(decoding: view.body, as: UTF8.self)
+        #expect(!text.contains(refresh))
+        #expect(!text.contains(sealed))
+
+        // A pending call (here a revocation of the user's Firebase sessions queued by hand) is listed.
+        try await broker.store.enqueue([FirebaseRevocation.job(uid: AccountID(uid), at: fixture.clock.now)])
+        let pending = await broker.get("/admin/v1/users/\(uid)", headers: headers)
+        #expect(pending.json?["pendingOutbox"]?.arrayValue?.map { $0["kind"] } == [.string("firebase.revoke")])
+        #expect(pending.json?["pendingOutbox"]?.arrayValue?.first?["payload"] == nil)
+    }
+}

@@ -2107,6 +2107,10 @@ extension OpenAPIDocument {
           "linkedAt": {
             "type": "string",
             "format": "date-time"
+          },
+          "providerTokenHeld": {
+            "type": "boolean",
+            "description": "Admin views only: whether the broker holds a token the provider gave for this identity (Apple's refresh token, revoked when the account is deleted). The token itself is never shown."
           }
         }
       },
@@ -2243,6 +2247,13 @@ extension OpenAPIDocument {
               "null"
             ],
             "description": "Claims added to the user's tokens."
+          },
+          "pendingOutbox": {
+            "type": "array",
+            "description": "`GET /admin/v1/users/{uid}` only: the outbox's pending calls for this user (at most 50), never their payloads.",
+            "items": {
+              "$ref": "#/components/schemas/OutboxJob"
+            }
           }
         }
       },
@@ -2488,6 +2499,75 @@ extension OpenAPIDocument {
           },
           "e": {
             "type": "string"
+          }
+        }
+      },
+      "OutboxJob": {
+        "type": "object",
+        "description": "A delivery the broker owes (a mail, a provider call such as Apple's revocation or Kakao's unlink), without its payload.",
+        "required": [
+          "id",
+          "kind",
+          "uid",
+          "state",
+          "createdAt",
+          "attempts",
+          "nextAttemptAt",
+          "finishedAt",
+          "secret",
+          "lastError"
+        ],
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "kind": {
+            "type": "string",
+            "description": "`mail`, `firebase.revoke`, `apple.revoke`, `kakao.unlink`, ..."
+          },
+          "uid": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "state": {
+            "type": "string",
+            "enum": [
+              "pending",
+              "delivered",
+              "refused",
+              "given_up"
+            ]
+          },
+          "createdAt": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "attempts": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "nextAttemptAt": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "finishedAt": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time"
+          },
+          "secret": {
+            "type": "boolean",
+            "description": "Whether the payload holds a secret (deleted once delivered, encrypted at rest with BROKER_ENCRYPTION_KEY)."
+          },
+          "lastError": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       }
