@@ -8,7 +8,10 @@ import Foundation
 /// Paths: `/{google,apple,kakao}/jwks`; `/kakao/v1/user/access_token_info`, `/kakao/v2/user/me`; and the
 /// control API the `stub-providers` executable offers to scripts: `POST /{provider}/token {"claims", "header"}`,
 /// `POST /kakao/users {"id", "email", ...}`, `POST /control/kakao {"fault", "delayMs"}`,
-/// `POST /control/jwks {"provider", "down"}`, `POST /control/rotate {"provider"}`, `GET /control/stats`.
+/// `POST /control/jwks {"provider", "down"}`, `POST /control/rotate {"provider"}`, `GET /control/stats`; and for
+/// the account lifecycle (``StubAppleAuth``, ``StubKakaoAdmin``): `POST /apple/codes {"subject"}` (an authorization
+/// code), `POST /control/apple-auth {"fault", "delayMs"}` and `POST /control/kakao-admin {"fault", "delayMs"}`
+/// (faults `none`, `down`, `slow`, `refusing`).
 public final class StubProviders: @unchecked Sendable {
     /// The Google client id the stub's tokens name.
     public static let googleAudience = "stub-client.apps.googleusercontent.com"
