@@ -100,6 +100,42 @@ struct AppleLifecycleProcessTests {
         await stubs.stop()
     }
 
+    @Test func aCLIDeletionBesideARunningServerRevokesAndUnlinksThroughIt() async throws {
+        let directory = try ProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stubs = try StubProviders()
+        try stubs.start(server: MicroHTTPDServer())
+        var configPath = try Self.writeConfig(stubs, into: directory)
+        // Kakao's admin key too, for the unlink.
+        let adminKeyFile = directory.appendingPathComponent("kakao-admin-key").path
+        try Data(StubKakaoAdmin.adminKey.utf8).write(to: URL(fileURLWithPath: adminKeyFile))
+        var document = try #require(JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: configPath)))))
+        document = ConfigEdit.set(document, ["providers", "kakao", "adminKeyFile"], .string(adminKeyFile))
+        configPath = directory.appendingPathComponent("providers-kakao.json").path
+        try Data(document.serialized()).write(to: URL(fileURLWithPath: configPath))
+        let database = directory.appendingPathComponent("broker.sqlite").path
+        let environment = ["BROKER_CONFIG": configPath, "BROKER_DATABASE": database, "BROKER_ENCRYPTION_KEY": Self.key]
+
+        let server = try await BrokerProcess.start(environment: environment)
+        let session = try await Self.signIn(server, stubs, subject: "apple-cli-1")
+        let uid = try #require(session["user"]?["uid"]?.stringValue)
+        let refresh = try #require(stubs.appleAuth.issuedRefreshTokens.first)
+        let kakao = stubs.kakaoAccessToken(for: KakaoStubUser(id: 4_100_000_901, email: nil))
+        let linked = try await server.request(
+            "POST", "/v1/me/identities/kakao", json: ["accessToken": .string(kakao)],
+            bearer: try #require(session["idToken"]?.stringValue))
+        #expect(linked.status == 200)
+
+        let child = try ProcessTests.spawn(["admin", "users", "delete", uid], environment: environment)
+        #expect(try await child.wait() == 0, "\(child.stderr)")
+        // The running server's outbox finds the jobs the CLI queued.
+        #expect(try await Self.eventually { stubs.appleAuth.revokedTokens == [refresh] && stubs.kakaoAdmin.unlinks == [4_100_000_901] })
+        #expect(try await server.stop() == 0)
+        #expect(stubs.appleAuth.revokedTokens == [refresh])
+        #expect(stubs.kakaoAdmin.unlinks == [4_100_000_901])
+        await stubs.stop()
+    }
+
     @Test(.enabled(if: PostgresTestEnvironment.url != nil))
     func twoInstancesOnPostgresDoNotBothCallApple() async throws {
         let base = try #require(PostgresTestEnvironment.url)
