@@ -31,7 +31,7 @@ public final class InProcessBroker: Sendable {
     public static func start(
         kakaoMapping: String = "link", linkByVerifiedEmail: Bool = false, appleNonce: String = "required",
         clock: any Clock = SystemClock(), adminToken: String? = nil, catalog: ProviderCatalog = .builtIn,
-        lifecycle: (any ProviderLifecycle)? = nil, serviceAccount: Bool = false,
+        lifecycle: (any ProviderLifecycle)? = nil, serviceAccount: Bool = false, cipher: OutboxCipher? = nil,
         configure: @Sendable (JSONValue) -> JSONValue = { $0 }
     ) async throws -> InProcessBroker {
         let stubs = try StubProviders()
@@ -53,7 +53,7 @@ public final class InProcessBroker: Sendable {
         var services = try await BrokerServices.make(
             config: config, store: store, httpClient: InProcessStubClient(stubs: stubs),
             passwords: SaltedDigestPasswordHasher(), catalog: catalog, adminToken: adminToken, clock: clock,
-            logger: Logger(sink: logs))
+            logger: Logger(sink: logs), cipher: cipher)
         services.lifecycle = lifecycle
         return InProcessBroker(stubs: stubs, store: store, services: services, logs: logs)
     }

@@ -44,11 +44,39 @@ extension StubProviders {
             guard let keys = keys(body["provider"]?.stringValue ?? "") else { return .json(404, .object([:])) }
             return .json(200, .object(["kid": .string(try keys.rotate())]))
         }
+        router.add("POST", "/apple/codes") { [self] request, _ in
+            guard let subject = JSONValue.parse(request.body)?["subject"]?.stringValue, !subject.isEmpty else {
+                return .json(400, .object(["error": "subject is required"]))
+            }
+            return .json(200, .object(["code": .string(appleAuth.issueCode(subject: subject))]))
+        }
+        router.add("POST", "/control/apple-auth") { [self] request, _ in
+            let body = JSONValue.parse(request.body)?.objectValue ?? [:]
+            switch body["fault"]?.stringValue ?? "none" {
+            case "down": appleAuth.setFault(.down)
+            case "slow": appleAuth.setFault(.slow(milliseconds: Int(body["delayMs"]?.intValue ?? 1000)))
+            case "refusing": appleAuth.setFault(.refusing)
+            default: appleAuth.setFault(.none)
+            }
+            return HTTPResponse(status: 204)
+        }
+        router.add("POST", "/control/kakao-admin") { [self] request, _ in
+            let body = JSONValue.parse(request.body)?.objectValue ?? [:]
+            switch body["fault"]?.stringValue ?? "none" {
+            case "down": kakaoAdmin.setFault(.down)
+            case "slow": kakaoAdmin.setFault(.slow(milliseconds: Int(body["delayMs"]?.intValue ?? 1000)))
+            case "refusing": kakaoAdmin.setFault(.refusing)
+            default: kakaoAdmin.setFault(.none)
+            }
+            return HTTPResponse(status: 204)
+        }
         router.add("GET", "/control/stats") { [self] _, _ in
             .json(
                 200,
                 .object([
                     "kakaoCalls": .int(Int64(kakaoCallCount)),
+                    "appleRevocations": .int(Int64(appleAuth.revokedTokens.count)),
+                    "kakaoUnlinks": .array(kakaoAdmin.unlinks.map { .int($0) }),
                     "jwksFetches": .object(
                         Dictionary(uniqueKeysWithValues: ["google", "apple", "kakao"].map {
                             ($0, JSONValue.int(Int64(jwksFetchCount($0))))

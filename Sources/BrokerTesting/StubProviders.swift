@@ -8,7 +8,10 @@ import Foundation
 /// Paths: `/{google,apple,kakao}/jwks`; `/kakao/v1/user/access_token_info`, `/kakao/v2/user/me`; and the
 /// control API the `stub-providers` executable offers to scripts: `POST /{provider}/token {"claims", "header"}`,
 /// `POST /kakao/users {"id", "email", ...}`, `POST /control/kakao {"fault", "delayMs"}`,
-/// `POST /control/jwks {"provider", "down"}`, `POST /control/rotate {"provider"}`, `GET /control/stats`.
+/// `POST /control/jwks {"provider", "down"}`, `POST /control/rotate {"provider"}`, `GET /control/stats`; and for
+/// the account lifecycle (``StubAppleAuth``, ``StubKakaoAdmin``): `POST /apple/codes {"subject"}` (an authorization
+/// code), `POST /control/apple-auth {"fault", "delayMs"}` and `POST /control/kakao-admin {"fault", "delayMs"}`
+/// (faults `none`, `down`, `slow`, `refusing`).
 public final class StubProviders: @unchecked Sendable {
     /// The Google client id the stub's tokens name.
     public static let googleAudience = "stub-client.apps.googleusercontent.com"
@@ -31,6 +34,10 @@ public final class StubProviders: @unchecked Sendable {
     public let kakao: StubKeySet
     /// Google's token endpoint and Firebase Auth's admin API.
     public let firebase = StubFirebase()
+    /// Kakao's admin-key API (unlinking a user).
+    public let kakaoAdmin = StubKakaoAdmin()
+    /// Sign in with Apple's token and revoke endpoints.
+    public let appleAuth: StubAppleAuth
 
     // Guarded by `lock`.
     private var kakaoTokens: [String: KakaoStubUser] = [:]
@@ -50,6 +57,7 @@ public final class StubProviders: @unchecked Sendable {
         google = try StubKeySet(prefix: "google")
         apple = try StubKeySet(prefix: "apple")
         kakao = try StubKeySet(prefix: "kakao")
+        appleAuth = try StubAppleAuth(keys: apple)
         routes()
     }
 
@@ -165,6 +173,7 @@ public final class StubProviders: @unchecked Sendable {
             "enabled": true, "audiences": strings([StubProviders.appleAudience]),
             "issuers": strings(["https://appleid.apple.com", "https://account.apple.com"]),
             "jwksUrl": .string(base + "/apple/jwks"), "nonce": .string(appleNonce),
+            "apiBaseUrl": .string(base + StubAppleAuth.basePath),
         ]
         let kakao: JSONValue = [
             "enabled": true, "appId": .string(StubProviders.kakaoAppID), "apiBaseUrl": .string(base + "/kakao"),
@@ -229,6 +238,8 @@ public final class StubProviders: @unchecked Sendable {
         }
         addControlRoutes(&router)
         firebase.addRoutes(&router)
+        kakaoAdmin.addRoutes(&router)
+        appleAuth.addRoutes(&router)
         self.router = router
     }
 

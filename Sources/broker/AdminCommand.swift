@@ -37,10 +37,20 @@ enum AdminCommand {
         let keys = KeyRing(store: store, clock: SystemClock(), algorithm: .es256, tokenLifetime: config.idTokenTTL)
         let sessions = SessionService(
             store: store, keys: keys, clock: SystemClock(), settings: SessionSettings(config: config), firebase: firebase)
-        // A revocation or deletion made here queues the uid's Firebase revocation; a running server delivers it.
+        // A revocation or deletion made here queues the uid's Firebase revocation, and a deletion what the
+        // account's providers ask (``AccountDeletion``); a running server delivers them. Nothing is fetched here.
+        let cipher = try OutboxCipher.fromEnvironment(environment)
+        let client = try CurlHTTPClient()
+        defer { Task { await client.shutdown() } }
+        let providers = try ProviderRegistry(
+            config: config, catalog: .builtIn,
+            context: ProviderContext(
+                httpClient: client, clock: SystemClock(), metrics: Metrics(), logger: .disabled,
+                clockSkew: config.clockSkew, allowInsecureURLs: config.allowInsecureProviderURLs, cipher: cipher))
         let admin = AdminService(
             store: store, sessions: sessions, clock: SystemClock(), logger: Logger(),
-            revokesFirebaseSessions: firebase != nil)
+            revokesFirebaseSessions: firebase != nil,
+            deletion: AccountDeletion(providers: providers, revokesFirebaseSessions: firebase != nil, cipher: cipher))
         let json = options.switches.contains("--json")
         do {
             switch (area, words.dropFirst().first) {

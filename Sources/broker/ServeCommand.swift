@@ -16,7 +16,7 @@ enum ServeCommand {
         let (store, database) = try await Startup.openStore(options.database, environment: environment)
         var services = try await BrokerServices.make(
             config: config, store: store, httpClient: client, passwords: MigratingPasswordHasher(),
-            adminToken: adminToken, logger: logger)
+            adminToken: adminToken, logger: logger, cipher: outboxCipher)
         // The outbox: mails (with `mail` configured) and, as their handlers land, provider calls. No SMTP
         // connection is made until a mail is sent.
         let outbox = OutboxWorker(
@@ -28,6 +28,8 @@ enum ServeCommand {
         if let firebaseAdmin = services.firebaseAdmin {
             await outbox.register(.firebaseRevoke, FirebaseRevokeHandler(client: firebaseAdmin))
         }
+        // What providers deliver through the outbox (a revocation, an unlink on deletion).
+        for (kind, handler) in services.providers.outboxHandlers { await outbox.register(kind, handler) }
         services.outboxCipher = outboxCipher
         services.outbox = outbox
         let app = BrokerApp(services: services)

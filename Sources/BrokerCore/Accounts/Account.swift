@@ -48,13 +48,18 @@ public struct Identity: Sendable, Equatable {
     public var email: String?
     /// When it was linked.
     public var linkedAt: Date
+    /// A token the provider gave the broker for this identity (a refresh token, revoked when the account is
+    /// deleted), sealed: base64 of an AES-256-GCM box under `BROKER_ENCRYPTION_KEY`, never the token in clear.
+    /// Admin views show only whether one is held.
+    public var providerToken: String?
 
     /// Creates an identity.
-    public init(provider: ProviderID, subject: String, email: String?, linkedAt: Date) {
+    public init(provider: ProviderID, subject: String, email: String?, linkedAt: Date, providerToken: String? = nil) {
         self.provider = provider
         self.subject = subject
         self.email = email
         self.linkedAt = linkedAt
+        self.providerToken = providerToken
     }
 }
 

@@ -44,15 +44,19 @@ extension AccountService {
             throw AccountError(.identityAlreadyLinked)
         }
         let now = clock.now
+        let token = signIn.providerToken
         do {
             return try await store.update(id: id, options: AccountWriteOptions(consuming: signIn.singleUse)) { account in
                 guard !account.disabled else { throw AccountError(.userDisabled) }
                 if let existing = account.identity(identity.provider) {
                     guard existing.subject == identity.subject else { throw AccountError(.identityAlreadyLinked) }
+                    account.keepProviderToken(token, for: identity)  // a newer code replaces the token held
                     return
                 }
                 account.identities.append(
-                    Identity(provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now))
+                    Identity(
+                        provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now,
+                        providerToken: token))
             }
         } catch let error as AccountStoreError where error.code == .alreadyExists {
             throw AccountError(.identityAlreadyLinked)
@@ -71,10 +75,11 @@ extension AccountService {
         }
     }
 
-    /// Deletes account `id` with its identities and sessions.
+    /// Deletes account `id` with its identities and sessions, queuing what ``AccountDeletion`` asks in the same
+    /// transaction.
     public func delete(_ id: AccountID) async throws {
         do {
-            try await store.delete(id: id, options: AccountWriteOptions(enqueuing: firebaseRevocation(id, at: clock.now)))
+            try await deletion.delete(id, from: store, at: clock.now)
         } catch let error as AccountStoreError where error.code == .notFound {
             throw AccountError(.notFound)
         }

@@ -41,6 +41,8 @@ public struct AccountService: Sendable {
     /// Whether changes that end an account's sessions also queue the revocation of its Firebase sessions (a
     /// service account is configured).
     let revokesFirebaseSessions: Bool
+    /// What a deletion queues for the uid's Firebase sessions and its providers.
+    let deletion: AccountDeletion
     /// A hash of nothing anyone knows, verified against when an email has no account, so that a wrong email
     /// costs the same time as a wrong password.
     let decoyHash: String
@@ -48,9 +50,11 @@ public struct AccountService: Sendable {
     /// Creates the service; `allowInsecurePhotoURLs` keeps `http` photo URLs too (see ``PhotoURL``).
     public init(
         store: any AccountStore & LoginAttemptStore, clock: any Clock, linkByVerifiedEmail: Bool,
-        passwords: any PasswordHashing, allowInsecurePhotoURLs: Bool = false, revokesFirebaseSessions: Bool = false
+        passwords: any PasswordHashing, allowInsecurePhotoURLs: Bool = false, revokesFirebaseSessions: Bool = false,
+        deletion: AccountDeletion? = nil
     ) async throws {
         self.revokesFirebaseSessions = revokesFirebaseSessions
+        self.deletion = deletion ?? AccountDeletion(revokesFirebaseSessions: revokesFirebaseSessions)
         self.store = store
         self.clock = clock
         self.linkByVerifiedEmail = linkByVerifiedEmail
@@ -133,11 +137,13 @@ public struct AccountService: Sendable {
         let now = clock.now
         // The uid is not known before the transaction: the store stamps the events with it.
         let options = signInOptions(signIn, .none, uid: nil)
+        let token = signIn.verified.providerToken
         do {
             let account = try await store.update(linkedTo: identity.provider, subject: identity.subject, options: options) {
                 account in
                 guard !account.disabled else { throw AccountError(.userDisabled) }
                 account.lastSignInAt = now
+                account.keepProviderToken(token, for: identity)
             }
             return account.map { SignInOutcome(account: $0, change: .none) }
         } catch let error as AccountStoreError where error.code == .alreadyUsed {
@@ -150,12 +156,14 @@ public struct AccountService: Sendable {
         let identity = signIn.identity
         let now = clock.now
         let options = signInOptions(signIn, .none, uid: account.id)
+        let token = signIn.verified.providerToken
         let updated = try await store.update(id: account.id, options: options) { account in
             guard !account.disabled else { throw AccountError(.userDisabled) }
             // Still linked? (A takeover may have unlinked it since the look-up: then decide again.)
             guard account.identities.contains(where: { $0.provider == identity.provider && $0.subject == identity.subject })
             else { throw AccountStoreError(.notFound, "identity unlinked") }
             account.lastSignInAt = now
+            account.keepProviderToken(token, for: identity)
         }
         return SignInOutcome(account: updated, change: .none)
     }
@@ -165,6 +173,9 @@ public struct AccountService: Sendable {
     func apply(_ decision: LinkingDecision, signIn: SignInAttempt) async throws -> SignInOutcome {
         let identity = signIn.identity
         let now = clock.now
+        let linkedIdentity = Identity(
+            provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now,
+            providerToken: signIn.verified.providerToken)
         do {
             switch decision {
             case .signIn(let account):
@@ -174,8 +185,7 @@ public struct AccountService: Sendable {
                     id: AccountID.generate(), email: claimEmail ? identity.email : nil,
                     emailVerified: claimEmail && identity.email != nil && identity.emailVerified,
                     displayName: identity.displayName, photoURL: identity.photoURL, createdAt: now, lastSignInAt: now,
-                    identities: [Identity(provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now)],
-                    origin: .provider(identity.provider))
+                    identities: [linkedIdentity], origin: .provider(identity.provider))
                 try await store.create(account, options: signInOptions(signIn, .created, uid: account.id))
                 return SignInOutcome(account: account, change: .created)
             case .link(let owner):
@@ -186,8 +196,7 @@ public struct AccountService: Sendable {
                     guard account.email?.lowercased() == identity.email?.lowercased(), account.emailVerified,
                         account.identity(identity.provider) == nil
                     else { throw AccountStoreError(.notFound, "account changed") }
-                    account.identities.append(
-                        Identity(provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now))
+                    account.identities.append(linkedIdentity)
                     if account.displayName == nil { account.displayName = identity.displayName }
                     if account.photoURL == nil { account.photoURL = identity.photoURL }
                     account.lastSignInAt = now
@@ -205,9 +214,7 @@ public struct AccountService: Sendable {
                     // Whoever created the account with an unproven email loses every way in.
                     account.passwordHash = nil
                     account.passwordDerived = false
-                    account.identities = [
-                        Identity(provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now)
-                    ]
+                    account.identities = [linkedIdentity]
                     account.email = identity.email
                     account.emailVerified = true
                     account.displayName = identity.displayName

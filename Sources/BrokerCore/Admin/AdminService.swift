@@ -28,19 +28,22 @@ public struct AdminService: Sendable {
     /// The largest page size.
     public static let maximumLimit = 1000
 
-    private let store: any BrokerStore
+    let store: any BrokerStore
     private let sessions: SessionService
     private let clock: any Clock
     private let logger: Logger
     private let revokesFirebaseSessions: Bool
+    private let deletion: AccountDeletion
 
     /// Creates the service; `revokesFirebaseSessions` (a service account is configured) makes a revocation and a
-    /// deletion also queue the end of the uid's Firebase sessions, in the same transaction.
+    /// deletion also queue the end of the uid's Firebase sessions, in the same transaction; `deletion` (default:
+    /// the Firebase revocation alone) is what a deletion queues.
     public init(
         store: any BrokerStore, sessions: SessionService, clock: any Clock, logger: Logger = .disabled,
-        revokesFirebaseSessions: Bool = false
+        revokesFirebaseSessions: Bool = false, deletion: AccountDeletion? = nil
     ) {
         self.revokesFirebaseSessions = revokesFirebaseSessions
+        self.deletion = deletion ?? AccountDeletion(revokesFirebaseSessions: revokesFirebaseSessions)
         self.store = store
         self.sessions = sessions
         self.clock = clock
@@ -104,10 +107,11 @@ public struct AdminService: Sendable {
         return updated
     }
 
-    /// Deletes `uid` with its identities and sessions.
+    /// Deletes `uid` with its identities and sessions, queuing what ``AccountDeletion`` asks in the same
+    /// transaction.
     public func delete(_ uid: AccountID, requestID: String) async throws {
         do {
-            try await store.delete(id: uid, options: AccountWriteOptions(enqueuing: firebaseRevocation(uid)))
+            try await deletion.delete(uid, from: store, at: clock.now)
         } catch let error as AccountStoreError where error.code == .notFound {
             throw AccountError(.notFound)
         }

@@ -36,6 +36,11 @@ public struct ConfigValidation: Sendable {
             var providerContext = context
             providerContext.clockSkew = config.clockSkew
             providerContext.allowInsecureURLs = config.allowInsecureProviderURLs
+            do {
+                providerContext.cipher = try OutboxCipher.fromEnvironment(environment)
+            } catch let error as ConfigError {
+                issues.record(error)
+            } catch {}
             Self.checkProviders(config, context: providerContext, issues: issues)
             warnings += Self.placeholderWarnings(config)
             warnings += Self.issuerWarnings(config, listenPort: listenPort)

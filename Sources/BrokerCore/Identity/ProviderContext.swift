@@ -14,12 +14,16 @@ public struct ProviderContext: Sendable {
     public var clockSkew: TimeInterval
     /// Whether `http://` provider URLs are allowed (stubs).
     public var allowInsecureURLs: Bool
+    /// The broker's encryption key (`BROKER_ENCRYPTION_KEY`), for providers that keep a secret at rest; nil when
+    /// none is configured.
+    public var cipher: OutboxCipher?
 
     /// Creates a context.
     public init(
         httpClient: any HTTPClient, clock: any Clock, metrics: Metrics, logger: Logger, clockSkew: TimeInterval,
-        allowInsecureURLs: Bool
+        allowInsecureURLs: Bool, cipher: OutboxCipher? = nil
     ) {
+        self.cipher = cipher
         self.httpClient = httpClient
         self.clock = clock
         self.metrics = metrics

@@ -38,6 +38,9 @@ public struct ProviderRegistry: Sendable {
     /// The enabled provider named `id`, nil when it is unknown or disabled.
     public func provider(_ id: ProviderID) -> (any IdentityProvider)? { providers[id] }
 
+    /// The enabled providers, by id.
+    public var all: [any IdentityProvider] { enabled.compactMap { providers[$0] } }
+
     /// The names of the enabled providers.
     public var enabled: [ProviderID] { providers.keys.sorted { $0.rawValue < $1.rawValue } }
 

@@ -39,11 +39,18 @@ public struct VerifiedIdentity: Sendable {
     /// The provider's own rule for an identity linked to no account; nil is the contract's default
     /// (``LinkingPolicy``).
     public var linking: (any LinkingStrategy)?
+    /// A token the provider gave for this identity, sealed (``Identity/providerToken``): stored on the identity in
+    /// the sign-in's or link's transaction, replacing any held before. Nil keeps what is held.
+    public var providerToken: String?
 
     /// Creates a verified identity.
-    public init(identity: ExternalIdentity, singleUse: SingleUseMark? = nil, linking: (any LinkingStrategy)? = nil) {
+    public init(
+        identity: ExternalIdentity, singleUse: SingleUseMark? = nil, linking: (any LinkingStrategy)? = nil,
+        providerToken: String? = nil
+    ) {
         self.identity = identity
         self.singleUse = singleUse
         self.linking = linking
+        self.providerToken = providerToken
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 /// base64) or the file named by `BROKER_ENCRYPTION_KEY_FILE`. The job id is the associated data, so a sealed
 /// payload cannot be moved to another job.
 public struct OutboxCipher: Sendable {
-    private let key: AESGCMKey
+    let key: AESGCMKey
 
     /// Wraps a key.
     public init(key: AESGCMKey) { self.key = key }

@@ -135,6 +135,13 @@ public protocol AccountStore: Sendable {
     /// and queuing `options.enqueuing` (a provider's revocation) in the same transaction; the
     /// other options do not apply (the sessions go with the account).
     func delete(id: AccountID, options: AccountWriteOptions) async throws
+    /// Like ``delete(id:options:)``, also queuing the jobs `jobs` derives from the account as it stood inside
+    /// the transaction (what its linked providers are asked to do: ``AccountDeletion``); `jobs` throwing
+    /// deletes nothing.
+    func delete(
+        id: AccountID, options: AccountWriteOptions,
+        enqueuingFor jobs: @escaping @Sendable (Account) throws -> [OutboxJob]
+    ) async throws
 }
 
 extension AccountStore {

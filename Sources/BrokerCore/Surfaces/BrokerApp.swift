@@ -43,11 +43,11 @@ public struct BrokerServices: Sendable {
     public static func make(
         config: BrokerConfig, store: any BrokerStore, httpClient: any HTTPClient, passwords: any PasswordHashing,
         catalog: ProviderCatalog = .builtIn, adminToken: String? = nil, clock: any Clock = SystemClock(),
-        logger: Logger, metrics: Metrics = Metrics()
+        logger: Logger, metrics: Metrics = Metrics(), cipher: OutboxCipher? = nil
     ) async throws -> BrokerServices {
         let context = ProviderContext(
             httpClient: httpClient, clock: clock, metrics: metrics, logger: logger, clockSkew: config.clockSkew,
-            allowInsecureURLs: config.allowInsecureProviderURLs)
+            allowInsecureURLs: config.allowInsecureProviderURLs, cipher: cipher)
         let providers = try ProviderRegistry(config: config, catalog: catalog, context: context)
         let serviceAccount = try config.firebaseServiceAccountFile.map {
             try FirebaseServiceAccount(contentsOf: $0, allowInsecureURLs: config.allowInsecureProviderURLs)
@@ -64,9 +64,11 @@ public struct BrokerServices: Sendable {
         try await keys.load()
         let sessions = SessionService(
             store: store, keys: keys, clock: clock, settings: SessionSettings(config: config), firebase: firebase)
+        let deletion = AccountDeletion(providers: providers, revokesFirebaseSessions: firebaseAdmin != nil, cipher: cipher)
         let accounts = try await AccountService(
             store: store, clock: clock, linkByVerifiedEmail: config.linkByVerifiedEmail, passwords: passwords,
-            allowInsecurePhotoURLs: config.allowInsecureProviderURLs, revokesFirebaseSessions: firebaseAdmin != nil)
+            allowInsecurePhotoURLs: config.allowInsecureProviderURLs, revokesFirebaseSessions: firebaseAdmin != nil,
+            deletion: deletion)
         let auditor = Auditor(store: store, clock: clock, logger: logger)
         return BrokerServices(
             config: config, providers: providers,
@@ -75,9 +77,9 @@ public struct BrokerServices: Sendable {
             accounts: accounts, sessions: sessions, keys: keys,
             admin: AdminService(
                 store: store, sessions: sessions, clock: clock, logger: logger,
-                revokesFirebaseSessions: firebaseAdmin != nil),
+                revokesFirebaseSessions: firebaseAdmin != nil, deletion: deletion),
             adminGate: AdminGate(token: adminToken, clock: clock), auditor: auditor, firebaseAdmin: firebaseAdmin,
-            lifecycle: nil, store: store, clock: clock, metrics: metrics, logger: logger)
+            lifecycle: nil, store: store, clock: clock, metrics: metrics, logger: logger, outboxCipher: cipher)
     }
 }
 

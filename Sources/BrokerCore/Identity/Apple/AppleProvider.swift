@@ -14,11 +14,15 @@ public struct AppleProvider: IdentityProvider, IDTokenVerifying {
     public let id: ProviderID
     private let issuer: OIDCIssuer
     private let clockSkew: TimeInterval
+    /// The code exchange and revocation (`clientSecret` configured), with the verifier of the exchange's ID
+    /// token and the key sealing the refresh token; nil without `clientSecret`.
+    let exchange: AppleCodeExchange?
 
-    init(id: ProviderID, issuer: OIDCIssuer, clockSkew: TimeInterval) {
+    init(id: ProviderID, issuer: OIDCIssuer, clockSkew: TimeInterval, exchange: AppleCodeExchange? = nil) {
         self.id = id
         self.issuer = issuer
         self.clockSkew = clockSkew
+        self.exchange = exchange
     }
 
     /// `identityToken`.
@@ -37,7 +41,13 @@ public struct AppleProvider: IdentityProvider, IDTokenVerifying {
         if identity.displayName == nil { identity.displayName = hints.fullName }
         let expiry = Date(timeIntervalSince1970: claims["exp"]?.doubleValue ?? 0) + clockSkew
         let mark = SingleUseMark(key: "apple:" + Hex.encode(Digest.sha256(token)), expiresAt: expiry)
-        return VerifiedIdentity(identity: identity, singleUse: mark)
+        // With a client secret, an authorization code is exchanged for Apple's refresh token before anything is
+        // stored: a refused code or an Apple outage fails the sign-in. Without one, a code is ignored.
+        var sealed: String?
+        if let code = hints.authorizationCode, let exchange {
+            sealed = try await exchange.refreshToken(code: code, subject: identity.subject)
+        }
+        return VerifiedIdentity(identity: identity, singleUse: mark, providerToken: sealed)
     }
 
     /// Verifies an Apple identity token and reads its identity (without recording its use).
@@ -67,11 +77,34 @@ extension AppleProvider: IdentityProviderFactory {
 
     /// Builds the provider from its config entry.
     public static func make(id: ProviderID, config: ConfigReader, context: ProviderContext) throws -> any IdentityProvider {
-        try config.allowOnly(["type", "enabled", "audiences", "issuers", "jwksUrl", "nonce", "accountMapping"])
+        try config.allowOnly([
+            "type", "enabled", "audiences", "issuers", "jwksUrl", "nonce", "accountMapping", "clientSecret", "apiBaseUrl",
+        ])
         try OIDCIssuer.checkAccountMapping(config)
         let issuer = try OIDCIssuer(
             config: config, provider: id, defaultIssuers: ["https://appleid.apple.com", "https://account.apple.com"],
             defaultNonce: .required, context: context)
-        return AppleProvider(id: id, issuer: issuer, clockSkew: context.clockSkew)
+        let baseURL =
+            config.members["apiBaseUrl"] == nil
+            ? "https://appleid.apple.com" : try config.url("apiBaseUrl", allowInsecure: context.allowInsecureURLs)
+        let exchange = try config.child("clientSecret").map { section in
+            let secret = try AppleClientSecret.make(section, clock: context.clock)
+            guard let cipher = context.cipher else {
+                throw ConfigError(
+                    field: section.path,
+                    "needs BROKER_ENCRYPTION_KEY or BROKER_ENCRYPTION_KEY_FILE (32 bytes, base64): Apple's refresh "
+                        + "tokens are kept encrypted")
+            }
+            return AppleCodeExchange(
+                provider: id, api: AppleTokenAPI(baseURL: baseURL, client: context.httpClient, secret: secret, metrics: context.metrics),
+                verifier: IDTokenVerifier(
+                    keys: issuer.keys,
+                    rules: IDTokenRules(
+                        issuers: issuer.rules.issuers, audiences: issuer.rules.audiences + [secret.clientID],
+                        clockSkew: context.clockSkew, nonce: .optional),
+                    clock: context.clock),
+                cipher: cipher)
+        }
+        return AppleProvider(id: id, issuer: issuer, clockSkew: context.clockSkew, exchange: exchange)
     }
 }

@@ -36,6 +36,13 @@ struct KakaoAPI: Sendable {
         throw KakaoAPI.error(status: response.status, code: body?["code"]?.intValue, call: call)
     }
 
+    /// Records the duration of a call to Kakao.
+    func observe(_ call: String, since started: Date) {
+        metrics.observe(
+            "broker_provider_call_seconds", labels: ["provider": "kakao", "call": call],
+            seconds: Date().timeIntervalSince(started))
+    }
+
     /// Maps a non-200 answer to the contract's outcome.
     static func error(status: Int, code: Int64?, call: String) -> ProviderError {
         if code == -401 || status == 401 {

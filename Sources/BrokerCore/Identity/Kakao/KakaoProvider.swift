@@ -14,16 +14,22 @@ public struct KakaoProvider: IdentityProvider, IDTokenVerifying, AccessTokenVeri
     /// `kakao`.
     public let id: ProviderID
     private let appID: String
-    private let api: KakaoAPI
+    let api: KakaoAPI
     private let issuer: OIDCIssuer
     private let linking: (any LinkingStrategy)?
+    /// The app's primary admin key (`adminKeyFile`, trimmed): unlinks deleted accounts' Kakao users. Never logged.
+    let adminKey: String?
 
-    init(id: ProviderID, appID: String, api: KakaoAPI, issuer: OIDCIssuer, linking: (any LinkingStrategy)?) {
+    init(
+        id: ProviderID, appID: String, api: KakaoAPI, issuer: OIDCIssuer, linking: (any LinkingStrategy)?,
+        adminKey: String? = nil
+    ) {
         self.id = id
         self.appID = appID
         self.api = api
         self.issuer = issuer
         self.linking = linking
+        self.adminKey = adminKey
     }
 
     /// Verifies an access token (with Kakao's API) or an OpenID Connect ID token.
@@ -64,7 +70,7 @@ public struct KakaoProvider: IdentityProvider, IDTokenVerifying, AccessTokenVeri
             photoURL: profile?["profile_image_url"]?.stringValue)
     }
 
-    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
+    static func isTokenCharacter(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
@@ -110,6 +116,7 @@ extension KakaoProvider: IdentityProviderFactory {
     public static func make(id: ProviderID, config: ConfigReader, context: ProviderContext) throws -> any IdentityProvider {
         try config.allowOnly([
             "type", "enabled", "appId", "apiBaseUrl", "audiences", "issuers", "jwksUrl", "nonce", "accountMapping",
+            "adminKeyFile",
         ])
         let appID = try config.string("appId")
         guard let number = Int64(appID), number > 0 else {
@@ -123,6 +130,22 @@ extension KakaoProvider: IdentityProviderFactory {
         return KakaoProvider(
             id: id, appID: String(number),
             api: KakaoAPI(baseURL: baseURL, client: context.httpClient, metrics: context.metrics), issuer: issuer,
-            linking: mapping == "email-password" ? KakaoLegacyPasswordLinking() : nil)
+            linking: mapping == "email-password" ? KakaoLegacyPasswordLinking() : nil,
+            adminKey: try adminKey(config))
+    }
+
+    /// The trimmed content of `adminKeyFile`, nil when the field is absent or null. An unreadable file, an empty
+    /// one, or one holding anything but a key's characters is a bad config (the message never holds the key).
+    static func adminKey(_ config: ConfigReader) throws -> String? {
+        guard let path = try config.optionalString("adminKeyFile") else { return nil }
+        guard let data = FileManager.default.contents(atPath: path), data.count <= 4096 else {
+            throw ConfigError(field: config.field("adminKeyFile"), "cannot read \(path) (or it is over 4 KiB)")
+        }
+        let key = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...256).contains(key.utf8.count), key.utf8.allSatisfy(isTokenCharacter) else {
+            throw ConfigError(
+                field: config.field("adminKeyFile"), "must hold the Kakao app's admin key (letters and digits, one line)")
+        }
+        return key
     }
 }

@@ -9,6 +9,8 @@ public struct OIDCIssuer: Sendable {
     public let jwksURL: String
     /// The verifier.
     public let verifier: IDTokenVerifier
+    /// The issuer's keys (shared with other verifiers of the same issuer, such as one with other rules).
+    public let keys: JWKSCache
 
     /// Reads the OIDC fields of a provider entry. `defaultIssuers` apply when `issuers` is absent.
     public init(
@@ -30,7 +32,7 @@ public struct OIDCIssuer: Sendable {
         }
         jwksURL = try config.url("jwksUrl", allowInsecure: context.allowInsecureURLs)
         rules = IDTokenRules(issuers: issuers, audiences: audiences, clockSkew: context.clockSkew, nonce: nonce)
-        let keys = JWKSCache(
+        keys = JWKSCache(
             url: jwksURL, provider: provider.rawValue, client: context.httpClient, clock: context.clock,
             metrics: context.metrics, logger: context.logger)
         verifier = IDTokenVerifier(keys: keys, rules: rules, clock: context.clock)

@@ -129,13 +129,23 @@ public actor MemoryBrokerStore: BrokerStore {
     /// Deletes the account, its identities and refresh tokens, recording and queuing as `options` ask;
     /// `notFound` if absent.
     public func delete(id: AccountID, options: AccountWriteOptions) throws {
-        try checkCanEnqueue(options.enqueuing)
+        try delete(id: id, options: options, enqueuingFor: { _ in [] })
+    }
+
+    /// ``delete(id:options:)`` also queuing the jobs `jobs` derives from the account before it goes.
+    public func delete(
+        id: AccountID, options: AccountWriteOptions,
+        enqueuingFor jobs: @escaping @Sendable (Account) throws -> [OutboxJob]
+    ) throws {
+        guard let stored = accounts[id] else { throw AccountStoreError(.notFound, "no account \(id)") }
+        let enqueuing = options.enqueuing + (try jobs(stored))
+        try checkCanEnqueue(enqueuing)
         guard let account = accounts.removeValue(forKey: id) else {
             throw AccountStoreError(.notFound, "no account \(id)")
         }
         unindex(account)
         tokens = tokens.filter { $0.value.accountID != id }
-        finish(id, AccountWriteOptions(recording: options.recording, enqueuing: options.enqueuing))
+        finish(id, AccountWriteOptions(recording: options.recording, enqueuing: enqueuing))
     }
 
     // MARK: - SessionStore

@@ -12,7 +12,8 @@ public enum BrokerSchema {
             SQLMigration(version: 1, statements: version1), SQLMigration(version: 2, statements: version2),
             SQLMigration(version: 3, statements: version3), SQLMigration(version: 4, statements: version4),
             SQLMigration(version: 5, statements: version5), SQLMigration(version: 6, statements: version6),
-            SQLMigration(version: 7, statements: version7), SQLMigration(version: 9, statements: version9),
+            SQLMigration(version: 7, statements: version7), SQLMigration(version: 8, statements: version8),
+            SQLMigration(version: 9, statements: version9),
         ]
     }
 
@@ -28,6 +29,12 @@ public enum BrokerSchema {
         """,
         "CREATE INDEX console_sessions_expires ON console_sessions (expires_at)",
         "CREATE INDEX audit_events_action_at ON audit_events (action, at)",
+    ]
+
+    /// Version 8: a token a provider gave for an identity (a refresh token, revoked on deletion), sealed
+    /// with AES-256-GCM under `BROKER_ENCRYPTION_KEY` and stored as base64; never in clear.
+    private static let version8 = [
+        "ALTER TABLE identities ADD COLUMN provider_token TEXT",
     ]
 
     /// Version 7: where the request behind an audit event came from (client address, user agent; NULL for the

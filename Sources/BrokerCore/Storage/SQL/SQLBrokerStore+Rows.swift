@@ -11,7 +11,7 @@ extension SQLBrokerStore {
     static let selectAccountByIdentity =
         "SELECT \(accountColumns) FROM accounts a JOIN identities i ON i.uid = a.uid WHERE i.provider = ? AND i.subject = ?"
     static let selectIdentities =
-        "SELECT provider, subject, email, linked_at FROM identities WHERE uid = ? ORDER BY linked_at, provider, subject"
+        "SELECT provider, subject, email, linked_at, provider_token FROM identities WHERE uid = ? ORDER BY linked_at, provider, subject"
     /// The columns of ``accountValues(_:)``, in its order.
     static let accountColumnNames = [
         "uid", "email", "email_key", "email_verified", "display_name", "photo_url", "disabled", "created_at",
@@ -21,8 +21,10 @@ extension SQLBrokerStore {
     static let insertAccount =
         "INSERT INTO accounts (\(accountColumnNames.joined(separator: ", "))) VALUES ("
         + Array(repeating: "?", count: accountColumnNames.count).joined(separator: ", ") + ")"
-    static let insertIdentity = "INSERT INTO identities (provider, subject, uid, email, linked_at) VALUES (?, ?, ?, ?, ?)"
-    static let updateIdentity = "UPDATE identities SET email = ?, linked_at = ? WHERE provider = ? AND subject = ?"
+    static let insertIdentity =
+        "INSERT INTO identities (provider, subject, uid, email, linked_at, provider_token) VALUES (?, ?, ?, ?, ?, ?)"
+    static let updateIdentity =
+        "UPDATE identities SET email = ?, linked_at = ?, provider_token = ? WHERE provider = ? AND subject = ?"
     static let deleteIdentity = "DELETE FROM identities WHERE provider = ? AND subject = ?"
     static let purgeExpiredMarks = "DELETE FROM used_marks WHERE expires_at < ?"
     static let insertMark = "INSERT INTO used_marks (key, expires_at) VALUES (?, ?)"
@@ -178,8 +180,8 @@ extension SQLBrokerStore {
                 guard previous != identity else { continue }
                 try connection.execute(
                     updateIdentity,
-                    [optionalText(identity.email), millis(identity.linkedAt), .text(identity.provider.rawValue),
-                     .text(identity.subject)])
+                    [optionalText(identity.email), millis(identity.linkedAt), optionalText(identity.providerToken),
+                     .text(identity.provider.rawValue), .text(identity.subject)])
             } else {
                 try connection.execute(insertIdentity, identityValues(identity, uid: uid))
             }
@@ -191,16 +193,17 @@ extension SQLBrokerStore {
             provider: ProviderID(try required(row, "provider")),
             subject: try required(row, "subject"),
             email: row.text("email"),
-            linkedAt: date(try requiredInteger(row, "linked_at")))
+            linkedAt: date(try requiredInteger(row, "linked_at")),
+            providerToken: row.text("provider_token"))
     }
 
     /// The columns of ``identityValues(_:uid:)``, in its order.
-    static let identityColumnNames = ["provider", "subject", "uid", "email", "linked_at"]
+    static let identityColumnNames = ["provider", "subject", "uid", "email", "linked_at", "provider_token"]
 
     /// The values of ``insertIdentity``.
     static func identityValues(_ identity: Identity, uid: AccountID) -> [SQLValue] {
         [.text(identity.provider.rawValue), .text(identity.subject), .text(uid.rawValue),
-         optionalText(identity.email), millis(identity.linkedAt)]
+         optionalText(identity.email), millis(identity.linkedAt), optionalText(identity.providerToken)]
     }
 
     // MARK: - Single-use marks

@@ -113,15 +113,28 @@ public final class SQLBrokerStore: BrokerStore {
     /// Deletes the account, its identities and its refresh tokens, recording `options.recording` and queuing
     /// `options.enqueuing` in the same transaction; `notFound` (and no change) if absent.
     public func delete(id: AccountID, options: AccountWriteOptions) async throws {
+        try await delete(id: id, options: options, enqueuingFor: { _ in [] })
+    }
+
+    /// ``delete(id:options:)`` also queuing the jobs `jobs` derives from the account, loaded inside the
+    /// deletion's transaction.
+    public func delete(
+        id: AccountID, options: AccountWriteOptions,
+        enqueuingFor jobs: @escaping @Sendable (Account) throws -> [OutboxJob]
+    ) async throws {
         let now = clock.now
         try await write { connection in
             let uid = SQLValue.text(id.rawValue)
+            guard let account = try Self.loadAccount(in: connection, sql: Self.selectAccountByID, [uid]) else {
+                throw AccountStoreError(.notFound, "no account \(id)")
+            }
+            let enqueuing = options.enqueuing + (try jobs(account))
             try connection.execute("DELETE FROM refresh_tokens WHERE uid = ?", [uid])
             try connection.execute("DELETE FROM identities WHERE uid = ?", [uid])
             guard try connection.execute("DELETE FROM accounts WHERE uid = ?", [uid]) > 0 else {
                 throw AccountStoreError(.notFound, "no account \(id)")
             }
-            let tail = AccountWriteOptions(recording: options.recording, enqueuing: options.enqueuing)
+            let tail = AccountWriteOptions(recording: options.recording, enqueuing: enqueuing)
             try Self.applyWriteOptions(tail, uid: id, now: now, in: connection)
         }
     }

@@ -31,7 +31,7 @@ public struct AdminSurface: Surface {
             return .json(200, ["users": .array(users.map(\.adminJSON)), "nextCursor": next.map(JSONValue.string) ?? .null])
         }
         admin("GET", "/admin/v1/users/{uid}") { _, context in
-            .json(200, try await services.admin.user(AdminSurface.uid(context)).adminJSON)
+            .json(200, try await services.admin.userView(AdminSurface.uid(context)))
         }
         admin("GET", "/admin/v1/identities/{provider}/{subject}") { _, context in
             let account = try await services.admin.user(
@@ -116,6 +116,7 @@ extension Account {
                 }),
             ])
         } ?? .null
+        members["identities"] = .array(identities.map(\.adminJSON))
         return .object(members)
     }
 }

@@ -2698,6 +2698,10 @@ extension OpenAPIDocument {
           "linkedAt": {
             "type": "string",
             "format": "date-time"
+          },
+          "providerTokenHeld": {
+            "type": "boolean",
+            "description": "Admin views only: whether the broker holds a token the provider gave for this identity (Apple's refresh token, revoked when the account is deleted). The token itself is never shown."
           }
         }
       },
@@ -2854,6 +2858,13 @@ extension OpenAPIDocument {
               }
             ],
             "description": "For an imported account: when it was imported, from which file and index. Null otherwise."
+          },
+          "pendingOutbox": {
+            "type": "array",
+            "description": "`GET /admin/v1/users/{uid}` only: the outbox's pending calls for this user (at most 50), never their payloads.",
+            "items": {
+              "$ref": "#/components/schemas/OutboxJob"
+            }
           }
         }
       },
@@ -3149,6 +3160,75 @@ extension OpenAPIDocument {
               "$ref": "#/components/schemas/Identity"
             },
             "description": "The `providerUserInfo` entries of providers the broker does not sign in with, under their Firebase provider ids (`facebook.com`, an unmapped `oidc.*`): shown to admins, never used to sign in, never in `identities`."
+          }
+        }
+      },
+      "OutboxJob": {
+        "type": "object",
+        "description": "A delivery the broker owes (a mail, a provider call such as Apple's revocation or Kakao's unlink), without its payload.",
+        "required": [
+          "id",
+          "kind",
+          "uid",
+          "state",
+          "createdAt",
+          "attempts",
+          "nextAttemptAt",
+          "finishedAt",
+          "secret",
+          "lastError"
+        ],
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "kind": {
+            "type": "string",
+            "description": "`mail`, `firebase.revoke`, `apple.revoke`, `kakao.unlink`, ..."
+          },
+          "uid": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "state": {
+            "type": "string",
+            "enum": [
+              "pending",
+              "delivered",
+              "refused",
+              "given_up"
+            ]
+          },
+          "createdAt": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "attempts": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "nextAttemptAt": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "finishedAt": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time"
+          },
+          "secret": {
+            "type": "boolean",
+            "description": "Whether the payload holds a secret (deleted once delivered, encrypted at rest with BROKER_ENCRYPTION_KEY)."
+          },
+          "lastError": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       }
