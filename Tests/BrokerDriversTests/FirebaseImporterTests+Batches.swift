@@ -52,6 +52,12 @@ extension FirebaseImporterTests {
         func delete(id: AccountID, options: AccountWriteOptions) async throws {
             try await store.delete(id: id, options: options)
         }
+        func delete(
+            id: AccountID, options: AccountWriteOptions,
+            enqueuingFor jobs: @escaping @Sendable (Account) throws -> [OutboxJob]
+        ) async throws {
+            try await store.delete(id: id, options: options, enqueuingFor: jobs)
+        }
     }
 
     static func users(_ count: Int) -> [String] {
