@@ -38,6 +38,17 @@ public struct ProviderRegistry: Sendable {
     /// The enabled provider named `id`, nil when it is unknown or disabled.
     public func provider(_ id: ProviderID) -> (any IdentityProvider)? { providers[id] }
 
+    /// Lets every ``ProviderPrefetching`` provider fetch what it needs, all at once; returns when each has tried
+    /// (each fetch is bounded by the provider's own timeout). `serve` calls it at start, `check-config` never.
+    public func prefetch() async {
+        await withTaskGroup(of: Void.self) { group in
+            for provider in providers.values {
+                guard let prefetching = provider as? any ProviderPrefetching else { continue }
+                group.addTask { await prefetching.prefetch() }
+            }
+        }
+    }
+
     /// The names of the enabled providers.
     public var enabled: [ProviderID] { providers.keys.sorted { $0.rawValue < $1.rawValue } }
 

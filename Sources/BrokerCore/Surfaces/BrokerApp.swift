@@ -49,6 +49,7 @@ public struct BrokerServices: Sendable {
             httpClient: httpClient, clock: clock, metrics: metrics, logger: logger, clockSkew: config.clockSkew,
             allowInsecureURLs: config.allowInsecureProviderURLs)
         let providers = try ProviderRegistry(config: config, catalog: catalog, context: context)
+        await providers.prefetch()
         let serviceAccount = try config.firebaseServiceAccountFile.map {
             try FirebaseServiceAccount(contentsOf: $0, allowInsecureURLs: config.allowInsecureProviderURLs)
         }
