@@ -5,9 +5,14 @@ extension StubProviders {
     func addControlRoutes(_ router: inout Router) {
         router.add("POST", "/{provider}/token") { [self] request, context in
             let body = JSONValue.parse(request.body)?.objectValue ?? [:]
-            let token = try idToken(
-                context.parameters["provider"] ?? "", claims: body["claims"]?.objectValue ?? [:],
-                header: body["header"]?.objectValue ?? [:])
+            let claims = body["claims"]?.objectValue ?? [:]
+            let header = body["header"]?.objectValue ?? [:]
+            let token: String
+            switch context.parameters["provider"] ?? "" {
+            case "line": token = try lineIDToken(claims: claims, header: header)
+            case "oidc": token = try oidcIDToken(claims: claims, es256: body["alg"]?.stringValue == "ES256")
+            case let provider: token = try idToken(provider, claims: claims, header: header)
+            }
             return .json(200, .object(["token": .string(token)]))
         }
         router.add("POST", "/kakao/users") { [self] request, _ in
@@ -49,6 +54,8 @@ extension StubProviders {
                 200,
                 .object([
                     "kakaoCalls": .int(Int64(kakaoCallCount)),
+                    "naverCalls": .int(Int64(callCount("naver"))), "lineCalls": .int(Int64(callCount("line"))),
+                    "oidcDiscoveryFetches": .int(Int64(callCount("oidc"))),
                     "jwksFetches": .object(
                         Dictionary(uniqueKeysWithValues: ["google", "apple", "kakao"].map {
                             ($0, JSONValue.int(Int64(jwksFetchCount($0))))
