@@ -23,6 +23,12 @@ import Testing
             #expect(try await broker.count("accounts") == 1)
             // Discovery was fetched at start, once.
             #expect(broker.stubs.callCount("oidc") == 1)
+            let metrics = String(decoding: try await broker.get("/metrics").body, as: UTF8.self)
+            #expect(metrics.contains("# TYPE broker_discovery_refreshes_total counter"))
+            let line = metrics.split(separator: "\n").first { $0.hasPrefix("broker_discovery_refreshes_total{") }
+            #expect(line?.contains(#"provider="corp""#) == true)
+            #expect(line?.contains(#"outcome="ok""#) == true)
+            #expect(line?.hasSuffix(" 1") == true)
         }
     }
 

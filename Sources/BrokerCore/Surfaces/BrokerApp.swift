@@ -127,6 +127,9 @@ public struct BrokerApp: Sendable {
         services.metrics.describe(
             "broker_provider_call_seconds", type: "histogram", help: "Latency of calls to identity providers.")
         services.metrics.describe("broker_jwks_refreshes_total", type: "counter", help: "JWKS fetches by provider and outcome.")
+        services.metrics.describe(
+            "broker_discovery_refreshes_total", type: "counter",
+            help: "OpenID Connect discovery document fetches by provider and outcome.")
         services.metrics.describe("broker_signups_total", type: "counter", help: "Email and password accounts created.")
     }
 
