@@ -10,15 +10,6 @@ import Foundation
 /// - OIDC: `GET /oidc/.well-known/openid-configuration` (naming ``StubProviders/oidcIssuer`` and `/oidc/jwks`),
 ///   `GET /oidc/jwks` (an RSA and a P-256 key);
 /// - control: `POST /naver/users`, `POST /line/users`, `POST /control/{naver,line,oidc}` `{"fault", "delayMs"}`.
-final class MoreStubState: @unchecked Sendable {
-    let lock = NSLock()
-    var naverTokens: [String: NaverStubUser] = [:]
-    var lineTokens: [String: LineStubUser] = [:]
-    var faults: [String: StubFault] = [:]
-    var calls: [String: Int] = [:]
-    var oidcIssuer: String?
-}
-
 extension StubProviders {
     /// The stub LINE channel id.
     public static let lineChannelID = "1650000000"
