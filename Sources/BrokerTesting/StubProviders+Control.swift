@@ -1,7 +1,8 @@
 import BrokerCore
 
 extension StubProviders {
-    /// The control API for scripts driving the `stub-providers` executable.
+    /// The control API for scripts driving the `stub-providers` executable. `POST /{provider}/token` takes
+    /// `{"claims", "header"?, "alg"? (oidc: "ES256"), "forge"? ("hmac", "none", "signature")}`.
     func addControlRoutes(_ router: inout Router) {
         router.add("POST", "/{provider}/token") { [self] request, context in
             let body = JSONValue.parse(request.body)?.objectValue ?? [:]
@@ -12,6 +13,13 @@ extension StubProviders {
             case "line": token = try lineIDToken(claims: claims, header: header)
             case "oidc": token = try oidcIDToken(claims: claims, es256: body["alg"]?.stringValue == "ES256")
             case let provider: token = try idToken(provider, claims: claims, header: header)
+            }
+            // `"forge": "hmac" | "none" | "signature"`: the same token spoiled, for scripts trying the refusals.
+            if let name = body["forge"]?.stringValue {
+                guard let forgery = TokenForgery(rawValue: name) else {
+                    return .json(400, .object(["error": "forge must be hmac, none or signature"]))
+                }
+                return .json(200, .object(["token": .string(try TestTokens.forged(token, as: forgery))]))
             }
             return .json(200, .object(["token": .string(token)]))
         }

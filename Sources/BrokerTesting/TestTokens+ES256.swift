@@ -27,3 +27,33 @@ extension TestTokens {
         return JWT.encode(header: header, claims: claims) { _ in [0] }
     }
 }
+
+/// The ways ``TestTokens/forged(_:as:)`` spoils a token.
+public enum TokenForgery: String, Sendable, CaseIterable {
+    /// Re-signed with HS256, keyed with the bytes of its own signature (no verifier may accept HMAC).
+    case hmac
+    /// `alg` `none`, with a one-byte placeholder signature.
+    case none
+    /// The header and claims kept, one byte of the signature flipped.
+    case signature
+}
+
+extension TestTokens {
+    /// `token` (a valid compact JWS) with the same header and claims but forged as `forgery` says.
+    public static func forged(_ token: String, as forgery: TokenForgery) throws -> String {
+        let jwt = try JWT(parsing: token)
+        var header = jwt.header
+        switch forgery {
+        case .hmac:
+            header["alg"] = "HS256"
+            return JWT.encode(header: header, claims: jwt.claims) { HMAC.sha256(key: jwt.signature, message: $0) }
+        case .none:
+            header["alg"] = "none"
+            return JWT.encode(header: header, claims: jwt.claims) { _ in [0] }
+        case .signature:
+            var signature = jwt.signature
+            signature[signature.count / 2] ^= 0x01
+            return JWT.encode(header: header, claims: jwt.claims) { _ in signature }
+        }
+    }
+}

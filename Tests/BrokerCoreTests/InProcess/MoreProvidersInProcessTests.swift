@@ -35,6 +35,19 @@ import Testing
         #expect(await broker.store.listAccounts(filter: AccountFilter(), after: nil, limit: 10).count == 3)
     }
 
+    @Test(arguments: TokenForgery.allCases)
+    func forgedTokensFromTheControlAPIAreRefused(_ forgery: TokenForgery) async throws {
+        let broker = try await InProcessBroker.start()
+        for (provider, path) in [("line", "/v1/signin/line"), ("oidc", "/v1/signin/corp"), ("google", "/v1/signin/google")] {
+            let token = try #require(
+                try await Self.control(broker.stubs, "/\(provider)/token", ["claims": ["sub": "forged-1"], "forge": .string(forgery.rawValue)])?["token"])
+            let response = await broker.post(path, ["idToken": token])
+            #expect(response.status == 401, "\(provider) \(forgery)")
+            #expect(response.errorCode == "INVALID_TOKEN", "\(provider) \(forgery)")
+        }
+        #expect(await broker.store.listAccounts(filter: AccountFilter(), after: nil, limit: 10).isEmpty)
+    }
+
     @Test func faultsFromTheControlAPIApply() async throws {
         let broker = try await InProcessBroker.start()
         let stubs = broker.stubs
