@@ -100,8 +100,7 @@ enum DemoCommand {
                 for path in ["/healthz", "/.well-known/openid-configuration", "/.well-known/jwks.json", "/metrics"] {
                     print("  \(harness.baseURL)\(path)")
                 }
-                print("  stub providers: \(harness.stubs.baseURL)/google/jwks (and /apple, /kakao, /oidc; LINE's keys at")
-                print("  /line/oauth2/v2.1/certs, the OIDC issuer's discovery at /oidc/.well-known/openid-configuration)")
+                print("  stub providers: \(harness.stubs.baseURL)/google/jwks (and /apple, /kakao)")
                 fflush(nil)  // print buffers when stdout is a pipe; the URLs must show before the wait
                 _ = await termination.wait()
                 withExtendedLifetime(termination) {}
