@@ -1,3 +1,4 @@
+import BrokerCore
 import Foundation
 
 #if canImport(Glibc)
@@ -33,20 +34,78 @@ public final class SMTPTestServer: @unchecked Sendable {
         return probe.terminationStatus == 0
     }()
 
+    /// How the server protects its connections.
+    public enum Security: Sendable {
+        /// Plain SMTP; no STARTTLS offered.
+        case plain
+        /// TLS from the first byte (`smtps://`) with `certificate`.
+        case implicitTLS(TestCertificates)
+        /// Plain SMTP that offers STARTTLS with `certificate` and refuses mail until the client upgraded.
+        case startTLS(TestCertificates)
+    }
+
+    /// A user name and password the server requires (`AUTH`, only over TLS when the server has TLS).
+    public struct Login: Sendable {
+        /// The user name.
+        public var user: String
+        /// The password.
+        public var password: String
+
+        /// Creates a login.
+        public init(user: String, password: String) {
+            self.user = user
+            self.password = password
+        }
+    }
+
+    /// The server: options as JSON in argv[1]. Controller's readiness probe is replaced so that it also works
+    /// on a TLS port (it does not verify: the probe only checks that the server answers).
     static let script = """
-        import sys, os, threading
+        import sys, os, threading, ssl, json, socket
         from aiosmtpd.controller import Controller
         from aiosmtpd.handlers import Mailbox
-        port, directory = int(sys.argv[1]), sys.argv[2]
-        controller = Controller(Mailbox(os.path.join(directory, "mail")), hostname="127.0.0.1", port=port)
+        from aiosmtpd.smtp import AuthResult
+        options = json.loads(sys.argv[1])
+        directory = options["directory"]
+        kwargs = {}
+        context = None
+        if options.get("certificate"):
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(options["certificate"], options["key"])
+        if options.get("tls") == "implicit":
+            kwargs["ssl_context"] = context
+        elif options.get("tls") == "starttls":
+            kwargs["tls_context"] = context
+            kwargs["require_starttls"] = True
+        if options.get("user") is not None:
+            user, password = options["user"].encode(), options["password"].encode()
+            def authenticator(server, session, envelope, mechanism, data):
+                ok = bytes(data.login) == user and bytes(data.password) == password
+                return AuthResult(success=ok, handled=False)
+            kwargs["authenticator"] = authenticator
+            kwargs["auth_required"] = True
+            kwargs["auth_require_tls"] = context is not None
+        class Server(Controller):
+            def _trigger_server(self):
+                with socket.create_connection((self.hostname, self.port), 1.0) as s:
+                    if self.ssl_context:
+                        probe = ssl.create_default_context()
+                        probe.check_hostname = False
+                        probe.verify_mode = ssl.CERT_NONE
+                        with probe.wrap_socket(s) as t:
+                            t.recv(1024)
+                    else:
+                        s.recv(1024)
+        controller = Server(Mailbox(os.path.join(directory, "mail")), hostname="127.0.0.1", port=options["port"], **kwargs)
         controller.start()
         open(os.path.join(directory, "ready"), "w").close()
         threading.Event().wait()
         """
 
-    /// Starts the server on `port` (a free one when nil), in `directory` (a new temporary one when nil), and
-    /// returns once it accepts connections (waiting at most 10 s).
-    public init(port: Int? = nil, directory: URL? = nil) async throws {
+    /// Starts the server on `port` (a free one when nil), in `directory` (a new temporary one when nil), with
+    /// `security` and an optional required `login`, and returns once it accepts connections (waiting at most
+    /// 10 s).
+    public init(port: Int? = nil, directory: URL? = nil, security: Security = .plain, login: Login? = nil) async throws {
         self.port = try port ?? Self.freePort()
         if let directory {
             self.directory = directory
@@ -58,7 +117,19 @@ public final class SMTPTestServer: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: ready)
         process = Process()
         process.executableURL = URL(fileURLWithPath: Self.python)
-        process.arguments = ["-c", Self.script, String(self.port), self.directory.path]
+        var options: [String: JSONValue] = ["port": .int(Int64(self.port)), "directory": .string(self.directory.path)]
+        switch security {
+        case .plain: break
+        case .implicitTLS(let certificates), .startTLS(let certificates):
+            options["tls"] = { if case .implicitTLS = security { return "implicit" } else { return "starttls" } }()
+            options["certificate"] = .string(certificates.certificateFile)
+            options["key"] = .string(certificates.keyFile)
+        }
+        if let login {
+            options["user"] = .string(login.user)
+            options["password"] = .string(login.password)
+        }
+        process.arguments = ["-c", Self.script, String(decoding: JSONValue.object(options).serialized(), as: UTF8.self)]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice  // an inherited stderr would keep `swift test` waiting

@@ -25,7 +25,9 @@ struct MHD_Daemon *broker_mhd_start(
         v6.sin6_family = AF_INET6;
         v6.sin6_port = htons(port);
         address = (const struct sockaddr *)&v6;
-        flags |= MHD_USE_IPv6;
+        /* "::" means every address, IPv4 ones too (as in nginx's and most servers' "[::]"): a dual-stack socket.
+           A specific IPv6 address stays IPv6 only. */
+        flags |= IN6_IS_ADDR_UNSPECIFIED(&v6.sin6_addr) ? MHD_USE_DUAL_STACK : MHD_USE_IPv6;
     } else {
         *error = BROKER_MHD_START_BAD_HOST;
         return NULL;

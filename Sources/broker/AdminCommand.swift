@@ -146,11 +146,11 @@ enum AdminCommand {
             print(pretty(["events": .array(events.map(\.json))]))
             return
         }
-        let header = ["TIME", "UID", "ACTION", "PROVIDER", "ACTOR", "OUTCOME", "REQUEST"]
+        let header = ["TIME", "UID", "ACTION", "PROVIDER", "ACTOR", "OUTCOME", "REQUEST", "CLIENT"]
         let rows = events.map { event in
             [
                 event.time.rfc3339, event.uid?.rawValue ?? "-", event.action, event.provider ?? "-", event.actor.rawValue,
-                event.outcome, event.requestID,
+                event.outcome, event.requestID, event.clientAddress ?? "-",
             ]
         }
         print(table([header] + rows))

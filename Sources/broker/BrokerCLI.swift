@@ -56,6 +56,11 @@ enum BrokerCLI {
         umask(0o077)
         do {
             let options = try LaunchOptions(arguments: rest, environment: environment)
+            if let text = CommandUsage.text(command: command, words: options.positional),
+                let stray = options.givenFlags.subtracting(CommandUsage.flags(in: text)).sorted().first
+            {
+                throw ConfigError(field: stray, "is not an option of this command\n\(text)")
+            }
             switch command {
             case "serve": return try await ServeCommand.run(options: options, environment: environment)
             case "check-config": return try await CheckConfigCommand.run(options: options, environment: environment)

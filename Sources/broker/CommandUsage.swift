@@ -1,4 +1,5 @@
 import BrokerCore
+import Foundation
 
 /// The usage text of every `broker` command and subcommand, and the check for `--help`/`-h` that runs before
 /// any command does anything (so `broker serve --help` never starts a server).
@@ -33,6 +34,7 @@ enum CommandUsage {
             case ("keys"?, _): return adminKeys
             case ("audit"?, _): return adminAudit
             case ("import"?, _): return ImportCommand.usage
+            case ("outbox"?, _): return adminOutbox
             default: return AdminCommand.usage
             }
         default: return nil
@@ -55,8 +57,10 @@ enum CommandUsage {
     static let demo = """
         usage: broker demo [--keep-running]
         Starts local stub providers and a broker on a temporary database, runs one sign-in per provider and one
-        refresh, and prints what an app gets back. Nothing leaves this machine. With --keep-running both stay up
-        (and the printed URLs keep answering) until Ctrl-C; without it they stop when the demo ends.
+        refresh, and prints what an app gets back; then a password reset through a local mail sink (aiosmtpd when
+        python3-aiosmtpd is installed): the mail, the /auth/action page and form, and the new password working.
+        Nothing leaves this machine. With --keep-running both stay up (and the printed URLs, among them a fresh
+        reset link, keep answering) until Ctrl-C; without it they stop when the demo ends.
         """
 
     static let adminUsersList = """
@@ -74,6 +78,24 @@ enum CommandUsage {
     static let adminKeys = """
         usage: broker admin keys list|rotate [--json] [--config FILE] [--database PATH_OR_URL]
         """
+
+    static let adminOutbox = """
+        usage: broker admin outbox [--uid U] [--json] [--config FILE] [--database PATH_OR_URL]
+        The outbox's jobs (mails, provider calls) that are not delivered yet, optionally only those of user U.
+        """
+
+    /// The options `usage` names (`--config`, `--json`…): those a command accepts, besides `--help`. A flag given
+    /// to a command whose usage does not name it (`broker serve --hash-key …`) is refused, never ignored.
+    static func flags(in usage: String) -> Set<String> {
+        var flags: Set<String> = ["--help"]
+        var rest = Substring(usage)
+        while let start = rest.range(of: "--") {
+            let name = rest[start.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "-" }
+            if !name.isEmpty { flags.insert("--" + name) }
+            rest = rest[start.upperBound...].dropFirst(name.count)
+        }
+        return flags
+    }
 
     static let adminAudit = """
         usage: broker admin audit [--uid U] [--limit N] [--json] [--config FILE] [--database PATH_OR_URL]

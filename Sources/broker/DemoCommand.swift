@@ -4,12 +4,26 @@ import BrokerTesting
 import Foundation
 
 /// `broker demo`: stub providers and a broker on a temporary database; one sign-in per provider, printed as an
-/// app would receive it. Nothing leaves this machine. It prints only URLs that answer: without `keepRunning` the
+/// app would receive it, then a password reset through a local mail sink (``DemoResetFlow``). Nothing leaves
+/// this machine. It prints only URLs that answer: without `keepRunning` the
 /// servers stop when the demo ends, so their addresses are not printed as something to open.
 enum DemoCommand {
     static func run(keepRunning: Bool) async throws -> Int32 {
         let termination = keepRunning ? TerminationSignals() : nil
-        let harness = try await BrokerHarness.start(serviceAccount: true)
+        let sink = await DemoMailSink.start()
+        let harness: BrokerHarness
+        do {
+            harness = try await BrokerHarness.start(serviceAccount: true) { config in
+                guard case .object(var members) = config else { return config }
+                members["mail"] = DemoResetFlow.mailSection(sink)
+                return .object(members)
+            }
+        } catch {
+            sink.stop()
+            throw error
+        }
+        let outbox = OutboxWorker(store: harness.store)
+        await outbox.register(.mail, MailOutboxHandler(mailer: sink.mailer(), from: "Demo App <no-reply@demo.example.com>"))
         if keepRunning {
             print("Stub providers at \(harness.stubs.baseURL); broker at \(harness.baseURL) on a temporary SQLite database.\n")
         } else {
@@ -94,22 +108,26 @@ enum DemoCommand {
                 print("== Next app launch: POST /v1/token -> \(response.status) (new ID token, rotated refresh token)\n")
             }
             print("Tokens are shortened here. customToken goes to Auth.auth().signIn(withCustomToken:) in an app using")
-            print("Firebase.")
+            print("Firebase.\n")
+            let usedLink = try await DemoResetFlow.run(harness, sink: sink, outbox: outbox, showAddresses: keepRunning)
             if let termination {
                 print("idToken verifies against \(harness.baseURL)/.well-known/jwks.json. Still answering until Ctrl-C:")
                 for path in ["/healthz", "/.well-known/openid-configuration", "/.well-known/jwks.json", "/metrics"] {
                     print("  \(harness.baseURL)\(path)")
                 }
                 print("  stub providers: \(harness.stubs.baseURL)/google/jwks (and /apple, /kakao)")
+                try await DemoResetFlow.leaveALinkToOpen(harness, sink: sink, outbox: outbox, used: usedLink)
                 fflush(nil)  // print buffers when stdout is a pipe; the URLs must show before the wait
                 _ = await termination.wait()
                 withExtendedLifetime(termination) {}
             }
         } catch {
             await harness.stop()
+            sink.stop()
             throw error
         }
         await harness.stop()
+        sink.stop()
         return 0
     }
 

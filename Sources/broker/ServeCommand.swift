@@ -23,7 +23,7 @@ enum ServeCommand {
             store: store, settings: config.outbox, cipher: outboxCipher, metrics: services.metrics, logger: logger)
         if let mail = config.mail {
             await outbox.register(
-                .mail, MailOutboxHandler(mailer: CurlSMTPMailer(url: mail.smtpURL, password: mail.smtpPassword), from: mail.from))
+                .mail, MailOutboxHandler(mailer: CurlSMTPMailer(settings: mail), from: mail.from))
         }
         if let firebaseAdmin = services.firebaseAdmin {
             await outbox.register(.firebaseRevoke, FirebaseRevokeHandler(client: firebaseAdmin))

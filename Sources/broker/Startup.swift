@@ -37,7 +37,7 @@ enum Startup {
 
     /// Opens the database named by `location` without migrating it.
     static func openDatabase(_ location: String, environment: [String: String]) async throws -> any SQLDatabase {
-        guard isPostgres(location) else { return try SQLiteDatabase(path: location) }
+        guard isPostgres(location) else { return try await SQLiteDatabase.open(path: location) }
         var poolSize: Int?
         if let text = environment["BROKER_DATABASE_POOL_SIZE"], !text.isEmpty {
             guard let size = Int(text), (1...100).contains(size) else {

@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerCrypto
+import BrokerTesting
 import Foundation
 import Testing
 
@@ -118,10 +119,61 @@ struct MailTests {
         (#"{"smtpUrl": "smtps://smtp.example.com", "from": "not an address"}"#, "mail.from"),
         (#"{"smtpUrl": "smtps://smtp.example.com", "from": "a@example.com", "allowedContinueUrls": ["/relative"]}"#, "mail.allowedContinueUrls[0]"),
         (#"{"smtpUrl": "smtps://smtp.example.com", "from": "a@example.com", "smtpPassword": "x"}"#, "mail.smtpPassword"),
+        (#"{"smtpUrl": "smtps://smtp.example.com", "from": "a@example.com", "caFile": "/nonexistent/ca.pem"}"#, "mail.caFile"),
+        (#"{"smtpUrl": "smtps://smtp.example.com", "from": "a@example.com", "caFile": ""}"#, "mail.caFile"),
+        (#"{"smtpUrl": "smtps://smtp.example.com", "from": "a@example.com", "caFile": 7}"#, "mail.caFile"),
     ])
     func aBadMailSectionIsRefusedNamingTheField(section: String, field: String) {
         let error = #expect(throws: ConfigError.self) { try BrokerConfig(parsing: Self.config(section), environment: [:]) }
         #expect(error?.field == field)
         #expect(error?.message.contains("secret") == false)
+    }
+
+    /// `mail.caFile` must hold PEM certificates that OpenSSL reads; checked when the config is read (at start
+    /// and in `check-config`), without connecting anywhere.
+    @Test func theCAFileMustHoldCertificates() async throws {
+        let certificates = try await TestCertificates.make()
+        defer { certificates.remove() }
+        func section(_ path: String) -> [UInt8] {
+            Self.config(#"{"smtpUrl": "smtp://127.0.0.1:9", "from": "a@example.com", "caFile": "\#(path)"}"#)
+        }
+        let good = try BrokerConfig(parsing: section(certificates.caFile), environment: [:])
+        #expect(good.mail?.caFile == certificates.caFile)
+        #expect(good.mail?.requiresTLS == false)
+
+        let bundle = try Data(contentsOf: URL(fileURLWithPath: certificates.caFile))
+            + (try Data(contentsOf: URL(fileURLWithPath: certificates.certificateFile)))
+        #expect(try PEMCertificateBundle(pem: Array(bundle)).count == 2)
+
+        let broken = "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n"
+        let cases: [(name: String, contents: [UInt8])] = [
+            ("key.pem", Array(try Data(contentsOf: URL(fileURLWithPath: certificates.keyFile)))),
+            ("broken.pem", Array(broken.utf8)),
+            ("second-broken.pem", Array(bundle) + Array(broken.utf8)),
+            ("empty.pem", []),
+        ]
+        for (name, contents) in cases {
+            let path = certificates.directory.appendingPathComponent(name).path
+            try Data(contents).write(to: URL(fileURLWithPath: path))
+            let error = #expect(throws: ConfigError.self, "\(name)") {
+                try BrokerConfig(parsing: section(path), environment: [:])
+            }
+            #expect(error?.field == "mail.caFile", "\(name)")
+            // A private key handed over by mistake is not echoed back.
+            #expect(error?.message.contains("PRIVATE KEY") == false)
+        }
+    }
+
+    /// Credentials (a user name in the URL or a password) make TLS a requirement on `smtp://`.
+    @Test(arguments: [
+        ("smtp://127.0.0.1:25", [String: String](), false),
+        ("smtp://mailer@smtp.example.com:587", [:], true),
+        ("smtp://smtp.example.com:587", ["BROKER_SMTP_PASSWORD": "x"], true),
+        ("smtp://smtp.example.com:587", ["BROKER_SMTP_PASSWORD": ""], false),
+    ])
+    func credentialsRequireTLS(url: String, environment: [String: String], required: Bool) throws {
+        let config = try BrokerConfig(
+            parsing: Self.config(#"{"smtpUrl": "\#(url)", "from": "a@example.com"}"#), environment: environment)
+        #expect(config.mail?.requiresTLS == required)
     }
 }

@@ -20,29 +20,54 @@ import Testing
     }
 
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
-    static func kakao(email: String?) -> ExternalIdentity {
-        ExternalIdentity(provider: ProviderID("kakao"), subject: "4100000001", email: email, emailVerified: true)
+    static func kakao(email: String?, verified: Bool = true) -> ExternalIdentity {
+        ExternalIdentity(provider: ProviderID("kakao"), subject: "4100000001", email: email, emailVerified: verified)
     }
-    static func account(_ uid: String, identities: [Identity] = []) -> Account {
-        Account(id: AccountID(uid), email: "k@example.kr", createdAt: now, identities: identities, passwordHash: "$argon2id$x")
+    static func account(
+        _ uid: String, identities: [Identity] = [], origin: AccountOrigin? = .import, emailVerified: Bool = false
+    ) -> Account {
+        Account(
+            id: AccountID(uid), email: "k@example.kr", emailVerified: emailVerified, createdAt: now,
+            identities: identities, passwordHash: "$argon2id$x", origin: origin)
     }
 
+    /// Contract section 2: the legacy match (imported accounts only) first, then the pre-hijack rule, then 409.
     @Test func emailPasswordMappingDecisions() {
+        typealias Mapping = KakaoLegacyPasswordLinking
         let owner = Self.account("owner")
         let kakao = Self.kakao(email: "k@example.kr")
-        #expect(KakaoLegacyPasswordLinking.decide(identity: kakao, linked: owner, emailOwner: nil, passwordMatchesSubject: false) == .signIn(owner))
-        #expect(KakaoLegacyPasswordLinking.decide(identity: Self.kakao(email: nil), linked: nil, emailOwner: nil, passwordMatchesSubject: false) == .emailRequired)
-        #expect(KakaoLegacyPasswordLinking.decide(identity: kakao, linked: nil, emailOwner: nil, passwordMatchesSubject: false) == .create)
-        #expect(KakaoLegacyPasswordLinking.decide(identity: kakao, linked: nil, emailOwner: owner, passwordMatchesSubject: true) == .link(owner))
-        #expect(KakaoLegacyPasswordLinking.decide(identity: kakao, linked: nil, emailOwner: owner, passwordMatchesSubject: false) == .conflict(owner))
-        let otherKakao = Self.account(
-            "other", identities: [Identity(provider: ProviderID("kakao"), subject: "999", email: nil, linkedAt: Self.now)])
-        #expect(KakaoLegacyPasswordLinking.decide(identity: kakao, linked: nil, emailOwner: otherKakao, passwordMatchesSubject: true) == .conflict(otherKakao))
-        // An account holding any identity is never linked, even when its password is the Kakao id (which is public).
+        #expect(Mapping.decide(identity: kakao, linked: owner, emailOwner: nil, passwordMatchesSubject: false) == .general(.signIn(owner)))
+        #expect(Mapping.decide(identity: Self.kakao(email: nil), linked: nil, emailOwner: nil, passwordMatchesSubject: false) == .emailRequired)
+        // A new Kakao user gets an account with the email and no password at all.
+        #expect(Mapping.decide(identity: kakao, linked: nil, emailOwner: nil, passwordMatchesSubject: false) == .general(.create(claimEmail: true)))
+        #expect(Mapping.decide(identity: kakao, linked: nil, emailOwner: owner, passwordMatchesSubject: true) == .legacyLink(owner))
+        // No match on an unproven email: the pre-hijack rule when Kakao vouches for it, else a conflict.
+        #expect(Mapping.decide(identity: kakao, linked: nil, emailOwner: owner, passwordMatchesSubject: false) == .general(.takeOver(owner)))
+        let unvouched = Self.kakao(email: "k@example.kr", verified: false)
+        #expect(Mapping.decide(identity: unvouched, linked: nil, emailOwner: owner, passwordMatchesSubject: false) == .general(.conflict(owner)))
+        let proven = Self.account("proven", emailVerified: true)
+        #expect(Mapping.decide(identity: kakao, linked: nil, emailOwner: proven, passwordMatchesSubject: false) == .general(.conflict(proven)))
+        #expect(Mapping.decide(identity: kakao, linked: nil, emailOwner: proven, passwordMatchesSubject: true) == .legacyLink(proven))
+        // A look-alike made through /v1/signup with the public id as its password never matches.
+        for origin in [AccountOrigin.signup, .provider(ProviderID("google")), nil] {
+            let lookAlike = Self.account("look-alike", origin: origin)
+            #expect(!Mapping.isWorkaroundCandidate(lookAlike))
+            #expect(Mapping.decide(identity: kakao, linked: nil, emailOwner: lookAlike, passwordMatchesSubject: true) == .general(.takeOver(lookAlike)))
+            let provenLookAlike = Self.account("proven-look-alike", origin: origin, emailVerified: true)
+            #expect(Mapping.decide(identity: kakao, linked: nil, emailOwner: provenLookAlike, passwordMatchesSubject: true) == .general(.conflict(provenLookAlike)))
+        }
+        // An imported account holding any identity is no workaround account, even when its password is the id.
         let prepared = Self.account(
             "prepared", identities: [Identity(provider: ProviderID("google"), subject: "attacker", email: nil, linkedAt: Self.now)])
-        #expect(KakaoLegacyPasswordLinking.decide(identity: kakao, linked: nil, emailOwner: prepared, passwordMatchesSubject: true) == .conflict(prepared))
-        #expect(KakaoLegacyPasswordLinking.workaroundPasswords(forSubject: "42") == ["42", "Optional(42)"])
+        #expect(!Mapping.isWorkaroundCandidate(prepared))
+        #expect(Mapping.decide(identity: kakao, linked: nil, emailOwner: prepared, passwordMatchesSubject: true) == .general(.takeOver(prepared)))
+        var retired = Self.account("retired")
+        retired.passwordDerived = true
+        #expect(!Mapping.isWorkaroundCandidate(retired))
+        retired.passwordDerived = false
+        retired.passwordHash = nil
+        #expect(!Mapping.isWorkaroundCandidate(retired))
+        #expect(Mapping.workaroundPasswords(forSubject: "42") == ["42", "Optional(42)"])
     }
 
     @Test func aDerivedPasswordIsNotASignInMethod() {

@@ -85,6 +85,19 @@ import Testing
         #expect(response.body == Array("any".utf8))
     }
 
+    /// `::` listens on every address, IPv4 ones too (a dual-stack socket), and an IPv4 client's address reads
+    /// as IPv4 (not `::ffff:127.0.0.1`), so per-address limits and `trustedProxies` see the same text either way.
+    @Test func theUnspecifiedIPv6AddressAlsoServesIPv4() async throws {
+        let server = MicroHTTPDServer()
+        let port = try server.start(host: "::", port: 0, maxBodyBytes: 1024) { request in textResponse(request.peerAddress) }
+        let client = try CurlHTTPClient()
+        let response = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/", timeout: 30))
+        await client.shutdown()
+        await server.shutdown()
+        #expect(response.status == 200)
+        #expect(response.body == Array("127.0.0.1".utf8))
+    }
+
     @Test func startRefusesANonNumericHost() throws {
         let server = MicroHTTPDServer()
         let error = #expect(throws: MicroHTTPDError.self) {

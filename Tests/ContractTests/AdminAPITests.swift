@@ -315,6 +315,36 @@ import Testing
         }
     }
 
+    /// Audit events name the client's address (through `trustedProxies`) and its user agent, cleaned of control
+    /// characters, for successes and refusals alike.
+    @Test func auditEventsNameTheClientAddressAndUserAgent() async throws {
+        try await withBroker(adminToken: Self.token, configure: { config in
+            guard case .object(var top) = config else { return config }
+            top["trustedProxies"] = ["127.0.0.1"]
+            return .object(top)
+        }) { (broker: BrokerHarness) async throws in
+            let client = ["X-Forwarded-For": "198.51.100.9", "User-Agent": "MyApp/2.0 (iPhone)\u{1B}[31m"]
+            let signUp = try await broker.post("/v1/signup", ["email": "origin@example.com", "password": "secret1"], headers: client)
+            let uid = try #require(signUp.json?["user"]?["uid"]?.stringValue)
+            _ = try await broker.post("/v1/signin/password", ["email": "origin@example.com", "password": "wrong-pw"], headers: client)
+            var admin = Self.auth
+            admin["X-Forwarded-For"] = "203.0.113.5"
+            admin["User-Agent"] = "curl/8.0"
+            _ = try await broker.request("PATCH", "/admin/v1/users/\(uid)", json: ["disabled": true], headers: admin)
+            let events = try #require(try await broker.get("/admin/v1/audit", headers: Self.auth).json?["events"]?.arrayValue)
+            let byAction = Dictionary(events.map { ($0["action"]?.stringValue ?? "") + "/" + ($0["outcome"]?.stringValue ?? "") }
+                .enumerated().map { ($1, events[$0]) }, uniquingKeysWith: { first, _ in first })
+            let created = try #require(byAction["sign_up/created"])
+            #expect(created["clientAddress"] == "198.51.100.9")
+            #expect(created["userAgent"] == "MyApp/2.0 (iPhone)[31m")
+            let refused = try #require(byAction["sign_in/INVALID_LOGIN_CREDENTIALS"])
+            #expect(refused["clientAddress"] == "198.51.100.9")
+            let disabled = try #require(byAction["disable/success"])
+            #expect(disabled["clientAddress"] == "203.0.113.5")
+            #expect(disabled["userAgent"] == "curl/8.0")
+        }
+    }
+
     @Test func theAuditLogRecordsWhoDidWhatNewestFirst() async throws {
         try await withAdmin(serviceAccount: true) { broker in
             let signUp = try await broker.post(

@@ -75,6 +75,25 @@ import Testing
         #expect(!child.stdout.contains("listening"))
     }
 
+    /// A flag the command does not take is refused (exit 1, the command's usage printed), never ignored: an
+    /// import's hash flags given to `serve` do not start a server, a listing's filter given to `audit` filters nothing.
+    @Test(arguments: [
+        ["serve", "--hash-key", "c2VjcmV0", "--port", "0"], ["check-config", "--dry-run"], ["demo", "--json"],
+        ["admin", "audit", "--email", "a@example.com"], ["admin", "users", "list", "--claims", "{}"],
+        ["admin", "users", "show", "u1", "--map-provider", "oidc.kakao=kakao"], ["admin", "outbox", "--dry-run"],
+    ])
+    func aFlagTheCommandDoesNotTakeIsRefused(_ arguments: [String]) async throws {
+        let directory = try ProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = directory.appendingPathComponent("b.sqlite").path
+        let child = try ProcessTests.spawn(
+            arguments + ["--config", ProcessTests.shippedConfig, "--database", database].filter { _ in arguments[0] != "demo" })
+        #expect(try await child.wait(seconds: 60) == 1)
+        #expect(child.stderr.contains("is not an option of this command"), "\(child.stderr)")
+        #expect(child.stderr.contains("usage: broker \(arguments[0])"), "\(child.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: database))
+    }
+
     @Test func anUnknownCommandIsAUsageError() async throws {
         let child = try ProcessTests.spawn(["frobnicate", "--help"])
         #expect(try await child.wait(seconds: 30) == 2)
@@ -166,7 +185,7 @@ import Testing
             let text = line.trimmingCharacters(in: .whitespaces)
             return text.hasPrefix("http://127.0.0.1:") ? text : nil
         }
-        #expect(urls.count == 4)
+        #expect(urls.count == 5)  // four of the broker's and stubs' endpoints and a fresh reset link
         let client = try CurlHTTPClient()
         for url in urls {
             let response = try await client.send(HTTPClientRequest(url: url))

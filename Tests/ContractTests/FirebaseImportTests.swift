@@ -162,10 +162,27 @@ import Testing
             let importer = FirebaseImporter(store: broker.store, options: try FirebaseImportOptions(hash: hash, providers: ["google.com": ProviderID("google"), "apple.com": ProviderID("apple")]), clock: SystemClock())
             #expect(try await importer.run(export).imported == 1)
 
+            // Anyone who knows the email and the public id can sign in with it until the owner's Kakao sign-in.
+            let early = try await broker.post("/v1/signin/password", ["email": "lee@example.kr", "password": .string(storedPassword)])
+            #expect(early.status == 200)
+            let earlyRefresh = try #require(early.json?["refreshToken"]?.stringValue)
+
             let kakao = try await broker.kakaoSignIn(KakaoStubUser(id: 4_100_005_151, email: "lee@example.kr"))
             #expect(kakao.status == 200)
+            #expect(kakao.json?["isNewUser"] == false)
             #expect(kakao.json?["user"]?["uid"] == "firebase-kakao-uid")
             #expect(try await broker.isLinked("kakao", "4100005151"))
+            // The id-derived password is deleted and every earlier session ended.
+            let account = try #require(try await broker.store.account(id: AccountID("firebase-kakao-uid")))
+            #expect(account.passwordHash == nil)
+            #expect(account.origin == .import)
+            let events = try await broker.store.auditEvents(uid: AccountID("firebase-kakao-uid"), before: nil, limit: 10)
+            #expect(events.map(\.action).contains("link"))
+            let retired = try await broker.post("/v1/signin/password", ["email": "lee@example.kr", "password": .string(storedPassword)])
+            #expect(retired.errorCode == "INVALID_LOGIN_CREDENTIALS")
+            #expect(try await broker.post("/v1/token", ["refreshToken": .string(earlyRefresh)]).errorCode == "INVALID_REFRESH_TOKEN")
+            let again = try await broker.kakaoSignIn(KakaoStubUser(id: 4_100_005_151, email: "lee@example.kr"))
+            #expect(again.json?["user"]?["uid"] == "firebase-kakao-uid")
         }
     }
 }

@@ -81,8 +81,9 @@ public struct Account: Sendable, Equatable {
     /// An encoded password hash, when the account has a password credential: Argon2id, or an imported hash
     /// in the stored form of ``ImportedPasswordHash``.
     public var passwordHash: String?
-    /// Whether that credential was derived from a provider id (a provider's legacy email-password workaround) rather
-    /// chosen by the user: such a credential never works for password sign-in, since the id is no secret.
+    /// Whether that credential was derived from a provider id rather than chosen by the user: such a credential
+    /// never works for password sign-in, since the id is no secret. Only accounts stored by earlier releases
+    /// hold one (Kakao's `email-password` mapping now stores no derived password and deletes the one it links).
     public var passwordDerived: Bool
     /// Custom claims (a JSON object's text) added to the tokens minted for this account.
     public var customClaims: String?

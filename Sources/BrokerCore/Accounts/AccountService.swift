@@ -160,7 +160,9 @@ public struct AccountService: Sendable {
         return SignInOutcome(account: updated, change: .none)
     }
 
-    private func apply(_ decision: LinkingDecision, signIn: SignInAttempt) async throws -> SignInOutcome {
+    /// Carries out `decision` for `signIn`, whose identity is linked to no account: the general rules of
+    /// ``LinkingPolicy``, also used by a provider's ``LinkingStrategy`` for the cases it shares with them.
+    func apply(_ decision: LinkingDecision, signIn: SignInAttempt) async throws -> SignInOutcome {
         let identity = signIn.identity
         let now = clock.now
         do {

@@ -30,11 +30,15 @@ public struct AuditEvent: Sendable, Equatable {
     public var outcome: String
     /// The request id (`cli` for the command line).
     public var requestID: String
+    /// The client's address (through `trustedProxies`), for events of an HTTP request.
+    public var clientAddress: String?
+    /// The client's `User-Agent`, for events of an HTTP request (see ``RequestOrigin``).
+    public var userAgent: String?
 
-    /// Creates an event with a fresh id.
+    /// Creates an event with a fresh id. `origin` defaults to the request this task is handling.
     public init(
         time: Date, uid: AccountID?, action: String, provider: String? = nil, actor: Actor, outcome: String = "success",
-        requestID: String, id: String = AuditEvent.nextID()
+        requestID: String, id: String = AuditEvent.nextID(), origin: RequestOrigin? = RequestOrigin.current
     ) {
         self.id = id
         self.time = time
@@ -44,6 +48,8 @@ public struct AuditEvent: Sendable, Equatable {
         self.actor = actor
         self.outcome = outcome
         self.requestID = requestID
+        clientAddress = origin?.clientAddress
+        userAgent = origin?.userAgent
     }
 
     // Guarded by `idLock`: the last id's counter, so ids of one process increase strictly.
@@ -71,6 +77,8 @@ public struct AuditEvent: Sendable, Equatable {
             "time": .string(time.rfc3339), "uid": uid.map { .string($0.rawValue) } ?? .null, "action": .string(action),
             "provider": provider.map(JSONValue.string) ?? .null, "actor": .string(actor.rawValue),
             "outcome": .string(outcome), "requestId": .string(requestID),
+            "clientAddress": clientAddress.map(JSONValue.string) ?? .null,
+            "userAgent": userAgent.map(JSONValue.string) ?? .null,
         ]
     }
 }

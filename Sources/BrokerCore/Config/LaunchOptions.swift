@@ -72,6 +72,9 @@ public struct LaunchOptions: Sendable, Equatable {
     /// Flags that take no value.
     static let knownSwitches: Set<String> = ["--json", "--help", "--keep-running", "--dry-run"]
 
+    /// Every flag given, valued or not (`--port`, `--json`).
+    public var givenFlags: Set<String> { switches.union(values.keys) }
+
     /// The raw value of a valued flag (`--provider`, `--email`).
     public func value(_ flag: String) -> String? { values[flag] }
 

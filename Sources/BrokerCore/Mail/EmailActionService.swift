@@ -24,7 +24,8 @@ public struct EmailActionService: Sendable {
     let cipher: OutboxCipher?
 
     /// Creates the service. `issuer` is the broker's public address (the mails link to its `/auth/action`);
-    /// `revokesFirebaseSessions` queues a `firebase.revoke` job with each reset (a service account is set).
+    /// `revokesFirebaseSessions` queues a `firebase.revoke` job with each reset, and with a verification that
+    /// removes a never-verified account's identities (a service account is set).
     public init(
         accounts: any AccountStore, codes: any EmailActionStore, passwords: any PasswordHashing, clock: any Clock,
         settings: MailSettings, issuer: String, revokesFirebaseSessions: Bool, cipher: OutboxCipher?
@@ -142,14 +143,15 @@ public struct EmailActionService: Sendable {
         let event = AuditEvent(
             time: now, uid: record.uid, action: record.action == .resetPassword ? "password_reset" : "verify_email",
             provider: "password", actor: .user, requestID: requestID)
-        var jobs: [OutboxJob] = []
-        if record.action == .resetPassword && revokesFirebaseSessions {
-            let payload: JSONValue = ["localId": .string(record.uid.rawValue), "validSince": .int(Int64(now.timeIntervalSince1970))]
-            jobs.append(OutboxJob(kind: .firebaseRevoke, uid: record.uid, payload: payload.serialized(), createdAt: now))
-        }
         // A never-verified account loses its other identities and so its sessions too (the squatter's).
         let current = try await accounts.account(id: record.uid)
         let removesIdentities = current.map { !$0.emailVerified && !$0.identities.isEmpty } ?? false
+        var jobs: [OutboxJob] = []
+        // Firebase's sessions go whenever the broker's do, as in a takeover.
+        if (record.action == .resetPassword || removesIdentities) && revokesFirebaseSessions {
+            let payload: JSONValue = ["localId": .string(record.uid.rawValue), "validSince": .int(Int64(now.timeIntervalSince1970))]
+            jobs.append(OutboxJob(kind: .firebaseRevoke, uid: record.uid, payload: payload.serialized(), createdAt: now))
+        }
         let options = AccountWriteOptions(
             consuming: SingleUseMark(key: "oob:" + hash, expiresAt: record.expiresAt),
             revokeSessions: record.action == .resetPassword || removesIdentities, recording: [event], enqueuing: jobs)

@@ -1,3 +1,4 @@
+import BrokerCrypto
 import Foundation
 
 /// The `mail` section of the config file (contract section 9), validated at start without connecting to
@@ -17,10 +18,13 @@ public struct MailSettings: Sendable {
     public var templates: MailTemplates
     /// `BROKER_SMTP_PASSWORD`, if set.
     public var smtpPassword: String?
+    /// `mail.caFile`: a PEM file of CA certificates that the SMTP server's certificate must chain to, instead
+    /// of the system's trust store (a private CA, a self-signed relay). Verification is never turned off.
+    public var caFile: String?
 
     /// Parses the section; `projectID` is `appName`'s default, `environment` supplies `BROKER_SMTP_PASSWORD`.
     public init(reading section: ConfigReader, projectID: String, environment: [String: String]) throws {
-        try section.allowOnly(["smtpUrl", "from", "appName", "allowedContinueUrls", "templatesDir"])
+        try section.allowOnly(["smtpUrl", "from", "appName", "allowedContinueUrls", "templatesDir", "caFile"])
         smtpURL = try section.string("smtpUrl")
         guard let components = URLComponents(string: smtpURL), let scheme = components.scheme?.lowercased(),
             scheme == "smtp" || scheme == "smtps", let host = components.host, !host.isEmpty,
@@ -44,6 +48,30 @@ public struct MailSettings: Sendable {
         }
         templates = try MailTemplates(directory: try section.optionalString("templatesDir"))
         smtpPassword = environment["BROKER_SMTP_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
+        caFile = try section.optionalString("caFile")
+        if let caFile { try Self.checkCAFile(caFile) }
+    }
+
+    /// Whether the connection must be encrypted: credentials are sent (a user name in `mail.smtpUrl` or
+    /// `BROKER_SMTP_PASSWORD` set), so a `smtp://` server that does not offer STARTTLS is refused rather than
+    /// sent the password in clear. Without credentials STARTTLS is used when offered, plain SMTP otherwise
+    /// (a local relay). `smtps://` is always encrypted.
+    public var requiresTLS: Bool {
+        smtpPassword != nil || !(URLComponents(string: smtpURL)?.user ?? "").isEmpty
+    }
+
+    /// Refuses a `mail.caFile` that cannot be read or holds anything but PEM certificates. Checked at start
+    /// and in `check-config`, without connecting to the server.
+    static func checkCAFile(_ path: String) throws {
+        guard !path.isEmpty else { throw ConfigError(field: "mail.caFile", "must be a path to a PEM file of CA certificates") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigError(field: "mail.caFile", "cannot read \(path)")
+        }
+        do {
+            _ = try PEMCertificateBundle(pem: Array(data))
+        } catch let error as CryptoError {
+            throw ConfigError(field: "mail.caFile", "\(path): \(error.message)")
+        }
     }
 
     /// Whether `url` is allowed as a `continueUrl`: same scheme, host and port as an allowed entry and a path

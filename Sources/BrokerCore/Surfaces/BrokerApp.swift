@@ -152,9 +152,13 @@ public struct BrokerApp: Sendable {
             route = "preflight"
         } else if let match = router.match(method: request.method, path: request.path) {
             route = match.route.pattern
+            // The audit events this request causes record where it came from.
+            let origin = RequestOrigin(clientAddress: request.clientAddress, userAgent: request.headers["user-agent"])
             do {
-                response = try await match.handler(
-                    request, RequestContext(requestID: requestID, logger: logger, parameters: match.parameters))
+                let context = RequestContext(requestID: requestID, logger: logger, parameters: match.parameters)
+                response = try await RequestOrigin.$current.withValue(origin) {
+                    try await match.handler(request, context)
+                }
             } catch {
                 let rendered = match.route.render(error)
                 response = rendered.response

@@ -1,8 +1,9 @@
 import CBrokerShims
+import BrokerCore
 import CMicroHTTPD
 
 /// Why the libmicrohttpd server driver could not do what it was asked.
-public struct MicroHTTPDError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct MicroHTTPDError: CodedError {
     /// The stable kinds of failure.
     public enum Code: String, Sendable {
         /// The host is not a numeric IPv4 or IPv6 address.
@@ -26,8 +27,6 @@ public struct MicroHTTPDError: Error, Sendable, Equatable, CustomStringConvertib
         self.detail = detail
     }
 
-    /// `code: detail`.
-    public var description: String { "\(code.rawValue): \(detail)" }
 }
 
 /// The one funnel every libmicrohttpd result code passes through: `.YES` returns, anything else throws.

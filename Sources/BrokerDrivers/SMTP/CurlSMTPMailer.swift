@@ -3,22 +3,35 @@ import CBrokerShims
 import CCurl
 import Foundation
 
-/// The ``MailSending`` port over libcurl's SMTP: `smtp://` (upgraded with STARTTLS when the server offers
-/// it: `CURLUSESSL_TRY`) or `smtps://` (TLS from the first byte), the user name from the URL and the password
-/// given here (from `BROKER_SMTP_PASSWORD`). One connection per mail, made when the mail is sent, never at
-/// start. Each send runs `curl_easy_perform` on the mailer's own serial queue, never on Swift's cooperative
-/// pool; mail volume is low enough that one connection at a time is plenty.
+/// The ``MailSending`` port over libcurl's SMTP: `smtps://` (TLS from the first byte) or `smtp://` with
+/// STARTTLS, the user name from the URL and the password given here (from `BROKER_SMTP_PASSWORD`). On `smtp://`
+/// STARTTLS is required (`CURLUSESSL_ALL`) when credentials are sent or `requireTLS` is set, and used when offered
+/// (`CURLUSESSL_TRY`) otherwise. The server's certificate and host name are always verified, against `caFile`
+/// when given and the system's trust store otherwise. One connection per mail, made when the mail is sent,
+/// never at start. Each send runs `curl_easy_perform` on the mailer's own serial queue, never on Swift's
+/// cooperative pool; mail volume is low enough that one connection at a time is plenty.
 public final class CurlSMTPMailer: MailSending {
     private let url: String
     private let password: String?
+    private let security: SMTPSecurity
     private let timeout: TimeInterval
     private let queue = DispatchQueue(label: "broker-smtp")
 
     /// Creates a mailer for `url` (`smtp://[user@]host[:port]` or `smtps://…`); `timeout` bounds a whole send.
-    public init(url: String, password: String?, timeout: TimeInterval = 30) {
+    /// `caFile` replaces the system's trust store; `requireTLS` refuses a `smtp://` server without STARTTLS,
+    /// and is implied whenever credentials are sent (a `password`, or a user name in `url`).
+    public init(url: String, password: String?, caFile: String? = nil, requireTLS: Bool = false, timeout: TimeInterval = 30) {
         self.url = url
         self.password = password
+        let credentials = password != nil || !(URLComponents(string: url)?.user ?? "").isEmpty
+        self.security = SMTPSecurity(caFile: caFile, requireTLS: requireTLS || credentials)
         self.timeout = timeout
+    }
+
+    /// The mailer `mail` describes: its URL, `BROKER_SMTP_PASSWORD`, `mail.caFile` and
+    /// ``MailSettings/requiresTLS``.
+    public convenience init(settings mail: MailSettings, timeout: TimeInterval = 30) {
+        self.init(url: mail.smtpURL, password: mail.smtpPassword, caFile: mail.caFile, requireTLS: mail.requiresTLS, timeout: timeout)
     }
 
     /// Sends `message`; throws ``MailError`` (`.permanent` for a 5xx reply, `.transient` otherwise).
@@ -27,13 +40,13 @@ public final class CurlSMTPMailer: MailSending {
             throw MailError(.permanent, "invalid sender or recipient address")
         }
         let bytes = message.rendered(date: Date())
-        let (url, password, timeout) = (self.url, self.password, self.timeout)
+        let (url, password, security, timeout) = (self.url, self.password, self.security, self.timeout)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             queue.async {
                 do {
                     let upload = try SMTPUpload(
-                        url: url, password: password, from: message.fromAddress, to: message.to, bytes: bytes,
-                        timeout: timeout)
+                        url: url, password: password, security: security, from: message.fromAddress, to: message.to,
+                        bytes: bytes, timeout: timeout)
                     try upload.perform()
                     continuation.resume()
                 } catch {
@@ -44,6 +57,12 @@ public final class CurlSMTPMailer: MailSending {
     }
 }
 
+/// How a send protects its connection: the CA file to trust and whether `smtp://` must upgrade with STARTTLS.
+struct SMTPSecurity: Sendable {
+    var caFile: String?
+    var requireTLS: Bool
+}
+
 /// One SMTP transfer: the easy handle, recipient list and error buffer (freed in `deinit`) and the message
 /// being read out. Confined to the mailer's queue.
 final class SMTPUpload {
@@ -51,13 +70,18 @@ final class SMTPUpload {
     private var recipients: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private let bytes: [UInt8]
+    private let password: String?
     private var offset = 0
 
-    init(url: String, password: String?, from: String, to: String, bytes: [UInt8], timeout: TimeInterval) throws {
+    init(
+        url: String, password: String?, security: SMTPSecurity, from: String, to: String, bytes: [UInt8],
+        timeout: TimeInterval
+    ) throws {
         try Self.check(curlGlobalInitialization, "curl_global_init")
         guard let easy = curl_easy_init() else { throw MailError(.transient, "curl_easy_init failed") }
         self.easy = easy
         self.bytes = bytes
+        self.password = password
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         let this = Unmanaged.passUnretained(self).toOpaque()
@@ -65,7 +89,13 @@ final class SMTPUpload {
         try setString(CURLOPT_PROTOCOLS_STR, "smtp,smtps")
         try setString(CURLOPT_URL, url)
         if let password { try setString(CURLOPT_PASSWORD, password) }
-        if url.lowercased().hasPrefix("smtp://") { try setLong(CURLOPT_USE_SSL, Int(CURLUSESSL_TRY.rawValue)) }
+        if url.lowercased().hasPrefix("smtp://") {
+            try setLong(CURLOPT_USE_SSL, Int((security.requireTLS ? CURLUSESSL_ALL : CURLUSESSL_TRY).rawValue))
+        }
+        // libcurl's defaults, set anyway: verification is never off, whatever the build's defaults.
+        try setLong(CURLOPT_SSL_VERIFYPEER, 1)
+        try setLong(CURLOPT_SSL_VERIFYHOST, 2)
+        if let caFile = security.caFile { try setString(CURLOPT_CAINFO, caFile) }
         try setLong(CURLOPT_TIMEOUT_MS, Int(max(1, min(timeout, 600)) * 1000))
         try setLong(CURLOPT_CONNECTTIMEOUT_MS, Int(max(1, min(timeout, 10)) * 1000))
         try setString(CURLOPT_MAIL_FROM, "<\(from)>")
@@ -93,6 +123,8 @@ final class SMTPUpload {
         var detail = String(cString: curl_easy_strerror(result))
         if errorBuffer.pointee != 0 { detail += " (\(String(cString: errorBuffer)))" }
         if reply > 0 { detail += "; server replied \(reply)" }
+        // libcurl does not put the password in its messages; scrubbed anyway, as logs and lastError show this.
+        if let password, !password.isEmpty { detail = detail.replacingOccurrences(of: password, with: "[redacted]") }
         // A 5xx reply refuses this mail for good; a failed login is the operator's to fix, so it is retried.
         let permanent = (500...599).contains(reply) && result != CURLE_LOGIN_DENIED
         throw MailError(permanent ? .permanent : .transient, detail)

@@ -16,7 +16,7 @@ enum broker_mhd_start_error {
     BROKER_MHD_START_FAILED = 2,
 };
 
-/* MHD_start_daemon bound to the numeric address `host` (IPv4 or IPv6; MHD_USE_IPv6 is added for IPv6) and
+/* MHD_start_daemon bound to the numeric address `host` (IPv4 or IPv6; MHD_USE_IPv6 is added for IPv6, MHD_USE_DUAL_STACK for "::") and
    `port` (0 = ephemeral), with the given flags, an idle-connection timeout in seconds, a connection limit
    (0 = libmicrohttpd's default), an accept policy (may be NULL) and three callbacks: the access handler,
    MHD_OPTION_NOTIFY_COMPLETED and MHD_OPTION_NOTIFY_CONNECTION (either notifier may be NULL). `strict` is

@@ -51,6 +51,23 @@ import Testing
         #expect(try await Self.revocations(broker, uid).count == 2)
     }
 
+    /// The Kakao `email-password` link of an imported workaround account ends its Firebase sessions too: whoever
+    /// knew the public Kakao id could have signed in to Firebase with it.
+    @Test func aKakaoLegacyLinkQueuesTheRevocation() async throws {
+        let broker = try await InProcessBroker.start(kakaoMapping: "email-password", serviceAccount: true)
+        let uid = AccountID("firebase-kakao-uid")
+        let imported = Account(
+            id: uid, email: "lee@example.kr", createdAt: Date(),
+            passwordHash: try await SaltedDigestPasswordHasher().hash("Optional(4100005151)"), origin: .import)
+        try await broker.store.create(imported)
+        let user = KakaoStubUser(id: 4_100_005_151, email: "lee@example.kr")
+        let kakao = await broker.post("/v1/signin/kakao", ["accessToken": .string(broker.stubs.kakaoAccessToken(for: user))])
+        #expect(kakao.status == 200)
+        #expect(kakao.json?["user"]?["uid"] == "firebase-kakao-uid")
+        #expect(try await Self.revocations(broker, uid.rawValue).count == 1)
+        #expect(try await broker.store.account(id: uid)?.passwordHash == nil)
+    }
+
     @Test func withoutAServiceAccountNothingIsQueued() async throws {
         let broker = try await InProcessBroker.start(adminToken: Self.adminToken)
         let session = await broker.post("/v1/signup", ["email": "b@example.com", "password": "secret-1"])

@@ -1,37 +1,43 @@
 import Foundation
 
 /// Kakao's `accountMapping: "email-password"` (contract section 2): the "email + Kakao user id as password"
-/// workaround of apps built on Firebase email/password auth. The Kakao account's email selects the account;
-/// the workaround's own account (a password that verifies as the Kakao id) is linked, its password retired.
+/// workaround of apps built on Firebase email/password auth. The Kakao account's email selects the account. An
+/// imported workaround account (its Firebase password verifies as the Kakao id) is linked and its password
+/// deleted; otherwise the general pre-hijack rule applies, or the sign-in conflicts.
 struct KakaoLegacyPasswordLinking: LinkingStrategy {
     /// What to do with a Kakao identity that is linked to no account.
     enum Decision: Equatable, Sendable {
-        /// The identity is linked already.
-        case signIn(Account)
-        /// No account holds the email: create one with an id-derived credential.
-        case create
-        /// The account's password is the Kakao id (the workaround's account): link, retiring the password.
-        case link(Account)
-        /// Another account holds the email.
-        case conflict(Account)
+        /// The workaround's imported account (its password is the Kakao id): link it, deleting the password.
+        case legacyLink(Account)
+        /// What the general rules do: sign in, create (with no password), take over, or conflict.
+        case general(LinkingDecision)
         /// The Kakao account shares no email.
         case emailRequired
     }
 
     /// The mapping as a pure function. `passwordMatchesSubject` says whether the email owner's password verifies
-    /// as `<id>` or `Optional(<id>)`.
+    /// as `<id>` or `Optional(<id>)`; it is only asked for a ``isWorkaroundCandidate(_:)`` account.
     static func decide(
         identity: ExternalIdentity, linked: Account?, emailOwner: Account?, passwordMatchesSubject: Bool
     ) -> Decision {
-        if let linked { return .signIn(linked) }
+        if let linked { return .general(.signIn(linked)) }
         guard identity.email != nil else { return .emailRequired }
-        guard let owner = emailOwner else { return .create }
+        guard let owner = emailOwner else { return .general(.create(claimEmail: true)) }
         if owner.identities.contains(where: { $0.provider == identity.provider && $0.subject == identity.subject }) {
-            return .signIn(owner)
+            return .general(.signIn(owner))
         }
-        // Only the workaround's own account, holding nothing but that password, is linked: an account with any
-        // identity may have been prepared by someone who knows the (public) Kakao id.
-        return passwordMatchesSubject && owner.identities.isEmpty ? .link(owner) : .conflict(owner)
+        // The legacy match first: only an imported account can be the workaround's own.
+        if isWorkaroundCandidate(owner), passwordMatchesSubject { return .legacyLink(owner) }
+        // Then the pre-hijack rule: Kakao vouches for the email, the account never proved it.
+        if identity.emailVerified, !owner.emailVerified { return .general(.takeOver(owner)) }
+        return .general(.conflict(owner))
+    }
+
+    /// Whether `account` may be the workaround's account: imported (a look-alike made through `/v1/signup` by
+    /// someone who knows the email and the public Kakao id never is), holding a password and no identity (one
+    /// linked since the import may belong to whoever signed in with the public id before its owner came).
+    static func isWorkaroundCandidate(_ account: Account) -> Bool {
+        account.origin == .import && account.passwordHash != nil && !account.passwordDerived && account.identities.isEmpty
     }
 
     /// The passwords the widely copied workaround stored for Kakao user `subject`: the id itself, and the
@@ -46,12 +52,15 @@ struct KakaoLegacyPasswordLinking: LinkingStrategy {
             let linked = try await accounts.store.account(provider: identity.provider, subject: identity.subject)
             let owner: Account? =
                 if linked == nil, let email = identity.email { try await accounts.store.account(email: email) } else { nil }
-            let matches = try await owner.asyncMap {
-                try await passwordIsWorkaround($0, subject: identity.subject, accounts: accounts)
-            } ?? false
-            let decision = Self.decide(
-                identity: identity, linked: linked, emailOwner: owner, passwordMatchesSubject: matches)
-            return try await apply(decision, signIn: signIn, accounts: accounts)
+            var matches = false
+            if let owner, Self.isWorkaroundCandidate(owner) {
+                matches = try await passwordIsWorkaround(owner, subject: identity.subject, accounts: accounts)
+            }
+            switch Self.decide(identity: identity, linked: linked, emailOwner: owner, passwordMatchesSubject: matches) {
+            case .general(let decision): return try await accounts.apply(decision, signIn: signIn)
+            case .emailRequired: throw ProviderError.kakaoEmailRequired
+            case .legacyLink(let owner): return try await link(owner, signIn: signIn, accounts: accounts)
+            }
         }
     }
 
@@ -65,54 +74,28 @@ struct KakaoLegacyPasswordLinking: LinkingStrategy {
         return false
     }
 
-    private func apply(_ decision: Decision, signIn: SignInAttempt, accounts: AccountService) async throws -> SignInOutcome {
+    /// Links the Kakao identity to the workaround's account, keeping its uid, deleting the id-derived password
+    /// and ending every earlier session (Firebase's too): whoever knew the public id could sign in with it.
+    private func link(_ owner: Account, signIn: SignInAttempt, accounts: AccountService) async throws -> SignInOutcome {
         let identity = signIn.identity
         let now = accounts.clock.now
-        let linkedIdentity = Identity(
-            provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now)
-        switch decision {
-        case .signIn(let account):
-            return try await accounts.signInExisting(account, signIn: signIn)
-        case .emailRequired:
-            throw ProviderError.kakaoEmailRequired
-        case .create:
-            // The credential the workaround would have made, kept (hashed) but never usable for sign-in.
-            let derived = try await accounts.passwords.hash(identity.subject)
-            let account = Account(
-                id: AccountID.generate(), email: identity.email, emailVerified: identity.emailVerified,
-                displayName: identity.displayName, photoURL: identity.photoURL, createdAt: now, lastSignInAt: now,
-                identities: [linkedIdentity], passwordHash: derived, passwordDerived: true)
-            try await accounts.store.create(account, options: accounts.signInOptions(signIn, .created, uid: account.id))
-            return SignInOutcome(account: account, change: .created)
-        case .link(let owner):
-            let expectedHash = owner.passwordHash
-            // Whoever knew the Kakao id could sign in to this account: its sessions end with the link.
-            var linking = accounts.signInOptions(signIn, .linked, uid: owner.id)
-            linking.revokeSessions = true
-            linking.enqueuing = accounts.firebaseRevocation(owner.id, at: now)
-            let updated = try await accounts.store.update(id: owner.id, options: linking) { account in
-                guard !account.disabled else { throw AccountError(.userDisabled) }
-                // What was checked above must still hold: otherwise decide again.
-                guard account.passwordHash == expectedHash, account.identities.isEmpty else {
-                    throw AccountStoreError(.notFound, "account changed")
-                }
-                account.identities.append(linkedIdentity)
-                account.passwordDerived = true  // a Kakao id is no secret: it never signs anyone in again
-                if identity.emailVerified { account.emailVerified = true }
-                account.lastSignInAt = now
+        let expectedHash = owner.passwordHash
+        var linking = accounts.signInOptions(signIn, .linked, uid: owner.id)
+        linking.revokeSessions = true
+        linking.enqueuing = accounts.firebaseRevocation(owner.id, at: now)
+        let updated = try await accounts.store.update(id: owner.id, options: linking) { account in
+            guard !account.disabled else { throw AccountError(.userDisabled) }
+            // What was checked above must still hold: otherwise decide again.
+            guard account.passwordHash == expectedHash, Self.isWorkaroundCandidate(account) else {
+                throw AccountStoreError(.notFound, "account changed")
             }
-            return SignInOutcome(account: updated, change: .linked)
-        case .conflict(let owner):
-            throw AccountError(
-                .accountExistsWithDifferentCredential, existingProviders: LinkingPolicy.signInMethods(of: owner))
+            account.identities.append(
+                Identity(provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now))
+            account.passwordHash = nil
+            account.passwordDerived = false
+            if identity.emailVerified { account.emailVerified = true }
+            account.lastSignInAt = now
         }
-    }
-}
-
-extension Optional {
-    /// `map` with an async transform.
-    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let value = self else { return nil }
-        return try await transform(value)
+        return SignInOutcome(account: updated, change: .linked)
     }
 }

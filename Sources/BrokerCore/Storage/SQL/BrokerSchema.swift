@@ -12,8 +12,16 @@ public enum BrokerSchema {
             SQLMigration(version: 1, statements: version1), SQLMigration(version: 2, statements: version2),
             SQLMigration(version: 3, statements: version3), SQLMigration(version: 4, statements: version4),
             SQLMigration(version: 5, statements: version5), SQLMigration(version: 6, statements: version6),
+            SQLMigration(version: 7, statements: version7),
         ]
     }
+
+    /// Version 7: where the request behind an audit event came from (client address, user agent; NULL for the
+    /// CLI's events and for events stored before).
+    private static let version7 = [
+        "ALTER TABLE audit_events ADD COLUMN client_address TEXT",
+        "ALTER TABLE audit_events ADD COLUMN user_agent TEXT",
+    ]
 
     /// Version 5: where an account came from (`signup`, a provider, `import`; NULL for older accounts), and
     /// for imported accounts when, from which file and index, and their other providers' identities (JSON).

@@ -50,14 +50,15 @@ extension SQLBrokerStore {
     }
 
     static let insertAuditEvent = """
-        INSERT INTO audit_events (id, at, uid, action, provider, actor, outcome, request_id) \
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO audit_events (id, at, uid, action, provider, actor, outcome, request_id, client_address, \
+        user_agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     /// The values of ``insertAuditEvent``.
     static func auditEventValues(_ event: AuditEvent) -> [SQLValue] {
         [.text(event.id), millis(event.time), optionalText(event.uid?.rawValue), .text(event.action),
-         optionalText(event.provider), .text(event.actor.rawValue), .text(event.outcome), .text(event.requestID)]
+         optionalText(event.provider), .text(event.actor.rawValue), .text(event.outcome), .text(event.requestID),
+         optionalText(event.clientAddress), optionalText(event.userAgent)]
     }
 
     /// Up to `limit` events (of `uid`, if given) older than `cursor`, newest first.
@@ -75,7 +76,8 @@ extension SQLBrokerStore {
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         binds.append(.integer(Int64(limit)))
         let sql = """
-            SELECT id, at, uid, action, provider, actor, outcome, request_id FROM audit_events\(whereClause) \
+            SELECT id, at, uid, action, provider, actor, outcome, request_id, client_address, user_agent \
+            FROM audit_events\(whereClause) \
             ORDER BY at DESC, id DESC LIMIT ?
             """
         let query = binds
@@ -85,7 +87,8 @@ extension SQLBrokerStore {
                     time: Self.date(row.integer("at") ?? 0), uid: row.text("uid").map(AccountID.init(rawValue:)),
                     action: row.text("action") ?? "", provider: row.text("provider"),
                     actor: AuditEvent.Actor(rawValue: row.text("actor") ?? "") ?? .system,
-                    outcome: row.text("outcome") ?? "", requestID: row.text("request_id") ?? "", id: row.text("id") ?? "")
+                    outcome: row.text("outcome") ?? "", requestID: row.text("request_id") ?? "", id: row.text("id") ?? "",
+                    origin: RequestOrigin(clientAddress: row.text("client_address"), userAgent: row.text("user_agent")))
             }
         }
     }

@@ -2402,7 +2402,9 @@ extension OpenAPIDocument {
           "provider",
           "actor",
           "outcome",
-          "requestId"
+          "requestId",
+          "clientAddress",
+          "userAgent"
         ],
         "properties": {
           "time": {
@@ -2439,6 +2441,20 @@ extension OpenAPIDocument {
           },
           "requestId": {
             "type": "string"
+          },
+          "clientAddress": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The client's address (through `trustedProxies`) of the HTTP request that caused the event; null for the CLI's events."
+          },
+          "userAgent": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "That request's `User-Agent`, without control characters, at most 256 characters; null when absent and for the CLI's events."
           }
         }
       },
