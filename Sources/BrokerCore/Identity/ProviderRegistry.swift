@@ -39,7 +39,8 @@ public struct ProviderRegistry: Sendable {
     public func provider(_ id: ProviderID) -> (any IdentityProvider)? { providers[id] }
 
     /// Lets every ``ProviderPrefetching`` provider fetch what it needs, all at once; returns when each has tried
-    /// (each fetch is bounded by the provider's own timeout). `serve` calls it at start, `check-config` never.
+    /// (each fetch is bounded by the provider's own timeout). The broker's services start it in the background
+    /// when they are built (`serve`, the harnesses), without waiting for it; `check-config` never calls it.
     public func prefetch() async {
         await withTaskGroup(of: Void.self) { group in
             for provider in providers.values {

@@ -49,7 +49,9 @@ public struct BrokerServices: Sendable {
             httpClient: httpClient, clock: clock, metrics: metrics, logger: logger, clockSkew: config.clockSkew,
             allowInsecureURLs: config.allowInsecureProviderURLs)
         let providers = try ProviderRegistry(config: config, catalog: catalog, context: context)
-        await providers.prefetch()
+        // Fetched in the background: a slow or dead issuer must not hold up the start (its sign-ins wait for the
+        // fetch under way, or start their own).
+        Task { await providers.prefetch() }
         let serviceAccount = try config.firebaseServiceAccountFile.map {
             try FirebaseServiceAccount(contentsOf: $0, allowInsecureURLs: config.allowInsecureProviderURLs)
         }

@@ -3,8 +3,8 @@ import Foundation
 /// An OpenID Connect issuer's discovery document (`{issuer}/.well-known/openid-configuration`), cached with the
 /// JWKS cache's rules:
 ///
-/// - fetched at start (``prefetch()``; `check-config` builds providers without fetching anything), then kept as
-///   long as `Cache-Control: max-age` says (an hour without one, a day at most);
+/// - fetched at start, in the background (``prefetch()``; `check-config` builds providers without fetching
+///   anything), then kept as long as `Cache-Control: max-age` says (an hour without one, a day at most);
 /// - one fetch in flight; concurrent callers wait for it;
 /// - when a refresh fails, the document in hand keeps serving and the next try comes 30 s later; when there was
 ///   never one, every sign-in tries again (one at a time) and fails as unavailable;
