@@ -35,7 +35,15 @@ public final class P256PublicKey: @unchecked Sendable {
 
     /// Whether `signature`, in JOSE form (64 bytes: `r || s`, each 32 bytes big-endian), is a valid ES256
     /// signature of `message` under this key. Any failure, including a DER-encoded signature, is `false`.
+    ///
+    /// The shape is checked before OpenSSL sees it: exactly 64 bytes, and neither `r` nor `s` zero. OpenSSL then
+    /// refuses an `r` or `s` not below the group order. A high `s` (`n - s`, the other valid signature of the same
+    /// message) verifies: JWS (RFC 7518 section 3.4) does not require low-S, and OpenSSL does not either.
     public func verifySHA256(signature: [UInt8], message: [UInt8]) -> Bool {
+        let size = Self.coordinateByteCount
+        guard signature.count == 2 * size, signature[..<size].contains(where: { $0 != 0 }),
+            signature[size...].contains(where: { $0 != 0 })
+        else { return false }
         guard let der = ECDSASignature.der(fromRaw: signature, coordinateSize: Self.coordinateByteCount) else {
             return false
         }

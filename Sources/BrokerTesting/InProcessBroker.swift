@@ -35,6 +35,7 @@ public final class InProcessBroker: Sendable {
         configure: @Sendable (JSONValue) -> JSONValue = { $0 }
     ) async throws -> InProcessBroker {
         let stubs = try StubProviders()
+        stubs.oidcIssuer = stubsBaseURL + "/oidc"
         // A service account whose token endpoint and Firebase admin API are the in-process stubs'.
         let accountFile = try serviceAccount ? Self.writeServiceAccount() : nil
         var document = StubProviders.brokerConfig(

@@ -1,13 +1,26 @@
 import BrokerCore
 
 extension StubProviders {
-    /// The control API for scripts driving the `stub-providers` executable.
+    /// The control API for scripts driving the `stub-providers` executable. `POST /{provider}/token` takes
+    /// `{"claims", "header"?, "alg"? (oidc: "ES256"), "forge"? ("hmac", "none", "signature")}`.
     func addControlRoutes(_ router: inout Router) {
         router.add("POST", "/{provider}/token") { [self] request, context in
             let body = JSONValue.parse(request.body)?.objectValue ?? [:]
-            let token = try idToken(
-                context.parameters["provider"] ?? "", claims: body["claims"]?.objectValue ?? [:],
-                header: body["header"]?.objectValue ?? [:])
+            let claims = body["claims"]?.objectValue ?? [:]
+            let header = body["header"]?.objectValue ?? [:]
+            let token: String
+            switch context.parameters["provider"] ?? "" {
+            case "line": token = try lineIDToken(claims: claims, header: header)
+            case "oidc": token = try oidcIDToken(claims: claims, es256: body["alg"]?.stringValue == "ES256")
+            case let provider: token = try idToken(provider, claims: claims, header: header)
+            }
+            // `"forge": "hmac" | "none" | "signature"`: the same token spoiled, for scripts trying the refusals.
+            if let name = body["forge"]?.stringValue {
+                guard let forgery = TokenForgery(rawValue: name) else {
+                    return .json(400, .object(["error": "forge must be hmac, none or signature"]))
+                }
+                return .json(200, .object(["token": .string(try TestTokens.forged(token, as: forgery))]))
+            }
             return .json(200, .object(["token": .string(token)]))
         }
         router.add("POST", "/kakao/users") { [self] request, _ in
@@ -77,6 +90,8 @@ extension StubProviders {
                     "kakaoCalls": .int(Int64(kakaoCallCount)),
                     "appleRevocations": .int(Int64(appleAuth.revokedTokens.count)),
                     "kakaoUnlinks": .array(kakaoAdmin.unlinks.map { .int($0) }),
+                    "naverCalls": .int(Int64(callCount("naver"))), "lineCalls": .int(Int64(callCount("line"))),
+                    "oidcDiscoveryFetches": .int(Int64(callCount("oidc"))),
                     "jwksFetches": .object(
                         Dictionary(uniqueKeysWithValues: ["google", "apple", "kakao"].map {
                             ($0, JSONValue.int(Int64(jwksFetchCount($0))))

@@ -2,8 +2,9 @@ import BrokerCore
 import BrokerCrypto
 import Foundation
 
-/// Local stand-ins for Google, Apple and Kakao: JWKS endpoints, test tokens with any claims, and Kakao's
-/// token-info and user/me APIs with faults on demand. Served over real HTTP by any ``HTTPServer``.
+/// Local stand-ins for Google, Apple, Kakao, Naver, LINE and a generic OpenID Connect issuer: JWKS endpoints,
+/// test tokens with any claims, and the providers' user APIs with faults on demand (Naver, LINE and the OIDC
+/// issuer: `StubProviders+More.swift`). Served over real HTTP by any ``HTTPServer``.
 ///
 /// Paths: `/{google,apple,kakao}/jwks`; `/kakao/v1/user/access_token_info`, `/kakao/v2/user/me`; and the
 /// control API the `stub-providers` executable offers to scripts: `POST /{provider}/token {"claims", "header"}`,
@@ -32,12 +33,20 @@ public final class StubProviders: @unchecked Sendable {
     public let apple: StubKeySet
     /// Kakao's OIDC keys.
     public let kakao: StubKeySet
+    /// LINE's keys (P-256, ES256).
+    public let line: StubECKeySet
+    /// The generic OIDC issuer's RSA keys.
+    public let oidc: StubKeySet
+    /// The generic OIDC issuer's P-256 key.
+    public let oidcEC: StubECKeySet
     /// Google's token endpoint and Firebase Auth's admin API.
     public let firebase = StubFirebase()
     /// Kakao's admin-key API (unlinking a user).
     public let kakaoAdmin = StubKakaoAdmin()
     /// Sign in with Apple's token and revoke endpoints.
     public let appleAuth: StubAppleAuth
+    /// The Naver, LINE and OIDC stubs' users, faults and counters.
+    let more = MoreStubState()
 
     // Guarded by `lock`.
     private var kakaoTokens: [String: KakaoStubUser] = [:]
@@ -58,6 +67,9 @@ public final class StubProviders: @unchecked Sendable {
         apple = try StubKeySet(prefix: "apple")
         kakao = try StubKeySet(prefix: "kakao")
         appleAuth = try StubAppleAuth(keys: apple)
+        line = try StubECKeySet(prefix: "line")
+        oidc = try StubKeySet(prefix: "oidc")
+        oidcEC = try StubECKeySet(prefix: "oidc-ec")
         routes()
     }
 
@@ -83,6 +95,9 @@ public final class StubProviders: @unchecked Sendable {
         await server?.shutdown()
     }
 
+    /// Whether ``stop()`` has begun (hanging answers end then).
+    var isStopping: Bool { lock.withLock { stopping } }
+
     /// `http://127.0.0.1:<port>`.
     public var baseURL: String { "http://127.0.0.1:\(lock.withLock { boundPort })" }
 
@@ -92,6 +107,7 @@ public final class StubProviders: @unchecked Sendable {
         case "google": google
         case "apple": apple
         case "kakao": kakao
+        case "oidc": oidc
         default: nil
         }
     }
@@ -184,7 +200,9 @@ public final class StubProviders: @unchecked Sendable {
         let sessions: JSONValue = ["idTokenTtlSeconds": 3600, "refreshTokenTtlDays": 30]
         return [
             "projectId": "stub-project", "issuer": .string(issuer), "clockSkewSeconds": 60,
-            "allowInsecureProviderUrls": true, "providers": ["google": google, "apple": apple, "kakao": kakao],
+            "allowInsecureProviderUrls": true,
+            "providers": .object(
+                ["google": google, "apple": apple, "kakao": kakao].merging(moreProviderEntries(stubsAt: base)) { a, _ in a }),
             "linking": ["byVerifiedEmail": .bool(linkByVerifiedEmail)], "sessions": sessions, "firebase": firebase,
         ]
     }
@@ -236,6 +254,7 @@ public final class StubProviders: @unchecked Sendable {
                 return .object(["id": .int(mismatch ? user.id + 1 : user.id), "kakao_account": .object(account)])
             }
         }
+        addMoreProviderRoutes(&router)
         addControlRoutes(&router)
         firebase.addRoutes(&router)
         kakaoAdmin.addRoutes(&router)

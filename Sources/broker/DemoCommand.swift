@@ -66,6 +66,34 @@ enum DemoCommand {
                                 for: KakaoStubUser(id: 4_100_000_001, email: "seoyeon@example.kr", nickname: "서연")))
                     ]
                 ),
+                (
+                    "Naver (access token)", "/v1/signin/naver",
+                    [
+                        "accessToken": .string(
+                            harness.stubs.naverAccessToken(
+                                for: NaverStubUser(id: "32742776", email: "jimin@naver.com", nickname: "지민")))
+                    ]
+                ),
+                (
+                    "LINE (ES256 ID token)", "/v1/signin/line",
+                    [
+                        "idToken": .string(
+                            try harness.stubs.lineIDToken(
+                                claims: ["sub": "U4af4980629d2b8e1b0c3c1b3e5a6f7d8", "name": "Haruto"]))
+                    ]
+                ),
+                (
+                    "OpenID Connect by discovery (\"\(StubProviders.oidcProviderID)\": type oidc)",
+                    "/v1/signin/\(StubProviders.oidcProviderID)",
+                    [
+                        "idToken": .string(
+                            try harness.stubs.oidcIDToken(
+                                claims: [
+                                    "sub": "emp-1042", "email": "mina@corp.example", "email_verified": true,
+                                    "name": "Mina Chen",
+                                ]))
+                    ]
+                ),
             ]
             var lastRefreshToken: String?
             for (title, path, body) in steps {

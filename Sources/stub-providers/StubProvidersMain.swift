@@ -8,11 +8,12 @@ enum StubProvidersMain {
     static let usage = """
         usage: stub-providers [--port 8090] [--host 127.0.0.1] [--write-config FILE]
                stub-providers --help | -h | --version
-        Serves local stand-ins for Google, Apple and Kakao (JWKS, token minting, Kakao's user API) until SIGTERM or
-        SIGINT. --write-config FILE writes a broker config pointing at them, once they listen:
+        Serves local stand-ins for Google, Apple, Kakao, Naver, LINE and one OpenID Connect issuer (JWKS, token
+        minting, the providers' user APIs, OIDC discovery) until SIGTERM or SIGINT. --write-config FILE writes a broker config pointing at them, once they listen:
             stub-providers --port 0 --write-config /tmp/stub-broker.json &
             broker serve --config /tmp/stub-broker.json --database /tmp/stub-broker.sqlite
-        Environment: STUB_PROVIDERS_PORT, STUB_PROVIDERS_HOST.
+        Environment: STUB_PROVIDERS_PORT, STUB_PROVIDERS_HOST, STUB_PROVIDERS_PUBLIC_URL (the stubs' URL as the
+        broker reaches them, e.g. http://stub-providers:8090: the OIDC issuer names it).
         """
 
     static func run(arguments: [String], environment: [String: String]) async -> Int32 {
@@ -50,6 +51,9 @@ enum StubProvidersMain {
             }
             let termination = TerminationSignals()
             let stubs = try StubProviders()
+            if let publicURL = environment["STUB_PROVIDERS_PUBLIC_URL"], !publicURL.isEmpty {
+                stubs.oidcIssuer = (publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL) + "/oidc"
+            }
             // One broker (or bench) drives the stubs from one address with many connections.
             let server = MicroHTTPDServer(limits: .permissive)
             let bound = try stubs.start(server: server, host: host, port: port)
@@ -61,6 +65,9 @@ enum StubProvidersMain {
             say("  JWKS: /google/jwks /apple/jwks /kakao/jwks; Kakao API: /kakao/v1/user/access_token_info /kakao/v2/user/me")
             say("  mint: POST /{google,apple,kakao}/token {\"claims\":{...}}; POST /kakao/users {\"id\":1,\"email\":\"...\"}")
             say("  faults: POST /control/kakao {\"fault\":\"down|slow|hang|invalid|misconfigured|userMismatch|none\",\"delayMs\":100}")
+            say("  Naver: /naver/v1/nid/me; LINE: /line/oauth2/v2.1/{certs,verify} /line/v2/profile; OIDC: /oidc/.well-known/openid-configuration")
+            say("  mint: POST /naver/users {\"id\":\"...\"}; POST /line/users {\"userId\":\"U...\"}; POST /{line,oidc}/token {\"claims\":{...}}")
+            say("  faults: POST /control/{naver,line,oidc} {\"fault\":\"down|slow|hang|refusing|misconfigured|none\",\"delayMs\":100}")
             _ = await termination.wait()
             await stubs.stop()
             withExtendedLifetime(termination) {}

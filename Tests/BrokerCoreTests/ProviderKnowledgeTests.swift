@@ -26,10 +26,26 @@ import Testing
         return naming.sorted()
     }
 
-    @Test(arguments: ["Google", "Apple", "Kakao"])
+    @Test(arguments: ["Google", "Apple", "Kakao", "Naver"])
     func aProviderIsNamedByAtMostTwoFilesOutsideItsFolder(_ provider: String) throws {
         let naming = try Self.files(naming: provider)
         #expect(naming.count <= 2, "\(provider) is named outside its folder by \(naming)")
+        #expect(naming.contains("Identity/ProviderCatalog+BuiltIn.swift"))
+    }
+
+    /// "line" is an everyday word (`inline`, `lines`), so LINE is found by what only LINE code says: the type's
+    /// names (`Line` followed by a capital), its quoted id, and its hosts.
+    @Test func lineIsNamedByAtMostTwoFilesOutsideItsFolder() throws {
+        let enumerator = try #require(FileManager.default.enumerator(at: Self.core, includingPropertiesForKeys: nil))
+        let pattern = try Regex(#"\bLine[A-Z]|"line"|line\.me|\bLINE\b"#)
+        var naming: [String] = []
+        for case let url as URL in enumerator where url.pathExtension == "swift" {
+            let relative = String(url.path.dropFirst(Self.core.path.count + 1))
+            guard !relative.hasPrefix("Identity/Line/"), !Self.documentation.contains(relative) else { continue }
+            let text = try String(contentsOf: url, encoding: .utf8)
+            if text.contains(pattern) { naming.append(relative) }
+        }
+        #expect(naming.count <= 2, "LINE is named outside its folder by \(naming.sorted())")
         #expect(naming.contains("Identity/ProviderCatalog+BuiltIn.swift"))
     }
 }

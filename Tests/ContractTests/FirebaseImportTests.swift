@@ -109,9 +109,9 @@ import Testing
         #expect(badFlag == 2)
         #expect(badFlagErr.contains("HASH_PARAMETER_OUT_OF_RANGE"))
         #expect(!badFlagErr.contains("jxspr8Ki0RYyc"))  // never the key
-        let (unknown, _, unknownErr) = try await Self.runImport([file, "--map-provider", "oidc.line=line"] + Self.hashFlags, database: database)
+        let (unknown, _, unknownErr) = try await Self.runImport([file, "--map-provider", "oidc.github=github"] + Self.hashFlags, database: database)
         #expect(unknown == 2)
-        #expect(unknownErr.contains("line is not a configured provider"))
+        #expect(unknownErr.contains("github is not a configured provider"))
         #expect(try await Self.accounts(in: database).isEmpty)
     }
 

@@ -259,7 +259,10 @@ import Testing
         let text = child.stdout
         #expect(status == 0)
         for step in ["Google: POST /v1/signin/google -> 201", "Apple (with nonce): POST /v1/signin/apple -> 201",
-                     "Kakao (access token): POST /v1/signin/kakao -> 201", "POST /v1/token -> 200"] {
+                     "Kakao (access token): POST /v1/signin/kakao -> 201",
+                     "Naver (access token): POST /v1/signin/naver -> 201",
+                     "LINE (ES256 ID token): POST /v1/signin/line -> 201", "POST /v1/signin/corp -> 201",
+                     "POST /v1/token -> 200"] {
             #expect(text.contains(step))
         }
         #expect(text.contains("\"customToken\""))

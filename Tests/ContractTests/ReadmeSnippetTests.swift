@@ -11,7 +11,7 @@ import Testing
     /// The stand-ins in dependency order, each `Module-Version.swift`.
     static let stubs = [
         "UIKit-iOS18", "AuthenticationServices-iOS18", "CryptoKit-iOS18", "Security-iOS18", "FirebaseAuth-11",
-        "KakaoSDKAuth-2", "GoogleSignIn-8", "KakaoSDKUser-2",
+        "KakaoSDKAuth-2", "GoogleSignIn-8", "KakaoSDKUser-2", "NidThirdPartyLogin-5", "LineSDK-5",
     ]
 
     /// URLSession lives in FoundationNetworking on Linux; on iOS, Foundation has it.
@@ -66,6 +66,26 @@ import Testing
         let modules = try await Self.modules()
         defer { try? FileManager.default.removeItem(at: modules) }
         let (status, output) = try await Self.typecheck(snippets, modules: modules)
+        #expect(status == 0, "\(output)")
+        #expect(!output.contains("error:"), "\(output)")
+        #expect(!output.contains("warning:"), "\(output)")
+    }
+
+    /// The Swift blocks of docs/providers.md's "iOS: getting the token to post" (Naver, LINE).
+    static func providerSnippets() throws -> [String] {
+        let page = try String(contentsOf: root.appendingPathComponent("docs/providers.md"), encoding: .utf8)
+        let start = try #require(page.range(of: "\n## iOS: getting the token to post\n"))
+        return page[start.upperBound...].components(separatedBy: "```swift\n").dropFirst().compactMap { block in
+            block.components(separatedBy: "\n```").first.map { $0 + "\n" }
+        }
+    }
+
+    @Test func theProviderPagesSnippetsTypeCheckWithTheREADMEs() async throws {
+        let snippets = try Self.providerSnippets()
+        #expect(snippets.count == 2)  // Naver, LINE
+        let modules = try await Self.modules()
+        defer { try? FileManager.default.removeItem(at: modules) }
+        let (status, output) = try await Self.typecheck(try Self.snippets() + snippets, modules: modules)
         #expect(status == 0, "\(output)")
         #expect(!output.contains("error:"), "\(output)")
         #expect(!output.contains("warning:"), "\(output)")

@@ -95,6 +95,10 @@ def cmd_mint(args):
             }
             return {"identityToken": mint_token(args.stub, "apple", claims), "rawNonce": raw_nonce}
         items = list(range(args.count))
+    elif kind == "line-pool":
+        # Returning LINE users: `count` distinct user ids, one reusable ES256 ID token each.
+        items = [f"U{i:032x}" for i in range(args.count)]
+        make = lambda user: {"idToken": mint_token(args.stub, "line", {"sub": user, "name": f"Bench {user[-6:]}"})}
     elif kind == "kakao":
         # Kakao users registered with the stub; access tokens are reusable.
         def make(i):
@@ -249,6 +253,11 @@ def cmd_config(args):
         # wrk drives the broker from one address with up to BENCH_KAKAO_CONNECTIONS (200) connections, past
         # the default per-address cap of 64 (docs/hardening.md).
         "server": {"maxConnectionsPerAddress": 1024},
+    }
+    # LINE (StubProviders.lineChannelID): the stub mints its ES256 ID tokens (scenario 9).
+    config["providers"]["line"] = {
+        "enabled": True, "channelId": "1650000000", "apiBaseUrl": base + "/line",
+        "jwksUrl": base + "/line/oauth2/v2.1/certs",
     }
     with open(args.out, "w") as out:
         json.dump(config, out, indent=2)

@@ -41,6 +41,18 @@ public struct ProviderRegistry: Sendable {
     /// The enabled providers, by id.
     public var all: [any IdentityProvider] { enabled.compactMap { providers[$0] } }
 
+    /// Lets every ``ProviderPrefetching`` provider fetch what it needs, all at once; returns when each has tried
+    /// (each fetch is bounded by the provider's own timeout). The broker's services start it in the background
+    /// when they are built (`serve`, the harnesses), without waiting for it; `check-config` never calls it.
+    public func prefetch() async {
+        await withTaskGroup(of: Void.self) { group in
+            for provider in providers.values {
+                guard let prefetching = provider as? any ProviderPrefetching else { continue }
+                group.addTask { await prefetching.prefetch() }
+            }
+        }
+    }
+
     /// The names of the enabled providers.
     public var enabled: [ProviderID] { providers.keys.sorted { $0.rawValue < $1.rawValue } }
 

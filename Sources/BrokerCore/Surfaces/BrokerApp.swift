@@ -49,6 +49,9 @@ public struct BrokerServices: Sendable {
             httpClient: httpClient, clock: clock, metrics: metrics, logger: logger, clockSkew: config.clockSkew,
             allowInsecureURLs: config.allowInsecureProviderURLs, cipher: cipher)
         let providers = try ProviderRegistry(config: config, catalog: catalog, context: context)
+        // Fetched in the background: a slow or dead issuer must not hold up the start (its sign-ins wait for the
+        // fetch under way, or start their own).
+        Task { await providers.prefetch() }
         let serviceAccount = try config.firebaseServiceAccountFile.map {
             try FirebaseServiceAccount(contentsOf: $0, allowInsecureURLs: config.allowInsecureProviderURLs)
         }
@@ -128,6 +131,9 @@ public struct BrokerApp: Sendable {
         services.metrics.describe(
             "broker_provider_call_seconds", type: "histogram", help: "Latency of calls to identity providers.")
         services.metrics.describe("broker_jwks_refreshes_total", type: "counter", help: "JWKS fetches by provider and outcome.")
+        services.metrics.describe(
+            "broker_discovery_refreshes_total", type: "counter",
+            help: "OpenID Connect discovery document fetches by provider and outcome.")
         services.metrics.describe("broker_signups_total", type: "counter", help: "Email and password accounts created.")
     }
 

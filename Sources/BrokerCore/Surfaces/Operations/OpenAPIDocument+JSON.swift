@@ -42,7 +42,7 @@ extension OpenAPIDocument {
             "name": "provider",
             "in": "path",
             "required": true,
-            "description": "A provider id (a key of providers.json): `google`, `apple`, `kakao`, or another configured entry.",
+            "description": "A provider id (a key of providers.json): `google`, `apple`, `kakao`, `naver` (accessToken), `line` (idToken or accessToken), or another configured entry, such as one with `\"type\": \"oidc\"` (idToken; docs/providers.md).",
             "schema": {
               "type": "string",
               "pattern": "^[a-z][a-z0-9-]{0,31}$"
@@ -549,7 +549,7 @@ extension OpenAPIDocument {
             "name": "provider",
             "in": "path",
             "required": true,
-            "description": "A provider id (a key of providers.json): `google`, `apple`, `kakao`, or another configured entry.",
+            "description": "A provider id (a key of providers.json): `google`, `apple`, `kakao`, `naver` (accessToken), `line` (idToken or accessToken), or another configured entry, such as one with `\"type\": \"oidc\"` (idToken; docs/providers.md).",
             "schema": {
               "type": "string",
               "pattern": "^[a-z][a-z0-9-]{0,31}$"
@@ -631,7 +631,7 @@ extension OpenAPIDocument {
             "name": "provider",
             "in": "path",
             "required": true,
-            "description": "A provider id (a key of providers.json): `google`, `apple`, `kakao`, or another configured entry.",
+            "description": "A provider id (a key of providers.json): `google`, `apple`, `kakao`, `naver` (accessToken), `line` (idToken or accessToken), or another configured entry, such as one with `\"type\": \"oidc\"` (idToken; docs/providers.md).",
             "schema": {
               "type": "string",
               "pattern": "^[a-z][a-z0-9-]{0,31}$"
@@ -1042,7 +1042,7 @@ extension OpenAPIDocument {
             "name": "provider",
             "in": "path",
             "required": true,
-            "description": "A provider id (a key of providers.json): `google`, `apple`, `kakao`, or another configured entry.",
+            "description": "A provider id (a key of providers.json): `google`, `apple`, `kakao`, `naver` (accessToken), `line` (idToken or accessToken), or another configured entry, such as one with `\"type\": \"oidc\"` (idToken; docs/providers.md).",
             "schema": {
               "type": "string",
               "pattern": "^[a-z][a-z0-9-]{0,31}$"
@@ -1130,7 +1130,7 @@ extension OpenAPIDocument {
             "name": "provider",
             "in": "path",
             "required": true,
-            "description": "A provider id (a key of providers.json): `google`, `apple`, `kakao`, or another configured entry.",
+            "description": "A provider id (a key of providers.json): `google`, `apple`, `kakao`, `naver` (accessToken), `line` (idToken or accessToken), or another configured entry, such as one with `\"type\": \"oidc\"` (idToken; docs/providers.md).",
             "schema": {
               "type": "string",
               "pattern": "^[a-z][a-z0-9-]{0,31}$"

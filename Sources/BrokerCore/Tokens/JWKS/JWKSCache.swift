@@ -1,7 +1,7 @@
 import BrokerCrypto
 import Foundation
 
-/// The signing keys of one provider's JWKS URL, cached.
+/// The signing keys (RSA and P-256) of one provider's JWKS URL, cached.
 ///
 /// - Keys live as long as the response's `Cache-Control: max-age` says (an hour without one).
 /// - At most one fetch is in flight; concurrent callers wait for it.
@@ -23,7 +23,7 @@ public actor JWKSCache: RSAKeySource {
     private let metrics: Metrics
     private let logger: Logger
 
-    private var keys: [String: RSAPublicKey] = [:]
+    private var keys: [String: ProviderKey] = [:]
     private var fetchedOnce = false
     private var expiresAt = Date.distantPast
     /// When the last refetch caused by an unknown `kid` started; scheduled fetches leave it alone.
@@ -40,9 +40,15 @@ public actor JWKSCache: RSAKeySource {
         self.logger = logger
     }
 
+    /// The RSA key with id `kid`; nil when the provider publishes none (see ``verificationKey(id:)``).
+    public func key(id kid: String) async throws -> RSAPublicKey? {
+        guard case .rsa(let key)? = try await verificationKey(id: kid) else { return nil }
+        return key
+    }
+
     /// The key with id `kid`; nil when the provider does not publish it. Throws ``ProviderError`` unavailable
     /// only when no keys were ever fetched or a refetch for an unknown `kid` failed.
-    public func key(id kid: String) async throws -> RSAPublicKey? {
+    public func verificationKey(id kid: String) async throws -> ProviderKey? {
         let now = clock.now
         if now >= expiresAt {
             do {
@@ -85,7 +91,7 @@ public actor JWKSCache: RSAKeySource {
                 throw ProviderError(.unavailable, "jwks answered \(response.status)")
             }
             let set = try JWKSet(parsing: response.body)
-            keys = set.keys
+            keys = set.verificationKeys
             fetchedOnce = true
             expiresAt = clock.now + JWKSCache.maxAge(response.headers["cache-control"])
             metrics.increment("broker_jwks_refreshes_total", labels: ["provider": provider, "outcome": "ok"])

@@ -19,23 +19,37 @@ public struct IDTokenRules: Sendable {
     public var clockSkew: TimeInterval
     /// Whether a raw nonce is required.
     public var nonce: NonceRequirement
+    /// The algorithms a token may be signed with (pinned per provider; RS256 unless the provider says otherwise).
+    public var algorithms: [JWSAlgorithm]
 
     /// Creates rules.
-    public init(issuers: [String], audiences: [String], clockSkew: TimeInterval, nonce: NonceRequirement) {
+    public init(
+        issuers: [String], audiences: [String], clockSkew: TimeInterval, nonce: NonceRequirement,
+        algorithms: [JWSAlgorithm] = [.rs256]
+    ) {
         self.issuers = issuers
         self.audiences = audiences
         self.clockSkew = clockSkew
         self.nonce = nonce
+        self.algorithms = algorithms
     }
 }
 
 /// Where an ``IDTokenVerifier`` finds the RSA key for a `kid`.
-public protocol RSAKeySource: Sendable {
+public protocol RSAKeySource: VerificationKeySource {
     /// The key with id `kid`, or nil; throws when the keys cannot be had at all.
     func key(id kid: String) async throws -> RSAPublicKey?
 }
 
-/// Verifies RS256 ID tokens of one issuer: algorithm pinned, key from that issuer's JWKS by `kid` only,
+extension RSAKeySource {
+    /// The RSA key with id `kid`, as a ``ProviderKey``.
+    public func verificationKey(id kid: String) async throws -> ProviderKey? {
+        try await key(id: kid).map(ProviderKey.rsa)
+    }
+}
+
+/// Verifies ID tokens of one issuer: algorithm pinned (``IDTokenRules/algorithms``, RS256 by default; a key
+/// verifies only its own algorithm), key from that issuer's JWKS by `kid` only,
 /// then issuer, audience, expiry, issue time, not-before, subject and nonce, all as part of `verify`.
 ///
 /// Every time claim (`exp`, `iat`, `nbf`, `auth_time`) must be a JSON number above 0 and below
@@ -46,12 +60,12 @@ public struct IDTokenVerifier: Sendable {
     /// year 2242).
     public static let timeClaimLimit: Double = 8_589_934_592
 
-    private let keys: any RSAKeySource
+    private let keys: any VerificationKeySource
     private let rules: IDTokenRules
     private let clock: any Clock
 
     /// Creates a verifier.
-    public init(keys: any RSAKeySource, rules: IDTokenRules, clock: any Clock) {
+    public init(keys: any VerificationKeySource, rules: IDTokenRules, clock: any Clock) {
         self.keys = keys
         self.rules = rules
         self.clock = clock
@@ -62,14 +76,16 @@ public struct IDTokenVerifier: Sendable {
         let rawNonce = rawNonce.flatMap { $0.isEmpty ? nil : $0 }
         if rules.nonce == .required && rawNonce == nil { throw TokenError(.missingNonce) }
         let jwt = try JWT(parsing: token)
-        guard jwt.header["alg"]?.stringValue == "RS256" else { throw TokenError(.algorithmNotAllowed) }
+        guard let name = jwt.header["alg"]?.stringValue, let algorithm = JWSAlgorithm(rawValue: name),
+            rules.algorithms.contains(algorithm)
+        else { throw TokenError(.algorithmNotAllowed) }
         if let field = jwt.header.keys.first(where: JWT.forbiddenHeaderFields.contains) {
             throw TokenError(.forbiddenHeader, field)
         }
-        guard let kid = jwt.header["kid"]?.stringValue, let key = try await keys.key(id: kid) else {
-            throw TokenError(.unknownKey)
-        }
-        guard key.verifySHA256(signature: jwt.signature, message: jwt.signingInput) else {
+        guard let kid = jwt.header["kid"]?.stringValue, let key = try await keys.verificationKey(id: kid),
+            key.algorithm == algorithm
+        else { throw TokenError(.unknownKey) }
+        guard key.verify(signature: jwt.signature, message: jwt.signingInput) else {
             throw TokenError(.badSignature)
         }
         try checkClaims(jwt.claims, rawNonce: rawNonce)
