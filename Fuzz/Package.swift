@@ -64,5 +64,9 @@ let package = Package(
                 .product(name: "BrokerTesting", package: "social-login-broker"),
             ],
             swiftSettings: targetSettings),
+        .executableTarget(
+            name: "fuzz-firebase-export",
+            dependencies: ["FuzzSupport", .product(name: "BrokerCore", package: "social-login-broker")],
+            swiftSettings: targetSettings),
     ]
 )
