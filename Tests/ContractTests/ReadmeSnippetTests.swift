@@ -62,30 +62,10 @@ import Testing
 
     @Test func theIOSSnippetsTypeCheckUnderSwift6() async throws {
         let snippets = try Self.snippets()
-        #expect(snippets.count == 6)  // the client, Google, Apple, Kakao, email and password, the session store
+        #expect(snippets.count == 8)  // the client, Google, Apple, Kakao, Naver, LINE, email and password, sessions
         let modules = try await Self.modules()
         defer { try? FileManager.default.removeItem(at: modules) }
         let (status, output) = try await Self.typecheck(snippets, modules: modules)
-        #expect(status == 0, "\(output)")
-        #expect(!output.contains("error:"), "\(output)")
-        #expect(!output.contains("warning:"), "\(output)")
-    }
-
-    /// The Swift blocks of docs/providers.md's "iOS: getting the token to post" (Naver, LINE).
-    static func providerSnippets() throws -> [String] {
-        let page = try String(contentsOf: root.appendingPathComponent("docs/providers.md"), encoding: .utf8)
-        let start = try #require(page.range(of: "\n## iOS: getting the token to post\n"))
-        return page[start.upperBound...].components(separatedBy: "```swift\n").dropFirst().compactMap { block in
-            block.components(separatedBy: "\n```").first.map { $0 + "\n" }
-        }
-    }
-
-    @Test func theProviderPagesSnippetsTypeCheckWithTheREADMEs() async throws {
-        let snippets = try Self.providerSnippets()
-        #expect(snippets.count == 2)  // Naver, LINE
-        let modules = try await Self.modules()
-        defer { try? FileManager.default.removeItem(at: modules) }
-        let (status, output) = try await Self.typecheck(try Self.snippets() + snippets, modules: modules)
         #expect(status == 0, "\(output)")
         #expect(!output.contains("error:"), "\(output)")
         #expect(!output.contains("warning:"), "\(output)")
