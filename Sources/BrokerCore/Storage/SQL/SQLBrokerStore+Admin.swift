@@ -61,35 +61,9 @@ extension SQLBrokerStore {
          optionalText(event.clientAddress), optionalText(event.userAgent)]
     }
 
-    /// Up to `limit` events (of `uid`, if given) older than `cursor`, newest first.
+    /// Up to `limit` events (of `uid`, if given) older than `cursor`, newest first: the filtered listing with
+    /// only the account filter.
     public func auditEvents(uid: AccountID?, before cursor: PageCursor?, limit: Int) async throws -> [AuditEvent] {
-        var conditions: [String] = []
-        var binds: [SQLValue] = []
-        if let uid {
-            conditions.append("uid = ?")
-            binds.append(.text(uid.rawValue))
-        }
-        if let cursor {
-            conditions.append("(at < ? OR (at = ? AND id < ?))")
-            binds += [.integer(cursor.millis), .integer(cursor.millis), .text(cursor.id)]
-        }
-        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        binds.append(.integer(Int64(limit)))
-        let sql = """
-            SELECT id, at, uid, action, provider, actor, outcome, request_id, client_address, user_agent \
-            FROM audit_events\(whereClause) \
-            ORDER BY at DESC, id DESC LIMIT ?
-            """
-        let query = binds
-        return try await read { connection in
-            try connection.query(sql, query).map { row in
-                AuditEvent(
-                    time: Self.date(row.integer("at") ?? 0), uid: row.text("uid").map(AccountID.init(rawValue:)),
-                    action: row.text("action") ?? "", provider: row.text("provider"),
-                    actor: AuditEvent.Actor(rawValue: row.text("actor") ?? "") ?? .system,
-                    outcome: row.text("outcome") ?? "", requestID: row.text("request_id") ?? "", id: row.text("id") ?? "",
-                    origin: RequestOrigin(clientAddress: row.text("client_address"), userAgent: row.text("user_agent")))
-            }
-        }
+        try await auditEvents(matching: AuditFilter(uid: uid), before: cursor, limit: limit)
     }
 }
