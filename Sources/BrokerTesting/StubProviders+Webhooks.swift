@@ -58,3 +58,43 @@ extension StubProviders {
         return ["payload": .string(token)]
     }
 }
+
+extension StubProviders {
+    /// The control routes that give scripts what Apple and Kakao would send to the broker's webhooks:
+    ///
+    /// - `POST /apple/notifications {"type", "sub", "email"?, "jti"?, "ageSeconds"?}`: the body of a signed Apple
+    ///   notification (`{"payload"}`), to post to `/v1/webhooks/apple`;
+    /// - `POST /kakao/unlink-callback {"userId", "appId"?, "adminKey"?, "referrerType"?}`: `{"path", "headers",
+    ///   "body"}` of Kakao's unlink callback, to send to the broker as given.
+    func addWebhookSenderRoutes(_ router: inout Router) {
+        router.add("POST", "/apple/notifications") { [self] request, _ in
+            let body = JSONValue.parse(request.body)?.objectValue ?? [:]
+            guard let type = body["type"]?.stringValue, let subject = body["sub"]?.stringValue else {
+                return .json(400, .object(["error": "type and sub are required"]))
+            }
+            let age = TimeInterval(max(0, min(body["ageSeconds"]?.intValue ?? 0, 30 * 86_400)))
+            return .json(
+                200,
+                try appleNotification(
+                    type: type, subject: subject, email: body["email"]?.stringValue,
+                    jti: body["jti"]?.stringValue ?? UUID().uuidString, issuedAt: Date().addingTimeInterval(-age)))
+        }
+        router.add("POST", "/kakao/unlink-callback") { request, _ in
+            let body = JSONValue.parse(request.body)?.objectValue ?? [:]
+            guard let userID = body["userId"]?.intValue, userID > 0 else {
+                return .json(400, .object(["error": "userId is required"]))
+            }
+            var callback = KakaoUnlinkCallback(userID: userID)
+            if let appID = body["appId"]?.stringValue { callback.appID = appID }
+            if let key = body["adminKey"]?.stringValue { callback.adminKey = key }
+            if let referrer = body["referrerType"]?.stringValue { callback.referrerType = referrer }
+            return .json(
+                200,
+                [
+                    "path": .string(KakaoUnlinkCallback.path),
+                    "headers": .object(callback.headers.mapValues(JSONValue.string)),
+                    "body": .string(String(decoding: callback.body, as: UTF8.self)),
+                ])
+        }
+    }
+}

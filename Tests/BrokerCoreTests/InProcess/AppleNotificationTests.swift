@@ -171,4 +171,41 @@ import Testing
         #expect(await Self.deliver(broker, again).status == 200)
         #expect(try await broker.store.account(id: uid)?.disabled == false)
     }
+
+    @Test func scriptsGetSignedNotificationsAndKakaoCallbacksFromTheStubsControlRoutes() async throws {
+        let broker = try await Self.start()
+        let (uid, _) = try await Self.session(broker, subject: "apple-n-9")
+        let client = broker.stubs.inProcessClient()
+        let minted = try await client.send(
+            HTTPClientRequest(
+                method: "POST", url: InProcessBroker.stubsBaseURL + "/apple/notifications",
+                body: JSONValue.object(["type": "consent-revoked", "sub": "apple-n-9"]).serialized()))
+        #expect(minted.status == 200)
+        let body = try #require(JSONValue.parse(minted.body))
+        #expect(await Self.deliver(broker, body).status == 200)
+        #expect(try await broker.store.account(id: uid)?.disabled == true)
+
+        let stale = try await client.send(
+            HTTPClientRequest(
+                method: "POST", url: InProcessBroker.stubsBaseURL + "/apple/notifications",
+                body: JSONValue.object(["type": "consent-revoked", "sub": "apple-n-9", "ageSeconds": 90_000]).serialized()))
+        #expect(await Self.deliver(broker, try #require(JSONValue.parse(stale.body))).errorCode == "INVALID_WEBHOOK")
+
+        let kakaoUser = broker.stubs.kakaoAccessToken(for: KakaoStubUser(id: 4_400_000_001))
+        let kakao = await broker.post("/v1/signin/kakao", ["accessToken": .string(kakaoUser)])
+        let kakaoUID = AccountID(try #require(kakao.json?["user"]?["uid"]?.stringValue))
+        let callback = try await client.send(
+            HTTPClientRequest(
+                method: "POST", url: InProcessBroker.stubsBaseURL + "/kakao/unlink-callback",
+                body: JSONValue.object(["userId": .int(4_400_000_001), "adminKey": "wrong"]).serialized()))
+        let request = try #require(JSONValue.parse(callback.body))
+        let headers = (request["headers"]?.objectValue ?? [:]).compactMapValues(\.stringValue)
+        let sent = await broker.request(
+            "POST", try #require(request["path"]?.stringValue), body: Array((request["body"]?.stringValue ?? "").utf8),
+            headers: headers)
+        // No adminKeyFile here, and a wrong key besides: refused, nothing changed.
+        #expect(sent.errorCode == "INVALID_WEBHOOK")
+        #expect(headers["Authorization"] == "KakaoAK wrong")
+        #expect(try await broker.store.account(id: kakaoUID)?.disabled == false)
+    }
 }
