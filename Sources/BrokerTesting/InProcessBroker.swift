@@ -27,11 +27,13 @@ public final class InProcessBroker: Sendable {
         app = BrokerApp(services: services)
     }
 
-    /// Builds the app on a config pointing at in-process stubs; `configure` edits that config.
+    /// Builds the app on a config pointing at in-process stubs; `configure` edits that config. `lifecycle` replaces
+    /// the broker's own ``AccountLifecycle``; `withoutLifecycle` leaves none (webhooks answer 501).
     public static func start(
         kakaoMapping: String = "link", linkByVerifiedEmail: Bool = false, appleNonce: String = "required",
         clock: any Clock = SystemClock(), adminToken: String? = nil, catalog: ProviderCatalog = .builtIn,
-        lifecycle: (any ProviderLifecycle)? = nil, serviceAccount: Bool = false, cipher: OutboxCipher? = nil,
+        lifecycle: (any ProviderLifecycle)? = nil, withoutLifecycle: Bool = false, serviceAccount: Bool = false,
+        cipher: OutboxCipher? = nil,
         configure: @Sendable (JSONValue) -> JSONValue = { $0 }
     ) async throws -> InProcessBroker {
         let stubs = try StubProviders()
@@ -55,7 +57,9 @@ public final class InProcessBroker: Sendable {
             config: config, store: store, httpClient: InProcessStubClient(stubs: stubs),
             passwords: SaltedDigestPasswordHasher(), catalog: catalog, adminToken: adminToken, clock: clock,
             logger: Logger(sink: logs), cipher: cipher)
-        services.lifecycle = lifecycle
+        // The broker's own lifecycle unless a test brings its own (or none: webhooks answer 501).
+        if let lifecycle { services.lifecycle = lifecycle }
+        if withoutLifecycle { services.lifecycle = nil }
         return InProcessBroker(stubs: stubs, store: store, services: services, logs: logs)
     }
 

@@ -4,6 +4,7 @@ extension StubProviders {
     /// The control API for scripts driving the `stub-providers` executable. `POST /{provider}/token` takes
     /// `{"claims", "header"?, "alg"? (oidc: "ES256"), "forge"? ("hmac", "none", "signature")}`.
     func addControlRoutes(_ router: inout Router) {
+        addWebhookSenderRoutes(&router)
         router.add("POST", "/{provider}/token") { [self] request, context in
             let body = JSONValue.parse(request.body)?.objectValue ?? [:]
             let claims = body["claims"]?.objectValue ?? [:]

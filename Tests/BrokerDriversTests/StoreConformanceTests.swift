@@ -575,6 +575,14 @@ struct StoreConformanceTests {
             #expect(try await store.account(id: account.id) == account)
             #expect(try await store.account(email: "ünïcødé+tag@example.com") == account)
 
+            // Who disabled it (a provider's "the user left" event) is kept, and cleared with it.
+            let byProvider = try await store.update(id: account.id) { $0.disabledBy = ProviderID("kakao") }
+            #expect(byProvider.disabledBy == ProviderID("kakao"))
+            #expect(try await store.account(id: account.id) == byProvider)
+            let cleared = try await store.update(id: account.id) { $0.disabledBy = nil }
+            #expect(try await store.account(id: account.id)?.disabledBy == nil)
+            #expect(try await store.account(id: account.id) == cleared)
+
             let empty = Account(id: AccountID("empty-strings"), email: nil, displayName: "", photoURL: "", createdAt: date(ms: 0))
             try await store.create(empty)
             #expect(try await store.account(id: empty.id) == empty)

@@ -8,3 +8,15 @@ extension Account {
         identities[index].providerToken = token
     }
 }
+
+extension Account {
+    /// Lets a sign-in through `provider` in: an enabled account, or one that `provider`'s "the user left" event
+    /// disabled (enabled again here: the user came back). Any other disabled account (an administrator's
+    /// disable) is refused with `userDisabled`.
+    mutating func admitSignIn(through provider: ProviderID) throws {
+        guard disabled else { return }
+        guard disabledBy == provider else { throw AccountError(.userDisabled) }
+        disabled = false
+        disabledBy = nil
+    }
+}

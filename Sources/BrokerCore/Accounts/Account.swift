@@ -77,6 +77,10 @@ public struct Account: Sendable, Equatable {
     public var photoURL: String?
     /// A disabled account cannot sign in or refresh.
     public var disabled: Bool
+    /// The provider whose "the user left" event disabled the account (``AccountLifecycle``): that provider's
+    /// next successful sign-in enables it again. Nil when it is enabled or an administrator disabled it (a
+    /// sign-in never undoes an administrator's disable).
+    public var disabledBy: ProviderID?
     /// When the account was created.
     public var createdAt: Date
     /// The last successful sign-in.
@@ -106,7 +110,7 @@ public struct Account: Sendable, Equatable {
         photoURL: String? = nil, disabled: Bool = false, createdAt: Date, lastSignInAt: Date? = nil,
         identities: [Identity] = [], passwordHash: String? = nil, passwordDerived: Bool = false,
         customClaims: String? = nil, tokensValidAfter: Date? = nil, origin: AccountOrigin? = nil,
-        imported: AccountImport? = nil
+        imported: AccountImport? = nil, disabledBy: ProviderID? = nil
     ) {
         self.id = id
         self.email = email
@@ -123,6 +127,7 @@ public struct Account: Sendable, Equatable {
         self.tokensValidAfter = tokensValidAfter
         self.origin = origin
         self.imported = imported
+        self.disabledBy = disabledBy
     }
 
     /// Whether the account has a password the user can sign in with.

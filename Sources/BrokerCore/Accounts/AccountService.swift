@@ -141,7 +141,7 @@ public struct AccountService: Sendable {
         do {
             let account = try await store.update(linkedTo: identity.provider, subject: identity.subject, options: options) {
                 account in
-                guard !account.disabled else { throw AccountError(.userDisabled) }
+                try account.admitSignIn(through: identity.provider)
                 account.lastSignInAt = now
                 account.keepProviderToken(token, for: identity)
             }
@@ -158,7 +158,7 @@ public struct AccountService: Sendable {
         let options = signInOptions(signIn, .none, uid: account.id)
         let token = signIn.verified.providerToken
         let updated = try await store.update(id: account.id, options: options) { account in
-            guard !account.disabled else { throw AccountError(.userDisabled) }
+            try account.admitSignIn(through: identity.provider)
             // Still linked? (A takeover may have unlinked it since the look-up: then decide again.)
             guard account.identities.contains(where: { $0.provider == identity.provider && $0.subject == identity.subject })
             else { throw AccountStoreError(.notFound, "identity unlinked") }

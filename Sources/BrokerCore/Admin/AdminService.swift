@@ -90,7 +90,11 @@ public struct AdminService: Sendable {
         let updated: Account
         do {
             updated = try await store.update(id: uid) { account in
-                if let disabled = change.disabled { account.disabled = disabled }
+                if let disabled = change.disabled {
+                    // An administrator's disable (or enable) is theirs: no provider's sign-in undoes it.
+                    account.disabled = disabled
+                    account.disabledBy = nil
+                }
                 if let displayName = change.displayName { account.displayName = displayName }
                 if let emailVerified = change.emailVerified { account.emailVerified = emailVerified }
                 if let claims = change.customClaims { account.customClaims = claims }

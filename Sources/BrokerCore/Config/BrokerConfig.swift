@@ -31,6 +31,8 @@ public struct BrokerConfig: Sendable {
     public var mail: MailSettings?
     /// The `outbox` section: retries and giving up.
     public var outbox: OutboxSettings = OutboxSettings()
+    /// `lifecycle.onUnlink`: what a provider's "the user left" event does to an account it was the only way in to.
+    public var onUnlink: UnlinkPolicy = .disable
     /// The proxies whose `X-Forwarded-For` is believed (`trustedProxies`; default none).
     public var trustedProxies: TrustedProxies = .none
     /// The HTTP server's connection limits and timeouts (`server`).
@@ -60,6 +62,7 @@ public struct BrokerConfig: Sendable {
         try top.allowOnly([
             "projectId", "issuer", "clockSkewSeconds", "providers", "linking", "allowInsecureProviderUrls", "sessions",
             "firebase", "cors", "mail", "outbox", "trustedProxies", "server", "console",
+            "lifecycle",
         ])
         projectID = try read("") { try top.string("projectId") }
         issuer = try read("") { try top.url("issuer", allowInsecure: true) }
@@ -112,6 +115,7 @@ public struct BrokerConfig: Sendable {
 
         let project = projectID
         outbox = try read(OutboxSettings()) { try OutboxSettings(reading: try top.child("outbox")) }
+        onUnlink = try read(.disable) { try UnlinkPolicy(reading: try top.child("lifecycle")) }
         mail = try read(nil) {
             try top.child("mail").map { try MailSettings(reading: $0, projectID: project, environment: environment) }
         }

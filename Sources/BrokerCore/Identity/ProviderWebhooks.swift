@@ -31,12 +31,23 @@ public enum ProviderAccountEvent: Sendable, Equatable {
     case consentRevoked(provider: ProviderID, subject: String)
     /// The provider account is gone.
     case accountDeleted(provider: ProviderID, subject: String)
-    /// The provider stopped (or started again) forwarding mail to the user's email.
-    case emailForwarding(provider: ProviderID, subject: String, enabled: Bool)
+    /// The provider stopped (or started again) forwarding mail to the user's email; `email` is the address it
+    /// named, if any.
+    case emailForwarding(provider: ProviderID, subject: String, enabled: Bool, email: String?)
 }
 
 /// Where providers report ``ProviderAccountEvent``s: the account layer applies the contract's lifecycle rules.
 public protocol ProviderLifecycle: Sendable {
     /// Applies `event`; an unknown subject is no error (the call is answered as handled).
     func handle(_ event: ProviderAccountEvent, requestID: String) async throws
+    /// Applies `event` at most once for `mark` (a notification's id, remembered in the store until the mark
+    /// expires): a replay, here or on another instance, changes nothing.
+    func handle(_ event: ProviderAccountEvent, requestID: String, once mark: SingleUseMark?) async throws
+}
+
+extension ProviderLifecycle {
+    /// Applies `event` without replay protection (a handler that keeps no marks).
+    public func handle(_ event: ProviderAccountEvent, requestID: String, once mark: SingleUseMark?) async throws {
+        try await handle(event, requestID: requestID)
+    }
 }

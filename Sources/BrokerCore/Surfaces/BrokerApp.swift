@@ -23,7 +23,8 @@ public struct BrokerServices: Sendable {
     public var auditor: Auditor
     /// Firebase Auth's admin API (revoking a uid's Firebase sessions), when a service account is configured.
     public var firebaseAdmin: FirebaseAdminClient?
-    /// Where providers' webhooks report account events (nil: their routes answer 501).
+    /// Where providers' webhooks report account events (``AccountLifecycle`` as built by ``make``; nil: their
+    /// routes answer 501).
     public var lifecycle: (any ProviderLifecycle)?
     /// The store behind everything.
     public var store: any BrokerStore
@@ -82,7 +83,7 @@ public struct BrokerServices: Sendable {
                 store: store, sessions: sessions, clock: clock, logger: logger,
                 revokesFirebaseSessions: firebaseAdmin != nil, deletion: deletion),
             adminGate: AdminGate(token: adminToken, clock: clock), auditor: auditor, firebaseAdmin: firebaseAdmin,
-            lifecycle: nil, store: store, clock: clock, metrics: metrics, logger: logger, outboxCipher: cipher)
+            lifecycle: AccountLifecycle(store: store, clock: clock, policy: config.onUnlink, deletion: deletion), store: store, clock: clock, metrics: metrics, logger: logger, outboxCipher: cipher)
     }
 }
 

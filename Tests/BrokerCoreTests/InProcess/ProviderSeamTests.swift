@@ -45,7 +45,7 @@ import Testing
 
     static func start(lifecycle: (any ProviderLifecycle)?) async throws -> InProcessBroker {
         try await InProcessBroker.start(
-            catalog: ProviderCatalog([EchoProvider.self]), lifecycle: lifecycle,
+            catalog: ProviderCatalog([EchoProvider.self]), lifecycle: lifecycle, withoutLifecycle: lifecycle == nil,
             configure: { document in
                 guard case .object(var members) = document else { return document }
                 members["providers"] = ["echo-a": ["type": "echo"], "echo-b": ["type": "echo"], "echo": [:]]

@@ -17,9 +17,15 @@ public struct AppleProvider: IdentityProvider, IDTokenVerifying {
     /// The code exchange and revocation (`clientSecret` configured), with the verifier of the exchange's ID
     /// token and the key sealing the refresh token; nil without `clientSecret`.
     let exchange: AppleCodeExchange?
+    /// Verifies Apple's server-to-server notifications (``AppleNotifications``).
+    let notifications: AppleNotifications
 
-    init(id: ProviderID, issuer: OIDCIssuer, clockSkew: TimeInterval, exchange: AppleCodeExchange? = nil) {
+    init(
+        id: ProviderID, issuer: OIDCIssuer, clockSkew: TimeInterval, exchange: AppleCodeExchange? = nil,
+        clock: any Clock = SystemClock()
+    ) {
         self.id = id
+        notifications = AppleNotifications(provider: id, issuer: issuer, clock: clock, clockSkew: clockSkew)
         self.issuer = issuer
         self.clockSkew = clockSkew
         self.exchange = exchange
@@ -105,6 +111,7 @@ extension AppleProvider: IdentityProviderFactory {
                     clock: context.clock),
                 cipher: cipher)
         }
-        return AppleProvider(id: id, issuer: issuer, clockSkew: context.clockSkew, exchange: exchange)
+        return AppleProvider(
+            id: id, issuer: issuer, clockSkew: context.clockSkew, exchange: exchange, clock: context.clock)
     }
 }

@@ -13,7 +13,7 @@ import Foundation
 public struct KakaoProvider: IdentityProvider, IDTokenVerifying, AccessTokenVerifying {
     /// `kakao`.
     public let id: ProviderID
-    private let appID: String
+    let appID: String
     let api: KakaoAPI
     private let issuer: OIDCIssuer
     private let linking: (any LinkingStrategy)?

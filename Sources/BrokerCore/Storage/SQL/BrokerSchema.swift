@@ -13,9 +13,15 @@ public enum BrokerSchema {
             SQLMigration(version: 3, statements: version3), SQLMigration(version: 4, statements: version4),
             SQLMigration(version: 5, statements: version5), SQLMigration(version: 6, statements: version6),
             SQLMigration(version: 7, statements: version7), SQLMigration(version: 8, statements: version8),
-            SQLMigration(version: 9, statements: version9),
+            SQLMigration(version: 9, statements: version9), SQLMigration(version: 10, statements: version10),
         ]
     }
+
+    /// Version 10: the provider whose "the user left" event disabled an account (NULL: enabled, or disabled
+    /// by an administrator), so that provider's next sign-in enables it again.
+    private static let version10 = [
+        "ALTER TABLE accounts ADD COLUMN disabled_by TEXT",
+    ]
 
     /// Version 9: the admin console's sessions (by a keyed hash of the cookie), and the index the
     /// dashboard's sign-in counts read the audit log through.

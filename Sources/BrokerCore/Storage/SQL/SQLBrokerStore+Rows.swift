@@ -5,7 +5,7 @@ extension SQLBrokerStore {
     // MARK: - Statements
 
     static let accountColumns =
-        "a.uid, a.email, a.email_verified, a.display_name, a.photo_url, a.disabled, a.created_at, a.last_sign_in_at, a.password_hash, a.custom_claims, a.password_derived, a.tokens_valid_after, a.origin, a.imported_at, a.import_file, a.import_index, a.import_identities"
+        "a.uid, a.email, a.email_verified, a.display_name, a.photo_url, a.disabled, a.created_at, a.last_sign_in_at, a.password_hash, a.custom_claims, a.password_derived, a.tokens_valid_after, a.origin, a.imported_at, a.import_file, a.import_index, a.import_identities, a.disabled_by"
     static let selectAccountByID = "SELECT \(accountColumns) FROM accounts a WHERE a.uid = ?"
     static let selectAccountByEmail = "SELECT \(accountColumns) FROM accounts a WHERE a.email_key = ?"
     static let selectAccountByIdentity =
@@ -16,7 +16,7 @@ extension SQLBrokerStore {
     static let accountColumnNames = [
         "uid", "email", "email_key", "email_verified", "display_name", "photo_url", "disabled", "created_at",
         "last_sign_in_at", "password_hash", "custom_claims", "password_derived", "tokens_valid_after", "origin",
-        "imported_at", "import_file", "import_index", "import_identities",
+        "imported_at", "import_file", "import_index", "import_identities", "disabled_by",
     ]
     static let insertAccount =
         "INSERT INTO accounts (\(accountColumnNames.joined(separator: ", "))) VALUES ("
@@ -107,7 +107,8 @@ extension SQLBrokerStore {
             customClaims: row.text("custom_claims"),
             tokensValidAfter: row.integer("tokens_valid_after").map(date),
             origin: row.text("origin").map(AccountOrigin.init(rawValue:)),
-            imported: try decodeImport(row))
+            imported: try decodeImport(row),
+            disabledBy: row.text("disabled_by").map(ProviderID.init(rawValue:)))
     }
 
     /// The values of ``insertAccount``.
@@ -121,6 +122,7 @@ extension SQLBrokerStore {
             account.imported.map { millis($0.importedAt) } ?? .null, optionalText(account.imported?.file),
             account.imported.map { .integer(Int64($0.index)) } ?? .null,
             optionalText(account.imported.map { importIdentitiesText($0.otherIdentities) }),
+            optionalText(account.disabledBy?.rawValue),
         ]
     }
 

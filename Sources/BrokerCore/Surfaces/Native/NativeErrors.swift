@@ -43,6 +43,7 @@ public struct APIError: Error, Sendable, Equatable {
         case let error as TokenError: return mapping(error)
         case let error as ProviderError: return mapping(error)
         case let error as AccountError: return mapping(error)
+        case is WebhookError: return APIError(401, "INVALID_WEBHOOK", "The webhook call did not verify.")
         case let error as SignInError:
             switch error.code {
             case .providerNotEnabled: return APIError(404, "PROVIDER_NOT_ENABLED", "This provider is not enabled.")

@@ -16,9 +16,11 @@ public struct NativeSurface: Surface {
     }
 
     /// Mounts every enabled provider's webhook routes under `/v1/webhooks/{id}`, each reporting to the broker's
-    /// lifecycle handler (none configured: the route answers 501).
+    /// lifecycle handler (none configured: the route answers 501). A call refused with ``WebhookError`` counts
+    /// toward the admin API's per-address throttle, and an address locked out there gets 429 here too.
     func mountWebhooks(_ router: inout Router) {
         let lifecycle = services.lifecycle
+        let services = services
         for id in services.providers.enabled {
             guard let provider = services.providers.provider(id) as? any WebhookProviding else { continue }
             for route in provider.webhookRoutes {
@@ -26,7 +28,14 @@ public struct NativeSurface: Surface {
                     guard let lifecycle else {
                         throw APIError(501, "NOT_IMPLEMENTED", "Provider notifications are not handled by this broker.")
                     }
-                    return try await route.handler(request, context, lifecycle)
+                    // Failed calls share the admin API's per-address throttle: guessing a key is slowed alike.
+                    try await services.adminGate.checkNotLockedOut(request)
+                    do {
+                        return try await route.handler(request, context, lifecycle)
+                    } catch let error as WebhookError {
+                        await services.adminGate.countFailure(of: request)
+                        throw error
+                    }
                 }
             }
         }
@@ -43,7 +52,7 @@ public struct NativeSurface: Surface {
         guard let mapped = APIError.mapping(error) else {
             return RenderedError(response: APIError.internalError.response, cause: "\(error)")
         }
-        let logged = mapped.status >= 500 || error is TokenError || error is ProviderError
+        let logged = mapped.status >= 500 || error is TokenError || error is ProviderError || error is WebhookError
         return RenderedError(response: mapped.response, cause: logged ? "\(error)" : nil)
     }
 }

@@ -2665,6 +2665,170 @@ extension OpenAPIDocument {
           }
         }
       }
+    },
+    "/v1/webhooks/apple": {
+      "post": {
+        "operationId": "appleNotification",
+        "tags": [
+          "native"
+        ],
+        "summary": "Apple's server-to-server notifications",
+        "description": "Called by Apple (the endpoint registered as the app's server-to-server notification URL). `payload` is a JWT signed by Apple: RS256 against Apple's JWKS, `iss` and `aud` as for identity tokens, no `exp`, `iat` at most 24 hours old, each `jti` accepted once within that window, `events` a JSON string with `type`, `sub`, `event_time`. `consent-revoked`: the sessions end, the stored Apple token is dropped and, when Apple was the only way in, `lifecycle.onUnlink` applies. `account-delete`: the identity is unlinked, the account deleted when Apple was its only way in. `email-disabled`/`email-enabled`: the Apple identity's stored email is cleared or set again. Mounted when the apple provider is enabled.",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "required": [
+                  "payload"
+                ],
+                "properties": {
+                  "payload": {
+                    "type": "string",
+                    "minLength": 1
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Handled (also for a user no account is linked to, an event type the broker does not act on, or a replay).",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "additionalProperties": false
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401InvalidWebhook"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429TooManyAttempts"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/webhooks/kakao/unlink": {
+      "post": {
+        "operationId": "kakaoUnlinkCallback",
+        "tags": [
+          "native"
+        ],
+        "summary": "Kakao's unlink callback: the user disconnected the app",
+        "description": "Called by Kakao. `Authorization: KakaoAK <primary admin key>` (the key of `providers.kakao.adminKeyFile`; without that file every call is refused). `app_id`, `user_id` and `referrer_type` in the form body or the query string; a field given in both with different values is 400. The account linked to that Kakao user has its sessions revoked and, when Kakao was its only way in, `lifecycle.onUnlink` applies (`disable`: kept linked and disabled until the next Kakao sign-in; `delete`). One transaction, no outbound call. Mounted when the kakao provider is enabled.",
+        "parameters": [
+          {
+            "name": "app_id",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "maxLength": 64
+            }
+          },
+          {
+            "name": "user_id",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "maxLength": 64
+            }
+          },
+          {
+            "name": "referrer_type",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "maxLength": 64
+            }
+          }
+        ],
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/x-www-form-urlencoded": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "app_id": {
+                    "type": "string",
+                    "maxLength": 64
+                  },
+                  "user_id": {
+                    "type": "string",
+                    "maxLength": 64
+                  },
+                  "referrer_type": {
+                    "type": "string",
+                    "maxLength": 64
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Handled (also for a user no account is linked to, an event type the broker does not act on, or a replay).",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "additionalProperties": false
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401InvalidWebhook"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429TooManyAttempts"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      }
     }
   },
   "components": {
@@ -4257,6 +4421,46 @@ extension OpenAPIDocument {
                       "enum": [
                         "INVALID_REQUEST",
                         "INVALID_EMAIL"
+                      ]
+                    },
+                    "message": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "Error401InvalidWebhook": {
+        "description": "The webhook call did not verify (a wrong key or app id; a forged, stale, replay-window or malformed notification). Nothing changed; the failure counts toward the admin API's per-address throttle.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/X-Request-Id"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "error"
+              ],
+              "properties": {
+                "error": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "code",
+                    "message"
+                  ],
+                  "properties": {
+                    "code": {
+                      "type": "string",
+                      "enum": [
+                        "INVALID_WEBHOOK"
                       ]
                     },
                     "message": {

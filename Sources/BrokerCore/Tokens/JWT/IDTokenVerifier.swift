@@ -21,6 +21,11 @@ public struct IDTokenRules: Sendable {
     public var nonce: NonceRequirement
     /// The algorithms a token may be signed with (pinned per provider; RS256 unless the provider says otherwise).
     public var algorithms: [JWSAlgorithm]
+    /// Whether `exp` is required and checked (true for every ID token; false for a provider's signed
+    /// notification, which carries none: Apple's server-to-server notifications).
+    public var requiresExpiry = true
+    /// Whether a non-empty `sub` is required (false for a notification, whose subject is inside its events).
+    public var requiresSubject = true
 
     /// Creates rules.
     public init(
@@ -104,14 +109,17 @@ public struct IDTokenVerifier: Sendable {
         }
         guard audiences.contains(where: rules.audiences.contains) else { throw TokenError(.invalidAudience) }
         let now = clock.now.timeIntervalSince1970
-        guard let expiry = try IDTokenVerifier.timeClaim("exp", in: claims) else { throw TokenError(.malformed, "exp") }
+        let expiry = try IDTokenVerifier.timeClaim("exp", in: claims)
+        if rules.requiresExpiry && expiry == nil { throw TokenError(.malformed, "exp") }
         guard let issued = try IDTokenVerifier.timeClaim("iat", in: claims) else { throw TokenError(.malformed, "iat") }
         let notBefore = try IDTokenVerifier.timeClaim("nbf", in: claims)
         _ = try IDTokenVerifier.timeClaim("auth_time", in: claims)
-        guard expiry + rules.clockSkew > now else { throw TokenError(.expired) }
+        if rules.requiresExpiry, let expiry, expiry + rules.clockSkew <= now { throw TokenError(.expired) }
         guard issued <= now + rules.clockSkew else { throw TokenError(.issuedInFuture) }
         if let notBefore, notBefore > now + rules.clockSkew { throw TokenError(.notYetValid) }
-        guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else { throw TokenError(.missingSubject) }
+        if rules.requiresSubject {
+            guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else { throw TokenError(.missingSubject) }
+        }
         if let rawNonce {
             let expected = Array(Hex.encode(Digest.sha256(rawNonce)).utf8)
             guard let nonce = claims["nonce"]?.stringValue,
