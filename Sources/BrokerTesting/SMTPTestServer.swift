@@ -12,7 +12,7 @@ public final class SMTPTestServer: @unchecked Sendable {
     public let port: Int
     /// Its directory: `mail/new` holds the received mails.
     public let directory: URL
-    private let process: Process
+    private let process: ChildProcess
 
     /// A failure to start.
     public struct StartFailure: Error, CustomStringConvertible {
@@ -25,13 +25,14 @@ public final class SMTPTestServer: @unchecked Sendable {
 
     /// Whether aiosmtpd can be imported.
     public static let isAvailable: Bool = {
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: python)
-        probe.arguments = ["-c", "import aiosmtpd"]
-        probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { return false }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0
+        // posix_spawn rather than Foundation's Process (ChildProcess says why); bounded at 30 s.
+        guard
+            let probe = try? ChildProcess(
+                python, ["-c", "import aiosmtpd"], environment: ProcessInfo.processInfo.environment, output: .discard)
+        else { return false }
+        for _ in 0..<3_000 where probe.isRunning { usleep(10_000) }
+        probe.terminate(SIGKILL)
+        return probe.status == 0
     }()
 
     /// How the server protects its connections.
@@ -115,8 +116,6 @@ public final class SMTPTestServer: @unchecked Sendable {
         }
         let ready = self.directory.appendingPathComponent("ready").path
         try? FileManager.default.removeItem(atPath: ready)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.python)
         var options: [String: JSONValue] = ["port": .int(Int64(self.port)), "directory": .string(self.directory.path)]
         switch security {
         case .plain: break
@@ -129,11 +128,11 @@ public final class SMTPTestServer: @unchecked Sendable {
             options["user"] = .string(login.user)
             options["password"] = .string(login.password)
         }
-        process.arguments = ["-c", Self.script, String(decoding: JSONValue.object(options).serialized(), as: UTF8.self)]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice  // an inherited stderr would keep `swift test` waiting
-        try process.run()
+        // Its output to /dev/null: an inherited stderr would keep `swift test` waiting. posix_spawn rather than
+        // Foundation's Process (ChildProcess says why).
+        process = try ChildProcess(
+            Self.python, ["-c", Self.script, String(decoding: JSONValue.object(options).serialized(), as: UTF8.self)],
+            environment: ProcessInfo.processInfo.environment, output: .discard)
         for _ in 0..<200 where !FileManager.default.fileExists(atPath: ready) {
             guard process.isRunning else { break }
             try await Task.sleep(nanoseconds: 50_000_000)
@@ -149,7 +148,7 @@ public final class SMTPTestServer: @unchecked Sendable {
     /// that would hold one of the few threads of Swift's cooperative pool. And not by closing a pipe: a pipe
     /// to the child can be inherited by processes other tests start.
     public func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.terminate(SIGKILL)
     }
 
     /// The mails received so far, as text, in file-name order.

@@ -58,24 +58,18 @@ public struct TestCertificates: Sendable {
     /// Runs `openssl arguments`, waiting at most 20 s without blocking a thread.
     static func run(_ arguments: [String]) async throws {
         guard let openssl else { throw Failure(description: "the openssl command is not installed") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: openssl)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        // posix_spawn rather than Foundation's Process: ChildProcess explains why.
+        let process = try ChildProcess(
+            openssl, arguments, environment: ProcessInfo.processInfo.environment, output: .discard)
         for _ in 0..<400 where process.isRunning {
             try await Task.sleep(nanoseconds: 50_000_000)
         }
-        guard !process.isRunning else {
-            process.terminate()
+        guard let status = process.status else {
+            process.terminate(SIGKILL)
             throw Failure(description: "openssl \(arguments.first ?? "") did not finish")
         }
-        guard process.terminationStatus == 0 else {
-            throw Failure(
-                description: "openssl \(arguments.prefix(2).joined(separator: " ")) exited \(process.terminationStatus)"
-            )
+        guard status == 0 else {
+            throw Failure(description: "openssl \(arguments.prefix(2).joined(separator: " ")) exited \(status)")
         }
     }
 }

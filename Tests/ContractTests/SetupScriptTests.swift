@@ -1,3 +1,4 @@
+import BrokerTesting
 import Foundation
 import Testing
 

@@ -12,9 +12,9 @@ import Foundation
 /// leaves behind, say), the exit goes unnoticed and `isRunning` stays true for as long as that process lives
 /// (swift-corelibs-foundation issue 4795). The descriptors made here are close-on-exec, so no other child
 /// inherits them, and the exit is read from the kernel, whatever other processes hold.
-final class ChildProcess: @unchecked Sendable {
+public final class ChildProcess: @unchecked Sendable {
     /// Where the child's standard output and error go.
-    enum Output {
+    public enum Output: Sendable {
         /// Collected, readable through ``stdout`` and ``stderr``.
         case collect
         /// `/dev/null`, for a child that leaves a daemon holding them.
@@ -22,15 +22,16 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// The command line, for messages.
-    let commandLine: String
-    let pid: pid_t
+    public let commandLine: String
+    /// The child's process id.
+    public let pid: pid_t
     private let lock = NSLock()
     private var exitStatus: Int32?
     private var collected: [Int32: [UInt8]] = [1: [], 2: []]
     private var openStreams = 0
 
     /// Starts `executable` with `arguments` and exactly `environment`.
-    init(_ executable: String, _ arguments: [String], environment: [String: String], output: Output = .collect) throws {
+    public init(_ executable: String, _ arguments: [String], environment: [String: String], output: Output = .collect) throws {
         commandLine = ([executable] + arguments).joined(separator: " ")
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -111,11 +112,11 @@ final class ChildProcess: @unchecked Sendable {
         lock.withLock { openStreams -= 1 }
     }
 
-    var stdout: String { lock.withLock { String(decoding: collected[1] ?? [], as: UTF8.self) } }
-    var stderr: String { lock.withLock { String(decoding: collected[2] ?? [], as: UTF8.self) } }
+    public var stdout: String { lock.withLock { String(decoding: collected[1] ?? [], as: UTF8.self) } }
+    public var stderr: String { lock.withLock { String(decoding: collected[2] ?? [], as: UTF8.self) } }
 
     /// The exit status once the child has exited (128 + the signal's number when a signal ended it).
-    var status: Int32? {
+    public var status: Int32? {
         lock.withLock {
             if exitStatus == nil {
                 var raw: Int32 = 0
@@ -131,16 +132,16 @@ final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    var isRunning: Bool { status == nil }
+    public var isRunning: Bool { status == nil }
 
     /// Sends `signal` (SIGTERM unless told) if the child still runs.
-    func terminate(_ signal: Int32 = SIGTERM) {
+    public func terminate(_ signal: Int32 = SIGTERM) {
         if isRunning { kill(pid, signal) }
     }
 
     /// Waits, polling, for the exit (up to `seconds`, then SIGKILL and ``TimedOut``) and for its output to
     /// be read; returns the status.
-    func wait(seconds: Double = 90) async throws -> Int32 {
+    public func wait(seconds: Double = 90) async throws -> Int32 {
         let deadline = Date() + seconds
         while true {
             if let status {
@@ -160,7 +161,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Polls standard error (or output) until a line contains `text`; returns that line.
-    func waitForLog(_ text: String, onStandardOutput: Bool = false, seconds: Double = 90) async throws -> String {
+    public func waitForLog(_ text: String, onStandardOutput: Bool = false, seconds: Double = 90) async throws -> String {
         let deadline = Date() + seconds
         while Date() < deadline {
             let output = onStandardOutput ? stdout : stderr
@@ -172,16 +173,16 @@ final class ChildProcess: @unchecked Sendable {
         throw TimedOut(commandLine: commandLine, what: "a line containing \(text)", stderr: stderr)
     }
 
-    struct SpawnError: Error, CustomStringConvertible {
-        var commandLine: String
-        var code: Int32
-        var description: String { "cannot run \(commandLine): \(String(cString: strerror(code)))" }
+    public struct SpawnError: Error, CustomStringConvertible {
+        public var commandLine: String
+        public var code: Int32
+        public var description: String { "cannot run \(commandLine): \(String(cString: strerror(code)))" }
     }
 
-    struct TimedOut: Error, CustomStringConvertible {
-        var commandLine: String
-        var what: String
-        var stderr: String
-        var description: String { "\(commandLine): no \(what) in time; its stderr ends:\n\(stderr.suffix(2000))" }
+    public struct TimedOut: Error, CustomStringConvertible {
+        public var commandLine: String
+        public var what: String
+        public var stderr: String
+        public var description: String { "\(commandLine): no \(what) in time; its stderr ends:\n\(stderr.suffix(2000))" }
     }
 }
