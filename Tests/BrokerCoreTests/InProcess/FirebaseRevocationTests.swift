@@ -68,6 +68,40 @@ import Testing
         #expect(try await broker.store.account(id: uid)?.passwordHash == nil)
     }
 
+    /// Issue 12: a takeover of an imported account (its email never verified in Firebase) keeps the Firebase uid,
+    /// removes its password and other identities, ends its broker sessions and queues the revocation of its
+    /// Firebase sessions, the ones that matter most for a user who came from Firebase.
+    @Test func aTakeoverOfAnImportedAccountKeepsTheUidAndEndsItsFirebaseSessions() async throws {
+        let broker = try await InProcessBroker.start(serviceAccount: true)
+        let uid = AccountID("firebase-uid-of-squatted")
+        let imported = Account(
+            id: uid, email: "owner@example.com", emailVerified: false, createdAt: Date(),
+            identities: [Identity(provider: ProviderID("apple"), subject: "squatter-apple", email: nil, linkedAt: Date())],
+            passwordHash: try await SaltedDigestPasswordHasher().hash("squatter-pass"), origin: .import)
+        try await broker.store.create(imported)
+        let squatter = await broker.post("/v1/signin/password", ["email": "owner@example.com", "password": "squatter-pass"])
+        #expect(squatter.status == 200)
+        let squattersRefresh = try #require(squatter.json?["refreshToken"]?.stringValue)
+        #expect(try await Self.revocations(broker, uid.rawValue).isEmpty)
+
+        let owner = await broker.post(
+            "/v1/signin/google",
+            ["idToken": .string(try broker.stubs.idToken(
+                "google", claims: ["sub": "g-owner", "email": "owner@example.com", "email_verified": true]))])
+        #expect(owner.status == 200)
+        #expect(owner.json?["user"]?["uid"] == "firebase-uid-of-squatted")
+        let account = try #require(try await broker.store.account(id: uid))
+        #expect(account.passwordHash == nil)
+        #expect(account.identities.map(\.provider.rawValue) == ["google"])
+        #expect(account.emailVerified)
+        #expect(account.origin == .import)
+        #expect(try await Self.revocations(broker, uid.rawValue).count == 1)
+        let refreshed = await broker.post("/v1/token", ["refreshToken": .string(squattersRefresh)])
+        #expect(refreshed.errorCode == "INVALID_REFRESH_TOKEN")
+        let events = try await broker.store.auditEvents(uid: uid, before: nil, limit: 10).map(\.action)
+        #expect(events.contains("take_over"))
+    }
+
     @Test func withoutAServiceAccountNothingIsQueued() async throws {
         let broker = try await InProcessBroker.start(adminToken: Self.adminToken)
         let session = await broker.post("/v1/signup", ["email": "b@example.com", "password": "secret-1"])
