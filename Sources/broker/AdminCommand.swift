@@ -40,13 +40,8 @@ enum AdminCommand {
         // A revocation or deletion made here queues the uid's Firebase revocation, and a deletion what the
         // account's providers ask (``AccountDeletion``); a running server delivers them. Nothing is fetched here.
         let cipher = try OutboxCipher.fromEnvironment(environment)
-        let client = try CurlHTTPClient()
+        let (providers, client) = try Startup.providers(config, cipher: cipher)
         defer { Task { await client.shutdown() } }
-        let providers = try ProviderRegistry(
-            config: config, catalog: .builtIn,
-            context: ProviderContext(
-                httpClient: client, clock: SystemClock(), metrics: Metrics(), logger: .disabled,
-                clockSkew: config.clockSkew, allowInsecureURLs: config.allowInsecureProviderURLs, cipher: cipher))
         let admin = AdminService(
             store: store, sessions: sessions, clock: SystemClock(), logger: Logger(),
             revokesFirebaseSessions: firebase != nil,

@@ -23,12 +23,8 @@ enum ExportCommand {
         let target = URL(fileURLWithPath: words[1])
         // The configured providers give identities their Firebase provider ids (google -> google.com).
         let config = try BrokerConfig(contentsOf: options.configPath, environment: environment)
-        let client = try CurlHTTPClient()
+        let (registry, client) = try Startup.providers(config)
         defer { Task { await client.shutdown() } }
-        let context = ProviderContext(
-            httpClient: client, clock: SystemClock(), metrics: Metrics(), logger: .disabled,
-            clockSkew: config.clockSkew, allowInsecureURLs: config.allowInsecureProviderURLs)
-        let registry = try ProviderRegistry(config: config, catalog: .builtIn, context: context)
         var names: [ProviderID: String] = [:]
         for (firebaseID, provider) in FirebaseImportOptions.wellKnownProviders(registry) {
             names[provider] = firebaseID

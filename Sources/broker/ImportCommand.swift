@@ -36,12 +36,8 @@ enum ImportCommand {
             }
             // The configured providers say which Firebase provider ids map to them without --map-provider.
             let config = try BrokerConfig(contentsOf: options.configPath, environment: environment)
-            let client = try CurlHTTPClient()
+            let (registry, client) = try Startup.providers(config)
             defer { Task { await client.shutdown() } }
-            let context = ProviderContext(
-                httpClient: client, clock: SystemClock(), metrics: Metrics(), logger: .disabled,
-                clockSkew: config.clockSkew, allowInsecureURLs: config.allowInsecureProviderURLs)
-            let registry = try ProviderRegistry(config: config, catalog: .builtIn, context: context)
             importOptions = try FirebaseImportOptions(
                 hash: hash, providers: FirebaseImportOptions.wellKnownProviders(registry),
                 mapProvider: options.values("--map-provider"), linkUIDPrefix: options.values("--link-uid-prefix"))

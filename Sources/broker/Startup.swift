@@ -20,6 +20,21 @@ enum Startup {
         try ConfigValidation.adminToken(environment)
     }
 
+    /// The configured providers, for a CLI command: each factory validates its entry, nothing is fetched. The
+    /// client is there only to build them; shut it down when the command ends.
+    static func providers(_ config: BrokerConfig, cipher: OutboxCipher? = nil) throws -> (ProviderRegistry, CurlHTTPClient) {
+        let client = try CurlHTTPClient()
+        let context = ProviderContext(
+            httpClient: client, clock: SystemClock(), metrics: Metrics(), logger: .disabled,
+            clockSkew: config.clockSkew, allowInsecureURLs: config.allowInsecureProviderURLs, cipher: cipher)
+        do {
+            return (try ProviderRegistry(config: config, catalog: .builtIn, context: context), client)
+        } catch {
+            Task { await client.shutdown() }
+            throw error
+        }
+    }
+
     /// Opens the database named by `--database` and brings its schema up to date: a `postgres://` or
     /// `postgresql://` URL opens a PostgreSQL pool (`poolSize` in the URL, else `BROKER_DATABASE_POOL_SIZE`,
     /// else 4 connections), anything else a SQLite file.

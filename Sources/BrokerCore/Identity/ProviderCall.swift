@@ -28,16 +28,17 @@ struct ProviderCall: Sendable {
     /// Whether `token` can be an OAuth bearer token (RFC 6750's characters, at most 4096 bytes): anything else is
     /// refused before it reaches a header or a query string.
     static func isBearerToken(_ token: String) -> Bool {
-        token.utf8.count <= 4096 && !token.isEmpty
-            && token.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    return true
-                default:
-                    return "-._~+/=".utf8.contains(byte)
-                }
-            }
+        token.utf8.count <= 4096 && !token.isEmpty && token.utf8.allSatisfy(isTokenCharacter)
+    }
+
+    /// Whether `byte` is one of RFC 6750's token characters (`A-Z a-z 0-9 - . _ ~ + / =`).
+    static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "-._~+/=".utf8.contains(byte)
+        }
     }
 
     /// `token` percent-encoded for a query string (`+`, `/` and `=` escaped; the rest of RFC 6750's characters

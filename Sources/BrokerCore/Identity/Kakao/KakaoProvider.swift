@@ -45,9 +45,7 @@ public struct KakaoProvider: IdentityProvider, IDTokenVerifying, AccessTokenVeri
     /// Checks an access token with Kakao and reads the user.
     public func verifyAccessToken(_ token: String) async throws -> ExternalIdentity {
         // RFC 6750's token characters only: anything else cannot be a Kakao token, and must never reach a header.
-        guard token.utf8.count <= 4096, token.utf8.allSatisfy(KakaoProvider.isTokenCharacter) else {
-            throw ProviderError(.invalidToken, "not a bearer token")
-        }
+        guard ProviderCall.isBearerToken(token) else { throw ProviderError(.invalidToken, "not a bearer token") }
         let info = try await api.get("/v1/user/access_token_info", accessToken: token, call: "token_info")
         // Kakao's ids are positive integers (an `intValue` is within ±9e15, so nothing here can trap).
         guard let tokenUser = info["id"]?.intValue, tokenUser > 0 else {
@@ -68,15 +66,6 @@ public struct KakaoProvider: IdentityProvider, IDTokenVerifying, AccessTokenVeri
             provider: id, subject: String(userID), email: account?["email"]?.stringValue, emailVerified: verified,
             displayName: profile?["nickname"]?.stringValue ?? user["properties"]?["nickname"]?.stringValue,
             photoURL: profile?["profile_image_url"]?.stringValue)
-    }
-
-    static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "-._~+/=".utf8.contains(byte)
-        }
     }
 
     /// Verifies a Kakao OIDC ID token.
@@ -142,7 +131,7 @@ extension KakaoProvider: IdentityProviderFactory {
             throw ConfigError(field: config.field("adminKeyFile"), "cannot read \(path) (or it is over 4 KiB)")
         }
         let key = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...256).contains(key.utf8.count), key.utf8.allSatisfy(isTokenCharacter) else {
+        guard (1...256).contains(key.utf8.count), key.utf8.allSatisfy(ProviderCall.isTokenCharacter) else {
             throw ConfigError(
                 field: config.field("adminKeyFile"), "must hold the Kakao app's admin key (letters and digits, one line)")
         }
