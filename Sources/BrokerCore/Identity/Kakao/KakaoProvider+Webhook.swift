@@ -44,7 +44,7 @@ extension KakaoProvider: WebhookProviding {
     /// `app_id`, `user_id` and `referrer_type` from the form body and the query string; 400 when one is given
     /// in both with different values, or is longer than 64 characters.
     static func callbackFields(_ request: HTTPRequest) throws -> [String: String] {
-        let form = NativeSurface.formFields(request.body)
+        let form = request.formFields
         var fields: [String: String] = [:]
         for name in unlinkFields {
             let inForm = form[name]

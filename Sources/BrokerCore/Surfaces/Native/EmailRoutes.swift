@@ -50,7 +50,7 @@ extension NativeSurface {
         }
         router.add("POST", "/auth/action") { [services] request, context in
             let service = try NativeSurface.emailActions(services)
-            let form = NativeSurface.formFields(request.body)
+            let form = request.formFields
             guard let sent = form["csrfToken"], let cookie = NativeSurface.cookie("broker_csrf", in: request.headers["cookie"]),
                 !sent.isEmpty, constantTimeEquals(Array(sent.utf8), Array(cookie.utf8))
             else {
@@ -125,21 +125,6 @@ extension NativeSurface {
                 ("X-Frame-Options", "DENY"), ("Referrer-Policy", "no-referrer"), ("X-Content-Type-Options", "nosniff"),
             ],
             body: Array(html.utf8))
-    }
-
-    /// The fields of an `application/x-www-form-urlencoded` body (the first of repeated names); a pair that
-    /// is not valid percent-encoding is skipped.
-    static func formFields(_ body: [UInt8]) -> [String: String] {
-        guard body.count <= 16 * 1024 else { return [:] }
-        var fields: [String: String] = [:]
-        for pair in String(decoding: body, as: UTF8.self).split(separator: "&").prefix(64) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ text: Substring) -> String? { text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
-            guard let name = parts.first.flatMap(decode), fields[name] == nil else { continue }
-            guard let value = parts.count == 2 ? decode(parts[1]) : "" else { continue }
-            fields[name] = value
-        }
-        return fields
     }
 
     /// The value of cookie `name` in a `Cookie` header.
