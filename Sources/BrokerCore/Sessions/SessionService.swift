@@ -152,10 +152,13 @@ public struct SessionService: Sendable {
         throw SessionError(.invalidRefreshToken)
     }
 
-    /// Revokes the session of `refreshToken` and returns its account; unknown tokens are ignored (nil).
+    /// Revokes the session of `refreshToken` and returns its account; unknown tokens, and those of another
+    /// `surface`'s sessions, are ignored (nil).
     @discardableResult
-    public func signOut(_ refreshToken: String) async throws -> AccountID? {
-        guard let record = try await store.refreshToken(hash: SessionService.hash(refreshToken)) else { return nil }
+    public func signOut(_ refreshToken: String, surface: SessionSurface = .native) async throws -> AccountID? {
+        guard let record = try await store.refreshToken(hash: SessionService.hash(refreshToken)),
+            record.surface == surface
+        else { return nil }
         try await store.revokeSession(id: record.sessionID, at: clock.now)
         return record.accountID
     }

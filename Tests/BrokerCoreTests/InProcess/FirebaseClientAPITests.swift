@@ -455,11 +455,29 @@ import Testing
         #expect(try await broker.store.account(id: AccountID(uid))?.email == "ios@example.com")
         #expect(Self.code(await Self.iOS(broker, "setAccountInfo", ["displayName": "x"])) == "MISSING_ID_TOKEN")
 
-        let deleted = await Self.iOS(broker, "deleteAccount", ["idToken": .string(idToken)])
+        // updatePassword: the old sessions end, the new tokens work, the new password signs in.
+        let oldRefresh = try #require(update.json?["refreshToken"]?.stringValue)
+        let weak = await Self.iOS(broker, "setAccountInfo", ["idToken": .string(newToken), "password": "123", "returnSecureToken": true])
+        #expect(weak.json?["error"]?["message"]?.stringValue?.hasPrefix("WEAK_PASSWORD") == true)
+        #expect(await Self.iOS(broker, "getAccountInfo", ["idToken": .string(newToken)]).status == 200)
+        let changed = await Self.iOS(
+            broker, "setAccountInfo", ["idToken": .string(newToken), "password": "another-pass", "returnSecureToken": true])
+        #expect(changed.status == 200)
+        let changedToken = try #require(changed.json?["idToken"]?.stringValue)
+        #expect(changed.json?["refreshToken"]?.stringValue?.isEmpty == false)
+        #expect(Self.code(await Self.iOS(broker, "getAccountInfo", ["idToken": .string(newToken)])) == "TOKEN_EXPIRED")
+        let stale = await broker.firebase(
+            "POST", FirebaseEndpoints.secureTokenPath + "?key=k", json: ["grant_type": "refresh_token", "refresh_token": .string(oldRefresh)])
+        #expect(Self.code(stale) == "TOKEN_EXPIRED")
+        #expect(await Self.iOS(broker, "getAccountInfo", ["idToken": .string(changedToken)]).status == 200)
+        #expect(await Self.iOS(broker, "verifyPassword", ["email": "ios@example.com", "password": "another-pass"]).status == 200)
+        #expect(Self.code(await Self.iOS(broker, "verifyPassword", ["email": "ios@example.com", "password": "secret-pass"])) == "INVALID_LOGIN_CREDENTIALS")
+
+        let deleted = await Self.iOS(broker, "deleteAccount", ["idToken": .string(changedToken)])
         #expect(deleted.status == 200)
         #expect(deleted.json?["kind"]?.stringValue == "identitytoolkit#DeleteAccountResponse")
         #expect(try await broker.store.account(id: AccountID(uid)) == nil)
-        let gone = await Self.iOS(broker, "getAccountInfo", ["idToken": .string(newToken)])
+        let gone = await Self.iOS(broker, "getAccountInfo", ["idToken": .string(changedToken)])
         #expect(gone.status == 400)
         #expect(Self.code(gone) == "USER_NOT_FOUND")
     }

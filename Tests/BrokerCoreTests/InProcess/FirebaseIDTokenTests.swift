@@ -107,7 +107,7 @@ import Testing
         let first = try await Self.signUp(broker)
         let second = try await broker.services.signIn.signIn(
             email: "fb@example.com", password: "secret-password", requestID: "t", surface: .firebase)
-        try await broker.services.sessions.signOut(first.tokens.refreshToken)
+        try await broker.services.sessions.signOut(first.tokens.refreshToken, surface: .firebase)
         // Exact revocation: the ended session's token is refused, the other session's (same second) is not.
         #expect(await Self.refused(broker, first.tokens.idToken) == "TOKEN_EXPIRED")
         #expect(await Self.refused(broker, second.tokens.idToken) == nil)
@@ -141,6 +141,10 @@ import Testing
             _ = try await broker.services.sessions.refresh(nativeRefresh, surface: .firebase)
         }, throws: { ($0 as? SessionError)?.code == .invalidRefreshToken })
         #expect(await broker.post("/v1/token", ["refreshToken": .string(nativeRefresh)]).status == 200)
+        // Nor does the native sign-out end a Firebase session.
+        #expect(await broker.post("/v1/signout", ["refreshToken": .string(rotated.refreshToken)]).status == 204)
+        let (_, again) = try await broker.services.sessions.refresh(rotated.refreshToken, surface: .firebase)
+        #expect(!again.idToken.isEmpty)
     }
 
     @Test func anAccountAsFirebasesUserInfo() async throws {

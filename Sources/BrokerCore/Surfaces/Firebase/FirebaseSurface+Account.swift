@@ -13,16 +13,18 @@ extension FirebaseSurface {
     static let deletableAttributes: Set<String> = ["DISPLAY_NAME", "PHOTO_URL"]
 
     /// `accounts:update` / `setAccountInfo` with the user's `idToken`: `displayName`, `photoUrl`,
-    /// `deleteAttribute` (`DISPLAY_NAME`, `PHOTO_URL`), `deleteProvider` (unlinks, never the last way in);
-    /// `returnSecureToken` answers new tokens. Changing the email or the password here is not supported
+    /// `deleteAttribute` (`DISPLAY_NAME`, `PHOTO_URL`), `deleteProvider` (unlinks, never the last way in),
+    /// `password` (`updatePassword`: the account's other sessions end, and new tokens are answered);
+    /// `returnSecureToken` answers new tokens. Changing the email or the phone number here is not supported
     /// (`OPERATION_NOT_ALLOWED`); nothing is changed then.
     func update(_ call: FirebaseCall) async throws -> HTTPResponse {
         let body = call.body
         let user = try await authenticated(call)
-        if body.has("email") || body.has("password") || body.has("oobCode") || body.has("phoneNumber") {
+        if body.has("email") || body.has("oobCode") || body.has("phoneNumber") {
             throw FirebaseError.operationNotAllowed(
-                "Changing the email, password or phone number through accounts:update is not supported by this broker.")
+                "Changing the email or phone number through accounts:update is not supported by this broker.")
         }
+        let password = try body.optionalString("password")
         let deleteAttributes = try body.strings("deleteAttribute")
         if let unknown = deleteAttributes.first(where: { !Self.deletableAttributes.contains($0) }) {
             throw FirebaseError.invalidArgument("deleteAttribute \(NativeBody.printable(unknown)) is not supported")
@@ -40,6 +42,14 @@ extension FirebaseSurface {
         if deleteAttributes.contains("DISPLAY_NAME") { change.displayName = .some(nil) }
         if deleteAttributes.contains("PHOTO_URL") { change.photoURL = .some(nil) }
         var account = user.account
+        var passwordSession: (refreshToken: String, grant: SessionGrant)?
+        if let password {
+            // First, so a refused password changes nothing.
+            let session = services.sessions.grant(provider: FirebaseUserInfo.passwordProviderID, surface: .firebase)
+            account = try await services.accounts.changePassword(
+                account.id, to: password, session: session.grant, requestID: call.requestID)
+            passwordSession = session
+        }
         if change.displayName != nil || change.photoURL != nil {
             account = try await services.accounts.updateProfile(account.id, change)
             await services.audit("update", uid: account.id, context: call.context)
@@ -53,7 +63,12 @@ extension FirebaseSurface {
         for key in ["email", "emailVerified", "displayName", "photoUrl", "providerUserInfo", "passwordHash"] {
             fields[key] = info[key]
         }
-        if try body.flag("returnSecureToken") {
+        if let (refreshToken, grant) = passwordSession {
+            // The password change ended every other session, this call's too: the new one's tokens.
+            let tokens = try await services.sessions.tokens(for: account, grant: grant, refreshToken: refreshToken)
+            let session = SignInResult(account: account, change: .none, tokens: tokens, signInProvider: grant.signInProvider)
+            fields.merge(sessionFields(session)) { _, session in session }
+        } else if try body.flag("returnSecureToken") {
             let session = try await newSession(
                 for: account, provider: user.signInProvider ?? FirebaseUserInfo.passwordProviderID,
                 requestID: call.requestID)
