@@ -1,4 +1,6 @@
 import BrokerCore
+import BrokerTesting
+import Foundation
 import Testing
 
 /// The `firebaseCompat` section of `providers.json` (contract section 11).
@@ -84,5 +86,31 @@ import Testing
         } catch {
             Issue.record("unexpected \(error)")
         }
+    }
+
+    /// `check-config` and `serve` share the validation: the relaxed settings are its warnings, the refused ones
+    /// its errors.
+    @Test func theValidationWarnsOfRelaxedSettingsAndRefusesTheBadOnes() throws {
+        let directory = try ConfigValidationTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func validate(_ section: JSONValue) throws -> ConfigValidation {
+            var document = StubProviders.brokerConfig(stubsAt: "http://127.0.0.1:9")
+            if case .object(var members) = document {
+                members["firebaseCompat"] = section
+                document = .object(members)
+            }
+            return try ConfigValidationTests.validate(document, in: directory)
+        }
+        let quiet = try validate(["enabled": true])
+        #expect(quiet.errors.isEmpty)
+        #expect(quiet.warnings.isEmpty, "\(quiet.warnings)")
+        let relaxed = try validate(["enabled": true, "host": "0.0.0.0", "allowRemote": true])
+        #expect(relaxed.errors.isEmpty)
+        #expect(relaxed.warnings.map(\.field) == ["firebaseCompat.allowRemote"])
+        let unsigned = try validate(["enabled": true, "acceptUnsignedCustomTokens": true])
+        #expect(unsigned.warnings.map(\.field) == ["firebaseCompat.acceptUnsignedCustomTokens"])
+        let refused = try validate(["enabled": true, "allowRemote": true, "acceptUnsignedCustomTokens": true, "prot": 1])
+        #expect(refused.config == nil)
+        #expect(refused.errors.map(\.field).sorted() == ["firebaseCompat.acceptUnsignedCustomTokens", "firebaseCompat.prot"])
     }
 }

@@ -221,6 +221,23 @@ import Testing
         #expect(try await broker.store.account(provider: ProviderID("kakao"), subject: "4242") != nil)
     }
 
+    @Test func kakaosIDTokenIsOIDCKakaoAndItsAccessTokenIsKakao() async throws {
+        let broker = try await Self.start()
+        let token = try broker.stubs.idToken("kakao", claims: ["sub": "4100000002"])
+        let oidc = await Self.verifyAssertion(broker, postBody: "providerId=oidc.kakao&id_token=\(token)")
+        #expect(oidc.status == 200)
+        #expect(oidc.json?["providerId"]?.stringValue == "oidc.kakao")
+        let uid = try #require(oidc.json?["localId"]?.stringValue)
+        // The same Kakao user through its access token reaches the same account.
+        let kakao = KakaoStubUser(id: 4_100_000_002)
+        let rest = await Self.verifyAssertion(
+            broker, postBody: "providerId=kakao&access_token=\(broker.stubs.kakaoAccessToken(for: kakao))")
+        #expect(rest.json?["localId"]?.stringValue == uid)
+        // An ID token under the access-token id (or the reverse) names no provider.
+        let wrongKind = await Self.verifyAssertion(broker, postBody: "providerId=kakao&id_token=\(token)")
+        #expect(Self.code(wrongKind) == "INVALID_PROVIDER_ID")
+    }
+
     @Test func anEmailOfAnotherAccountNeedsConfirmationAndStoresNothing() async throws {
         let broker = try await Self.start()
         let google = try broker.stubs.idToken("google", claims: ["sub": "g-owner", "email": "same@example.com", "email_verified": true])
