@@ -1,17 +1,5 @@
 import Foundation
 
-/// A Firebase-shaped ID token the broker verified, with its live account.
-public struct FirebaseAuthenticatedUser: Sendable {
-    /// The account (`sub` = `user_id`).
-    public var account: Account
-    /// The session the token names (`sid`).
-    public var sessionID: String
-    /// The token's claims.
-    public var claims: [String: JSONValue]
-    /// `firebase.sign_in_provider`.
-    public var signInProvider: String?
-}
-
 /// Verifies the ID tokens of the Firebase listener's sessions on the calls that take an `idToken` (contract
 /// section 11), as Firebase answers them: a token that is not one of the broker's Firebase-shaped tokens
 /// (signature, `iss`, `aud`, `sub` = `user_id`) is `INVALID_ID_TOKEN`; past its `exp`, issued before the account's

@@ -1,0 +1,11 @@
+/// A Firebase-shaped ID token the broker verified, with its live account.
+public struct FirebaseAuthenticatedUser: Sendable {
+    /// The account (`sub` = `user_id`).
+    public var account: Account
+    /// The session the token names (`sid`).
+    public var sessionID: String
+    /// The token's claims.
+    public var claims: [String: JSONValue]
+    /// `firebase.sign_in_provider`.
+    public var signInProvider: String?
+}
