@@ -13,9 +13,8 @@ extension FirebaseSurface {
     static let deletableAttributes: Set<String> = ["DISPLAY_NAME", "PHOTO_URL"]
 
     /// `accounts:update` / `setAccountInfo` with the user's `idToken`: `displayName`, `photoUrl`,
-    /// `deleteAttribute` (`DISPLAY_NAME`, `PHOTO_URL`), `deleteProvider` (unlinks, never the last way in),
-    /// `password` (`updatePassword`: the account's other sessions end, and new tokens are answered);
-    /// `returnSecureToken` answers new tokens. Changing the email or the phone number here is not supported
+    /// `deleteAttribute` (`DISPLAY_NAME`, `PHOTO_URL`), `deleteProvider` (unlinks, never the last way in);
+    /// `returnSecureToken` answers new tokens. Changing the email or the password here is not supported
     /// (`OPERATION_NOT_ALLOWED`); nothing is changed then.
     func update(_ call: FirebaseCall) async throws -> HTTPResponse {
         let body = call.body
@@ -42,6 +41,8 @@ extension FirebaseSurface {
         if deleteAttributes.contains("DISPLAY_NAME") { change.displayName = .some(nil) }
         if deleteAttributes.contains("PHOTO_URL") { change.photoURL = .some(nil) }
         var account = user.account
+        // `password` (the SDKs' `updatePassword`) is supported after all: the account's other sessions end in the
+        // change's transaction, and the new session's tokens are answered. Email and phone changes are not.
         var passwordSession: (refreshToken: String, grant: SessionGrant)?
         if let password {
             // First, so a refused password changes nothing.
