@@ -172,6 +172,31 @@ import Testing
         #expect(try await broker.store.account(id: uid)?.disabled == false)
     }
 
+    @Test func aReplayedDeletionDoesNotDeleteTheAccountTheUserMadeSince() async throws {
+        let broker = try await Self.start()
+        let (gone, _) = try await Self.session(broker, subject: "apple-n-10")
+        let body = try broker.stubs.appleNotification(type: "account-delete", subject: "apple-n-10", jti: "jti-delete")
+        #expect(await Self.deliver(broker, body).status == 200)
+        #expect(try await broker.store.account(id: gone) == nil)
+        // The same Apple user signs up again; the replayed deletion finds the jti and leaves the new account be.
+        let (uid, idToken) = try await Self.session(broker, subject: "apple-n-10")
+        #expect(uid != gone)
+        #expect(await Self.deliver(broker, body).status == 200)
+        #expect(try await broker.store.account(id: uid) != nil)
+        #expect(await Self.me(broker, idToken).status == 200)
+    }
+
+    @Test func aNotificationForNoAccountIsRememberedSoItsReplayChangesNothingLater() async throws {
+        let broker = try await Self.start()
+        let body = try broker.stubs.appleNotification(type: "consent-revoked", subject: "apple-n-11", jti: "jti-early")
+        #expect(await Self.deliver(broker, body).status == 200)
+        // The notification found nobody; the user signs up afterwards, and a replay must not disable them.
+        let (uid, idToken) = try await Self.session(broker, subject: "apple-n-11")
+        #expect(await Self.deliver(broker, body).status == 200)
+        #expect(try await broker.store.account(id: uid)?.disabled == false)
+        #expect(await Self.me(broker, idToken).status == 200)
+    }
+
     @Test func scriptsGetSignedNotificationsAndKakaoCallbacksFromTheStubsControlRoutes() async throws {
         let broker = try await Self.start()
         let (uid, _) = try await Self.session(broker, subject: "apple-n-9")

@@ -138,6 +138,7 @@ public actor MemoryBrokerStore: BrokerStore {
         enqueuingFor jobs: @escaping @Sendable (Account) throws -> [OutboxJob]
     ) throws {
         guard let stored = accounts[id] else { throw AccountStoreError(.notFound, "no account \(id)") }
+        try checkCanConsume(options.consuming)
         let enqueuing = options.enqueuing + (try jobs(stored))
         try checkCanEnqueue(enqueuing)
         guard let account = accounts.removeValue(forKey: id) else {
@@ -145,7 +146,20 @@ public actor MemoryBrokerStore: BrokerStore {
         }
         unindex(account)
         tokens = tokens.filter { $0.value.accountID != id }
-        finish(id, AccountWriteOptions(recording: options.recording, enqueuing: enqueuing))
+        finish(id, AccountWriteOptions(consuming: options.consuming, recording: options.recording, enqueuing: enqueuing))
+    }
+
+    /// Records `mark` alone; `alreadyUsed` if it was recorded before and has not expired.
+    public func consume(_ mark: SingleUseMark) throws {
+        try checkCanConsume(mark)
+        record(mark)
+    }
+
+    /// Stores `mark`, purging the expired ones.
+    private func record(_ mark: SingleUseMark) {
+        let now = Self.normalized(clock.now)
+        marks = marks.filter { $0.value >= now }
+        marks[mark.key] = Self.normalized(mark.expiresAt)
     }
 
     // MARK: - SessionStore
@@ -298,10 +312,7 @@ public actor MemoryBrokerStore: BrokerStore {
     /// Consumes the mark (purging expired ones), revokes and issues sessions and records events, as `options` ask.
     private func finish(_ id: AccountID, _ options: AccountWriteOptions) {
         let now = Self.normalized(clock.now)
-        if let mark = options.consuming {
-            marks = marks.filter { $0.value >= now }
-            marks[mark.key] = Self.normalized(mark.expiresAt)
-        }
+        if let mark = options.consuming { record(mark) }
         if options.revokeSessions {
             revokeSessions(accountID: id, at: now)
         }
