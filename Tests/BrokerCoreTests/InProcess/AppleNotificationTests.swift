@@ -64,6 +64,24 @@ import Testing
         #expect(try await broker.store.account(id: uid)?.disabled == false)
     }
 
+    @Test func theAdminViewShowsWhichProviderDisabledTheAccountUntilItsNextSignIn() async throws {
+        let token = "an-admin-token-of-32-characters!"
+        let broker = try await InProcessBroker.start(adminToken: token)
+        let admin = ["Authorization": "Bearer " + token]
+        let (uid, _) = try await Self.session(broker, subject: "apple-n-12")
+        #expect(await broker.get("/admin/v1/users/\(uid)", headers: admin).json?["disabledBy"] == .null)
+        let body = try broker.stubs.appleNotification(type: "consent-revoked", subject: "apple-n-12")
+        #expect(await Self.deliver(broker, body).status == 200)
+        let disabled = await broker.get("/admin/v1/users/\(uid)", headers: admin)
+        #expect(disabled.status == 200)
+        #expect(disabled.json?["disabled"] == .bool(true))
+        #expect(disabled.json?["disabledBy"]?.stringValue == "apple")
+        #expect(try await Self.signIn(broker, subject: "apple-n-12").status == 200)
+        let back = await broker.get("/admin/v1/users/\(uid)", headers: admin)
+        #expect(back.json?["disabled"] == .bool(false))
+        #expect(back.json?["disabledBy"] == .null)
+    }
+
     @Test func consentRevokedWithOnUnlinkDeleteDeletes() async throws {
         let broker = try await Self.start(onUnlink: "delete")
         let (uid, _) = try await Self.session(broker, subject: "apple-n-2")

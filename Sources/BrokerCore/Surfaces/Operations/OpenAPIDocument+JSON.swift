@@ -2948,7 +2948,8 @@ extension OpenAPIDocument {
           "identities",
           "customClaims",
           "origin",
-          "import"
+          "import",
+          "disabledBy"
         ],
         "description": "An account as administrators see it: the user plus its custom claims.",
         "properties": {
@@ -3004,6 +3005,13 @@ extension OpenAPIDocument {
               "null"
             ],
             "description": "Claims added to the user's tokens."
+          },
+          "disabledBy": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The provider whose event (the user left it: Apple's consent-revoked, Kakao's unlink) disabled the account; that provider's next sign-in enables it again. Null when the account is enabled or an administrator disabled it."
           },
           "origin": {
             "type": [
