@@ -62,6 +62,11 @@ import Testing
         let back = try await Self.signIn(broker, subject: "apple-n-1")
         #expect(back.status == 200)
         #expect(try await broker.store.account(id: uid)?.disabled == false)
+        // Newest first: the sign-in, and the enable it caused, written with it.
+        let trail = try await broker.store.auditEvents(uid: uid, before: nil, limit: 10)
+        #expect(trail.prefix(2).map(\.action) == ["sign_in", "enable"])
+        #expect(trail[1].actor == .system && trail[1].provider == "apple")
+        #expect(trail.filter { $0.action == "enable" }.count == 1)
     }
 
     @Test func theAdminViewShowsWhichProviderDisabledTheAccountUntilItsNextSignIn() async throws {
