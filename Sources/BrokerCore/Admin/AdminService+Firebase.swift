@@ -248,6 +248,41 @@ extension AdminService {
         return (users, next)
     }
 
+    /// The largest page of `accounts:query`, and its default.
+    public static let maximumQueryLimit = 500
+    /// The largest `offset` of `accounts:query`.
+    public static let maximumQueryOffset = 100_000
+    /// The most accounts `accounts:query` counts (its `recordsCount`): beyond, the count stops there.
+    public static let maximumQueryCount = 1_000_000
+
+    /// `accounts:query` as Firebase answers it without a filter (`expression` empty): the number of accounts
+    /// (counted up to ``maximumQueryCount``) and, when `returnUserInfo`, up to `limit` (1 to 500) of them after
+    /// `offset` (0 to 100,000), in uid order.
+    public func queryFirebaseAccounts(
+        offset: Int, limit: Int, returnUserInfo: Bool
+    ) async throws -> (count: Int, users: [Account]) {
+        guard (1...Self.maximumQueryLimit).contains(limit), (0...Self.maximumQueryOffset).contains(offset) else {
+            throw AccountAdminError(.invalidArgument, "limit must be 1 to 500 and offset 0 to 100000")
+        }
+        var count = 0
+        var users: [Account] = []
+        var after: AccountID?
+        // Bounded: at most maximumQueryCount / maximumLimit pages.
+        for _ in 0..<(Self.maximumQueryCount / Self.maximumLimit) {
+            let page = try await store.listAccounts(afterUID: after, limit: Self.maximumLimit)
+            if returnUserInfo {
+                for (position, account) in page.enumerated() {
+                    let index = count + position
+                    if index >= offset, index < offset + limit { users.append(account) }
+                }
+            }
+            count += page.count
+            guard page.count == Self.maximumLimit, let last = page.last else { break }
+            after = last.id
+        }
+        return (count, users)
+    }
+
     /// The page token of the accounts after `uid`: its base64url, no padding.
     static func pageToken(after uid: AccountID) -> String {
         Base64.encode(Array(uid.rawValue.utf8)).replacingOccurrences(of: "+", with: "-")
