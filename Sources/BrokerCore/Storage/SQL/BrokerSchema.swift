@@ -14,7 +14,7 @@ public enum BrokerSchema {
             SQLMigration(version: 5, statements: version5), SQLMigration(version: 6, statements: version6),
             SQLMigration(version: 7, statements: version7), SQLMigration(version: 8, statements: version8),
             SQLMigration(version: 9, statements: version9), SQLMigration(version: 10, statements: version10),
-            SQLMigration(version: 12, statements: version12),
+            SQLMigration(version: 11, statements: version11), SQLMigration(version: 12, statements: version12),
         ]
     }
 
@@ -23,6 +23,12 @@ public enum BrokerSchema {
     private static let version12 = [
         "ALTER TABLE accounts ADD COLUMN phone_number TEXT",
         "CREATE UNIQUE INDEX accounts_phone_number ON accounts (phone_number)",
+    ]
+
+    /// Version 11: the listener a session was made on (`native`, or `firebase` for the Firebase-compatible
+    /// one): a session's refresh token works only where the session began.
+    private static let version11 = [
+        "ALTER TABLE refresh_tokens ADD COLUMN surface TEXT NOT NULL DEFAULT 'native'",
     ]
 
     /// Version 10: the provider whose "the user left" event disabled an account (NULL: enabled, or disabled
