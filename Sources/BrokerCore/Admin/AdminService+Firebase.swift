@@ -1,7 +1,7 @@
 import BrokerCrypto
 import Foundation
 
-/// What Firebase's admin API (`/identitytoolkit.googleapis.com/v1/projects/{p}/accounts…`) asks of accounts, in
+/// What Firebase's admin API (the Identity Toolkit `projects/{p}/accounts…` calls) asks of accounts, in
 /// the broker's terms: the Firebase surface only translates its wire format to these. Every change is audited
 /// with actor `admin`, as the admin API's are; a refused call changes nothing.
 extension AdminService {

@@ -257,7 +257,7 @@ extension FirebaseSurface {
     // MARK: - Provider names
 
     /// Firebase provider id -> the broker's provider, for every enabled provider: its Firebase names for ID
-    /// tokens and access tokens (`google.com`, `oidc.kakao`, `kakao`).
+    /// tokens and access tokens (a domain, `oidc.<id>`, `<id>`).
     var firebaseProviderMap: [String: ProviderID] {
         var map: [String: ProviderID] = [:]
         for provider in services.providers.all {
