@@ -5,31 +5,44 @@ import Foundation
 /// answers Firebase's response fields. All are `.admin` (`Authorization: Bearer owner`).
 extension FirebaseSurface {
     /// `…/v1/projects/{project}/accounts`.
-    static let accountsPath = FirebaseEndpoints.identityToolkitPath + "/projects/{project}/accounts"
+    static let adminAccountsPath = FirebaseEndpoints.identityToolkitPath + "/projects/{project}/accounts"
 
     /// Adds the account routes to `routes`.
     func mountAdminRoutes(on routes: inout FirebaseRouteTable) {
-        routes.add("POST", Self.accountsPath, access: .admin) { call in try await adminCall { try await createAccount(call) } }
-        routes.add("POST", Self.accountsPath + ":lookup", access: .admin) { call in
-            try await adminCall { try await lookUpAccounts(call) }
+        routes.add("POST", Self.adminAccountsPath, access: .admin) { call in try await adminCall { try await adminCreate(call) } }
+        routes.add("POST", Self.adminAccountsPath + ":lookup", access: .admin) { call in
+            try await adminCall { try await adminLookUp(call) }
         }
-        routes.add("POST", Self.accountsPath + ":update", access: .admin) { call in
-            try await adminCall { try await updateAccount(call) }
+        routes.add("POST", Self.adminAccountsPath + ":update", access: .admin) { call in
+            try await adminCall { try await adminUpdate(call) }
         }
-        routes.add("POST", Self.accountsPath + ":delete", access: .admin) { call in
-            try await adminCall { try await deleteAccount(call) }
+        routes.add("POST", Self.adminAccountsPath + ":delete", access: .admin) { call in
+            try await adminCall { try await adminDelete(call) }
         }
-        routes.add("GET", Self.accountsPath + ":batchGet", access: .admin) { call in
-            try await adminCall { try await accountPage(call) }
+        routes.add("GET", Self.adminAccountsPath + ":batchGet", access: .admin) { call in
+            try await adminCall { try await adminPage(call) }
         }
-        routes.add("POST", Self.accountsPath + ":batchCreate", access: .admin) { call in
-            try await adminCall { try await importAccounts(call) }
+        routes.add("POST", Self.adminAccountsPath + ":batchCreate", access: .admin) { call in
+            try await adminCall { try await adminImport(call) }
         }
-        routes.add("POST", Self.accountsPath + ":batchDelete", access: .admin) { call in
-            try await adminCall { try await deleteAccounts(call) }
+        routes.add("POST", Self.adminAccountsPath + ":batchDelete", access: .admin) { call in
+            try await adminCall { try await adminBatchDelete(call) }
         }
-        routes.add("POST", Self.accountsPath + ":query", access: .admin) { call in
-            try await adminCall { try await queryAccounts(call) }
+        routes.add("POST", Self.adminAccountsPath + ":query", access: .admin) { call in
+            try await adminCall { try await adminQuery(call) }
+        }
+    }
+
+    /// A client-path call (`…/v1/accounts:lookup`, `:update`, `:delete`) made as an administrator
+    /// (`Bearer owner`, no `idToken`), as tools written against Google's emulator send it: answered as the
+    /// project path's; nil for any other call (the client route answers it). The client routes call this first.
+    func adminOnClientPath(_ verb: String, _ call: FirebaseCall) async throws -> HTTPResponse? {
+        guard call.isAdmin, !call.body.has("idToken") else { return nil }
+        switch verb {
+        case "lookup": return try await adminCall { try await adminLookUp(call) }
+        case "update": return try await adminCall { try await adminUpdate(call) }
+        case "delete": return try await adminCall { try await adminDelete(call) }
+        default: return nil
         }
     }
 
@@ -50,7 +63,7 @@ extension FirebaseSurface {
 
     // MARK: - Create, update, delete
 
-    private func createAccount(_ call: FirebaseCall) async throws -> HTTPResponse {
+    private func adminCreate(_ call: FirebaseCall) async throws -> HTTPResponse {
         let body = call.body
         let new = FirebaseNewAccount(
             uid: try body.optionalString("localId"), email: try body.optionalString("email"),
@@ -66,7 +79,7 @@ extension FirebaseSurface {
         return .json(200, .object(fields))
     }
 
-    private func updateAccount(_ call: FirebaseCall) async throws -> HTTPResponse {
+    private func adminUpdate(_ call: FirebaseCall) async throws -> HTTPResponse {
         let body = call.body
         let uid = AccountID(try body.string("localId", missing: "MISSING_LOCAL_ID"))
         var change = FirebaseAccountChange(
@@ -91,7 +104,7 @@ extension FirebaseSurface {
             case FirebaseUserInfo.passwordProviderID: change.removesPassword = true
             default:
                 // Firebase ignores a provider the user has not linked; so does an unknown one here.
-                if let id = brokerProvider(named: provider) { change.unlinking.append(id) }
+                if let id = adminBrokerProvider(named: provider) { change.unlinking.append(id) }
             }
         }
         let account = try await services.admin.updateFirebaseAccount(uid, change, requestID: call.requestID)
@@ -103,13 +116,13 @@ extension FirebaseSurface {
         return .json(200, .object(fields))
     }
 
-    private func deleteAccount(_ call: FirebaseCall) async throws -> HTTPResponse {
+    private func adminDelete(_ call: FirebaseCall) async throws -> HTTPResponse {
         let uid = AccountID(try call.body.string("localId", missing: "MISSING_LOCAL_ID"))
         try await services.admin.deleteFirebaseAccount(uid, requestID: call.requestID)
         return .json(200, ["kind": "identitytoolkit#DeleteAccountResponse"])
     }
 
-    private func deleteAccounts(_ call: FirebaseCall) async throws -> HTTPResponse {
+    private func adminBatchDelete(_ call: FirebaseCall) async throws -> HTTPResponse {
         let uids = try call.body.strings("localIds").map(AccountID.init(rawValue:))
         let failures = try await services.admin.deleteFirebaseAccounts(
             uids, force: try call.body.flag("force"), requestID: call.requestID)
@@ -121,14 +134,14 @@ extension FirebaseSurface {
 
     // MARK: - Look-ups and pages
 
-    private func lookUpAccounts(_ call: FirebaseCall) async throws -> HTTPResponse {
+    private func adminLookUp(_ call: FirebaseCall) async throws -> HTTPResponse {
         let body = call.body
         var identities: [(provider: ProviderID, subject: String)] = []
         for entry in try body.objects("federatedUserId") {
             guard let name = try entry.optionalString("providerId"), let rawId = try entry.optionalString("rawId") else {
                 continue  // Firebase skips an entry without both
             }
-            if let provider = brokerProvider(named: name) { identities.append((provider, rawId)) }
+            if let provider = adminBrokerProvider(named: name) { identities.append((provider, rawId)) }
         }
         let accounts = try await services.admin.lookUpFirebaseAccounts(
             uids: try body.strings("localId").map(AccountID.init(rawValue:)), emails: try body.strings("email"),
@@ -139,7 +152,7 @@ extension FirebaseSurface {
         return .json(200, .object(fields))
     }
 
-    private func accountPage(_ call: FirebaseCall) async throws -> HTTPResponse {
+    private func adminPage(_ call: FirebaseCall) async throws -> HTTPResponse {
         let query = FirebaseBody(members: call.request.query.mapValues(JSONValue.string))
         let maxResults = try query.optionalInt("maxResults", range: 1...Int64(AdminService.maximumLimit))
         let token = try query.optionalString("nextPageToken").flatMap { $0.isEmpty ? nil : $0 }
@@ -152,7 +165,7 @@ extension FirebaseSurface {
         return .json(200, .object(fields))
     }
 
-    private func queryAccounts(_ call: FirebaseCall) async throws -> HTTPResponse {
+    private func adminQuery(_ call: FirebaseCall) async throws -> HTTPResponse {
         let body = call.body
         let returnUserInfo = try body.optionalBool("returnUserInfo") ?? true
         let sortBy = try body.optionalString("sortBy") ?? "USER_ID"
@@ -191,15 +204,15 @@ extension FirebaseSurface {
     // MARK: - Import
 
     /// Firebase's hash algorithms the migration's import does not verify: their users are refused one by one.
-    static let unverifiedHashAlgorithms: Set<String> = [
+    static let adminUnverifiedHashAlgorithms: Set<String> = [
         "HMAC_SHA512", "HMAC_SHA1", "HMAC_MD5", "MD5", "SHA1", "SHA256", "SHA512", "PBKDF_SHA1",
     ]
 
-    private func importAccounts(_ call: FirebaseCall) async throws -> HTTPResponse {
+    private func adminImport(_ call: FirebaseCall) async throws -> HTTPResponse {
         let body = call.body
         let entries = try body.objects("users")
         guard !entries.isEmpty else { throw FirebaseError("MISSING_USER_ACCOUNT") }
-        let (hash, refusal) = try hashOptions(body)
+        let (hash, refusal) = try adminHashOptions(body)
         var failures: [AdminService.ImportFailure] = []
         var records: [(index: Int, record: FirebaseUserRecord)] = []
         for (index, entry) in entries.enumerated() {
@@ -215,7 +228,7 @@ extension FirebaseSurface {
             }
         }
         if !records.isEmpty {
-            let options = try FirebaseImportOptions(hash: hash, providers: firebaseProviderMap)
+            let options = try FirebaseImportOptions(hash: hash, providers: adminProviderMap)
             failures += try await services.admin.importFirebaseAccounts(
                 records, options: options, hashRefusal: refusal, requestID: call.requestID)
         }
@@ -229,9 +242,9 @@ extension FirebaseSurface {
     /// The request's `hashAlgorithm` and its parameters as the import's hash options, or (for an algorithm the
     /// broker does not verify) the message that refuses each user with a hash. An unknown algorithm, or
     /// parameters that cannot be used, refuse the whole request (`INVALID_HASH_ALGORITHM`).
-    private func hashOptions(_ body: FirebaseBody) throws -> (FirebaseHashOptions?, String?) {
+    private func adminHashOptions(_ body: FirebaseBody) throws -> (FirebaseHashOptions?, String?) {
         guard let algorithm = try body.optionalString("hashAlgorithm") else { return (nil, nil) }
-        if Self.unverifiedHashAlgorithms.contains(algorithm) {
+        if Self.adminUnverifiedHashAlgorithms.contains(algorithm) {
             return (nil, "UNSUPPORTED_HASH_ALGORITHM : \(algorithm) hashes are not verified by the broker")
         }
         func number(_ field: String) throws -> String? {
@@ -258,7 +271,7 @@ extension FirebaseSurface {
 
     /// Firebase provider id -> the broker's provider, for every enabled provider: its Firebase names for ID
     /// tokens and access tokens (a domain, `oidc.<id>`, `<id>`).
-    var firebaseProviderMap: [String: ProviderID] {
+    var adminProviderMap: [String: ProviderID] {
         var map: [String: ProviderID] = [:]
         for provider in services.providers.all {
             map[provider.firebaseProviderID(for: .accessToken)] = provider.id
@@ -268,5 +281,5 @@ extension FirebaseSurface {
     }
 
     /// The broker's provider Firebase calls `name`, if one is enabled.
-    func brokerProvider(named name: String) -> ProviderID? { firebaseProviderMap[name] }
+    func adminBrokerProvider(named name: String) -> ProviderID? { adminProviderMap[name] }
 }
