@@ -98,6 +98,7 @@ public struct FirebaseImporter: Sendable {
         var uids: Set<String> = []
         var emails: Set<String> = []
         var identities: Set<String> = []
+        var phones: Set<String> = []
         for index in 0..<export.count {
             let plan: FirebaseImportPlan
             do {
@@ -119,6 +120,8 @@ public struct FirebaseImporter: Sendable {
                     "DUPLICATE_EMAIL: email repeats an earlier user"
                 } else if keys.contains(where: identities.contains) {
                     "DUPLICATE_IDENTITY: providerUserInfo repeats an earlier user's identity"
+                } else if let phone = account.phoneNumber, phones.contains(phone) {
+                    "DUPLICATE_PHONE_NUMBER: phoneNumber repeats an earlier user"
                 } else { nil }
             if let reason {
                 failed.append(Failure(index: index, uid: account.id.rawValue, reason: reason))
@@ -127,6 +130,7 @@ public struct FirebaseImporter: Sendable {
             uids.insert(account.id.rawValue)
             if let email = account.email { emails.insert(email.lowercased()) }
             identities.formUnion(keys)
+            if let phone = account.phoneNumber { phones.insert(phone) }
         }
         return Check(failed: failed, total: export.count)
     }
