@@ -90,6 +90,24 @@ import Testing
         #expect(try await firebase.store.listAccounts(afterUID: nil, limit: 10).count == 1)
     }
 
+    /// The native admin API shows a phone number set through the Firebase surface (`AdminUser.phoneNumber`),
+    /// and leaves the field out when there is none.
+    @Test func theNativeAdminViewShowsThePhoneNumber() async throws {
+        let token = "an-admin-token-of-32-characters!"
+        let broker = try await InProcessBroker.start(adminToken: token)
+        _ = try await broker.services.admin.createFirebaseAccount(
+            FirebaseNewAccount(uid: "with-phone", phoneNumber: "+15551230077"), requestID: "r")
+        _ = try await broker.services.admin.createFirebaseAccount(FirebaseNewAccount(uid: "no-phone"), requestID: "r")
+        let bearer = ["Authorization": "Bearer " + token]
+        let shown = await broker.get("/admin/v1/users/with-phone", headers: bearer)
+        #expect(shown.status == 200)
+        #expect(shown.json?["phoneNumber"] == "+15551230077")
+        #expect(shown.json?["origin"] == "admin")
+        let none = await broker.get("/admin/v1/users/no-phone", headers: bearer)
+        #expect(none.status == 200)
+        #expect(none.json?["phoneNumber"] == nil)
+    }
+
     @Test func withoutBearerOwnerNothingIsDone() async throws {
         let firebase = try await Firebase()
         let refused = await firebase.send("POST", Self.accounts, ["localId": "sneaky"], headers: ["Host": "127.0.0.1:9099"])
