@@ -34,7 +34,7 @@ extension FirebaseSurface {
     }
 
     /// A client-path call (`…/v1/accounts:lookup`, `:update`, `:delete`) made as an administrator
-    /// (`Bearer owner`, no `idToken`), as tools written against Google's emulator send it: answered as the
+    /// (`Bearer owner`, no `idToken`), as tools written against Firebase's Auth emulator send it: answered as the
     /// project path's; nil for any other call (the client route answers it). The client routes call this first.
     func adminOnClientPath(_ verb: String, _ call: FirebaseCall) async throws -> HTTPResponse? {
         guard call.isAdmin, !call.body.has("idToken") else { return nil }
