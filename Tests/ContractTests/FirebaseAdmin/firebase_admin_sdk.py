@@ -51,6 +51,18 @@ def native_password_sign_in(email, password):
         return error.code, json.loads(error.read() or b"{}")
 
 
+def client_call(verb, fields):
+    """A client API call (`accounts:<verb>` with an API key), as an app's SDK makes it."""
+    url = f"http://{os.environ['FIREBASE_AUTH_EMULATOR_HOST']}/identitytoolkit.googleapis.com/v1/accounts:{verb}?key=any"
+    request = urllib.request.Request(
+        url, data=json.dumps(fields).encode(), headers={"Content-Type": "application/json"}, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"{}")
+
+
 # --- Scenarios ---------------------------------------------------------------------------------------------
 
 
@@ -164,6 +176,40 @@ def revoke_refresh_tokens():
     check(valid_after % 1000 == 0, "whole seconds")
 
 
+def revoked_id_tokens():
+    auth.create_user(uid="sdk-token", email="token@example.com", password="token pass")
+    status, body = client_call(
+        "signInWithPassword", {"email": "token@example.com", "password": "token pass", "returnSecureToken": True})
+    check(status == 200, f"signed in: {status} {body}")
+    id_token = body["idToken"]
+    check(auth.verify_id_token(id_token, check_revoked=True)["uid"] == "sdk-token", "a live token")
+    # validSince after the token's iat: the SDK finds it revoked, and the broker refuses it too.
+    auth.update_user("sdk-token", valid_since=int(time.time()) + 60)
+    expect_error(auth.RevokedIdTokenError, auth.verify_id_token, id_token, check_revoked=True)
+    status, body = client_call("lookup", {"idToken": id_token})
+    check(status == 400, f"the broker refuses the revoked ID token: {status} {body}")
+    auth.update_user("sdk-token", disabled=True)
+    expect_error(auth.UserDisabledError, auth.verify_id_token, id_token, check_revoked=True)
+
+
+def admin_calls_on_the_client_paths():
+    """Bearer owner on `/v1/accounts:lookup|update|delete` without an idToken answers as the project paths."""
+    auth.create_user(uid="sdk-cp", email="cp@example.com")
+    base = f"http://{os.environ['FIREBASE_AUTH_EMULATOR_HOST']}/identitytoolkit.googleapis.com/v1/accounts:"
+
+    def owner(verb, fields):
+        request = urllib.request.Request(
+            base + verb, data=json.dumps(fields).encode(), method="POST",
+            headers={"Content-Type": "application/json", "Authorization": "Bearer owner"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.loads(response.read())
+
+    check(owner("lookup", {"localId": ["sdk-cp"]})["users"][0]["email"] == "cp@example.com", "lookup")
+    check(owner("update", {"localId": "sdk-cp", "displayName": "CP"})["displayName"] == "CP", "update")
+    owner("delete", {"localId": "sdk-cp"})
+    expect_error(auth.UserNotFoundError, auth.get_user, "sdk-cp")
+
+
 def delete_user_and_users():
     auth.create_user(uid="sdk-del")
     auth.delete_user("sdk-del")
@@ -214,11 +260,16 @@ def import_users_with_scrypt():
     expect_error(auth.UserNotFoundError, auth.get_user, "sdk-imp-2")
     exported = [u for u in auth.list_users().iterate_all() if u.uid == "sdk-imp-1"][0]
     check(exported.password_hash and exported.password_salt, "batchGet answers the stored hash and salt")
-    status, _ = native_password_sign_in("imp1@example.com", "wrong pass")
+    status, _ = client_call("signInWithPassword", {"email": "imp1@example.com", "password": "wrong pass"})
     check(status == 400, f"a wrong password is refused: {status}")
+    status, body = client_call(
+        "signInWithPassword", {"email": "imp1@example.com", "password": "imported pass", "returnSecureToken": True})
+    check(status == 200, f"the imported scrypt password signs in through the client API: {status} {body}")
+    check(body.get("localId") == "sdk-imp-1", "as the imported uid")
+    check(auth.verify_id_token(body["idToken"])["uid"] == "sdk-imp-1", "an ID token the SDK accepts")
+    # The native API verifies the same imported (now upgraded) password.
     status, body = native_password_sign_in("imp1@example.com", "imported pass")
-    check(status == 200, f"the imported scrypt password signs in: {status} {body}")
-    check(body.get("user", {}).get("uid") == "sdk-imp-1", "as the imported uid")
+    check(status == 200 and body.get("user", {}).get("uid") == "sdk-imp-1", f"native sign-in: {status}")
     # An algorithm the broker cannot verify refuses the users with a hash, not the others.
     unsupported = auth.import_users(
         [auth.ImportUserRecord(uid="sdk-md5", password_hash=b"0123456789abcdef"), auth.ImportUserRecord(uid="sdk-nohash")],
@@ -229,8 +280,8 @@ def import_users_with_scrypt():
 
 SCENARIOS = [
     create_and_get_by_every_key, create_refusals, get_users_with_every_identifier, list_users_in_pages,
-    update_user_fields_and_deletions, custom_claims, revoke_refresh_tokens, delete_user_and_users,
-    import_users_with_scrypt,
+    update_user_fields_and_deletions, custom_claims, revoke_refresh_tokens, revoked_id_tokens,
+    admin_calls_on_the_client_paths, delete_user_and_users, import_users_with_scrypt,
 ]
 
 
