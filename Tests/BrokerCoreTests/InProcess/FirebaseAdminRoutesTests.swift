@@ -108,6 +108,27 @@ import Testing
         #expect(none.json?["phoneNumber"] == nil)
     }
 
+    /// `Bearer owner` on the client paths without an `idToken` answers as the project paths; with an API key
+    /// alone the same body is a client call, which needs an ID token (and changes nothing).
+    @Test func theClientPathsAnswerAdminCallsAsTheProjectPaths() async throws {
+        let firebase = try await Firebase()
+        _ = await firebase.post("", ["localId": "cp", "email": "cp@example.com"])
+        let client = FirebaseEndpoints.identityToolkitPath + "/accounts:"
+        let lookup = await firebase.send("POST", client + "lookup", ["localId": ["cp"]])
+        #expect(lookup.status == 200)
+        #expect(lookup.json?["users"]?.arrayValue?.first?["email"] == "cp@example.com")
+        let update = await firebase.send("POST", client + "update", ["localId": "cp", "displayName": "CP"])
+        #expect(update.json?["displayName"] == "CP")
+        let asClient = await firebase.send(
+            "POST", client + "delete", ["localId": "cp"], query: ["key": "any"], headers: ["Host": "127.0.0.1:9099"])
+        #expect(asClient.status == 400)
+        #expect(Self.code(asClient.json) == "MISSING_ID_TOKEN")
+        #expect(try await firebase.store.account(id: AccountID("cp")) != nil)
+        let delete = await firebase.send("POST", client + "delete", ["localId": "cp"])
+        #expect(delete.status == 200)
+        #expect(try await firebase.store.account(id: AccountID("cp")) == nil)
+    }
+
     @Test func withoutBearerOwnerNothingIsDone() async throws {
         let firebase = try await Firebase()
         let refused = await firebase.send("POST", Self.accounts, ["localId": "sneaky"], headers: ["Host": "127.0.0.1:9099"])
