@@ -268,12 +268,13 @@ import Testing
 
     static func customToken(
         uid: String, issuedAt: Int64 = Int64(Date().timeIntervalSince1970), lifetime: Int64 = 3600,
-        issuer: String = TestServiceAccount.clientEmail, key: RSAPrivateKey? = nil
+        issuer: String = TestServiceAccount.clientEmail, key: RSAPrivateKey? = nil, developerClaims: JSONValue? = nil
     ) throws -> String {
-        let claims: [String: JSONValue] = [
+        var claims: [String: JSONValue] = [
             "iss": .string(issuer), "sub": .string(issuer), "aud": .string(FirebaseEndpoints.customTokenAudience),
             "iat": .int(issuedAt), "exp": .int(issuedAt + lifetime), "uid": .string(uid),
         ]
+        if let developerClaims { claims["claims"] = developerClaims }
         let header: [String: JSONValue] = ["alg": "RS256", "typ": "JWT", "kid": .string(TestServiceAccount.privateKeyID)]
         return try JWT.encode(header: header, claims: claims, sign: (try key ?? TestServiceAccount.key()).signSHA256)
     }
@@ -294,6 +295,19 @@ import Testing
         let second = await Self.iOS(broker, "verifyCustomToken", ["token": .string(token), "returnSecureToken": true])
         #expect(second.status == 200)
         #expect(second.json?["isNewUser"]?.boolValue == false)
+        // Its claims are in the session's ID tokens, refreshed ones too, never over a reserved claim.
+        let withClaims = try Self.customToken(uid: "custom-uid-1", developerClaims: ["role": "admin", "premium": true])
+        let claimed = await Self.iOS(broker, "verifyCustomToken", ["token": .string(withClaims), "returnSecureToken": true])
+        let claimedToken = try #require(claimed.json?["idToken"]?.stringValue)
+        #expect(JWKSVerification.decode(claimedToken)?.claims["role"]?.stringValue == "admin")
+        let refresh = try #require(claimed.json?["refreshToken"]?.stringValue)
+        let refreshed = await broker.firebase(
+            "POST", FirebaseEndpoints.secureTokenPath + "?key=k", json: ["grant_type": "refresh_token", "refresh_token": .string(refresh)])
+        let refreshedToken = try #require(refreshed.json?["id_token"]?.stringValue)
+        #expect(JWKSVerification.decode(refreshedToken)?.claims["premium"]?.boolValue == true)
+        #expect(try await broker.store.account(id: AccountID("custom-uid-1"))?.customClaims == nil)
+        let reserved = try Self.customToken(uid: "custom-uid-1", developerClaims: ["sub": "someone-else"])
+        #expect(Self.code(await Self.iOS(broker, "verifyCustomToken", ["token": .string(reserved)])) == "INVALID_CUSTOM_TOKEN")
         // The broker's own minted custom token works too.
         let account = try #require(try await broker.store.account(id: AccountID("custom-uid-1")))
         let minted = try #require(try broker.services.sessions.customToken(for: account))

@@ -93,6 +93,8 @@ public struct FirebaseCustomTokenVerifier: Sendable {
             guard object.keys.allSatisfy({ !reservedClaims.contains($0) }) else {
                 throw invalid("claims may not use a reserved claim name.")
             }
+            // Firebase's limit on developer claims.
+            guard JSONValue.object(object).serialized().count <= 1000 else { throw invalid("claims are over 1000 bytes.") }
             developer = object
         default: throw invalid("claims must be an object.")
         }
