@@ -38,6 +38,9 @@ public struct BrokerServices: Sendable {
     public var outboxCipher: OutboxCipher? = nil
     /// The outbox worker to wake after a commit that queued jobs (nil: its poll finds them).
     public var outbox: OutboxWorker? = nil
+    /// The Firebase service account (`firebase.serviceAccountFile`), when configured: the Firebase listener checks
+    /// custom tokens against its key.
+    public var firebaseServiceAccount: FirebaseServiceAccount? = nil
 
     /// Builds every service from a config and a store (migrated), loading the signing keys. `catalog` names the
     /// provider types config entries may use.
@@ -66,24 +69,28 @@ public struct BrokerServices: Sendable {
         }
         let keys = KeyRing(store: store, clock: clock, algorithm: .es256, tokenLifetime: config.idTokenTTL)
         try await keys.load()
-        let sessions = SessionService(
+        var sessions = SessionService(
             store: store, keys: keys, clock: clock, settings: SessionSettings(config: config), firebase: firebase)
+        sessions.firebaseProviderName = { id in providers.provider(id)?.firebaseProviderID(for: .idToken) ?? id.rawValue }
         let deletion = AccountDeletion(providers: providers, revokesFirebaseSessions: firebaseAdmin != nil, cipher: cipher)
         let accounts = try await AccountService(
             store: store, clock: clock, linkByVerifiedEmail: config.linkByVerifiedEmail, passwords: passwords,
             allowInsecurePhotoURLs: config.allowInsecureProviderURLs, revokesFirebaseSessions: firebaseAdmin != nil,
             deletion: deletion)
         let auditor = Auditor(store: store, clock: clock, logger: logger)
-        return BrokerServices(
+        var services = BrokerServices(
             config: config, providers: providers,
             signIn: SignInFlow(
                 providers: providers, accounts: accounts, sessions: sessions, auditor: auditor, metrics: metrics),
             accounts: accounts, sessions: sessions, keys: keys,
             admin: AdminService(
                 store: store, sessions: sessions, clock: clock, logger: logger,
-                revokesFirebaseSessions: firebaseAdmin != nil, deletion: deletion),
+                revokesFirebaseSessions: firebaseAdmin != nil, deletion: deletion, passwords: passwords,
+                allowInsecurePhotoURLs: config.allowInsecureProviderURLs),
             adminGate: AdminGate(token: adminToken, clock: clock), auditor: auditor, firebaseAdmin: firebaseAdmin,
             lifecycle: AccountLifecycle(store: store, clock: clock, policy: config.onUnlink, deletion: deletion), store: store, clock: clock, metrics: metrics, logger: logger, outboxCipher: cipher)
+        services.firebaseServiceAccount = serviceAccount
+        return services
     }
 }
 

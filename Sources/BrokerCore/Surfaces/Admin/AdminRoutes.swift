@@ -106,6 +106,7 @@ extension Account {
         members["disabledBy"] = disabledBy.map { .string($0.rawValue) } ?? .null
         members["customClaims"] = customClaims.flatMap { JSONValue.parse(Array($0.utf8)) } ?? .null
         members["origin"] = origin.map { .string($0.rawValue) } ?? .null
+        if let phoneNumber { members["phoneNumber"] = .string(phoneNumber) }
         members["import"] = imported.map { imported in
             .object([
                 "importedAt": .string(imported.importedAt.rfc3339), "file": .string(imported.file),

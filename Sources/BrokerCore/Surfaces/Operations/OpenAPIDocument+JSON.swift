@@ -2979,6 +2979,13 @@ extension OpenAPIDocument {
               "null"
             ]
           },
+          "phoneNumber": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The account's phone number (E.164), an attribute set through the Firebase-compatible admin API; no SMS is sent. Absent when none."
+          },
           "disabled": {
             "type": "boolean"
           },
@@ -3018,7 +3025,7 @@ extension OpenAPIDocument {
               "string",
               "null"
             ],
-            "description": "Where the account came from: `signup` (`/v1/signup`), a provider's id (its first sign-in made the account), or `import` (`broker admin import`). Kept through rehashes, exports and imports; null for accounts stored before origins were kept."
+            "description": "Where the account came from: `signup` (`/v1/signup`), a provider's id (its first sign-in made the account), `import` (`broker admin import`, or the Firebase-compatible `accounts:batchCreate`), or `admin` (created through the Firebase-compatible admin API). Kept through rehashes, exports and imports; null for accounts stored before origins were kept."
           },
           "import": {
             "oneOf": [
