@@ -12,9 +12,8 @@ public enum AESCTR {
             throw CryptoError.openSSL(.derivationFailed, "EVP_CIPHER_CTX_new failed")
         }
         defer { EVP_CIPHER_CTX_free(context) }
-        guard EVP_EncryptInit_ex(context, EVP_aes_256_ctr(), nil, key, iv) == 1 else {
-            throw CryptoError.openSSL(.derivationFailed, "AES-256-CTR setup failed")
-        }
+        try openSSLCheck(
+            EVP_EncryptInit_ex(context, EVP_aes_256_ctr(), nil, key, iv), .derivationFailed, "AES-256-CTR setup")
         guard !data.isEmpty else { return [] }
         var output = [UInt8](repeating: 0, count: data.count + 16)
         var written: Int32 = 0

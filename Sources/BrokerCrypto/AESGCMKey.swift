@@ -39,31 +39,30 @@ public struct AESGCMKey: Sendable {
             throw CryptoError.openSSL(.encodingFailed, "EVP_CIPHER_CTX_new failed")
         }
         defer { EVP_CIPHER_CTX_free(context) }
-        guard EVP_EncryptInit_ex(context, EVP_aes_256_gcm(), nil, key, nonce) == 1 else {
-            throw CryptoError.openSSL(.encodingFailed, "EVP_EncryptInit_ex failed")
-        }
+        try openSSLCheck(
+            EVP_EncryptInit_ex(context, EVP_aes_256_gcm(), nil, key, nonce), .encodingFailed, "EVP_EncryptInit_ex")
         var length: Int32 = 0
         if !associatedData.isEmpty {
-            guard EVP_EncryptUpdate(context, nil, &length, associatedData, Int32(associatedData.count)) == 1 else {
-                throw CryptoError.openSSL(.encodingFailed, "EVP_EncryptUpdate (associated data) failed")
-            }
+            try openSSLCheck(
+                EVP_EncryptUpdate(context, nil, &length, associatedData, Int32(associatedData.count)),
+                .encodingFailed, "EVP_EncryptUpdate (associated data)")
         }
         var ciphertext = [UInt8](repeating: 0, count: plaintext.count + 16)
         var written: Int32 = 0
         if !plaintext.isEmpty {
-            guard EVP_EncryptUpdate(context, &ciphertext, &written, plaintext, Int32(plaintext.count)) == 1 else {
-                throw CryptoError.openSSL(.encodingFailed, "EVP_EncryptUpdate failed")
-            }
+            try openSSLCheck(
+                EVP_EncryptUpdate(context, &ciphertext, &written, plaintext, Int32(plaintext.count)),
+                .encodingFailed, "EVP_EncryptUpdate")
         }
         var finalLength: Int32 = 0
         let finished = ciphertext.withUnsafeMutableBufferPointer { buffer in
             EVP_EncryptFinal_ex(context, buffer.baseAddress.map { $0 + Int(written) }, &finalLength)
         }
-        guard finished == 1 else { throw CryptoError.openSSL(.encodingFailed, "EVP_EncryptFinal_ex failed") }
+        try openSSLCheck(finished, .encodingFailed, "EVP_EncryptFinal_ex")
         var tag = [UInt8](repeating: 0, count: Self.tagLength)
-        guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(Self.tagLength), &tag) == 1 else {
-            throw CryptoError.openSSL(.encodingFailed, "EVP_CTRL_GCM_GET_TAG failed")
-        }
+        try openSSLCheck(
+            EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(Self.tagLength), &tag),
+            .encodingFailed, "EVP_CTRL_GCM_GET_TAG")
         return nonce + ciphertext[0..<Int(written + finalLength)] + tag
     }
 
@@ -80,25 +79,24 @@ public struct AESGCMKey: Sendable {
             throw CryptoError.openSSL(.decryptionFailed, "EVP_CIPHER_CTX_new failed")
         }
         defer { EVP_CIPHER_CTX_free(context) }
-        guard EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), nil, key, nonce) == 1 else {
-            throw CryptoError.openSSL(.decryptionFailed, "EVP_DecryptInit_ex failed")
-        }
+        try openSSLCheck(
+            EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), nil, key, nonce), .decryptionFailed, "EVP_DecryptInit_ex")
         var length: Int32 = 0
         if !associatedData.isEmpty {
-            guard EVP_DecryptUpdate(context, nil, &length, associatedData, Int32(associatedData.count)) == 1 else {
-                throw CryptoError.openSSL(.decryptionFailed, "EVP_DecryptUpdate (associated data) failed")
-            }
+            try openSSLCheck(
+                EVP_DecryptUpdate(context, nil, &length, associatedData, Int32(associatedData.count)),
+                .decryptionFailed, "EVP_DecryptUpdate (associated data)")
         }
         var plaintext = [UInt8](repeating: 0, count: ciphertext.count + 16)
         var written: Int32 = 0
         if !ciphertext.isEmpty {
-            guard EVP_DecryptUpdate(context, &plaintext, &written, ciphertext, Int32(ciphertext.count)) == 1 else {
-                throw CryptoError.openSSL(.decryptionFailed, "EVP_DecryptUpdate failed")
-            }
+            try openSSLCheck(
+                EVP_DecryptUpdate(context, &plaintext, &written, ciphertext, Int32(ciphertext.count)),
+                .decryptionFailed, "EVP_DecryptUpdate")
         }
-        guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagLength), &tag) == 1 else {
-            throw CryptoError.openSSL(.decryptionFailed, "EVP_CTRL_GCM_SET_TAG failed")
-        }
+        try openSSLCheck(
+            EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagLength), &tag),
+            .decryptionFailed, "EVP_CTRL_GCM_SET_TAG")
         var finalLength: Int32 = 0
         let verified = plaintext.withUnsafeMutableBufferPointer { buffer in
             EVP_DecryptFinal_ex(context, buffer.baseAddress.map { $0 + Int(written) }, &finalLength)

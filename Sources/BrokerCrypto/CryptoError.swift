@@ -42,3 +42,10 @@ extension CryptoError {
         return CryptoError(code: code, message: message)
     }
 }
+
+/// Checks the result of an OpenSSL call that returns 1 on success: any other result throws `code`, naming `call`
+/// and OpenSSL's first queued reason (the calling thread's error queue is emptied, so a stale error never shows up
+/// as the reason for another).
+func openSSLCheck(_ result: Int32, _ code: CryptoError.Code, _ call: @autoclosure () -> String) throws(CryptoError) {
+    guard result == 1 else { throw CryptoError.openSSL(code, "\(call()) failed") }
+}

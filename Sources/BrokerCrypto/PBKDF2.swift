@@ -22,7 +22,7 @@ public enum PBKDF2 {
                 }
             }
         }
-        guard status == 1 else { throw CryptoError.openSSL(.derivationFailed, "PBKDF2 failed") }
+        try openSSLCheck(status, .derivationFailed, "PBKDF2")
         return output
     }
 }

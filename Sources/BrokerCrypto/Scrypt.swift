@@ -38,7 +38,7 @@ public enum Scrypt {
                 }
             }
         }
-        guard status == 1 else { throw CryptoError.openSSL(.derivationFailed, "scrypt failed") }
+        try openSSLCheck(status, .derivationFailed, "scrypt")
         return output
     }
 }

@@ -58,6 +58,9 @@ extension FirebaseImporterTests {
         ) async throws {
             try await store.delete(id: id, options: options, enqueuingFor: jobs)
         }
+        func consume(_ mark: SingleUseMark) async throws {
+            try await store.consume(mark)
+        }
     }
 
     static func users(_ count: Int) -> [String] {

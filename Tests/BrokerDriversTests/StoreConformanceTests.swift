@@ -284,6 +284,34 @@ struct StoreConformanceTests {
     // MARK: - Single-use marks
 
     @Test(arguments: StoreBackend.enabled)
+    func aDeletionConsumesItsMarkAndAMarkCanBeRecordedAlone(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            let mark = SingleUseMark(key: "webhook-jti", expiresAt: fixture.clock.now + 600)
+            let alice = Self.account("alice", identities: [Self.identity("apple", "a-1")])
+            let bob = Self.account("bob", identities: [Self.identity("apple", "b-1")])
+            try await store.create(alice)
+            try await store.create(bob)
+            try await store.delete(id: alice.id, options: AccountWriteOptions(consuming: mark))
+            #expect(try await store.account(id: alice.id) == nil)
+            // The mark is taken: a second deletion with it deletes nothing.
+            await expectStoreError(.alreadyUsed) {
+                try await store.delete(id: bob.id, options: AccountWriteOptions(consuming: mark))
+            }
+            #expect(try await store.account(id: bob.id) == bob)
+            await expectStoreError(.alreadyUsed) { try await store.consume(mark) }
+
+            let alone = SingleUseMark(key: "webhook-jti-2", expiresAt: fixture.clock.now + 600)
+            try await store.consume(alone)
+            await expectStoreError(.alreadyUsed) { try await store.consume(alone) }
+            await expectStoreError(.alreadyUsed) {
+                _ = try await store.update(id: bob.id, options: AccountWriteOptions(consuming: alone)) { $0.displayName = "B" }
+            }
+            #expect(try await store.account(id: bob.id) == bob)
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
     func singleUseMarkIsConsumedOnce(backend: StoreBackend) async throws {
         try await withStore(backend) { fixture in
             let store = fixture.store

@@ -73,10 +73,12 @@ public struct AccountLifecycle: ProviderLifecycle {
 
     /// The user stopped using `provider` with the app. False when the account changed meanwhile (decide again).
     func userLeft(_ provider: ProviderID, _ subject: String, mark: SingleUseMark?, requestID: String) async throws -> Bool {
-        guard let account = try await store.account(provider: provider, subject: subject) else { return true }
+        guard let account = try await store.account(provider: provider, subject: subject) else {
+            return try await nothingLinked(mark)
+        }
         if policy == .delete, Self.isOnlyWayIn(provider, to: account) {
             return try await delete(
-                account.id, leaving: provider, subject, requestID: requestID,
+                account.id, leaving: provider, subject, mark: mark, requestID: requestID,
                 recording: [
                     event("consent_revoked", provider, uid: account.id, requestID: requestID),
                     event("delete", provider, uid: account.id, requestID: requestID),
@@ -107,9 +109,8 @@ public struct AccountLifecycle: ProviderLifecycle {
                     stored.disabledBy = provider
                 }
             }
-            // Nil: unlinked meanwhile; nothing is left to do.
-            _ = updated
-            return true
+            // Nil: unlinked meanwhile; nothing is left to do but remember the event.
+            return updated == nil ? try await nothingLinked(mark) : true
         } catch is AccountChanged {
             return false
         }
@@ -117,10 +118,12 @@ public struct AccountLifecycle: ProviderLifecycle {
 
     /// The provider account is gone: unlink it, or delete the account it was the only way in to.
     func accountGone(_ provider: ProviderID, _ subject: String, mark: SingleUseMark?, requestID: String) async throws -> Bool {
-        guard let account = try await store.account(provider: provider, subject: subject) else { return true }
+        guard let account = try await store.account(provider: provider, subject: subject) else {
+            return try await nothingLinked(mark)
+        }
         if Self.isOnlyWayIn(provider, to: account) {
             return try await delete(
-                account.id, leaving: provider, subject, requestID: requestID,
+                account.id, leaving: provider, subject, mark: mark, requestID: requestID,
                 recording: [
                     event("provider_account_deleted", provider, uid: account.id, requestID: requestID),
                     event("delete", provider, uid: account.id, requestID: requestID),
@@ -133,11 +136,11 @@ public struct AccountLifecycle: ProviderLifecycle {
                 event("unlink", provider, uid: account.id, requestID: requestID),
             ])
         do {
-            _ = try await store.update(linkedTo: provider, subject: subject, options: options) { stored in
+            let updated = try await store.update(linkedTo: provider, subject: subject, options: options) { stored in
                 guard stored.id == account.id, !Self.isOnlyWayIn(provider, to: stored) else { throw AccountChanged() }
                 stored.identities.removeAll { $0.provider == provider && $0.subject == subject }
             }
-            return true
+            return updated == nil ? try await nothingLinked(mark) : true
         } catch is AccountChanged {
             return false
         }
@@ -149,7 +152,7 @@ public struct AccountLifecycle: ProviderLifecycle {
     ) async throws -> Bool {
         let options = AccountWriteOptions(
             consuming: mark, recording: [event(enabled ? "email_enabled" : "email_disabled", provider, uid: nil, requestID: requestID)])
-        _ = try await store.update(linkedTo: provider, subject: subject, options: options) { stored in
+        let updated = try await store.update(linkedTo: provider, subject: subject, options: options) { stored in
             for index in stored.identities.indices
             where stored.identities[index].provider == provider && stored.identities[index].subject == subject {
                 if !enabled {
@@ -159,19 +162,20 @@ public struct AccountLifecycle: ProviderLifecycle {
                 }
             }
         }
-        return true
+        return updated == nil ? try await nothingLinked(mark) : true
     }
 
     /// Deletes `uid` when `provider` is still its only way in, recording `recording` and queuing what
     /// ``AccountDeletion`` asks of the account's other parties, but nothing of `provider` (its user already left).
     /// False when the account changed meanwhile; true when it is gone.
     func delete(
-        _ uid: AccountID, leaving provider: ProviderID, _ subject: String, requestID: String, recording: [AuditEvent]
+        _ uid: AccountID, leaving provider: ProviderID, _ subject: String, mark: SingleUseMark?, requestID: String,
+        recording: [AuditEvent]
     ) async throws -> Bool {
         let now = clock.now
         let deletion = deletion
         do {
-            try await store.delete(id: uid, options: AccountWriteOptions(recording: recording)) { stored in
+            try await store.delete(id: uid, options: AccountWriteOptions(consuming: mark, recording: recording)) { stored in
                 guard Self.isOnlyWayIn(provider, to: stored),
                     stored.identities.contains(where: { $0.provider == provider && $0.subject == subject })
                 else { throw AccountChanged() }
@@ -183,8 +187,15 @@ public struct AccountLifecycle: ProviderLifecycle {
         } catch is AccountChanged {
             return false
         } catch let error as AccountStoreError where error.code == .notFound {
-            return true
+            return try await nothingLinked(mark)
         }
+    }
+
+    /// The event found no account to change: remember its mark all the same, so a replay after the identity signs
+    /// up again changes nothing. True: the event is done.
+    func nothingLinked(_ mark: SingleUseMark?) async throws -> Bool {
+        if let mark { try await store.consume(mark) }
+        return true
     }
 }
 

@@ -105,7 +105,7 @@ public struct AccountService: Sendable {
     /// The audit trail of a sign-in through `provider` that made `change` to `uid`: the link or takeover,
     /// then the sign-in itself, to be recorded in the sign-in's transaction. None without a request id.
     func signInEvents(
-        _ change: SignInOutcome.Change, uid: AccountID?, provider: ProviderID, requestID: String?
+        _ change: SignInOutcome.Change, uid: AccountID?, provider: ProviderID, requestID: String?, enabling: Bool = false
     ) -> [AuditEvent] {
         guard let requestID else { return [] }
         let now = clock.now
@@ -115,6 +115,7 @@ public struct AccountService: Sendable {
                 requestID: requestID)
         }
         switch change {
+        case .none where enabling: return [event("enable", actor: .system), event("sign_in")]
         case .none: return [event("sign_in")]
         case .created: return [event("sign_in", outcome: "created")]
         case .linked: return [event("link"), event("sign_in")]
@@ -124,48 +125,66 @@ public struct AccountService: Sendable {
 
     /// The options of a sign-in's write: its single-use mark, its session, and the events of `change` (a nil
     /// `uid` leaves the store to stamp them with the account's).
-    func signInOptions(_ signIn: SignInAttempt, _ change: SignInOutcome.Change, uid: AccountID?) -> AccountWriteOptions {
+    func signInOptions(
+        _ signIn: SignInAttempt, _ change: SignInOutcome.Change, uid: AccountID?, enabling: Bool = false
+    ) -> AccountWriteOptions {
         AccountWriteOptions(
             consuming: signIn.verified.singleUse, issuing: signIn.session,
-            recording: signInEvents(change, uid: uid, provider: signIn.identity.provider, requestID: signIn.requestID))
+            recording: signInEvents(
+                change, uid: uid, provider: signIn.identity.provider, requestID: signIn.requestID, enabling: enabling))
     }
 
     /// Signs in to the account the identity is linked to, if any, finding it inside the sign-in's transaction
     /// (refused when it is disabled); nil, with nothing written, when the identity is linked to no account.
-    func signInLinked(_ signIn: SignInAttempt) async throws -> SignInOutcome? {
+    func signInLinked(_ signIn: SignInAttempt, enabling: Bool = false) async throws -> SignInOutcome? {
         let identity = signIn.identity
         let now = clock.now
         // The uid is not known before the transaction: the store stamps the events with it.
-        let options = signInOptions(signIn, .none, uid: nil)
+        let options = signInOptions(signIn, .none, uid: nil, enabling: enabling)
         let token = signIn.verified.providerToken
         do {
             let account = try await store.update(linkedTo: identity.provider, subject: identity.subject, options: options) {
                 account in
-                try account.admitSignIn(through: identity.provider)
+                try account.admitSignIn(through: identity.provider, enabling: enabling)
                 account.lastSignInAt = now
                 account.keepProviderToken(token, for: identity)
             }
             return account.map { SignInOutcome(account: $0, change: .none) }
         } catch let error as AccountStoreError where error.code == .alreadyUsed {
             throw TokenError(.replayed)
+        } catch is SignInEnables where !enabling {
+            return try await signInLinked(signIn, enabling: true)
         }
     }
 
     /// Records a sign-in to a linked account (refused when it is disabled).
-    func signInExisting(_ account: Account, signIn: SignInAttempt) async throws -> SignInOutcome {
+    func signInExisting(_ account: Account, signIn: SignInAttempt, enabling: Bool = false) async throws -> SignInOutcome {
         let identity = signIn.identity
         let now = clock.now
-        let options = signInOptions(signIn, .none, uid: account.id)
+        let options = signInOptions(signIn, .none, uid: account.id, enabling: enabling)
         let token = signIn.verified.providerToken
-        let updated = try await store.update(id: account.id, options: options) { account in
-            try account.admitSignIn(through: identity.provider)
-            // Still linked? (A takeover may have unlinked it since the look-up: then decide again.)
-            guard account.identities.contains(where: { $0.provider == identity.provider && $0.subject == identity.subject })
-            else { throw AccountStoreError(.notFound, "identity unlinked") }
-            account.lastSignInAt = now
-            account.keepProviderToken(token, for: identity)
+        let updated: Account
+        do {
+            updated = try await store.update(id: account.id, options: options) { account in
+                try Self.signInChange(&account, identity: identity, token: token, now: now, enabling: enabling)
+            }
+        } catch is SignInEnables where !enabling {
+            return try await signInExisting(account, signIn: signIn, enabling: true)
         }
         return SignInOutcome(account: updated, change: .none)
+    }
+
+    /// A returning sign-in's change to a linked account: admitted (see ``Account/admitSignIn(through:enabling:)``),
+    /// still linked to `identity`, its last sign-in and the provider's token kept.
+    static func signInChange(
+        _ account: inout Account, identity: ExternalIdentity, token: String?, now: Date, enabling: Bool
+    ) throws {
+        try account.admitSignIn(through: identity.provider, enabling: enabling)
+        // Still linked? (A takeover may have unlinked it since the look-up: then decide again.)
+        guard account.identities.contains(where: { $0.provider == identity.provider && $0.subject == identity.subject })
+        else { throw AccountStoreError(.notFound, "identity unlinked") }
+        account.lastSignInAt = now
+        account.keepProviderToken(token, for: identity)
     }
 
     /// Carries out `decision` for `signIn`, whose identity is linked to no account: the general rules of

@@ -98,6 +98,7 @@ public struct FirebaseImporter: Sendable {
         var uids: Set<String> = []
         var emails: Set<String> = []
         var identities: Set<String> = []
+        var phones: Set<String> = []
         for index in 0..<export.count {
             let plan: FirebaseImportPlan
             do {
@@ -119,6 +120,8 @@ public struct FirebaseImporter: Sendable {
                     "DUPLICATE_EMAIL: email repeats an earlier user"
                 } else if keys.contains(where: identities.contains) {
                     "DUPLICATE_IDENTITY: providerUserInfo repeats an earlier user's identity"
+                } else if let phone = account.phoneNumber, phones.contains(phone) {
+                    "DUPLICATE_PHONE_NUMBER: phoneNumber repeats an earlier user"
                 } else { nil }
             if let reason {
                 failed.append(Failure(index: index, uid: account.id.rawValue, reason: reason))
@@ -127,6 +130,7 @@ public struct FirebaseImporter: Sendable {
             uids.insert(account.id.rawValue)
             if let email = account.email { emails.insert(email.lowercased()) }
             identities.formUnion(keys)
+            if let phone = account.phoneNumber { phones.insert(phone) }
         }
         return Check(failed: failed, total: export.count)
     }
@@ -196,6 +200,7 @@ public struct FirebaseImporter: Sendable {
                     case .imported: .imported
                     case .unchanged: .unchanged
                     case .emailTaken: .refused(Self.emailTaken)
+                    case .phoneNumberTaken: .refused(Self.phoneNumberTaken)
                     case .identityTaken(let provider): .refused(Self.identityTaken(provider))
                     }
                 }
@@ -209,6 +214,7 @@ public struct FirebaseImporter: Sendable {
     }
 
     private static let emailTaken = "EMAIL_EXISTS: the email belongs to another user"
+    private static let phoneNumberTaken = "PHONE_NUMBER_EXISTS: the phone number belongs to another user"
     private static func identityTaken(_ provider: ProviderID) -> String {
         "IDENTITY_EXISTS: the \(provider.rawValue) identity belongs to another user"
     }
@@ -230,6 +236,11 @@ public struct FirebaseImporter: Sendable {
         if try await store.account(id: account.id) != nil { return .unchanged }
         if let email = account.email, let owner = try await store.account(email: email), owner.id != account.id {
             return .refused(Self.emailTaken)
+        }
+        if let phone = account.phoneNumber, let owner = try await (store as? any AccountQuerying)?.account(phoneNumber: phone),
+            owner.id != account.id
+        {
+            return .refused(Self.phoneNumberTaken)
         }
         for identity in account.identities {
             if let owner = try await store.account(provider: identity.provider, subject: identity.subject),

@@ -140,9 +140,9 @@ public protocol AccountStore: Sendable {
         linkedTo provider: ProviderID, subject: String, options: AccountWriteOptions,
         _ body: @escaping @Sendable (inout Account) throws -> Void
     ) async throws -> Account?
-    /// Deletes the account, its identities and its sessions, appending `options.recording` to the audit log
-    /// and queuing `options.enqueuing` (a provider's revocation) in the same transaction; the
-    /// other options do not apply (the sessions go with the account).
+    /// Deletes the account, its identities and its sessions, consuming `options.consuming`, appending
+    /// `options.recording` to the audit log and queuing `options.enqueuing` (a provider's revocation) in the same
+    /// transaction; the other options do not apply (the sessions go with the account).
     func delete(id: AccountID, options: AccountWriteOptions) async throws
     /// Like ``delete(id:options:)``, also queuing the jobs `jobs` derives from the account as it stood inside
     /// the transaction (what its linked providers are asked to do: ``AccountDeletion``); `jobs` throwing
@@ -151,6 +151,9 @@ public protocol AccountStore: Sendable {
         id: AccountID, options: AccountWriteOptions,
         enqueuingFor jobs: @escaping @Sendable (Account) throws -> [OutboxJob]
     ) async throws
+    /// Records `mark` alone, changing no account (a provider's event about an identity no account holds, so a
+    /// replay of it finds the mark even after that identity signs up); `alreadyUsed` if it was recorded before.
+    func consume(_ mark: SingleUseMark) async throws
 }
 
 extension AccountStore {

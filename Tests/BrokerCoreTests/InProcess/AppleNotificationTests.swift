@@ -62,6 +62,29 @@ import Testing
         let back = try await Self.signIn(broker, subject: "apple-n-1")
         #expect(back.status == 200)
         #expect(try await broker.store.account(id: uid)?.disabled == false)
+        // Newest first: the sign-in, and the enable it caused, written with it.
+        let trail = try await broker.store.auditEvents(uid: uid, before: nil, limit: 10)
+        #expect(trail.prefix(2).map(\.action) == ["sign_in", "enable"])
+        #expect(trail[1].actor == .system && trail[1].provider == "apple")
+        #expect(trail.filter { $0.action == "enable" }.count == 1)
+    }
+
+    @Test func theAdminViewShowsWhichProviderDisabledTheAccountUntilItsNextSignIn() async throws {
+        let token = "an-admin-token-of-32-characters!"
+        let broker = try await InProcessBroker.start(adminToken: token)
+        let admin = ["Authorization": "Bearer " + token]
+        let (uid, _) = try await Self.session(broker, subject: "apple-n-12")
+        #expect(await broker.get("/admin/v1/users/\(uid)", headers: admin).json?["disabledBy"] == .null)
+        let body = try broker.stubs.appleNotification(type: "consent-revoked", subject: "apple-n-12")
+        #expect(await Self.deliver(broker, body).status == 200)
+        let disabled = await broker.get("/admin/v1/users/\(uid)", headers: admin)
+        #expect(disabled.status == 200)
+        #expect(disabled.json?["disabled"] == .bool(true))
+        #expect(disabled.json?["disabledBy"]?.stringValue == "apple")
+        #expect(try await Self.signIn(broker, subject: "apple-n-12").status == 200)
+        let back = await broker.get("/admin/v1/users/\(uid)", headers: admin)
+        #expect(back.json?["disabled"] == .bool(false))
+        #expect(back.json?["disabledBy"] == .null)
     }
 
     @Test func consentRevokedWithOnUnlinkDeleteDeletes() async throws {
@@ -170,6 +193,31 @@ import Testing
         let again = try broker.stubs.appleNotification(type: "consent-revoked", subject: "apple-n-8", jti: "jti-once")
         #expect(await Self.deliver(broker, again).status == 200)
         #expect(try await broker.store.account(id: uid)?.disabled == false)
+    }
+
+    @Test func aReplayedDeletionDoesNotDeleteTheAccountTheUserMadeSince() async throws {
+        let broker = try await Self.start()
+        let (gone, _) = try await Self.session(broker, subject: "apple-n-10")
+        let body = try broker.stubs.appleNotification(type: "account-delete", subject: "apple-n-10", jti: "jti-delete")
+        #expect(await Self.deliver(broker, body).status == 200)
+        #expect(try await broker.store.account(id: gone) == nil)
+        // The same Apple user signs up again; the replayed deletion finds the jti and leaves the new account be.
+        let (uid, idToken) = try await Self.session(broker, subject: "apple-n-10")
+        #expect(uid != gone)
+        #expect(await Self.deliver(broker, body).status == 200)
+        #expect(try await broker.store.account(id: uid) != nil)
+        #expect(await Self.me(broker, idToken).status == 200)
+    }
+
+    @Test func aNotificationForNoAccountIsRememberedSoItsReplayChangesNothingLater() async throws {
+        let broker = try await Self.start()
+        let body = try broker.stubs.appleNotification(type: "consent-revoked", subject: "apple-n-11", jti: "jti-early")
+        #expect(await Self.deliver(broker, body).status == 200)
+        // The notification found nobody; the user signs up afterwards, and a replay must not disable them.
+        let (uid, idToken) = try await Self.session(broker, subject: "apple-n-11")
+        #expect(await Self.deliver(broker, body).status == 200)
+        #expect(try await broker.store.account(id: uid)?.disabled == false)
+        #expect(await Self.me(broker, idToken).status == 200)
     }
 
     @Test func scriptsGetSignedNotificationsAndKakaoCallbacksFromTheStubsControlRoutes() async throws {

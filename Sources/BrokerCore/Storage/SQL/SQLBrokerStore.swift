@@ -110,8 +110,9 @@ public final class SQLBrokerStore: BrokerStore {
         return try asStored(changed)
     }
 
-    /// Deletes the account, its identities and its refresh tokens, recording `options.recording` and queuing
-    /// `options.enqueuing` in the same transaction; `notFound` (and no change) if absent.
+    /// Deletes the account, its identities and its refresh tokens, consuming `options.consuming`, recording
+    /// `options.recording` and queuing `options.enqueuing` in the same transaction; `notFound` (and no change) if
+    /// absent.
     public func delete(id: AccountID, options: AccountWriteOptions) async throws {
         try await delete(id: id, options: options, enqueuingFor: { _ in [] })
     }
@@ -128,6 +129,7 @@ public final class SQLBrokerStore: BrokerStore {
             guard let account = try Self.loadAccount(in: connection, sql: Self.selectAccountByID, [uid]) else {
                 throw AccountStoreError(.notFound, "no account \(id)")
             }
+            try Self.consume(options.consuming, now: now, in: connection)
             let enqueuing = options.enqueuing + (try jobs(account))
             try connection.execute("DELETE FROM refresh_tokens WHERE uid = ?", [uid])
             try connection.execute("DELETE FROM identities WHERE uid = ?", [uid])
@@ -137,5 +139,11 @@ public final class SQLBrokerStore: BrokerStore {
             let tail = AccountWriteOptions(recording: options.recording, enqueuing: enqueuing)
             try Self.applyWriteOptions(tail, uid: id, now: now, in: connection)
         }
+    }
+
+    /// Records `mark` alone in its own transaction; `alreadyUsed` if it was recorded before.
+    public func consume(_ mark: SingleUseMark) async throws {
+        let now = clock.now
+        try await write { connection in try Self.consume(mark, now: now, in: connection) }
     }
 }

@@ -99,11 +99,14 @@ extension Account {
     /// The account as administrators see it: the user plus its custom claims, its origin (`signup`, a
     /// provider's id, `import`; null for accounts stored before origins were kept) and, for an imported
     /// account, `import`: when, from which file and index, and the identities kept under their Firebase
-    /// provider names (never in `identities`, never used to sign in).
+    /// provider names (never in `identities`, never used to sign in); `disabledBy`, the provider whose "the user
+    /// left" event disabled the account (its next sign-in there enables it again), null otherwise.
     public var adminJSON: JSONValue {
         guard case .object(var members) = json else { return json }
+        members["disabledBy"] = disabledBy.map { .string($0.rawValue) } ?? .null
         members["customClaims"] = customClaims.flatMap { JSONValue.parse(Array($0.utf8)) } ?? .null
         members["origin"] = origin.map { .string($0.rawValue) } ?? .null
+        if let phoneNumber { members["phoneNumber"] = .string(phoneNumber) }
         members["import"] = imported.map { imported in
             .object([
                 "importedAt": .string(imported.importedAt.rfc3339), "file": .string(imported.file),

@@ -9,9 +9,19 @@ extension FirebaseSurface {
         routes.addClient("accounts:signInWithCustomToken", legacy: "verifyCustomToken") {
             try await signInWithCustomToken($0)
         }
-        routes.addClient("accounts:lookup", legacy: "getAccountInfo") { try await lookup($0) }
-        routes.addClient("accounts:update", legacy: "setAccountInfo") { try await update($0) }
-        routes.addClient("accounts:delete", legacy: "deleteAccount") { try await deleteAccount($0) }
+        // As admin (`Bearer owner`, no `idToken`) these answer as the project paths do (adminOnClientPath).
+        routes.addClient("accounts:lookup", legacy: "getAccountInfo") { call in
+            if let answer = try await adminOnClientPath("lookup", call) { return answer }
+            return try await lookup(call)
+        }
+        routes.addClient("accounts:update", legacy: "setAccountInfo") { call in
+            if let answer = try await adminOnClientPath("update", call) { return answer }
+            return try await update(call)
+        }
+        routes.addClient("accounts:delete", legacy: "deleteAccount") { call in
+            if let answer = try await adminOnClientPath("delete", call) { return answer }
+            return try await deleteAccount(call)
+        }
         routes.add("POST", FirebaseEndpoints.secureTokenPath, access: .client) { try await refresh($0) }
     }
 

@@ -2948,7 +2948,8 @@ extension OpenAPIDocument {
           "identities",
           "customClaims",
           "origin",
-          "import"
+          "import",
+          "disabledBy"
         ],
         "description": "An account as administrators see it: the user plus its custom claims.",
         "properties": {
@@ -2978,6 +2979,13 @@ extension OpenAPIDocument {
               "null"
             ]
           },
+          "phoneNumber": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The account's phone number (E.164), an attribute set through the Firebase-compatible admin API; no SMS is sent. Absent when none."
+          },
           "disabled": {
             "type": "boolean"
           },
@@ -3005,12 +3013,19 @@ extension OpenAPIDocument {
             ],
             "description": "Claims added to the user's tokens."
           },
+          "disabledBy": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The provider whose event (the user left it: Apple's consent-revoked, Kakao's unlink) disabled the account; that provider's next sign-in enables it again. Null when the account is enabled or an administrator disabled it."
+          },
           "origin": {
             "type": [
               "string",
               "null"
             ],
-            "description": "Where the account came from: `signup` (`/v1/signup`), a provider's id (its first sign-in made the account), or `import` (`broker admin import`). Kept through rehashes, exports and imports; null for accounts stored before origins were kept."
+            "description": "Where the account came from: `signup` (`/v1/signup`), a provider's id (its first sign-in made the account), `import` (`broker admin import`, or the Firebase-compatible `accounts:batchCreate`), or `admin` (created through the Firebase-compatible admin API). Kept through rehashes, exports and imports; null for accounts stored before origins were kept."
           },
           "import": {
             "oneOf": [
