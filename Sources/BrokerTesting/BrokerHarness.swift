@@ -31,6 +31,9 @@ public final class BrokerHarness: @unchecked Sendable {
     public let logs: MemoryLogSink
     /// The temporary directory holding the database.
     public let directory: URL
+    /// `http://127.0.0.1:<port>` of the Firebase-compatible listener, when started with `firebase: true`.
+    public let firebaseURL: String?
+    private let firebaseServer: MicroHTTPDServer?
     private let client: CurlHTTPClient
     private let providerClient: CurlHTTPClient
     private let stubServer: MicroHTTPDServer
@@ -40,8 +43,10 @@ public final class BrokerHarness: @unchecked Sendable {
     private init(
         stubs: StubProviders, store: SQLBrokerStore, services: BrokerServices, baseURL: String, logs: MemoryLogSink,
         directory: URL, client: CurlHTTPClient, providerClient: CurlHTTPClient, stubServer: MicroHTTPDServer,
-        brokerServer: MicroHTTPDServer, database: SQLiteDatabase
+        brokerServer: MicroHTTPDServer, database: SQLiteDatabase, firebaseURL: String?, firebaseServer: MicroHTTPDServer?
     ) {
+        self.firebaseURL = firebaseURL
+        self.firebaseServer = firebaseServer
         self.stubs = stubs
         self.store = store
         self.services = services
@@ -56,9 +61,10 @@ public final class BrokerHarness: @unchecked Sendable {
     }
 
     /// Starts stubs and broker. `configure` edits the generated config; `serviceAccount` adds a Firebase
-    /// service account so sessions carry custom tokens.
+    /// service account so sessions carry custom tokens. `firebase` also starts the Firebase-compatible listener
+    /// on its own loopback port (``firebaseURL``), serving only the Firebase surface.
     public static func start(
-        serviceAccount: Bool = false, kakaoMapping: String = "link", linkByVerifiedEmail: Bool = false,
+        serviceAccount: Bool = false, firebase: Bool = false, kakaoMapping: String = "link", linkByVerifiedEmail: Bool = false,
         appleNonce: String = "required", clock: any Clock = SystemClock(), adminToken: String? = nil,
         configure: @Sendable (JSONValue) -> JSONValue = { $0 }
     ) async throws -> BrokerHarness {
@@ -90,15 +96,34 @@ public final class BrokerHarness: @unchecked Sendable {
             config: config, store: store, httpClient: providerClient, passwords: MigratingPasswordHasher(),
             adminToken: adminToken, clock: clock, logger: Logger(sink: logs))
         box.app = BrokerApp(services: services)
+        var firebaseURL: String?
+        var firebaseServer: MicroHTTPDServer?
+        if firebase {
+            let server = MicroHTTPDServer()
+            let firebaseBox = AppBox()
+            let firebasePort = try server.start(host: "127.0.0.1", port: 0, maxBodyBytes: 64 * 1024) { request in
+                guard let app = firebaseBox.app else { return APIError(503, "STARTING", "Starting.").response }
+                return await app.handle(request)
+            }
+            firebaseBox.app = BrokerApp(
+                services: services,
+                surfaces: [
+                    FirebaseSurface(
+                        services: services, listener: FirebaseSurface.Listener(host: "127.0.0.1", port: firebasePort))
+                ])
+            firebaseURL = "http://127.0.0.1:\(firebasePort)"
+            firebaseServer = server
+        }
         return BrokerHarness(
             stubs: stubs, store: store, services: services, baseURL: baseURL, logs: logs, directory: directory,
             client: try CurlHTTPClient(), providerClient: providerClient, stubServer: stubServer,
-            brokerServer: brokerServer, database: database)
+            brokerServer: brokerServer, database: database, firebaseURL: firebaseURL, firebaseServer: firebaseServer)
     }
 
     /// Stops everything and removes the temporary directory.
     public func stop() async {
         await brokerServer.shutdown()
+        await firebaseServer?.shutdown()
         await stubs.stop()
         await client.shutdown()
         await providerClient.shutdown()
@@ -115,6 +140,19 @@ public final class BrokerHarness: @unchecked Sendable {
         if json != nil { allHeaders.append(("Content-Type", "application/json")) }
         let response = try await client.send(
             HTTPClientRequest(method: method, url: baseURL + path, headers: allHeaders, body: bytes, timeout: 30))
+        return TestResponse(status: response.status, headers: response.headers, body: response.body)
+    }
+
+    /// Sends a request to the Firebase-compatible listener (start the harness with `firebase: true`).
+    public func firebase(
+        _ method: String, _ path: String, json: JSONValue? = nil, body: [UInt8]? = nil, headers: [String: String] = [:]
+    ) async throws -> TestResponse {
+        guard let firebaseURL else { throw HTTPClientError(.connectionFailed) }
+        var allHeaders = headers.map { (name: $0.key, value: $0.value) }
+        let bytes = body ?? json?.serialized() ?? []
+        if json != nil { allHeaders.append(("Content-Type", "application/json")) }
+        let response = try await client.send(
+            HTTPClientRequest(method: method, url: firebaseURL + path, headers: allHeaders, body: bytes, timeout: 30))
         return TestResponse(status: response.status, headers: response.headers, body: response.body)
     }
 

@@ -15,9 +15,12 @@ public final class InProcessBroker: Sendable {
     /// The broker's log lines.
     public let logs: MemoryLogSink
     private let app: BrokerApp
+    private let firebaseApp: BrokerApp
 
     /// The base URL the generated config gives the stubs; calls to it never leave the process.
     public static let stubsBaseURL = "http://stubs.in-process"
+    /// The address the in-process Firebase listener pretends to be bound to (its `Host` check accepts it).
+    public static let firebaseListener = FirebaseSurface.Listener(host: "127.0.0.1", port: 9099)
 
     private init(stubs: StubProviders, store: MemoryBrokerStore, services: BrokerServices, logs: MemoryLogSink) {
         self.stubs = stubs
@@ -25,6 +28,8 @@ public final class InProcessBroker: Sendable {
         self.services = services
         self.logs = logs
         app = BrokerApp(services: services)
+        firebaseApp = BrokerApp(
+            services: services, surfaces: [FirebaseSurface(services: services, listener: InProcessBroker.firebaseListener)])
     }
 
     /// Builds the app on a config pointing at in-process stubs; `configure` edits that config. `lifecycle` replaces
@@ -81,6 +86,27 @@ public final class InProcessBroker: Sendable {
         var lowered: [String: String] = [:]
         for (name, value) in response.headers { lowered[name.lowercased()] = value }
         return TestResponse(status: response.status, headers: lowered, body: response.body)
+    }
+
+    /// Sends a request to the Firebase-compatible listener's app (contract section 11), with
+    /// `Host: 127.0.0.1:9099` unless `headers` name another (case-insensitively).
+    public func firebase(
+        _ method: String, _ path: String, json: JSONValue? = nil, body: [UInt8]? = nil, headers: [String: String] = [:]
+    ) async -> TestResponse {
+        var allHeaders = headers
+        if json != nil { allHeaders["Content-Type"] = "application/json" }
+        if !allHeaders.keys.contains(where: { $0.lowercased() == "host" }) { allHeaders["Host"] = "127.0.0.1:9099" }
+        let (bare, query) = InProcessStubClient.split(path)
+        let response = await firebaseApp.handle(
+            HTTPRequest(method: method, path: bare, query: query, headers: allHeaders, body: body ?? json?.serialized() ?? []))
+        var lowered: [String: String] = [:]
+        for (name, value) in response.headers { lowered[name.lowercased()] = value }
+        return TestResponse(status: response.status, headers: lowered, body: response.body)
+    }
+
+    /// `POST path` with a JSON body to the Firebase-compatible listener's app.
+    public func firebasePost(_ path: String, _ json: JSONValue, headers: [String: String] = [:]) async -> TestResponse {
+        await firebase("POST", path, json: json, headers: headers)
     }
 
     /// `POST path` with a JSON body.

@@ -46,6 +46,31 @@ enum ServeCommand {
         let port = try server.start(host: options.host, port: options.port, maxBodyBytes: 64 * 1024) { request in
             await app.handle(request)
         }
+        // The Firebase-compatible listener (contract section 11): its own server and port, serving only the
+        // Firebase surface (and the Firebase routes are on no other listener).
+        let firebase = config.firebaseCompat
+        var firebaseServer: MicroHTTPDServer?
+        if firebase.enabled {
+            let firebaseApp = BrokerApp(
+                services: services,
+                surfaces: [
+                    FirebaseSurface(
+                        services: services,
+                        listener: FirebaseSurface.Listener(host: firebase.host, port: firebase.port == 0 ? nil : firebase.port))
+                ])
+            let server = MicroHTTPDServer(limits: config.serverLimits, trustedProxies: config.trustedProxies)
+            let firebasePort = try server.start(host: firebase.host, port: firebase.port, maxBodyBytes: 64 * 1024) {
+                request in await firebaseApp.handle(request)
+            }
+            firebaseServer = server
+            logger.info(
+                "listening (Firebase-compatible)",
+                metadata: [
+                    "host": .string(firebase.host), "port": .integer(firebasePort),
+                    "emulatorHost": "\(firebase.host.contains(":") ? "[\(firebase.host)]" : firebase.host):\(firebasePort)",
+                    "projectId": .string(config.projectID),
+                ])
+        }
         // Compared with the bound port unless any free port was asked for (port 0, as tests do).
         for warning in ConfigValidation.issuerWarnings(config, listenPort: options.port == 0 ? nil : port) {
             logger.warning("configuration", metadata: ["field": warning.field, "problem": warning.message])
@@ -74,6 +99,7 @@ enum ServeCommand {
         housekeeping.cancel()
         logger.info("draining", metadata: ["signal": signal])
         await server.shutdown()
+        await firebaseServer?.shutdown()
         await outbox.stop()
         await outboxRun.value
         await client.shutdown()

@@ -791,4 +791,29 @@ struct StoreConformanceTests {
             }
         }
     }
+
+    /// The listener a session was made on survives every way a refresh token is stored (schema version 11).
+    @Test(arguments: StoreBackend.enabled)
+    func aSessionKeepsTheListenerItWasMadeOn(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            let now = fixture.clock.now
+            let grant = SessionGrant(
+                tokenHash: "fb-1", sessionID: "s-fb", signInProvider: "google.com", createdAt: now, expiresAt: now + 600,
+                surface: .firebase)
+            try await store.create(Self.account("alice"), options: AccountWriteOptions(issuing: grant))
+            try await store.insertRefreshToken(Self.token("native-1", session: "s-native", uid: "alice"))
+            #expect(try await store.refreshToken(hash: "fb-1")?.surface == .firebase)
+            #expect(try await store.refreshToken(hash: "fb-1")?.signInProvider == "google.com")
+            #expect(try await store.refreshToken(hash: "native-1")?.surface == .native)
+
+            var successor = grant.record(for: AccountID("alice"))
+            successor.tokenHash = "fb-2"
+            #expect(try await store.rotateRefreshToken(hash: "fb-1", at: now, successor: successor))
+            successor.tokenHash = "fb-3"
+            #expect(try await store.addToSession(successor))
+            #expect(try await store.refreshToken(hash: "fb-2")?.surface == .firebase)
+            #expect(try await store.refreshToken(hash: "fb-3")?.surface == .firebase)
+        }
+    }
 }

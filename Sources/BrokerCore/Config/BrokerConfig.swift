@@ -39,6 +39,8 @@ public struct BrokerConfig: Sendable {
     public var serverLimits: HTTPServerLimits = .defaults
     /// `console.enabled`: whether `/admin/` serves the admin console (default true).
     public var consoleEnabled = true
+    /// `firebaseCompat`: the Firebase-compatible listener (contract section 11; off by default).
+    public var firebaseCompat: FirebaseCompatSettings = .defaults
 
     /// Parses the config file's bytes; `environment` supplies ``FirebaseEndpoints/credentialsVariable``. Throws
     /// the first ``ConfigError``.
@@ -62,7 +64,7 @@ public struct BrokerConfig: Sendable {
         try top.allowOnly([
             "projectId", "issuer", "clockSkewSeconds", "providers", "linking", "allowInsecureProviderUrls", "sessions",
             "firebase", "cors", "mail", "outbox", "trustedProxies", "server", "console",
-            "lifecycle",
+            "lifecycle", "firebaseCompat",
         ])
         projectID = try read("") { try top.string("projectId") }
         issuer = try read("") { try top.url("issuer", allowInsecure: true) }
@@ -125,6 +127,7 @@ public struct BrokerConfig: Sendable {
         let console = try read(nil) { try top.child("console") }
         try console?.allowOnly(["enabled"])
         consoleEnabled = try read(true) { try console?.bool("enabled", default: true) ?? true }
+        firebaseCompat = try read(.defaults) { try FirebaseCompatSettings(config: try top.child("firebaseCompat")) }
     }
 
     /// Reads and parses the file at `path` (see ``init(parsing:environment:issues:)`` for `issues`).

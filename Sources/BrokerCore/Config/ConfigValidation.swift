@@ -44,6 +44,7 @@ public struct ConfigValidation: Sendable {
             Self.checkProviders(config, context: providerContext, issues: issues)
             warnings += Self.placeholderWarnings(config)
             warnings += Self.issuerWarnings(config, listenPort: listenPort)
+            warnings += config.firebaseCompat.warnings
             if let file = config.firebaseServiceAccountFile {
                 do {
                     let account = try FirebaseServiceAccount(contentsOf: file, allowInsecureURLs: config.allowInsecureProviderURLs)

@@ -55,10 +55,14 @@ public struct SessionSettings: Sendable {
 /// Mints the broker's ID tokens, issues and rotates refresh tokens, and mints Firebase custom tokens.
 public struct SessionService: Sendable {
     private let store: any AccountStore & SessionStore
-    private let keys: KeyRing
-    private let clock: any Clock
-    private let settings: SessionSettings
+    let keys: KeyRing
+    let clock: any Clock
+    let settings: SessionSettings
     private let firebase: FirebaseCustomTokenMinter?
+    /// Firebase's provider id for an identity of provider `id` (`oidc.<id>` for an OIDC one), for the
+    /// `firebase.identities` claim of Firebase-shaped ID tokens; ``BrokerServices/make`` sets it from the
+    /// providers' ``IdentityProvider/firebaseProviderID(for:)``.
+    public var firebaseProviderName: @Sendable (ProviderID) -> String = { $0.rawValue }
 
     /// Creates the service.
     public init(
@@ -74,12 +78,14 @@ public struct SessionService: Sendable {
 
     /// A new session for a sign-in with `provider`: the opaque refresh token for the app, and the grant to
     /// store with the sign-in's account change (``AccountWriteOptions/issuing``).
-    public func grant(provider: String) -> (refreshToken: String, grant: SessionGrant) {
+    /// A session made on `surface` works only there; its ID tokens have that surface's shape (a Firebase session's
+    /// `provider` is Firebase's provider id: `password`, `custom`, a provider's `firebaseProviderID`).
+    public func grant(provider: String, surface: SessionSurface = .native) -> (refreshToken: String, grant: SessionGrant) {
         let now = clock.now
         let token = Base64URL.encode(SecureRandom.bytes(32))
         let grant = SessionGrant(
             tokenHash: SessionService.hash(token), sessionID: SessionService.newSessionID(at: now),
-            signInProvider: provider, createdAt: now, expiresAt: now + settings.refreshTokenTTL)
+            signInProvider: provider, createdAt: now, expiresAt: now + settings.refreshTokenTTL, surface: surface)
         return (token, grant)
     }
 
@@ -97,18 +103,22 @@ public struct SessionService: Sendable {
     public func tokens(for account: Account, grant: SessionGrant, refreshToken: String) async throws -> SessionTokens {
         try await tokens(
             for: account, provider: grant.signInProvider, sessionID: grant.sessionID, refreshToken: refreshToken,
-            now: clock.now)
+            surface: grant.surface, now: clock.now)
     }
 
     /// Exchanges a refresh token for a new session body, retiring it. A retired token presented again revokes
-    /// the whole session, unless it comes within the grace period of its rotation.
-    public func refresh(_ refreshToken: String) async throws -> (Account, SessionTokens) {
+    /// the whole session, unless it comes within the grace period of its rotation. A token of a session made on
+    /// another `surface` is refused as unknown.
+    public func refresh(_ refreshToken: String, surface: SessionSurface = .native) async throws -> (Account, SessionTokens) {
         let hash = SessionService.hash(refreshToken)
         let now = clock.now
         for _ in 0..<2 {
             guard let record = try await store.refreshToken(hash: hash), record.revokedAt == nil,
                 record.expiresAt > now
             else { throw SessionError(.invalidRefreshToken) }
+            guard record.surface == surface else {
+                throw SessionError(.invalidRefreshToken, "a session of the \(record.surface.rawValue) listener")
+            }
             guard let account = try await store.account(id: record.accountID) else {
                 throw SessionError(.invalidRefreshToken, "account gone")
             }
@@ -117,7 +127,8 @@ public struct SessionService: Sendable {
                 throw SessionError(.invalidRefreshToken, "issued before the account's sessions were revoked")
             }
             let (token, successor) = newRefreshToken(
-                sessionID: record.sessionID, account: account.id, provider: record.signInProvider, now: now)
+                sessionID: record.sessionID, account: account.id, provider: record.signInProvider,
+                surface: record.surface, now: now)
             if let rotatedAt = record.rotatedAt {
                 guard now.timeIntervalSince(rotatedAt) <= settings.reuseGrace else {
                     try await store.revokeSession(id: record.sessionID, at: now)
@@ -131,7 +142,7 @@ public struct SessionService: Sendable {
                 account,
                 try await tokens(
                     for: account, provider: record.signInProvider, sessionID: record.sessionID, refreshToken: token,
-                    now: now)
+                    surface: record.surface, now: now)
             )
         }
         throw SessionError(.invalidRefreshToken)
@@ -197,21 +208,27 @@ public struct SessionService: Sendable {
     }
 
     private func tokens(
-        for account: Account, provider: String, sessionID: String, refreshToken: String, now: Date
+        for account: Account, provider: String, sessionID: String, refreshToken: String, surface: SessionSurface,
+        now: Date
     ) async throws -> SessionTokens {
-        SessionTokens(
-            idToken: try await idToken(for: account, provider: provider, sessionID: sessionID, now: now),
+        let idToken =
+            switch surface {
+            case .native: try await idToken(for: account, provider: provider, sessionID: sessionID, now: now)
+            case .firebase: try await firebaseIDToken(for: account, provider: provider, sessionID: sessionID, now: now)
+            }
+        return SessionTokens(
+            idToken: idToken,
             refreshToken: refreshToken,
             expiresIn: Int(settings.idTokenTTL), customToken: try customToken(for: account))
     }
 
     private func newRefreshToken(
-        sessionID: String, account: AccountID, provider: String, now: Date
+        sessionID: String, account: AccountID, provider: String, surface: SessionSurface, now: Date
     ) -> (String, RefreshTokenRecord) {
         let token = Base64URL.encode(SecureRandom.bytes(32))
         let record = RefreshTokenRecord(
             tokenHash: SessionService.hash(token), sessionID: sessionID, accountID: account, signInProvider: provider,
-            createdAt: now, expiresAt: now + settings.refreshTokenTTL)
+            createdAt: now, expiresAt: now + settings.refreshTokenTTL, surface: surface)
         return (token, record)
     }
 

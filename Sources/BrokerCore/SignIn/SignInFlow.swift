@@ -37,7 +37,9 @@ public struct SignInFlow: Sendable {
         do {
             let provider = try provider(request.provider)
             let verified = try await provider.verify(request.credential, hints: request.hints)
-            let (refreshToken, grant) = sessions.grant(provider: name)
+            // A Firebase session names its method as Firebase does (`firebaseProviderID`), in its tokens and refreshes.
+            let method = request.surface == .firebase ? provider.firebaseProviderID(for: request.credential.kind) : name
+            let (refreshToken, grant) = sessions.grant(provider: method, surface: request.surface)
             let outcome = try await accounts.signIn(
                 SignInAttempt(verified, session: grant, requestID: request.requestID))
             let tokens = try await sessions.tokens(for: outcome.account, grant: grant, refreshToken: refreshToken)
@@ -55,10 +57,13 @@ public struct SignInFlow: Sendable {
     }
 
     /// Creates an email and password account and signs it in (contract section 4).
-    public func signUp(email: String, password: String, displayName: String?, requestID: String) async throws -> SignInResult {
+    /// `surface` is the listener the session is for.
+    public func signUp(
+        email: String, password: String, displayName: String?, requestID: String, surface: SessionSurface = .native
+    ) async throws -> SignInResult {
         let provider = ProviderID.password.rawValue
         do {
-            let (refreshToken, grant) = sessions.grant(provider: provider)
+            let (refreshToken, grant) = sessions.grant(provider: provider, surface: surface)
             let account = try await accounts.signUp(
                 email: email, password: password, displayName: displayName, session: grant, requestID: requestID)
             let tokens = try await sessions.tokens(for: account, grant: grant, refreshToken: refreshToken)
@@ -72,10 +77,13 @@ public struct SignInFlow: Sendable {
     }
 
     /// Signs in with email and password (contract section 4).
-    public func signIn(email: String, password: String, requestID: String) async throws -> SignInResult {
+    /// `surface` is the listener the session is for.
+    public func signIn(
+        email: String, password: String, requestID: String, surface: SessionSurface = .native
+    ) async throws -> SignInResult {
         let provider = ProviderID.password.rawValue
         do {
-            let (refreshToken, grant) = sessions.grant(provider: provider)
+            let (refreshToken, grant) = sessions.grant(provider: provider, surface: surface)
             let account = try await accounts.passwordSignIn(
                 email: email, password: password, session: grant, requestID: requestID)
             let tokens = try await sessions.tokens(for: account, grant: grant, refreshToken: refreshToken)

@@ -8,9 +8,15 @@ public struct SignInRequest: Sendable {
     public var hints: CredentialHints
     /// The request's id, stamped on the sign-in's audit events and log lines.
     public var requestID: String
+    /// The listener the session is made for (its tokens' shape; it works only there).
+    public var surface: SessionSurface
 
     /// Creates a request.
-    public init(provider: ProviderID, credential: Credential, hints: CredentialHints = .none, requestID: String) {
+    public init(
+        provider: ProviderID, credential: Credential, hints: CredentialHints = .none, requestID: String,
+        surface: SessionSurface = .native
+    ) {
+        self.surface = surface
         self.provider = provider
         self.credential = credential
         self.hints = hints

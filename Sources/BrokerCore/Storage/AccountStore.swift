@@ -59,9 +59,15 @@ public struct SessionGrant: Sendable, Equatable {
     public var createdAt: Date
     /// When it stops working.
     public var expiresAt: Date
+    /// The listener the session is made on (it works only there).
+    public var surface: SessionSurface
 
     /// Creates a grant.
-    public init(tokenHash: String, sessionID: String, signInProvider: String, createdAt: Date, expiresAt: Date) {
+    public init(
+        tokenHash: String, sessionID: String, signInProvider: String, createdAt: Date, expiresAt: Date,
+        surface: SessionSurface = .native
+    ) {
+        self.surface = surface
         self.tokenHash = tokenHash
         self.sessionID = sessionID
         self.signInProvider = signInProvider
@@ -73,7 +79,7 @@ public struct SessionGrant: Sendable, Equatable {
     public func record(for account: AccountID) -> RefreshTokenRecord {
         RefreshTokenRecord(
             tokenHash: tokenHash, sessionID: sessionID, accountID: account, signInProvider: signInProvider,
-            createdAt: createdAt, expiresAt: expiresAt)
+            createdAt: createdAt, expiresAt: expiresAt, surface: surface)
     }
 }
 

@@ -19,12 +19,15 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     public var rotatedAt: Date?
     /// When it (and its session) were revoked, if they were.
     public var revokedAt: Date?
+    /// The listener its session was made on (it works only there).
+    public var surface: SessionSurface
 
     /// Creates a record.
     public init(
         tokenHash: String, sessionID: String, accountID: AccountID, signInProvider: String, createdAt: Date,
-        expiresAt: Date, rotatedAt: Date? = nil, revokedAt: Date? = nil
+        expiresAt: Date, rotatedAt: Date? = nil, revokedAt: Date? = nil, surface: SessionSurface = .native
     ) {
+        self.surface = surface
         self.tokenHash = tokenHash
         self.sessionID = sessionID
         self.accountID = accountID

@@ -66,8 +66,9 @@ public struct BrokerServices: Sendable {
         }
         let keys = KeyRing(store: store, clock: clock, algorithm: .es256, tokenLifetime: config.idTokenTTL)
         try await keys.load()
-        let sessions = SessionService(
+        var sessions = SessionService(
             store: store, keys: keys, clock: clock, settings: SessionSettings(config: config), firebase: firebase)
+        sessions.firebaseProviderName = { id in providers.provider(id)?.firebaseProviderID(for: .idToken) ?? id.rawValue }
         let deletion = AccountDeletion(providers: providers, revokesFirebaseSessions: firebaseAdmin != nil, cipher: cipher)
         let accounts = try await AccountService(
             store: store, clock: clock, linkByVerifiedEmail: config.linkByVerifiedEmail, passwords: passwords,

@@ -14,8 +14,15 @@ public enum BrokerSchema {
             SQLMigration(version: 5, statements: version5), SQLMigration(version: 6, statements: version6),
             SQLMigration(version: 7, statements: version7), SQLMigration(version: 8, statements: version8),
             SQLMigration(version: 9, statements: version9), SQLMigration(version: 10, statements: version10),
+            SQLMigration(version: 11, statements: version11),
         ]
     }
+
+    /// Version 11: the listener a session was made on (`native`, or `firebase` for the Firebase-compatible
+    /// one): a session's refresh token works only where the session began.
+    private static let version11 = [
+        "ALTER TABLE refresh_tokens ADD COLUMN surface TEXT NOT NULL DEFAULT 'native'",
+    ]
 
     /// Version 10: the provider whose "the user left" event disabled an account (NULL: enabled, or disabled
     /// by an administrator), so that provider's next sign-in enables it again.

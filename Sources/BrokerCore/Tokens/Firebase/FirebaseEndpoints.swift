@@ -12,4 +12,13 @@ public enum FirebaseEndpoints {
     public static let identityToolkitScope = "https://www.googleapis.com/auth/identitytoolkit"
     /// The token endpoint of a service-account file that names none.
     public static let defaultTokenURI = "https://oauth2.googleapis.com/token"
+
+    /// The `iss` prefix of Firebase ID tokens (the project id follows).
+    public static let secureTokenIssuerPrefix = "https://securetoken.google.com/"
+    /// The path prefix of Identity Toolkit v1 on an emulator-style listener (`/accounts:signUp` follows).
+    public static let identityToolkitPath = "/identitytoolkit.googleapis.com/v1"
+    /// The secure-token service's refresh endpoint on an emulator-style listener.
+    public static let secureTokenPath = "/securetoken.googleapis.com/v1/token"
+    /// The path prefix of the legacy v3 "relyingparty" names (`/verifyAssertion` follows).
+    public static let legacyRelyingPartyPath = "/www.googleapis.com/identitytoolkit/v3/relyingparty"
 }

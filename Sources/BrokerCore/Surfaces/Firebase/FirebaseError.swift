@@ -1,0 +1,179 @@
+/// An error as Firebase Auth's REST API writes it (contract section 11):
+/// `{"error": {"code": 400, "message": "CODE : detail", "errors": [{"message", "domain": "global",
+/// "reason": "invalid"}]}}`. Firebase's SDKs read the code from the start of `message` (up to ` : `), so the
+/// code is the stable part and the detail is for people. The one mapping from the broker's layer errors to
+/// Firebase's codes lives here; anything unmapped is a 500 whose cause is only logged.
+public struct FirebaseError: Error, Sendable, Equatable {
+    /// The HTTP status (Firebase answers most refusals with 400).
+    public var status: Int
+    /// Firebase's code (`EMAIL_EXISTS`, `INVALID_ID_TOKEN`).
+    public var code: String
+    /// Text after `CODE : ` in `message`; never a token, password or key.
+    public var detail: String?
+    /// `errors[0].reason` (`invalid` for Identity Toolkit's codes).
+    public var reason: String
+    /// The API's canonical status name (`PERMISSION_DENIED`), for the errors that carry one.
+    public var statusName: String?
+    /// Extra response headers (`Retry-After`).
+    public var headers: [String: String] = [:]
+
+    /// Creates an error; `status` 400 and `reason` `invalid` unless given.
+    public init(_ code: String, _ detail: String? = nil, status: Int = 400, reason: String = "invalid", statusName: String? = nil) {
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.reason = reason
+        self.statusName = statusName
+    }
+
+    /// `CODE`, or `CODE : detail`.
+    public var message: String { detail.map { "\(code) : \($0)" } ?? code }
+
+    /// The response carrying this error.
+    public var response: HTTPResponse {
+        var error: [String: JSONValue] = [
+            "code": .int(Int64(status)), "message": .string(message),
+            "errors": [["message": .string(message), "domain": "global", "reason": .string(reason)]],
+        ]
+        if let statusName { error["status"] = .string(statusName) }
+        var response = HTTPResponse.json(status, ["error": .object(error)])
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { response.headers.append((name, value)) }
+        return response
+    }
+
+    // MARK: The codes the surface itself raises
+
+    /// `INVALID_ARGUMENT`-style refusal of a malformed body or field (Firebase writes the field's problem as the
+    /// code, e.g. `MISSING_EMAIL`, `INVALID_REQ_TYPE`); `detail` names the field.
+    public static func invalidArgument(_ detail: String) -> FirebaseError {
+        FirebaseError("INVALID_ARGUMENT", detail, statusName: "INVALID_ARGUMENT")
+    }
+    /// A body that is not a JSON object (or not valid JSON).
+    public static let invalidJSON = FirebaseError(
+        "INVALID_ARGUMENT", "Invalid JSON payload received.", statusName: "INVALID_ARGUMENT")
+    /// A body over the listener's limit.
+    public static let payloadTooLarge = FirebaseError(
+        "INVALID_ARGUMENT", "Request payload size exceeds the limit.", statusName: "INVALID_ARGUMENT")
+    /// A request whose `Host` is not the listener's (DNS rebinding): refused before anything is done.
+    public static let hostRefused = FirebaseError(
+        "PERMISSION_DENIED", "Host not allowed on this listener.", status: 403, reason: "forbidden",
+        statusName: "PERMISSION_DENIED")
+    /// A client call without an API key (`key=` or `X-Goog-Api-Key`) and without admin authorization.
+    public static let missingAPIKey = FirebaseError(
+        "PERMISSION_DENIED", "The request is missing a valid API key.", status: 403, reason: "forbidden",
+        statusName: "PERMISSION_DENIED")
+    /// An admin call without `Authorization: Bearer owner`.
+    public static let unauthenticated = FirebaseError(
+        "UNAUTHENTICATED", "Request is missing required authentication credential.", status: 401,
+        reason: "required", statusName: "UNAUTHENTICATED")
+    /// An `Authorization` header that is neither `Bearer owner` nor anything this listener knows.
+    public static let invalidCredentials = FirebaseError(
+        "UNAUTHENTICATED", "Request had invalid authentication credentials.", status: 401, reason: "authError",
+        statusName: "UNAUTHENTICATED")
+    /// `projects/{p}` naming another project than the broker's `projectId`.
+    public static let projectNotFound = FirebaseError("PROJECT_NOT_FOUND")
+    /// An unknown path.
+    public static let notFound = FirebaseError("NOT_FOUND", "Not Found", status: 404, reason: "notFound", statusName: "NOT_FOUND")
+    /// What the broker does not do (phone sign-in, anonymous accounts, MFA): Firebase's answer for a method
+    /// the project has not enabled.
+    public static func operationNotAllowed(_ detail: String) -> FirebaseError { FirebaseError("OPERATION_NOT_ALLOWED", detail) }
+    /// A bad or expired ID token on a call that takes one (`INVALID_ID_TOKEN`).
+    public static let invalidIDToken = FirebaseError("INVALID_ID_TOKEN")
+    /// An ID token past its `exp`, or one of a revoked session (`TOKEN_EXPIRED`).
+    public static let tokenExpired = FirebaseError("TOKEN_EXPIRED")
+    /// An unknown uid (`USER_NOT_FOUND`).
+    public static let userNotFound = FirebaseError("USER_NOT_FOUND")
+    /// A disabled account (`USER_DISABLED`).
+    public static let userDisabled = FirebaseError("USER_DISABLED")
+    /// 500: the cause is logged, never sent.
+    public static let internalError = FirebaseError(
+        "INTERNAL_ERROR", nil, status: 500, reason: "backendError", statusName: "INTERNAL")
+
+    // MARK: Mapping the broker's errors
+
+    /// Firebase's form of `error`, or nil when it has none (an internal error).
+    public static func mapping(_ error: any Error) -> FirebaseError? {
+        switch error {
+        case let error as FirebaseError: return error
+        case let error as TokenError: return mapping(error)
+        case let error as ProviderError: return mapping(error)
+        case let error as AccountError: return mapping(error)
+        case let error as SignInError:
+            switch error.code {
+            case .providerNotEnabled:
+                return operationNotAllowed("The identity provider configuration is not found.")
+            }
+        case let error as SessionError:
+            switch error.code {
+            case .invalidRefreshToken: return FirebaseError("INVALID_REFRESH_TOKEN")
+            case .unauthenticated: return invalidIDToken
+            }
+        case is PasswordHashingError:
+            var mapped = FirebaseError("TOO_MANY_ATTEMPTS_TRY_LATER")
+            mapped.headers["Retry-After"] = "1"
+            return mapped
+        case let error as AccountStoreError where error.code == .notFound: return userNotFound
+        case let error as AccountStoreError where error.code == .unavailable: return unavailable
+        case let error as SQLError where error.code == .busy || error.code == .unavailable: return unavailable
+        case let error as APIError:
+            // The app's answer to an unmatched path, or a native error raised below the surfaces (rare).
+            if error.code == APIError.notFound.code { return notFound }
+            return error.status >= 500 ? nil : FirebaseError(error.code, nil, status: error.status)
+        default: return nil
+        }
+    }
+
+    /// Storage or a provider is down: 503 with `Retry-After`.
+    public static var unavailable: FirebaseError {
+        var error = FirebaseError(
+            "UNAVAILABLE", "The service is currently unavailable.", status: 503, reason: "backendError",
+            statusName: "UNAVAILABLE")
+        error.headers["Retry-After"] = String(APIError.retryAfterSeconds)
+        return error
+    }
+
+    private static func mapping(_ error: TokenError) -> FirebaseError {
+        switch error.code {
+        case .missingNonce, .nonceMismatch: FirebaseError("MISSING_OR_INVALID_NONCE")
+        case .expired: FirebaseError("INVALID_IDP_RESPONSE", "The supplied auth credential is expired.")
+        case .malformed, .algorithmNotAllowed, .forbiddenHeader, .unknownKey, .badSignature, .issuedInFuture,
+            .notYetValid, .invalidIssuer, .invalidAudience, .missingSubject, .replayed:
+            FirebaseError("INVALID_IDP_RESPONSE", "The supplied auth credential is malformed or has expired.")
+        }
+    }
+
+    private static func mapping(_ error: ProviderError) -> FirebaseError {
+        switch error.code {
+        case .invalidRequest:
+            FirebaseError("INVALID_IDP_RESPONSE", error.detail.isEmpty ? "The request is not valid." : error.detail)
+        case .invalidToken, .rejected:
+            FirebaseError("INVALID_IDP_RESPONSE", "The supplied auth credential is malformed or has expired.")
+        case .misconfigured: FirebaseError("INVALID_IDP_RESPONSE", "The provider refused this app's configuration.")
+        case .unavailable: unavailable
+        }
+    }
+
+    private static func mapping(_ error: AccountError) -> FirebaseError {
+        switch error.code {
+        case .userDisabled: userDisabled
+        case .accountExistsWithDifferentCredential: FirebaseError("EMAIL_EXISTS")
+        case .identityAlreadyLinked: FirebaseError("FEDERATED_USER_ID_ALREADY_LINKED")
+        case .notFound: userNotFound
+        case .emailExists: FirebaseError("EMAIL_EXISTS")
+        case .invalidEmail: FirebaseError("INVALID_EMAIL")
+        case .weakPassword:
+            FirebaseError("WEAK_PASSWORD", "Password should be at least \(PasswordPolicy.minimumLength) characters")
+        case .invalidLoginCredentials: FirebaseError("INVALID_LOGIN_CREDENTIALS")
+        case .tooManyAttempts:
+            {
+                var mapped = FirebaseError(
+                    "TOO_MANY_ATTEMPTS_TRY_LATER",
+                    "Access to this account has been temporarily disabled due to many failed login attempts.")
+                mapped.headers["Retry-After"] = String(error.retryAfter ?? 60)
+                return mapped
+            }()
+        case .lastIdentity: FirebaseError("MISSING_PROVIDER_ID", "The account's last way to sign in cannot be removed.")
+        case .invalidPhotoURL: FirebaseError("INVALID_PHOTO_URL")
+        }
+    }
+}

@@ -1,0 +1,63 @@
+/// Firebase Auth's wire protocol on its own listener (contract section 11): the paths of Firebase's Auth emulator,
+/// so Firebase's SDKs work against the broker unchanged. It only translates: sign-ins go through the one
+/// ``SignInFlow`` with ``SessionSurface/firebase`` sessions, and the account and admin calls through the same
+/// services as the native API.
+///
+/// Its routes come in three parts, each mounted from its own file: the client API (`mountClient`, in
+/// `FirebaseSurface+Client.swift`), the Admin SDK's project calls (`mountAdmin`, `FirebaseSurface+Admin.swift`)
+/// and the out-of-band flows (`mountOOB`, `FirebaseSurface+OOB.swift`). Each adds its routes to a
+/// ``FirebaseRouteTable``, which wraps every handler in the listener's checks: the `Host` check, the API key or
+/// `Bearer owner`, and `projects/{project}` being the broker's project.
+public struct FirebaseSurface: Surface {
+    /// The address the listener serves, for the `Host` check.
+    public struct Listener: Sendable, Equatable {
+        /// The bound host (`127.0.0.1`, or a remote address with `allowRemote`).
+        public var host: String
+        /// The bound port; nil when any port is accepted with `host` (a listener started on port 0 before the
+        /// surface knew its port).
+        public var port: Int?
+
+        /// Creates a listener description.
+        public init(host: String, port: Int?) {
+            self.host = host
+            self.port = port
+        }
+    }
+
+    /// The services behind the routes.
+    public let services: BrokerServices
+    /// The listener this surface is mounted on.
+    public let listener: Listener
+    /// Verifies the Firebase-shaped ID tokens that calls such as `accounts:lookup` carry.
+    public let idTokens: FirebaseIDTokenVerifier
+
+    /// Creates the surface for the listener at `listener`.
+    public init(services: BrokerServices, listener: Listener) {
+        self.services = services
+        self.listener = listener
+        idTokens = FirebaseIDTokenVerifier(services: services)
+    }
+
+    /// The broker's project (`projectId`): `aud` of the ID tokens, and the only `projects/{project}` served.
+    public var projectID: String { services.config.projectID }
+    /// The `firebaseCompat` settings.
+    public var settings: FirebaseCompatSettings { services.config.firebaseCompat }
+
+    /// Mounts the three parts' routes, each wrapped in the listener's checks.
+    public func mount(on router: inout Router) {
+        var routes = FirebaseRouteTable()
+        mountClient(on: &routes)
+        mountAdmin(on: &routes)
+        mountOOB(on: &routes)
+        routes.register(on: &router, surface: self)
+    }
+
+    /// Firebase's error body; anything unmapped is a 500 whose cause is only logged.
+    public func render(_ error: any Error) -> RenderedError {
+        if let mapped = FirebaseError.mapping(error) {
+            // A refused sign-in or a bad token says why only in the log (never the token itself).
+            return RenderedError(response: mapped.response, cause: mapped.status >= 500 ? "\(error)" : nil)
+        }
+        return RenderedError(response: FirebaseError.internalError.response, cause: "\(error)")
+    }
+}
