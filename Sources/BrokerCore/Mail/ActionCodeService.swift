@@ -66,10 +66,12 @@ public struct ActionCodeService: Sendable {
     public struct EmailSignIn: Sendable {
         /// The account signed in to, as saved.
         public var account: Account
-        /// Whether the sign-in created it.
-        public var isNewUser: Bool
+        /// What the sign-in did to it: created it, took it over from an unverified owner, or nothing more.
+        public var change: SignInOutcome.Change
         /// The outbox jobs queued with the change (to wake the worker).
         public var jobs: [OutboxJob]
+        /// Whether the sign-in created it.
+        public var isNewUser: Bool { change == .created }
     }
 
     /// Issues a code for `action` and returns its link, sending nothing and counting no mail request (an admin
@@ -203,7 +205,7 @@ public struct ActionCodeService: Sendable {
                     account.emailVerified = true
                     account.lastSignInAt = now
                 }
-                return EmailSignIn(account: updated, isNewUser: false, jobs: jobs)
+                return EmailSignIn(account: updated, change: takesOver ? .tookOver : .none, jobs: jobs)
             }
             // The uid the code named, unless an account took it meanwhile (its email changed since).
             let uid = try await accounts.account(id: record.uid) == nil ? record.uid : AccountID.generate()
@@ -214,7 +216,7 @@ public struct ActionCodeService: Sendable {
                 requestID: requestID)
             try await accounts.create(
                 account, options: AccountWriteOptions(consuming: mark, issuing: session, recording: [event]))
-            return EmailSignIn(account: account, isNewUser: true, jobs: [])
+            return EmailSignIn(account: account, change: .created, jobs: [])
         } catch let error as AccountStoreError where error.code == .alreadyUsed || error.code == .notFound {
             throw ActionCodeError(.invalidCode, "used, or the account is gone")
         } catch let error as AccountStoreError where error.code == .alreadyExists {
