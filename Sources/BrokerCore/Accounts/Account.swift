@@ -69,6 +69,9 @@ public struct Account: Sendable, Equatable {
     public var id: AccountID
     /// The account's email; at most one account holds a given email, compared case-insensitively.
     public var email: String?
+    /// The account's phone number in E.164 (`+` and 2 to 15 digits), shown as Firebase's `phoneNumber`; at most
+    /// one account holds a given number. An attribute only: the broker sends no SMS and signs no one in with it.
+    public var phoneNumber: String?
     /// Whether that email is known to belong to the user.
     public var emailVerified: Bool
     /// The display name.
@@ -110,8 +113,9 @@ public struct Account: Sendable, Equatable {
         photoURL: String? = nil, disabled: Bool = false, createdAt: Date, lastSignInAt: Date? = nil,
         identities: [Identity] = [], passwordHash: String? = nil, passwordDerived: Bool = false,
         customClaims: String? = nil, tokensValidAfter: Date? = nil, origin: AccountOrigin? = nil,
-        imported: AccountImport? = nil, disabledBy: ProviderID? = nil
+        imported: AccountImport? = nil, disabledBy: ProviderID? = nil, phoneNumber: String? = nil
     ) {
+        self.phoneNumber = phoneNumber
         self.id = id
         self.email = email
         self.emailVerified = emailVerified

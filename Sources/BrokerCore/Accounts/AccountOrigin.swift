@@ -2,7 +2,7 @@
 /// sign-in (the provider's id), or by an import. Kept with the account through rehashes, exports and imports:
 /// the legacy `email-password` account mapping matches imported accounts only.
 public struct AccountOrigin: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
-    /// `signup`, `import`, or a provider's id.
+    /// `signup`, `import`, `admin`, or a provider's id.
     public var rawValue: String
     /// Wraps a stored origin.
     public init(rawValue: String) { self.rawValue = rawValue }
@@ -11,6 +11,8 @@ public struct AccountOrigin: RawRepresentable, Hashable, Sendable, Codable, Cust
     public static let signup = AccountOrigin(rawValue: "signup")
     /// Made by `broker admin import`.
     public static let `import` = AccountOrigin(rawValue: "import")
+    /// Made by an administrator through Firebase's admin API (`accounts`, create).
+    public static let admin = AccountOrigin(rawValue: "admin")
     /// Made by the first sign-in with `provider`.
     public static func provider(_ provider: ProviderID) -> AccountOrigin { AccountOrigin(rawValue: provider.rawValue) }
 

@@ -30,18 +30,26 @@ public struct AdminService: Sendable {
 
     let store: any BrokerStore
     private let sessions: SessionService
-    private let clock: any Clock
-    private let logger: Logger
-    private let revokesFirebaseSessions: Bool
-    private let deletion: AccountDeletion
+    let clock: any Clock
+    let logger: Logger
+    let revokesFirebaseSessions: Bool
+    let deletion: AccountDeletion
+    /// Hashes the passwords administrators set through Firebase's admin API (nil: such calls are refused).
+    let passwords: (any PasswordHashing)?
+    /// Whether `http` photo URLs are accepted too (`allowInsecureProviderUrls`).
+    let allowInsecurePhotoURLs: Bool
 
     /// Creates the service; `revokesFirebaseSessions` (a service account is configured) makes a revocation and a
     /// deletion also queue the end of the uid's Firebase sessions, in the same transaction; `deletion` (default:
-    /// the Firebase revocation alone) is what a deletion queues.
+    /// the Firebase revocation alone) is what a deletion queues; `passwords` hashes the passwords Firebase's
+    /// admin API sets (``createFirebaseAccount(_:requestID:)``).
     public init(
         store: any BrokerStore, sessions: SessionService, clock: any Clock, logger: Logger = .disabled,
-        revokesFirebaseSessions: Bool = false, deletion: AccountDeletion? = nil
+        revokesFirebaseSessions: Bool = false, deletion: AccountDeletion? = nil, passwords: (any PasswordHashing)? = nil,
+        allowInsecurePhotoURLs: Bool = false
     ) {
+        self.passwords = passwords
+        self.allowInsecurePhotoURLs = allowInsecurePhotoURLs
         self.revokesFirebaseSessions = revokesFirebaseSessions
         self.deletion = deletion ?? AccountDeletion(revokesFirebaseSessions: revokesFirebaseSessions)
         self.store = store
@@ -153,7 +161,7 @@ public struct AdminService: Sendable {
         await record(uid, "revoke_sessions", requestID: requestID)
     }
 
-    private func firebaseRevocation(_ uid: AccountID) -> [OutboxJob] {
+    func firebaseRevocation(_ uid: AccountID) -> [OutboxJob] {
         revokesFirebaseSessions ? [FirebaseRevocation.job(uid: uid, at: clock.now)] : []
     }
 
@@ -179,7 +187,7 @@ public struct AdminService: Sendable {
     }
 
     /// Records an admin action; a failure to record is logged, never turned into a failed action.
-    private func record(_ uid: AccountID, _ action: String, provider: String? = nil, requestID: String) async {
+    func record(_ uid: AccountID, _ action: String, provider: String? = nil, requestID: String) async {
         do {
             try await store.appendAuditEvent(
                 AuditEvent(time: clock.now, uid: uid, action: action, provider: provider, actor: .admin, requestID: requestID))

@@ -79,6 +79,7 @@ public struct FirebaseExporter: Sendable {
         if let email = account.email { user["email"] = .string(email) }
         if let name = account.displayName { user["displayName"] = .string(name) }
         if let photo = account.photoURL { user["photoUrl"] = .string(photo) }
+        if let phone = account.phoneNumber { user["phoneNumber"] = .string(phone) }
         if let last = account.lastSignInAt { user["lastSignedInAt"] = millis(last) }
         if let claims = account.customClaims { user["customAttributes"] = .string(claims) }
         if let origin = account.origin { user[FirebaseUserRecord.originField] = .string(origin.rawValue) }

@@ -46,12 +46,17 @@ public struct FirebaseImportPlan: Sendable, Equatable {
             identities.append(Identity(provider: link.provider, subject: subject, email: nil, linkedAt: linkedAt))
             break
         }
+        var phoneNumber = record.phoneNumber
+        if let phone = phoneNumber, !PhoneNumber.isValid(phone) {
+            notes.append("dropped a phoneNumber that is not E.164")
+            phoneNumber = nil
+        }
         account = Account(
             id: AccountID(record.localId), email: record.email, emailVerified: record.emailVerified,
             displayName: record.displayName, photoURL: record.photoURL, disabled: record.disabled,
             createdAt: record.createdAt ?? importedAt, lastSignInAt: record.lastSignedInAt, identities: identities,
             passwordHash: try Self.storedHash(record, options: options), customClaims: record.customAttributes,
-            origin: record.origin)
+            origin: record.origin, phoneNumber: phoneNumber)
         otherIdentities = others
         self.notes = notes
     }

@@ -196,6 +196,7 @@ public struct FirebaseImporter: Sendable {
                     case .imported: .imported
                     case .unchanged: .unchanged
                     case .emailTaken: .refused(Self.emailTaken)
+                    case .phoneNumberTaken: .refused(Self.phoneNumberTaken)
                     case .identityTaken(let provider): .refused(Self.identityTaken(provider))
                     }
                 }
@@ -209,6 +210,7 @@ public struct FirebaseImporter: Sendable {
     }
 
     private static let emailTaken = "EMAIL_EXISTS: the email belongs to another user"
+    private static let phoneNumberTaken = "PHONE_NUMBER_EXISTS: the phone number belongs to another user"
     private static func identityTaken(_ provider: ProviderID) -> String {
         "IDENTITY_EXISTS: the \(provider.rawValue) identity belongs to another user"
     }
@@ -230,6 +232,11 @@ public struct FirebaseImporter: Sendable {
         if try await store.account(id: account.id) != nil { return .unchanged }
         if let email = account.email, let owner = try await store.account(email: email), owner.id != account.id {
             return .refused(Self.emailTaken)
+        }
+        if let phone = account.phoneNumber, let owner = try await (store as? any AccountQuerying)?.account(phoneNumber: phone),
+            owner.id != account.id
+        {
+            return .refused(Self.phoneNumberTaken)
         }
         for identity in account.identities {
             if let owner = try await store.account(provider: identity.provider, subject: identity.subject),

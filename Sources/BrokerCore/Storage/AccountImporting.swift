@@ -6,6 +6,8 @@ public enum AccountImportOutcome: Sendable, Equatable {
     case unchanged
     /// Not written: the email belongs to another uid (compared case-insensitively).
     case emailTaken
+    /// Not written: the phone number belongs to another uid.
+    case phoneNumberTaken
     /// Not written: this provider's identity is linked to another uid.
     case identityTaken(ProviderID)
 }
@@ -15,7 +17,7 @@ public enum AccountImportOutcome: Sendable, Equatable {
 /// between them.
 public protocol AccountImporting: Sendable {
     /// In one transaction, for each account in order: left alone when its uid is present (`unchanged`), not
-    /// written when its email or an identity belongs to another uid (`emailTaken`, `identityTaken`), created
+    /// written when its email, phone number or an identity belongs to another uid (`emailTaken`, `phoneNumberTaken`, `identityTaken`), created
     /// otherwise. One outcome per account, in order. The accounts must not conflict with one another (the
     /// import's check rules that out); if the store refuses the batch anyway (`alreadyExists`, a writer
     /// elsewhere won a race), nothing of it is written.

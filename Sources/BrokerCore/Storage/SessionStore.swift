@@ -105,4 +105,5 @@ public protocol SigningKeyStore: Sendable {
 
 /// Everything the broker persists, behind one backend.
 public typealias BrokerStore = AccountStore & SessionStore & SigningKeyStore & LoginAttemptStore & AccountDirectory
+    & AccountQuerying
     & AuditLog & ConsoleStore & AccountImporting

@@ -82,7 +82,8 @@ public struct BrokerServices: Sendable {
             accounts: accounts, sessions: sessions, keys: keys,
             admin: AdminService(
                 store: store, sessions: sessions, clock: clock, logger: logger,
-                revokesFirebaseSessions: firebaseAdmin != nil, deletion: deletion),
+                revokesFirebaseSessions: firebaseAdmin != nil, deletion: deletion, passwords: passwords,
+                allowInsecurePhotoURLs: config.allowInsecureProviderURLs),
             adminGate: AdminGate(token: adminToken, clock: clock), auditor: auditor, firebaseAdmin: firebaseAdmin,
             lifecycle: AccountLifecycle(store: store, clock: clock, policy: config.onUnlink, deletion: deletion), store: store, clock: clock, metrics: metrics, logger: logger, outboxCipher: cipher)
     }

@@ -12,6 +12,8 @@ public actor MemoryBrokerStore: BrokerStore {
     private var identityOwners: [IdentityKey: AccountID] = [:]
     /// Lower-cased email -> uid.
     private var emailOwners: [String: AccountID] = [:]
+    /// Phone number -> uid.
+    private var phoneOwners: [String: AccountID] = [:]
     /// Single-use mark key -> expiry.
     var marks: [String: Date] = [:]
     private var tokens: [String: RefreshTokenRecord] = [:]
@@ -67,8 +69,23 @@ public actor MemoryBrokerStore: BrokerStore {
         emailOwners[email.lowercased()].flatMap { accounts[$0] }
     }
 
+    /// The account holding `phoneNumber`.
+    public func account(phoneNumber: String) -> Account? {
+        phoneOwners[phoneNumber].flatMap { accounts[$0] }
+    }
+
+    /// Up to `limit` accounts after `uid`, in uid order (UTF-8 byte order, as the SQL store sorts).
+    public func listAccounts(afterUID uid: AccountID?, limit: Int) -> [Account] {
+        let after = uid.map { Array($0.rawValue.utf8) }
+        return accounts.values
+            .filter { account in after.map { $0.lexicographicallyPrecedes(Array(account.id.rawValue.utf8)) } ?? true }
+            .sorted { Array($0.id.rawValue.utf8).lexicographicallyPrecedes(Array($1.id.rawValue.utf8)) }
+            .prefix(max(0, limit))
+            .map { $0 }
+    }
+
     /// Stores a new account with its identities; `alreadyExists` (and nothing stored) when the uid, the
-    /// email or an identity is taken, or the mark was consumed before.
+    /// email, the phone number or an identity is taken, or the mark was consumed before.
     public func create(_ account: Account, options: AccountWriteOptions) throws {
         let account = Self.normalized(account)
         guard accounts[account.id] == nil else { throw AccountStoreError(.alreadyExists, "uid \(account.id)") }
@@ -89,6 +106,7 @@ public actor MemoryBrokerStore: BrokerStore {
             let account = Self.normalized(account)
             if accounts[account.id] != nil { return .unchanged }
             if let email = account.email, emailOwners[email.lowercased()] != nil { return .emailTaken }
+            if let phone = account.phoneNumber, phoneOwners[phone] != nil { return .phoneNumberTaken }
             if let taken = account.identities.first(where: { identityOwners[IdentityKey($0)] != nil }) {
                 return .identityTaken(taken.provider)
             }
@@ -267,6 +285,9 @@ public actor MemoryBrokerStore: BrokerStore {
         if let email = account.email, let owner = emailOwners[email.lowercased()], owner != account.id {
             throw AccountStoreError(.alreadyExists, "email is taken")
         }
+        if let phone = account.phoneNumber, let owner = phoneOwners[phone], owner != account.id {
+            throw AccountStoreError(.alreadyExists, "phone number is taken")
+        }
     }
 
     /// Throws `alreadyUsed` if `mark` was consumed before and has not expired.
@@ -284,6 +305,7 @@ public actor MemoryBrokerStore: BrokerStore {
             identityOwners[IdentityKey(identity)] = account.id
         }
         if let email = account.email { emailOwners[email.lowercased()] = account.id }
+        if let phone = account.phoneNumber { phoneOwners[phone] = account.id }
     }
 
     private func unindex(_ account: Account) {
@@ -292,6 +314,9 @@ public actor MemoryBrokerStore: BrokerStore {
         }
         if let email = account.email, emailOwners[email.lowercased()] == account.id {
             emailOwners[email.lowercased()] = nil
+        }
+        if let phone = account.phoneNumber, phoneOwners[phone] == account.id {
+            phoneOwners[phone] = nil
         }
     }
 

@@ -14,9 +14,16 @@ public enum BrokerSchema {
             SQLMigration(version: 5, statements: version5), SQLMigration(version: 6, statements: version6),
             SQLMigration(version: 7, statements: version7), SQLMigration(version: 8, statements: version8),
             SQLMigration(version: 9, statements: version9), SQLMigration(version: 10, statements: version10),
-            SQLMigration(version: 11, statements: version11),
+            SQLMigration(version: 11, statements: version11), SQLMigration(version: 12, statements: version12),
         ]
     }
+
+    /// Version 12: an account's phone number (E.164, shown and looked up as Firebase's `phoneNumber`; no SMS),
+    /// unique where not NULL, like the email.
+    private static let version12 = [
+        "ALTER TABLE accounts ADD COLUMN phone_number TEXT",
+        "CREATE UNIQUE INDEX accounts_phone_number ON accounts (phone_number)",
+    ]
 
     /// Version 11: the listener a session was made on (`native`, or `firebase` for the Firebase-compatible
     /// one): a session's refresh token works only where the session began.

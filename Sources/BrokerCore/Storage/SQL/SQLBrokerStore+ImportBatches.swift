@@ -4,6 +4,7 @@ import Foundation
 extension SQLBrokerStore {
     static let selectUIDExists = "SELECT uid FROM accounts WHERE uid = ?"
     static let selectUIDByEmailKey = "SELECT uid FROM accounts WHERE email_key = ?"
+    static let selectUIDByPhoneNumber = "SELECT uid FROM accounts WHERE phone_number = ?"
     static let selectUIDByIdentity = "SELECT uid FROM identities WHERE provider = ? AND subject = ?"
 
     /// Checks and creates each account in one write transaction (see ``AccountImporting``).
@@ -18,6 +19,11 @@ extension SQLBrokerStore {
                     try !connection.query(Self.selectUIDByEmailKey, [.text(Self.emailKey(email))]).isEmpty
                 {
                     return .emailTaken
+                }
+                if let phone = account.phoneNumber,
+                    try !connection.query(Self.selectUIDByPhoneNumber, [.text(phone)]).isEmpty
+                {
+                    return .phoneNumberTaken
                 }
                 for identity in account.identities
                 where try !connection.query(

@@ -5,9 +5,10 @@ extension SQLBrokerStore {
     // MARK: - Statements
 
     static let accountColumns =
-        "a.uid, a.email, a.email_verified, a.display_name, a.photo_url, a.disabled, a.created_at, a.last_sign_in_at, a.password_hash, a.custom_claims, a.password_derived, a.tokens_valid_after, a.origin, a.imported_at, a.import_file, a.import_index, a.import_identities, a.disabled_by"
+        "a.uid, a.email, a.email_verified, a.display_name, a.photo_url, a.disabled, a.created_at, a.last_sign_in_at, a.password_hash, a.custom_claims, a.password_derived, a.tokens_valid_after, a.origin, a.imported_at, a.import_file, a.import_index, a.import_identities, a.disabled_by, a.phone_number"
     static let selectAccountByID = "SELECT \(accountColumns) FROM accounts a WHERE a.uid = ?"
     static let selectAccountByEmail = "SELECT \(accountColumns) FROM accounts a WHERE a.email_key = ?"
+    static let selectAccountByPhoneNumber = "SELECT \(accountColumns) FROM accounts a WHERE a.phone_number = ?"
     static let selectAccountByIdentity =
         "SELECT \(accountColumns) FROM accounts a JOIN identities i ON i.uid = a.uid WHERE i.provider = ? AND i.subject = ?"
     static let selectIdentities =
@@ -16,7 +17,7 @@ extension SQLBrokerStore {
     static let accountColumnNames = [
         "uid", "email", "email_key", "email_verified", "display_name", "photo_url", "disabled", "created_at",
         "last_sign_in_at", "password_hash", "custom_claims", "password_derived", "tokens_valid_after", "origin",
-        "imported_at", "import_file", "import_index", "import_identities", "disabled_by",
+        "imported_at", "import_file", "import_index", "import_identities", "disabled_by", "phone_number",
     ]
     static let insertAccount =
         "INSERT INTO accounts (\(accountColumnNames.joined(separator: ", "))) VALUES ("
@@ -108,7 +109,8 @@ extension SQLBrokerStore {
             tokensValidAfter: row.integer("tokens_valid_after").map(date),
             origin: row.text("origin").map(AccountOrigin.init(rawValue:)),
             imported: try decodeImport(row),
-            disabledBy: row.text("disabled_by").map(ProviderID.init(rawValue:)))
+            disabledBy: row.text("disabled_by").map(ProviderID.init(rawValue:)),
+            phoneNumber: row.text("phone_number"))
     }
 
     /// The values of ``insertAccount``.
@@ -122,7 +124,7 @@ extension SQLBrokerStore {
             account.imported.map { millis($0.importedAt) } ?? .null, optionalText(account.imported?.file),
             account.imported.map { .integer(Int64($0.index)) } ?? .null,
             optionalText(account.imported.map { importIdentitiesText($0.otherIdentities) }),
-            optionalText(account.disabledBy?.rawValue),
+            optionalText(account.disabledBy?.rawValue), optionalText(account.phoneNumber),
         ]
     }
 

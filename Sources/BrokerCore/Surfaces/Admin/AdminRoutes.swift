@@ -104,6 +104,7 @@ extension Account {
         guard case .object(var members) = json else { return json }
         members["customClaims"] = customClaims.flatMap { JSONValue.parse(Array($0.utf8)) } ?? .null
         members["origin"] = origin.map { .string($0.rawValue) } ?? .null
+        if let phoneNumber { members["phoneNumber"] = .string(phoneNumber) }
         members["import"] = imported.map { imported in
             .object([
                 "importedAt": .string(imported.importedAt.rfc3339), "file": .string(imported.file),

@@ -1,6 +1,7 @@
 extension FirebaseSurface {
-    /// The Admin SDK's calls under `projects/{project}/…` (the `fbadmin` part of issue 16): added to `routes`
-    /// with ``FirebaseRouteTable/add(_:_:access:_:)`` (`.admin`) and, for `projects/{project}:verb`,
-    /// ``FirebaseRouteTable/addProjectVerb(_:_:access:_:)``.
-    func mountAdmin(on routes: inout FirebaseRouteTable) {}
+    /// The Admin SDK's calls under `projects/{project}/…` (the `fbadmin` part of issue 16): the account routes of
+    /// `FirebaseAdminRoutes.swift`, each `.admin` (`Bearer owner`).
+    func mountAdmin(on routes: inout FirebaseRouteTable) {
+        mountAdminRoutes(on: &routes)
+    }
 }

@@ -2978,6 +2978,13 @@ extension OpenAPIDocument {
               "null"
             ]
           },
+          "phoneNumber": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The account's phone number (E.164), an attribute set through the Firebase-compatible admin API; no SMS is sent. Absent when none."
+          },
           "disabled": {
             "type": "boolean"
           },

@@ -1,0 +1,272 @@
+import Foundation
+
+/// The Admin SDK's account calls, `…/v1/projects/{project}/accounts[:verb]` (contract section 11), as
+/// firebase-admin sends them: each decodes Firebase's request, calls ``AdminService``'s Firebase operations, and
+/// answers Firebase's response fields. All are `.admin` (`Authorization: Bearer owner`).
+extension FirebaseSurface {
+    /// `…/v1/projects/{project}/accounts`.
+    static let accountsPath = FirebaseEndpoints.identityToolkitPath + "/projects/{project}/accounts"
+
+    /// Adds the account routes to `routes`.
+    func mountAdminRoutes(on routes: inout FirebaseRouteTable) {
+        routes.add("POST", Self.accountsPath, access: .admin) { call in try await adminCall { try await createAccount(call) } }
+        routes.add("POST", Self.accountsPath + ":lookup", access: .admin) { call in
+            try await adminCall { try await lookUpAccounts(call) }
+        }
+        routes.add("POST", Self.accountsPath + ":update", access: .admin) { call in
+            try await adminCall { try await updateAccount(call) }
+        }
+        routes.add("POST", Self.accountsPath + ":delete", access: .admin) { call in
+            try await adminCall { try await deleteAccount(call) }
+        }
+        routes.add("GET", Self.accountsPath + ":batchGet", access: .admin) { call in
+            try await adminCall { try await accountPage(call) }
+        }
+        routes.add("POST", Self.accountsPath + ":batchCreate", access: .admin) { call in
+            try await adminCall { try await importAccounts(call) }
+        }
+        routes.add("POST", Self.accountsPath + ":batchDelete", access: .admin) { call in
+            try await adminCall { try await deleteAccounts(call) }
+        }
+        routes.add("POST", Self.accountsPath + ":query", access: .admin) { call in
+            try await adminCall { try await queryAccounts(call) }
+        }
+    }
+
+    /// Runs `body`, answering the admin service's refusals as Firebase's errors (`CODE : detail`, 400).
+    func adminCall(_ body: () async throws -> HTTPResponse) async throws -> HTTPResponse {
+        do {
+            return try await body()
+        } catch let error as AccountAdminError {
+            let status = error.code == .passwordHashingUnavailable ? 501 : 400
+            throw FirebaseError(error.code.rawValue, error.detail.isEmpty ? nil : error.detail, status: status)
+        } catch let error as AccountError where error.code == .notFound {
+            throw FirebaseError.userNotFound
+        }
+    }
+
+    /// An account as the admin calls answer it (``FirebaseUserInfo/View/admin``).
+    func adminJSON(_ account: Account) -> JSONValue { FirebaseUserInfo(account, services: services).json(.admin) }
+
+    // MARK: - Create, update, delete
+
+    private func createAccount(_ call: FirebaseCall) async throws -> HTTPResponse {
+        let body = call.body
+        let new = FirebaseNewAccount(
+            uid: try body.optionalString("localId"), email: try body.optionalString("email"),
+            password: try body.optionalString("password"), phoneNumber: try body.optionalString("phoneNumber"),
+            displayName: try body.optionalString("displayName"), photoURL: try body.optionalString("photoUrl"),
+            emailVerified: try body.flag("emailVerified"), disabled: try body.flag("disabled"))
+        let account = try await services.admin.createFirebaseAccount(new, requestID: call.requestID)
+        var fields: [String: JSONValue] = [
+            "kind": "identitytoolkit#SignupNewUserResponse", "localId": .string(account.id.rawValue),
+        ]
+        if let email = account.email { fields["email"] = .string(email) }
+        if let name = account.displayName { fields["displayName"] = .string(name) }
+        return .json(200, .object(fields))
+    }
+
+    private func updateAccount(_ call: FirebaseCall) async throws -> HTTPResponse {
+        let body = call.body
+        let uid = AccountID(try body.string("localId", missing: "MISSING_LOCAL_ID"))
+        var change = FirebaseAccountChange(
+            emailVerified: try body.optionalBool("emailVerified"), password: try body.optionalString("password"),
+            disabled: try body.optionalBool("disableUser"), customAttributes: try body.optionalString("customAttributes"),
+            validSince: try body.optionalInt("validSince", range: 0...253_402_300_799))
+        if let email = try body.optionalString("email") { change.email = .some(email) }
+        if let name = try body.optionalString("displayName") { change.displayName = .some(name) }
+        if let photo = try body.optionalString("photoUrl") { change.photoURL = .some(photo) }
+        if let phone = try body.optionalString("phoneNumber") { change.phoneNumber = .some(phone) }
+        for attribute in try body.strings("deleteAttribute") {
+            switch attribute {
+            case "DISPLAY_NAME": change.displayName = .some(nil)
+            case "PHOTO_URL": change.photoURL = .some(nil)
+            case "USER_ATTRIBUTE_NAME_UNSPECIFIED": continue
+            default: throw FirebaseError.invalidArgument("deleteAttribute \(NativeBody.printable(attribute)) is not supported")
+            }
+        }
+        for provider in try body.strings("deleteProvider") {
+            switch provider {
+            case "phone": change.phoneNumber = .some(nil)
+            case FirebaseUserInfo.passwordProviderID: change.removesPassword = true
+            default:
+                // Firebase ignores a provider the user has not linked; so does an unknown one here.
+                if let id = brokerProvider(named: provider) { change.unlinking.append(id) }
+            }
+        }
+        let account = try await services.admin.updateFirebaseAccount(uid, change, requestID: call.requestID)
+        guard case .object(var fields) = adminJSON(account) else { return .json(200, adminJSON(account)) }
+        fields["kind"] = "identitytoolkit#SetAccountInfoResponse"
+        for field in ["passwordHash", "salt", "createdAt", "lastLoginAt", "lastRefreshAt", "validSince", "disabled"] {
+            fields[field] = nil
+        }
+        return .json(200, .object(fields))
+    }
+
+    private func deleteAccount(_ call: FirebaseCall) async throws -> HTTPResponse {
+        let uid = AccountID(try call.body.string("localId", missing: "MISSING_LOCAL_ID"))
+        try await services.admin.deleteFirebaseAccount(uid, requestID: call.requestID)
+        return .json(200, ["kind": "identitytoolkit#DeleteAccountResponse"])
+    }
+
+    private func deleteAccounts(_ call: FirebaseCall) async throws -> HTTPResponse {
+        let uids = try call.body.strings("localIds").map(AccountID.init(rawValue:))
+        let failures = try await services.admin.deleteFirebaseAccounts(
+            uids, force: try call.body.flag("force"), requestID: call.requestID)
+        guard !failures.isEmpty else { return .json(200, [:]) }
+        return .json(200, ["errors": .array(failures.map { failure in
+            ["index": .int(Int64(failure.index)), "localId": .string(failure.uid.rawValue), "message": .string(failure.message)]
+        })])
+    }
+
+    // MARK: - Look-ups and pages
+
+    private func lookUpAccounts(_ call: FirebaseCall) async throws -> HTTPResponse {
+        let body = call.body
+        var identities: [(provider: ProviderID, subject: String)] = []
+        for entry in try body.objects("federatedUserId") {
+            guard let name = try entry.optionalString("providerId"), let rawId = try entry.optionalString("rawId") else {
+                continue  // Firebase skips an entry without both
+            }
+            if let provider = brokerProvider(named: name) { identities.append((provider, rawId)) }
+        }
+        let accounts = try await services.admin.lookUpFirebaseAccounts(
+            uids: try body.strings("localId").map(AccountID.init(rawValue:)), emails: try body.strings("email"),
+            phoneNumbers: try body.strings("phoneNumber"), identities: identities)
+        var fields: [String: JSONValue] = ["kind": "identitytoolkit#GetAccountInfoResponse"]
+        // No `users` at all when none is found, as Firebase answers (the Node SDK relies on it).
+        if !accounts.isEmpty { fields["users"] = .array(accounts.map(adminJSON)) }
+        return .json(200, .object(fields))
+    }
+
+    private func accountPage(_ call: FirebaseCall) async throws -> HTTPResponse {
+        let query = FirebaseBody(members: call.request.query.mapValues(JSONValue.string))
+        let maxResults = try query.optionalInt("maxResults", range: 1...Int64(AdminService.maximumLimit))
+        let token = try query.optionalString("nextPageToken").flatMap { $0.isEmpty ? nil : $0 }
+        let (accounts, next) = try await services.admin.firebaseAccountPage(
+            pageToken: token, maxResults: maxResults.map(Int.init) ?? AdminService.defaultFirebasePageSize)
+        var fields: [String: JSONValue] = [
+            "kind": "identitytoolkit#DownloadAccountResponse", "users": .array(accounts.map(adminJSON)),
+        ]
+        if let next { fields["nextPageToken"] = .string(next) }
+        return .json(200, .object(fields))
+    }
+
+    private func queryAccounts(_ call: FirebaseCall) async throws -> HTTPResponse {
+        let body = call.body
+        let returnUserInfo = try body.optionalBool("returnUserInfo") ?? true
+        let sortBy = try body.optionalString("sortBy") ?? "USER_ID"
+        let order = try body.optionalString("order") ?? "ASC"
+        guard ["USER_ID", "SORT_BY_FIELD_UNSPECIFIED"].contains(sortBy), ["ASC", "ORDER_UNSPECIFIED"].contains(order) else {
+            throw FirebaseError.invalidArgument("only sortBy USER_ID in order ASC is supported")
+        }
+        let expressions = try body.objects("expression")
+        let limit = Int(try body.optionalInt("limit", range: 1...Int64(AdminService.maximumQueryLimit)) ?? 500)
+        let offset = Int(try body.optionalInt("offset", range: 0...Int64(AdminService.maximumQueryOffset)) ?? 0)
+        let count: Int
+        let users: [Account]
+        if expressions.isEmpty {
+            (count, users) = try await services.admin.queryFirebaseAccounts(
+                offset: offset, limit: limit, returnUserInfo: returnUserInfo)
+        } else {
+            // Each expression names one user by email, uid or phone number; the matches, each once, by uid.
+            var uids: [AccountID] = []
+            var emails: [String] = []
+            var phones: [String] = []
+            for expression in expressions {
+                if let uid = try expression.optionalString("userId") { uids.append(AccountID(uid)) }
+                if let email = try expression.optionalString("email") { emails.append(email) }
+                if let phone = try expression.optionalString("phoneNumber") { phones.append(phone) }
+            }
+            let found = try await services.admin.lookUpFirebaseAccounts(uids: uids, emails: emails, phoneNumbers: phones)
+                .sorted { Array($0.id.rawValue.utf8).lexicographicallyPrecedes(Array($1.id.rawValue.utf8)) }
+            count = found.count
+            users = Array(found.dropFirst(offset).prefix(limit))
+        }
+        var fields: [String: JSONValue] = ["recordsCount": .string(String(count))]
+        if returnUserInfo { fields["userInfo"] = .array(users.map(adminJSON)) }
+        return .json(200, .object(fields))
+    }
+
+    // MARK: - Import
+
+    /// Firebase's hash algorithms the migration's import does not verify: their users are refused one by one.
+    static let unverifiedHashAlgorithms: Set<String> = [
+        "HMAC_SHA512", "HMAC_SHA1", "HMAC_MD5", "MD5", "SHA1", "SHA256", "SHA512", "PBKDF_SHA1",
+    ]
+
+    private func importAccounts(_ call: FirebaseCall) async throws -> HTTPResponse {
+        let body = call.body
+        let entries = try body.objects("users")
+        guard !entries.isEmpty else { throw FirebaseError("MISSING_USER_ACCOUNT") }
+        let (hash, refusal) = try hashOptions(body)
+        var failures: [AdminService.ImportFailure] = []
+        var records: [(index: Int, record: FirebaseUserRecord)] = []
+        for (index, entry) in entries.enumerated() {
+            var members = entry.members
+            // The REST name of the last sign-in; the export file's is `lastSignedInAt`.
+            if let last = members.removeValue(forKey: "lastLoginAt"), members["lastSignedInAt"] == nil {
+                members["lastSignedInAt"] = last
+            }
+            do {
+                records.append((index, try FirebaseUserRecord(json: .object(members))))
+            } catch let error as FirebaseUserError {
+                failures.append(AdminService.ImportFailure(index: index, message: "INVALID_ARGUMENT : \(error)"))
+            }
+        }
+        if !records.isEmpty {
+            let options = try FirebaseImportOptions(hash: hash, providers: firebaseProviderMap)
+            failures += try await services.admin.importFirebaseAccounts(
+                records, options: options, hashRefusal: refusal, requestID: call.requestID)
+        }
+        failures.sort { $0.index < $1.index }
+        return .json(200, [
+            "kind": "identitytoolkit#UploadAccountResponse",
+            "error": .array(failures.map { ["index": .int(Int64($0.index)), "message": .string($0.message)] }),
+        ])
+    }
+
+    /// The request's `hashAlgorithm` and its parameters as the import's hash options, or (for an algorithm the
+    /// broker does not verify) the message that refuses each user with a hash. An unknown algorithm, or
+    /// parameters that cannot be used, refuse the whole request (`INVALID_HASH_ALGORITHM`).
+    private func hashOptions(_ body: FirebaseBody) throws -> (FirebaseHashOptions?, String?) {
+        guard let algorithm = try body.optionalString("hashAlgorithm") else { return (nil, nil) }
+        if Self.unverifiedHashAlgorithms.contains(algorithm) {
+            return (nil, "UNSUPPORTED_HASH_ALGORITHM : \(algorithm) hashes are not verified by the broker")
+        }
+        func number(_ field: String) throws -> String? {
+            try body.optionalInt(field, range: 0...Int64(Int32.max)).map { String($0) }
+        }
+        let order: String? = switch try body.optionalString("passwordHashOrder") {
+        case "PASSWORD_AND_SALT": "PASSWORD_FIRST"
+        case nil, "SALT_AND_PASSWORD", "UNSPECIFIED_ORDER": "SALT_FIRST"
+        default: throw FirebaseError("INVALID_HASH_ALGORITHM", "passwordHashOrder is not supported")
+        }
+        do {
+            let options = try FirebaseHashOptions(
+                hashAlgo: algorithm, hashKey: try body.optionalString("signerKey"),
+                saltSeparator: try body.optionalString("saltSeparator"), rounds: try number("rounds"),
+                memCost: try number("memoryCost") ?? number("cpuMemCost"), parallelization: try number("parallelization"),
+                blockSize: try number("blockSize"), dkLen: try number("dkLen"), hashInputOrder: order)
+            return (options, nil)
+        } catch let error as ImportedHashError {
+            throw FirebaseError("INVALID_HASH_ALGORITHM", "\(error.code.rawValue)")
+        }
+    }
+
+    // MARK: - Provider names
+
+    /// Firebase provider id -> the broker's provider, for every enabled provider: its Firebase names for ID
+    /// tokens and access tokens (a domain, `oidc.<id>`, `<id>`).
+    var firebaseProviderMap: [String: ProviderID] {
+        var map: [String: ProviderID] = [:]
+        for provider in services.providers.all {
+            map[provider.firebaseProviderID(for: .accessToken)] = provider.id
+            map[provider.firebaseProviderID(for: .idToken)] = provider.id
+        }
+        return map
+    }
+
+    /// The broker's provider Firebase calls `name`, if one is enabled.
+    func brokerProvider(named name: String) -> ProviderID? { firebaseProviderMap[name] }
+}
