@@ -8,7 +8,7 @@ extension FirebaseSurface {
             try await sendOobCode(call, admin: call.isAdmin && (try call.body.flag("returnOobLink")))
         }
         routes.add("POST", FirebaseEndpoints.identityToolkitPath + "/projects/{project}/accounts:sendOobCode", access: .admin) {
-            [self] call in try await sendOobCode(call, admin: true)
+            [self] call in try await sendOobCode(call, admin: try call.body.flag("returnOobLink"))
         }
         routes.addClient("accounts:resetPassword", legacy: "resetPassword") { [self] call in try await resetPassword(call) }
         routes.addClient("accounts:signInWithEmailLink", legacy: "emailLinkSignin") { [self] call in

@@ -3,8 +3,8 @@ import Foundation
 /// Firebase session cookies (`projects/{p}:createSessionCookie`), signed by the broker's keys.
 ///
 /// A cookie is a JWT in Firebase's shape: the claims of the ID token it was made from, with `iss` =
-/// `https://session.firebase.google.com/{projectId}`, `aud` = the project id, `iat` = the second it was made and
-/// `exp` = `iat` + `validDuration` (300 seconds to 14 days, as Firebase bounds it). It is signed with the
+/// ``FirebaseEndpoints/sessionCookieIssuerPrefix`` + the project id, `aud` = the project id, `iat` = the second
+/// it was made and `exp` = `iat` + `validDuration` (300 seconds to 14 days, as Firebase bounds it). It is signed with the
 /// broker's current key (`kid` in the header), so the broker's JWKS verifies it. The Admin SDKs in emulator
 /// mode skip the signature and, with `check_revoked`, compare `iat` with the user's `validSince` and check
 /// `disabled` (both from `accounts:lookup`).
@@ -26,7 +26,7 @@ public struct FirebaseSessionCookies: Sendable {
     }
 
     /// `iss` of the project's cookies.
-    public static func issuer(projectID: String) -> String { "https://session.firebase.google.com/" + projectID }
+    public static func issuer(projectID: String) -> String { FirebaseEndpoints.sessionCookieIssuerPrefix + projectID }
 
     /// A cookie carrying `idTokenClaims` (already verified by the caller) for `validDuration` seconds;
     /// ``SessionCookieError/Code/invalidDuration`` outside 300 seconds to 14 days.
