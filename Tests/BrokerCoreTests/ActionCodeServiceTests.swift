@@ -30,7 +30,9 @@ import Testing
         func squatted(_ email: String) async throws -> Account {
             let account = Account(
                 id: AccountID("squatted"), email: email, emailVerified: false, createdAt: clock.now,
-                identities: [Identity(provider: ProviderID("google"), subject: "g-squatter", email: email, linkedAt: clock.now)],
+                identities: [
+                    Identity(provider: ProviderID("google"), subject: "g-squatter", email: email, linkedAt: clock.now)
+                ],
                 passwordHash: "salted$squatter")
             try await store.create(account, options: AccountWriteOptions(issuing: grant("squatter")))
             return account
@@ -44,13 +46,17 @@ import Testing
 
     @Test func anAdminLinkIsTheBrokersPageWithAHashedSingleUseCodeAndSendsNothing() async throws {
         let fixture = Fixture()
-        try await fixture.store.create(Account(id: AccountID("u1"), email: "Ann@example.com", createdAt: fixture.clock.now))
+        try await fixture.store.create(
+            Account(id: AccountID("u1"), email: "Ann@example.com", createdAt: fixture.clock.now))
         let link = try await fixture.service.issueLink(
             .resetPassword, email: "ann@example.com", continueURL: "https://app.example.com/done?x=1", requestID: "r1")
         #expect(link.email == "Ann@example.com")
         #expect(link.oobLink.hasPrefix("https://auth.example.com/auth/action?"))
         let query = try fixture.query(link.oobLink)
-        #expect(query == ["mode": "resetPassword", "oobCode": link.oobCode, "continueUrl": "https://app.example.com/done?x=1"])
+        #expect(
+            query == [
+                "mode": "resetPassword", "oobCode": link.oobCode, "continueUrl": "https://app.example.com/done?x=1",
+            ])
         #expect(Base64URL.decode(link.oobCode)?.count == 32)
         // Only the hash is stored; no mail is queued.
         let hash = Hex.encode(Digest.sha256(Array(link.oobCode.utf8)))
@@ -68,14 +74,16 @@ import Testing
         let fixture = Fixture()
         for action in [MailAction.resetPassword, .verifyEmail] {
             await #expect(throws: ActionCodeError(.accountNotFound)) {
-                _ = try await fixture.service.issueLink(action, email: "nobody@example.com", continueURL: nil, requestID: "r")
+                _ = try await fixture.service.issueLink(
+                    action, email: "nobody@example.com", continueURL: nil, requestID: "r")
             }
         }
         await #expect(throws: AccountError(.invalidEmail)) {
             _ = try await fixture.service.issueLink(.signIn, email: "not-an-email", continueURL: nil, requestID: "r")
         }
         await #expect(throws: ActionCodeError(.invalidContinueURL)) {
-            _ = try await fixture.service.issueLink(.signIn, email: "a@example.com", continueURL: "/relative", requestID: "r")
+            _ = try await fixture.service.issueLink(
+                .signIn, email: "a@example.com", continueURL: "/relative", requestID: "r")
         }
         #expect(try await fixture.store.auditEvents(uid: nil, before: nil, limit: 10).isEmpty)
         #expect(try await fixture.store.account(email: "nobody@example.com") == nil)
@@ -84,10 +92,12 @@ import Testing
     @Test func inspectingACodeUsesNothingAndAResetEndsEverySession() async throws {
         let fixture = Fixture(revokesFirebaseSessions: true)
         try await fixture.store.create(
-            Account(id: AccountID("u1"), email: "a@example.com", emailVerified: true, createdAt: fixture.clock.now,
-                    passwordHash: "salted$old"),
+            Account(
+                id: AccountID("u1"), email: "a@example.com", emailVerified: true, createdAt: fixture.clock.now,
+                passwordHash: "salted$old"),
             options: AccountWriteOptions(issuing: fixture.grant("old")))
-        let link = try await fixture.service.issueLink(.resetPassword, email: "a@example.com", continueURL: nil, requestID: "r")
+        let link = try await fixture.service.issueLink(
+            .resetPassword, email: "a@example.com", continueURL: nil, requestID: "r")
         let info = try await fixture.service.inspect(code: link.oobCode)
         #expect(info.action == .resetPassword)
         #expect(info.email == "a@example.com")
@@ -95,15 +105,19 @@ import Testing
         #expect(try await fixture.service.inspect(code: link.oobCode).action == .resetPassword)
         // A reset code is not a verification.
         await #expect(throws: ActionCodeError.self) {
-            _ = try await fixture.service.confirm(code: link.oobCode, expecting: .verifyEmail, newPassword: nil, requestID: "r")
+            _ = try await fixture.service.confirm(
+                code: link.oobCode, expecting: .verifyEmail, newPassword: nil, requestID: "r")
         }
-        #expect(try await fixture.store.isSessionLive(id: "session-old", accountID: AccountID("u1"), at: fixture.clock.now))
+        #expect(
+            try await fixture.store.isSessionLive(id: "session-old", accountID: AccountID("u1"), at: fixture.clock.now))
 
         let done = try await fixture.service.confirm(code: link.oobCode, newPassword: "new-secret-1", requestID: "r")
         #expect(done.action == .resetPassword)
         #expect(done.jobs.map(\.kind) == [.firebaseRevoke])
         #expect(done.account.passwordHash != "salted$old")
-        #expect(try await fixture.store.isSessionLive(id: "session-old", accountID: AccountID("u1"), at: fixture.clock.now) == false)
+        #expect(
+            try await fixture.store.isSessionLive(id: "session-old", accountID: AccountID("u1"), at: fixture.clock.now)
+                == false)
         await #expect(throws: ActionCodeError(.invalidCode, "used")) {
             _ = try await fixture.service.inspect(code: link.oobCode)
         }
@@ -115,13 +129,15 @@ import Testing
 
     @Test func anExpiredCodeIsExpiredAndAMalformedOneInvalid() async throws {
         let fixture = Fixture()
-        let link = try await fixture.service.issueLink(.signIn, email: "new@example.com", continueURL: nil, requestID: "r")
+        let link = try await fixture.service.issueLink(
+            .signIn, email: "new@example.com", continueURL: nil, requestID: "r")
         for bad in ["", "not base64!", String(repeating: "A", count: 129), Base64URL.encode(SecureRandom.bytes(32))] {
             await #expect(throws: ActionCodeError.self) { _ = try await fixture.service.inspect(code: bad) }
         }
         fixture.clock.advance(by: EmailActionService.codeLifetime)
         do {
-            _ = try await fixture.service.signIn(email: "new@example.com", code: link.oobCode, session: nil, requestID: "r")
+            _ = try await fixture.service.signIn(
+                email: "new@example.com", code: link.oobCode, session: nil, requestID: "r")
             Issue.record("an expired code signed in")
         } catch let error as ActionCodeError {
             #expect(error.code == .expiredCode)
@@ -136,7 +152,8 @@ import Testing
         #expect(try fixture.query(link.oobLink)["mode"] == "signIn")
         // The code names nobody's address but its own, and a wrong email leaves it unused.
         await #expect(throws: ActionCodeError(.wrongEmail)) {
-            _ = try await fixture.service.signIn(email: "other@example.com", code: link.oobCode, session: nil, requestID: "r")
+            _ = try await fixture.service.signIn(
+                email: "other@example.com", code: link.oobCode, session: nil, requestID: "r")
         }
         #expect(try await fixture.store.account(email: "other@example.com") == nil)
         // It is no verification or reset code either.
@@ -159,10 +176,13 @@ import Testing
             _ = try await fixture.service.signIn(
                 email: "new@example.com", code: link.oobCode, session: fixture.grant("again"), requestID: "r")
         }
-        #expect(try await fixture.store.isSessionLive(id: "session-again", accountID: stored.id, at: fixture.clock.now) == false)
+        #expect(
+            try await fixture.store.isSessionLive(id: "session-again", accountID: stored.id, at: fixture.clock.now)
+                == false)
 
         // A second link signs in to the same account.
-        let second = try await fixture.service.issueLink(.signIn, email: "new@example.com", continueURL: nil, requestID: "r")
+        let second = try await fixture.service.issueLink(
+            .signIn, email: "new@example.com", continueURL: nil, requestID: "r")
         let again = try await fixture.service.signIn(
             email: "NEW@example.com", code: second.oobCode, session: fixture.grant("second"), requestID: "r")
         #expect(again.isNewUser == false)
@@ -172,7 +192,8 @@ import Testing
     @Test func aFirstProofOfTheEmailTakesTheAccountFromASquatter() async throws {
         let fixture = Fixture(revokesFirebaseSessions: true)
         let squatted = try await fixture.squatted("victim@example.com")
-        let link = try await fixture.service.issueLink(.signIn, email: "victim@example.com", continueURL: nil, requestID: "r")
+        let link = try await fixture.service.issueLink(
+            .signIn, email: "victim@example.com", continueURL: nil, requestID: "r")
         let signedIn = try await fixture.service.signIn(
             email: "victim@example.com", code: link.oobCode, session: fixture.grant("owner"), requestID: "r")
         #expect(signedIn.isNewUser == false)
@@ -182,8 +203,11 @@ import Testing
         #expect(stored.identities.isEmpty)
         #expect(stored.passwordHash == nil)
         #expect(try await fixture.store.account(provider: ProviderID("google"), subject: "g-squatter") == nil)
-        #expect(try await fixture.store.isSessionLive(id: "session-squatter", accountID: squatted.id, at: fixture.clock.now) == false)
-        #expect(try await fixture.store.isSessionLive(id: "session-owner", accountID: squatted.id, at: fixture.clock.now))
+        #expect(
+            try await fixture.store.isSessionLive(id: "session-squatter", accountID: squatted.id, at: fixture.clock.now)
+                == false)
+        #expect(
+            try await fixture.store.isSessionLive(id: "session-owner", accountID: squatted.id, at: fixture.clock.now))
         let events = try await fixture.store.auditEvents(uid: squatted.id, before: nil, limit: 10)
         #expect(events.contains { $0.action == "sign_in" && $0.outcome == "take_over" })
     }
@@ -191,15 +215,19 @@ import Testing
     @Test func aDisabledAccountIsRefusedAndTheCodeStaysUnused() async throws {
         let fixture = Fixture()
         try await fixture.store.create(
-            Account(id: AccountID("off"), email: "off@example.com", emailVerified: false, disabled: true,
-                    createdAt: fixture.clock.now))
-        let link = try await fixture.service.issueLink(.signIn, email: "off@example.com", continueURL: nil, requestID: "r")
+            Account(
+                id: AccountID("off"), email: "off@example.com", emailVerified: false, disabled: true,
+                createdAt: fixture.clock.now))
+        let link = try await fixture.service.issueLink(
+            .signIn, email: "off@example.com", continueURL: nil, requestID: "r")
         await #expect(throws: AccountError(.userDisabled)) {
             _ = try await fixture.service.signIn(
                 email: "off@example.com", code: link.oobCode, session: fixture.grant("off"), requestID: "r")
         }
         #expect(try await fixture.store.account(id: AccountID("off"))?.emailVerified == false)
-        #expect(try await fixture.store.isSessionLive(id: "session-off", accountID: AccountID("off"), at: fixture.clock.now) == false)
+        #expect(
+            try await fixture.store.isSessionLive(id: "session-off", accountID: AccountID("off"), at: fixture.clock.now)
+                == false)
         #expect(try await fixture.service.inspect(code: link.oobCode).action == .signIn)
     }
 }

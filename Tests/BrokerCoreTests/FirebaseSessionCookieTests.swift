@@ -17,7 +17,8 @@ import Testing
     static let idTokenClaims: [String: JSONValue] = [
         "iss": "https://securetoken.google.com/demo-project", "aud": "demo-project", "sub": "uid-1", "user_id": "uid-1",
         "iat": .int(1_799_999_000), "exp": .int(1_800_002_600), "auth_time": .int(1_799_999_000),
-        "email": "a@example.com", "email_verified": true, "firebase": ["sign_in_provider": "password", "identities": [:]],
+        "email": "a@example.com", "email_verified": true,
+        "firebase": ["sign_in_provider": "password", "identities": [:]],
         "role": "admin",
     ]
 
@@ -56,7 +57,8 @@ import Testing
         let tampered = parts[0] + "." + Base64URL.encode(JSONValue.object(claims).serialized()) + "." + parts[2]
         let foreign = try await FirebaseSessionCookies(keys: keys, clock: clock, projectID: "other-project")
             .mint(idTokenClaims: Self.idTokenClaims, validDuration: 300)
-        let idTokenShaped = parts[0] + "." + Base64URL.encode(JSONValue.object(Self.idTokenClaims).serialized()) + "." + parts[2]
+        let idTokenShaped =
+            parts[0] + "." + Base64URL.encode(JSONValue.object(Self.idTokenClaims).serialized()) + "." + parts[2]
         for bad in [tampered, foreign, idTokenShaped, "", "a.b.c"] {
             await #expect(throws: SessionCookieError.self) { _ = try await cookies.verify(bad) }
         }

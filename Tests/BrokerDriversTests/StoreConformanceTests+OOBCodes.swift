@@ -16,7 +16,8 @@ extension StoreConformanceTests {
             let codes = try #require(fixture.store as? any EmailActionStore)
             let now = fixture.clock.now
             for index in 0..<6 {
-                try await codes.storeOOBCode(Self.oobRecord("hash-\(index)", .signIn, uid: "u\(index)", at: now), recording: [])
+                try await codes.storeOOBCode(
+                    Self.oobRecord("hash-\(index)", .signIn, uid: "u\(index)", at: now), recording: [])
             }
             let stored = try #require(try await codes.oobCode(hash: "hash-5"))
             #expect(stored.action == .signIn)
@@ -26,10 +27,12 @@ extension StoreConformanceTests {
             for _ in 0..<5 {
                 #expect(
                     try await codes.requestMail(
-                        emailKey: "a@example.com", at: now, limit: 5, window: 3600, code: nil, mail: nil, recording: []))
+                        emailKey: "a@example.com", at: now, limit: 5, window: 3600, code: nil, mail: nil, recording: [])
+                )
             }
             await #expect(throws: AccountStoreError.self) {
-                try await codes.storeOOBCode(Self.oobRecord("hash-0", .resetPassword, uid: "other", at: now), recording: [])
+                try await codes.storeOOBCode(
+                    Self.oobRecord("hash-0", .resetPassword, uid: "other", at: now), recording: [])
             }
             #expect(try await codes.oobCode(hash: "hash-0")?.action == .signIn)
         }
@@ -45,7 +48,9 @@ extension StoreConformanceTests {
             try await codes.storeOOBCode(Self.oobRecord("hash-1", .verifyEmail, uid: "u1", at: now), recording: [])
             #expect(try await codes.isOOBCodeUsed(hash: "hash-1", at: now) == false)
             let mark = SingleUseMark(key: "oob:hash-1", expiresAt: now + 3600)
-            _ = try await store.update(id: AccountID("u1"), options: AccountWriteOptions(consuming: mark)) { $0.emailVerified = true }
+            _ = try await store.update(id: AccountID("u1"), options: AccountWriteOptions(consuming: mark)) {
+                $0.emailVerified = true
+            }
             #expect(try await codes.isOOBCodeUsed(hash: "hash-1", at: now))
             #expect(try await codes.isOOBCodeUsed(hash: "hash-2", at: now) == false)
             #expect(try await codes.isOOBCodeUsed(hash: "hash-1", at: now + 3601) == false)

@@ -78,7 +78,9 @@ public struct ActionCodeService: Sendable {
     /// asked; `continueURL` is not checked against `mail.allowedContinueUrls`, only for being an absolute URL).
     /// A reset or verification needs an account holding `email` (``ActionCodeError/Code/accountNotFound``);
     /// an email sign-in does not (the sign-in creates the account).
-    public func issueLink(_ action: MailAction, email rawEmail: String, continueURL: String?, requestID: String)
+    public func issueLink(
+        _ action: MailAction, email rawEmail: String, continueURL: String?, requestID: String
+    )
         async throws -> Link
     {
         let email = rawEmail.trimmingCharacters(in: .whitespaces)
@@ -118,7 +120,9 @@ public struct ActionCodeService: Sendable {
     /// email verified and retires every session (and queues the Firebase revocation); on an account whose email
     /// was never verified, both also remove its other identities. `expecting`, when given, is the only action
     /// accepted (another is ``ActionCodeError/Code/invalidCode``); an email sign-in code is never accepted here.
-    public func confirm(code: String, expecting: MailAction? = nil, newPassword: String?, requestID: String)
+    public func confirm(
+        code: String, expecting: MailAction? = nil, newPassword: String?, requestID: String
+    )
         async throws -> Confirmation
     {
         let (record, hash) = try await validRecord(code)
@@ -172,7 +176,9 @@ public struct ActionCodeService: Sendable {
     /// revocation, in the same transaction as the code's single-use mark and the audit event.
     ///
     /// A code for another address is ``ActionCodeError/Code/wrongEmail`` and stays unused.
-    public func signIn(email rawEmail: String, code: String, session: SessionGrant?, requestID: String)
+    public func signIn(
+        email rawEmail: String, code: String, session: SessionGrant?, requestID: String
+    )
         async throws -> EmailSignIn
     {
         let (record, hash) = try await validRecord(code)
@@ -185,7 +191,8 @@ public struct ActionCodeService: Sendable {
         do {
             if let existing = try await accounts.account(email: email) {
                 guard !existing.disabled else { throw AccountError(.userDisabled) }
-                let takesOver = !existing.emailVerified && (!existing.identities.isEmpty || existing.passwordHash != nil)
+                let takesOver =
+                    !existing.emailVerified && (!existing.identities.isEmpty || existing.passwordHash != nil)
                 let jobs = takesOver ? revocationJobs(for: existing.id, at: now) : []
                 let event = AuditEvent(
                     time: now, uid: existing.id, action: "sign_in", provider: "emailLink", actor: .user,
@@ -240,7 +247,9 @@ public struct ActionCodeService: Sendable {
     /// The `firebase.revoke` job of `uid`, when a service account is configured.
     private func revocationJobs(for uid: AccountID, at now: Date) -> [OutboxJob] {
         guard revokesFirebaseSessions else { return [] }
-        let payload: JSONValue = ["localId": .string(uid.rawValue), "validSince": .int(Int64(now.timeIntervalSince1970))]
+        let payload: JSONValue = [
+            "localId": .string(uid.rawValue), "validSince": .int(Int64(now.timeIntervalSince1970)),
+        ]
         return [OutboxJob(kind: .firebaseRevoke, uid: uid, payload: payload.serialized(), createdAt: now)]
     }
 

@@ -121,7 +121,8 @@ public struct EmailActionService: Sendable {
             mail = job
             events.append(
                 AuditEvent(
-                    time: now, uid: account == nil ? nil : uid, action: "mail_queued", provider: action.rawValue, actor: .user,
+                    time: now, uid: account == nil ? nil : uid, action: "mail_queued", provider: action.rawValue,
+                    actor: .user,
                     requestID: requestID))
         }
         let accepted = try await codes.requestMail(
@@ -159,7 +160,8 @@ public struct EmailActionService: Sendable {
         do {
             let done = try await service.confirm(code: code, newPassword: newPassword, requestID: requestID)
             let action = done.action == .resetPassword ? "PASSWORD_RESET" : "VERIFY_EMAIL"
-            let confirmation = Confirmation(email: done.account.email ?? "", action: action, continueURL: done.continueURL)
+            let confirmation = Confirmation(
+                email: done.account.email ?? "", action: action, continueURL: done.continueURL)
             return (confirmation, done.jobs)
         } catch let error as ActionCodeError where error.code == .missingNewPassword {
             throw APIError.invalidRequest("newPassword is required for a password reset.")

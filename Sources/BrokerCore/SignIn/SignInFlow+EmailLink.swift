@@ -2,7 +2,8 @@ import Foundation
 
 extension SignInFlow {
     /// Signs in with an email sign-in code (Firebase's `signInWithEmailLink`): grants a session on `surface`,
-    /// stores it with the code's use and the account change (``ActionCodeService/signIn(email:code:session:requestID:)``),
+    /// stores it with the code's use and the account change
+    /// (``ActionCodeService/signIn(email:code:session:requestID:)``),
     /// mints the tokens and counts the outcome like a password sign-in (`broker_signins_total{provider="password"}`).
     /// Returns the result and the outbox jobs queued with it (a takeover's Firebase revocation).
     public func signIn(
@@ -15,7 +16,8 @@ extension SignInFlow {
             let signedIn = try await actionCodes.signIn(email: email, code: code, session: grant, requestID: requestID)
             let tokens = try await sessions.tokens(for: signedIn.account, grant: grant, refreshToken: refreshToken)
             metrics.increment(
-                "broker_signins_total", labels: ["provider": provider, "outcome": signedIn.isNewUser ? "created" : "success"])
+                "broker_signins_total",
+                labels: ["provider": provider, "outcome": signedIn.isNewUser ? "created" : "success"])
             let result = SignInResult(
                 account: signedIn.account, change: signedIn.change, tokens: tokens, signInProvider: provider)
             return (result, signedIn.jobs)

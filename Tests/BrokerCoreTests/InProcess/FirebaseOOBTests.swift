@@ -12,7 +12,9 @@ import Testing
     static let legacy = FirebaseEndpoints.legacyRelyingPartyPath
     static let owner = ["Authorization": "Bearer owner"]
 
-    static func start(mail: Bool = false, protection: Bool = true, clock: ManualClock = ManualClock(Date()))
+    static func start(
+        mail: Bool = false, protection: Bool = true, clock: ManualClock = ManualClock(Date())
+    )
         async throws -> InProcessBroker
     {
         try await InProcessBroker.start(clock: clock) { document in
@@ -83,9 +85,10 @@ import Testing
         let path = Self.toolkit + "/projects/\(broker.services.config.projectID)/accounts:sendOobCode"
         let anonymous = await broker.firebasePost(path + "?key=k", body)
         #expect(anonymous.status == 401)
-        #expect(try await broker.store.auditEvents(uid: user.account.id, before: nil, limit: 10).allSatisfy {
-            $0.action != "oob_link_issued"
-        })
+        #expect(
+            try await broker.store.auditEvents(uid: user.account.id, before: nil, limit: 10).allSatisfy {
+                $0.action != "oob_link_issued"
+            })
         // A client may not ask for the link itself.
         let client = await Self.client(broker, "sendOobCode", body)
         #expect(client.status == 400)
@@ -119,12 +122,15 @@ import Testing
         await #expect(throws: SessionError.self) {
             _ = try await broker.services.sessions.refresh(user.tokens.refreshToken, surface: .firebase)
         }
-        _ = try await broker.services.signIn.signIn(email: "reset@example.com", password: "new-password-1", requestID: "t")
+        _ = try await broker.services.signIn.signIn(
+            email: "reset@example.com", password: "new-password-1", requestID: "t")
         #expect(try await broker.store.account(id: user.account.id)?.emailVerified == true)
-        let again = await Self.client(broker, "resetPassword", ["oobCode": .string(code), "newPassword": "new-password-2"])
+        let again = await Self.client(
+            broker, "resetPassword", ["oobCode": .string(code), "newPassword": "new-password-2"])
         #expect(again.status == 400)
         #expect(Self.code(again) == "INVALID_OOB_CODE")
-        _ = try await broker.services.signIn.signIn(email: "reset@example.com", password: "new-password-1", requestID: "t")
+        _ = try await broker.services.signIn.signIn(
+            email: "reset@example.com", password: "new-password-1", requestID: "t")
     }
 
     @Test(arguments: [
@@ -134,8 +140,10 @@ import Testing
         (["requestType": "VERIFY_AND_CHANGE_EMAIL", "email": "a@example.com"] as JSONValue, "INVALID_REQ_TYPE"),
         (["requestType": "EMAIL_SIGNIN"] as JSONValue, "MISSING_EMAIL"),
         (["requestType": "EMAIL_SIGNIN", "email": "not an email"] as JSONValue, "INVALID_EMAIL"),
-        (["requestType": "EMAIL_SIGNIN", "email": "a@example.com", "continueUrl": "/relative"] as JSONValue,
-         "INVALID_CONTINUE_URI"),
+        (
+            ["requestType": "EMAIL_SIGNIN", "email": "a@example.com", "continueUrl": "/relative"] as JSONValue,
+            "INVALID_CONTINUE_URI"
+        ),
     ])
     func aRefusedAdminLinkStoresNothing(body: JSONValue, expected: String) async throws {
         let broker = try await Self.start()
@@ -154,7 +162,8 @@ import Testing
         let broker = try await Self.start()
         _ = try await Self.signUp(broker, "a@example.com")
         for type in ["PASSWORD_RESET", "EMAIL_SIGNIN"] {
-            let response = await Self.client(broker, "sendOobCode", ["requestType": .string(type), "email": "a@example.com"])
+            let response = await Self.client(
+                broker, "sendOobCode", ["requestType": .string(type), "email": "a@example.com"])
             #expect(response.status == 400)
             #expect(Self.code(response) == "OPERATION_NOT_ALLOWED")
         }
@@ -163,9 +172,10 @@ import Testing
         #expect(admin.status == 400)
         #expect(Self.code(admin) == "OPERATION_NOT_ALLOWED")
         #expect(try await Self.mails(broker) == 0)
-        #expect(try await broker.store.auditEvents(uid: nil, before: nil, limit: 10).allSatisfy {
-            $0.action != "oob_link_issued" && $0.action != "mail_queued"
-        })
+        #expect(
+            try await broker.store.auditEvents(uid: nil, before: nil, limit: 10).allSatisfy {
+                $0.action != "oob_link_issued" && $0.action != "mail_queued"
+            })
     }
 
     @Test func aClientResetIsMailedWithoutEnumerationAndOnlyToAllowedContinueURLs() async throws {
@@ -173,14 +183,18 @@ import Testing
         _ = try await Self.signUp(broker, "a@example.com")
         let sent = await broker.firebasePost(
             Self.legacy + "/getOobConfirmationCode?key=k",
-            ["requestType": "PASSWORD_RESET", "email": "a@example.com", "continueUrl": "https://app.example.com/finish/x"])
+            [
+                "requestType": "PASSWORD_RESET", "email": "a@example.com",
+                "continueUrl": "https://app.example.com/finish/x",
+            ])
         #expect(sent.status == 200)
         #expect(sent.json?["kind"]?.stringValue == "identitytoolkit#GetOobConfirmationCodeResponse")
         #expect(sent.json?["email"]?.stringValue == "a@example.com")
         #expect(sent.json?["oobCode"] == nil)
         #expect(try await Self.mails(broker) == 1)
         // An unknown address gets the same answer and no mail.
-        let unknown = await Self.client(broker, "sendOobCode", ["requestType": "PASSWORD_RESET", "email": "nobody@example.com"])
+        let unknown = await Self.client(
+            broker, "sendOobCode", ["requestType": "PASSWORD_RESET", "email": "nobody@example.com"])
         #expect(unknown.status == 200)
         #expect(unknown.json?["email"]?.stringValue == "nobody@example.com")
         #expect(try await Self.mails(broker) == 1)
@@ -192,13 +206,15 @@ import Testing
         #expect(try await Self.mails(broker) == 1)
         // The mailed code resets the password.
         let code = try #require(try await Self.mailedCode(broker, to: "a@example.com"))
-        let reset = await Self.client(broker, "resetPassword", ["oobCode": .string(code), "newPassword": "new-password-1"])
+        let reset = await Self.client(
+            broker, "resetPassword", ["oobCode": .string(code), "newPassword": "new-password-1"])
         #expect(reset.status == 200)
     }
 
     @Test func withoutEnumerationProtectionAnUnknownAddressIsEmailNotFound() async throws {
         let broker = try await Self.start(mail: true, protection: false)
-        let response = await Self.client(broker, "sendOobCode", ["requestType": "PASSWORD_RESET", "email": "nobody@example.com"])
+        let response = await Self.client(
+            broker, "sendOobCode", ["requestType": "PASSWORD_RESET", "email": "nobody@example.com"])
         #expect(response.status == 400)
         #expect(Self.code(response) == "EMAIL_NOT_FOUND")
         #expect(try await Self.mails(broker) == 0)
@@ -210,7 +226,8 @@ import Testing
         let bad = await Self.client(broker, "sendOobCode", ["requestType": "VERIFY_EMAIL", "idToken": "not-a-token"])
         #expect(Self.code(bad) == "INVALID_ID_TOKEN")
         #expect(try await Self.mails(broker) == 0)
-        let sent = await Self.client(broker, "sendOobCode", ["requestType": "VERIFY_EMAIL", "idToken": .string(user.tokens.idToken)])
+        let sent = await Self.client(
+            broker, "sendOobCode", ["requestType": "VERIFY_EMAIL", "idToken": .string(user.tokens.idToken)])
         #expect(sent.status == 200)
         #expect(sent.json?["email"]?.stringValue == "v@example.com")
         let code = try #require(try await Self.mailedCode(broker, to: "v@example.com"))
@@ -253,10 +270,12 @@ import Testing
     @Test func theSixthMailToAnAddressWithinTheHourIsRefused() async throws {
         let broker = try await Self.start(mail: true)
         for _ in 0..<EmailActionService.mailsPerHour {
-            let sent = await Self.client(broker, "sendOobCode", ["requestType": "EMAIL_SIGNIN", "email": "many@example.com"])
+            let sent = await Self.client(
+                broker, "sendOobCode", ["requestType": "EMAIL_SIGNIN", "email": "many@example.com"])
             #expect(sent.status == 200)
         }
-        let refused = await Self.client(broker, "sendOobCode", ["requestType": "EMAIL_SIGNIN", "email": "MANY@example.com"])
+        let refused = await Self.client(
+            broker, "sendOobCode", ["requestType": "EMAIL_SIGNIN", "email": "MANY@example.com"])
         #expect(refused.status == 400)
         #expect(Self.code(refused) == "TOO_MANY_ATTEMPTS_TRY_LATER")
         #expect(refused.headers["retry-after"] != nil)
@@ -269,8 +288,10 @@ import Testing
         let broker = try await Self.start(mail: true)
         let sent = await Self.client(
             broker, "sendOobCode",
-            ["requestType": "EMAIL_SIGNIN", "email": "new@example.com", "canHandleCodeInApp": true,
-             "continueUrl": "https://app.example.com/finish"])
+            [
+                "requestType": "EMAIL_SIGNIN", "email": "new@example.com", "canHandleCodeInApp": true,
+                "continueUrl": "https://app.example.com/finish",
+            ])
         #expect(sent.status == 200)
         #expect(try await broker.store.account(email: "new@example.com") == nil)
         let code = try #require(try await Self.mailedCode(broker, to: "new@example.com"))
@@ -278,17 +299,21 @@ import Testing
         let inspect = await Self.client(broker, "resetPassword", ["oobCode": .string(code)])
         #expect(inspect.json?["requestType"]?.stringValue == "EMAIL_SIGNIN")
         #expect(inspect.json?["email"] == nil)
-        let wrong = await Self.client(broker, "signInWithEmailLink", ["email": "other@example.com", "oobCode": .string(code)])
+        let wrong = await Self.client(
+            broker, "signInWithEmailLink", ["email": "other@example.com", "oobCode": .string(code)])
         #expect(wrong.status == 400)
         #expect(Self.code(wrong) == "INVALID_EMAIL")
         #expect(try await broker.store.account(email: "other@example.com") == nil)
         let linking = await Self.client(
             broker, "signInWithEmailLink", ["email": "new@example.com", "oobCode": .string(code), "idToken": "x"])
         #expect(Self.code(linking) == "OPERATION_NOT_ALLOWED")
-        #expect(Self.code(await Self.client(broker, "signInWithEmailLink", ["email": "new@example.com"])) == "MISSING_OOB_CODE")
+        #expect(
+            Self.code(await Self.client(broker, "signInWithEmailLink", ["email": "new@example.com"]))
+                == "MISSING_OOB_CODE")
         #expect(try await broker.store.account(email: "new@example.com") == nil)
 
-        let signedIn = await Self.client(broker, "signInWithEmailLink", ["email": "new@example.com", "oobCode": .string(code)])
+        let signedIn = await Self.client(
+            broker, "signInWithEmailLink", ["email": "new@example.com", "oobCode": .string(code)])
         #expect(signedIn.status == 200)
         #expect(signedIn.json?["isNewUser"]?.boolValue == true)
         #expect(signedIn.json?["expiresIn"]?.stringValue == String(Int(broker.services.config.idTokenTTL)))
@@ -303,14 +328,16 @@ import Testing
         #expect(await broker.post("/v1/token", ["refreshToken": .string(refresh)]).status == 401)
         _ = try await broker.services.sessions.refresh(refresh, surface: .firebase)
 
-        let again = await Self.client(broker, "signInWithEmailLink", ["email": "new@example.com", "oobCode": .string(code)])
+        let again = await Self.client(
+            broker, "signInWithEmailLink", ["email": "new@example.com", "oobCode": .string(code)])
         #expect(Self.code(again) == "INVALID_OOB_CODE")
     }
 
     @Test func anExpiredSignInCodeIsExpiredAndCreatesNothing() async throws {
         let clock = ManualClock(Date())
         let broker = try await Self.start(clock: clock)
-        let link = await Self.adminLink(broker, ["requestType": "EMAIL_SIGNIN", "email": "late@example.com", "returnOobLink": true])
+        let link = await Self.adminLink(
+            broker, ["requestType": "EMAIL_SIGNIN", "email": "late@example.com", "returnOobLink": true])
         let code = try #require(link.json?["oobCode"]?.stringValue)
         clock.advance(by: EmailActionService.codeLifetime + 1)  // the store keeps whole milliseconds
         let late = await broker.firebasePost(
@@ -343,7 +370,8 @@ import Testing
             Self.toolkit + "/projects/another-project:createSessionCookie", ["idToken": token], headers: Self.owner)
         #expect(other.status != 200)
 
-        let minted = await broker.firebasePost(path, ["idToken": token, "validDuration": "432000"], headers: Self.owner)
+        let minted = await broker.firebasePost(
+            path, ["idToken": token, "validDuration": "432000"], headers: Self.owner)
         #expect(minted.status == 200)
         let cookie = try #require(minted.json?["sessionCookie"]?.stringValue)
         let claims = try await FirebaseSessionCookies(
@@ -381,11 +409,13 @@ import Testing
         let mail = try #require(try await broker.store.outboxJobs(uid: nil, limit: 10).first { $0.kind == .mail })
         #expect(JSONValue.parse(mail.payload)?["subject"]?.stringValue?.contains("비밀번호") == true)  // X-Firebase-Locale
 
-        // Auth.auth().sendSignInLink(toEmail:actionCodeSettings:) then signIn(withEmail:link:) -> EmailLinkSignInRequest
+        // Auth.auth().sendSignInLink(toEmail:actionCodeSettings:), then signIn(withEmail:link:):
+        // EmailLinkSignInRequest
         let send = await broker.firebase(
             "POST", Self.legacy + "/getOobConfirmationCode?key=AIzaFakeKey",
             json: [
-                "requestType": "EMAIL_SIGNIN", "email": "ios@example.com", "continueUrl": "https://app.example.com/finish",
+                "requestType": "EMAIL_SIGNIN", "email": "ios@example.com",
+                "continueUrl": "https://app.example.com/finish",
                 "iOSBundleId": "com.example.app", "canHandleCodeInApp": true, "clientType": "CLIENT_TYPE_IOS",
             ], headers: Self.iOSHeaders)
         #expect(send.status == 200)

@@ -44,7 +44,8 @@ extension SQLBrokerStore: EmailActionStore {
     public func isOOBCodeUsed(hash: String, at now: Date) async throws -> Bool {
         try await read { connection in
             try connection.query(
-                "SELECT 1 AS used FROM used_marks WHERE key = ? AND expires_at >= ?", [.text("oob:" + hash), Self.millis(now)]
+                "SELECT 1 AS used FROM used_marks WHERE key = ? AND expires_at >= ?",
+                [.text("oob:" + hash), Self.millis(now)]
             ).first != nil
         }
     }

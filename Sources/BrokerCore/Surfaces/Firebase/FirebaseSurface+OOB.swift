@@ -7,13 +7,19 @@ extension FirebaseSurface {
         routes.addClient("accounts:sendOobCode", legacy: "getOobConfirmationCode") { [self] call in
             try await sendOobCode(call, admin: call.isAdmin && (try call.body.flag("returnOobLink")))
         }
-        routes.add("POST", FirebaseEndpoints.identityToolkitPath + "/projects/{project}/accounts:sendOobCode", access: .admin) {
+        routes.add(
+            "POST", FirebaseEndpoints.identityToolkitPath + "/projects/{project}/accounts:sendOobCode", access: .admin
+        ) {
             [self] call in try await sendOobCode(call, admin: try call.body.flag("returnOobLink"))
         }
-        routes.addClient("accounts:resetPassword", legacy: "resetPassword") { [self] call in try await resetPassword(call) }
+        routes.addClient("accounts:resetPassword", legacy: "resetPassword") { [self] call in
+            try await resetPassword(call)
+        }
         routes.addClient("accounts:signInWithEmailLink", legacy: "emailLinkSignin") { [self] call in
             try await signInWithEmailLink(call)
         }
-        routes.addProjectVerb("POST", "createSessionCookie", access: .admin) { [self] call in try await createSessionCookie(call) }
+        routes.addProjectVerb("POST", "createSessionCookie", access: .admin) { [self] call in
+            try await createSessionCookie(call)
+        }
     }
 }

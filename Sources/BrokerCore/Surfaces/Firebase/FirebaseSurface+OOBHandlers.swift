@@ -27,7 +27,8 @@ extension FirebaseSurface {
             }
             return ActionCodeService(
                 accounts: services.store, codes: codes, passwords: services.accounts.passwords, clock: services.clock,
-                issuer: services.config.issuer, revokesFirebaseSessions: services.config.firebaseServiceAccountFile != nil)
+                issuer: services.config.issuer,
+                revokesFirebaseSessions: services.config.firebaseServiceAccountFile != nil)
         }
     }
 
@@ -41,7 +42,8 @@ extension FirebaseSurface {
             return EmailActionService(
                 accounts: services.store, codes: codes, passwords: services.accounts.passwords, clock: services.clock,
                 settings: mail, issuer: services.config.issuer,
-                revokesFirebaseSessions: services.config.firebaseServiceAccountFile != nil, cipher: services.outboxCipher)
+                revokesFirebaseSessions: services.config.firebaseServiceAccountFile != nil,
+                cipher: services.outboxCipher)
         }
     }
 
@@ -94,7 +96,8 @@ extension FirebaseSurface {
                     email: email, continueURL: continueURL, acceptLanguage: language, requestID: call.requestID)
             }
         } catch let error as AccountError where error.code == .tooManyAttempts {
-            var mapped = FirebaseError("TOO_MANY_ATTEMPTS_TRY_LATER", "Too many emails to this address; try again later.")
+            var mapped = FirebaseError(
+                "TOO_MANY_ATTEMPTS_TRY_LATER", "Too many emails to this address; try again later.")
             mapped.headers["Retry-After"] = String(error.retryAfter ?? 3600)
             throw mapped
         }
@@ -104,7 +107,9 @@ extension FirebaseSurface {
 
     /// An admin's `sendOobCode` with `returnOobLink`: the code and its link, no mail. A reset link for an
     /// address no account holds is `EMAIL_NOT_FOUND`, a verification link `USER_NOT_FOUND` (Firebase's answers).
-    private func adminOobLink(_ call: FirebaseCall, _ action: MailAction, continueURL: String?) async throws
+    private func adminOobLink(
+        _ call: FirebaseCall, _ action: MailAction, continueURL: String?
+    ) async throws
         -> HTTPResponse
     {
         var email = try call.body.optionalString("email").flatMap { $0.isEmpty ? nil : $0 }
@@ -113,7 +118,8 @@ extension FirebaseSurface {
         }
         guard let email else { throw FirebaseError("MISSING_EMAIL") }
         do {
-            let link = try await actionCodes.issueLink(action, email: email, continueURL: continueURL, requestID: call.requestID)
+            let link = try await actionCodes.issueLink(
+                action, email: email, continueURL: continueURL, requestID: call.requestID)
             return .json(
                 200,
                 [
@@ -138,7 +144,8 @@ extension FirebaseSurface {
             guard let newPassword else {
                 let info = try await service.inspect(code: code)
                 var answer: [String: JSONValue] = [
-                    "kind": "identitytoolkit#ResetPasswordResponse", "requestType": .string(Self.requestType(info.action)),
+                    "kind": "identitytoolkit#ResetPasswordResponse",
+                    "requestType": .string(Self.requestType(info.action)),
                 ]
                 if info.action != .signIn { answer["email"] = .string(info.email) }
                 return .json(200, .object(answer))
@@ -199,8 +206,10 @@ extension FirebaseSurface {
                 200,
                 [
                     "kind": "identitytoolkit#EmailLinkSigninResponse", "idToken": .string(result.tokens.idToken),
-                    "email": .string(result.account.email ?? email), "refreshToken": .string(result.tokens.refreshToken),
-                    "expiresIn": .string(String(result.tokens.expiresIn)), "localId": .string(result.account.id.rawValue),
+                    "email": .string(result.account.email ?? email),
+                    "refreshToken": .string(result.tokens.refreshToken),
+                    "expiresIn": .string(String(result.tokens.expiresIn)),
+                    "localId": .string(result.account.id.rawValue),
                     "isNewUser": .bool(result.isNewUser),
                 ])
         } catch let error as ActionCodeError {
@@ -215,7 +224,8 @@ extension FirebaseSurface {
         let token = try call.body.string("idToken", missing: "MISSING_ID_TOKEN")
         let duration: Int64
         do {
-            duration = try call.body.optionalInt("validDuration", range: Int64.min...Int64.max)
+            duration =
+                try call.body.optionalInt("validDuration", range: Int64.min...Int64.max)
                 ?? Int64(FirebaseSessionCookies.maximumDuration)
         } catch {
             throw FirebaseError("INVALID_DURATION")
@@ -243,7 +253,8 @@ extension FirebaseSurface {
         case .wrongEmail: FirebaseError("INVALID_EMAIL", "The email provided does not match the sign-in email address.")
         case .missingNewPassword: FirebaseError("MISSING_NEW_PASSWORD")
         case .accountNotFound: FirebaseError("EMAIL_NOT_FOUND")
-        case .invalidContinueURL: FirebaseError("INVALID_CONTINUE_URI", "expected an absolute URI with valid scheme and host")
+        case .invalidContinueURL:
+            FirebaseError("INVALID_CONTINUE_URI", "expected an absolute URI with valid scheme and host")
         }
     }
 }

@@ -4,10 +4,10 @@ import Foundation
 ///
 /// A cookie is a JWT in Firebase's shape: the claims of the ID token it was made from, with `iss` =
 /// ``FirebaseEndpoints/sessionCookieIssuerPrefix`` + the project id, `aud` = the project id, `iat` = the second
-/// it was made and `exp` = `iat` + `validDuration` (300 seconds to 14 days, as Firebase bounds it). It is signed with the
-/// broker's current key (`kid` in the header), so the broker's JWKS verifies it. The Admin SDKs in emulator
-/// mode skip the signature and, with `check_revoked`, compare `iat` with the user's `validSince` and check
-/// `disabled` (both from `accounts:lookup`).
+/// it was made and `exp` = `iat` + `validDuration` (300 seconds to 14 days, as Firebase bounds it). It is signed
+/// with the broker's current key (`kid` in the header), so the broker's JWKS verifies it. The Admin SDKs in
+/// emulator mode skip the signature and, with `check_revoked`, compare `iat` with the user's `validSince` and
+/// check `disabled` (both from `accounts:lookup`).
 public struct FirebaseSessionCookies: Sendable {
     /// The shortest `validDuration` Firebase accepts: five minutes.
     public static let minimumDuration = 300
@@ -41,7 +41,9 @@ public struct FirebaseSessionCookies: Sendable {
         claims["iat"] = .int(issuedAt)
         claims["exp"] = .int(issuedAt + Int64(validDuration))
         let key = try await keys.current()
-        let header: [String: JSONValue] = ["alg": .string(key.algorithm.rawValue), "kid": .string(key.id), "typ": "JWT"]
+        let header: [String: JSONValue] = [
+            "alg": .string(key.algorithm.rawValue), "kid": .string(key.id), "typ": "JWT",
+        ]
         return try JWT.encode(header: header, claims: claims, sign: key.sign)
     }
 
@@ -50,7 +52,8 @@ public struct FirebaseSessionCookies: Sendable {
     /// is ``SessionCookieError/Code/invalidCookie``. Revocation is the caller's to check (`iat` against the
     /// account's `validSince`).
     public func verify(_ cookie: String) async throws -> [String: JSONValue] {
-        guard cookie.utf8.count <= 16 * 1024, let jwt = try? JWT(parsing: cookie), let kid = jwt.header["kid"]?.stringValue,
+        guard cookie.utf8.count <= 16 * 1024, let jwt = try? JWT(parsing: cookie),
+            let kid = jwt.header["kid"]?.stringValue,
             let key = await keys.key(id: kid), jwt.header["alg"]?.stringValue == key.algorithm.rawValue,
             key.verify(signature: jwt.signature, message: jwt.signingInput)
         else { throw SessionCookieError(.invalidCookie, "signature") }
