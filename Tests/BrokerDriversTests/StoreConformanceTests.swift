@@ -800,12 +800,14 @@ struct StoreConformanceTests {
             let now = fixture.clock.now
             let grant = SessionGrant(
                 tokenHash: "fb-1", sessionID: "s-fb", signInProvider: "google.com", createdAt: now, expiresAt: now + 600,
-                surface: .firebase)
+                surface: .firebase, claims: #"{"role":"admin"}"#)
             try await store.create(Self.account("alice"), options: AccountWriteOptions(issuing: grant))
             try await store.insertRefreshToken(Self.token("native-1", session: "s-native", uid: "alice"))
             #expect(try await store.refreshToken(hash: "fb-1")?.surface == .firebase)
             #expect(try await store.refreshToken(hash: "fb-1")?.signInProvider == "google.com")
+            #expect(try await store.refreshToken(hash: "fb-1")?.claims == #"{"role":"admin"}"#)
             #expect(try await store.refreshToken(hash: "native-1")?.surface == .native)
+            #expect(try await store.refreshToken(hash: "native-1")?.claims == nil)
 
             var successor = grant.record(for: AccountID("alice"))
             successor.tokenHash = "fb-2"
@@ -814,6 +816,7 @@ struct StoreConformanceTests {
             #expect(try await store.addToSession(successor))
             #expect(try await store.refreshToken(hash: "fb-2")?.surface == .firebase)
             #expect(try await store.refreshToken(hash: "fb-3")?.surface == .firebase)
+            #expect(try await store.refreshToken(hash: "fb-3")?.claims == #"{"role":"admin"}"#)
         }
     }
 }

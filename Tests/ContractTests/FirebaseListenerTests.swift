@@ -1,4 +1,6 @@
 import BrokerCore
+import BrokerCrypto
+import BrokerDrivers
 import BrokerTesting
 import Foundation
 import Testing
@@ -34,5 +36,80 @@ import Testing
             #expect(onMain.errorCode == "NOT_FOUND")
             #expect(try await broker.count("accounts") == 0)
         }
+    }
+
+    static func code(_ response: TestResponse) -> String? {
+        response.json?["error"]?["message"]?.stringValue.map { String($0.split(separator: " ", maxSplits: 1).first ?? "") }
+    }
+
+    @Test func aSignUpAndAFormEncodedRefreshOverSockets() async throws {
+        try await Self.withFirebase { broker, _ in
+            let signUp = try await broker.firebase(
+                "POST", FirebaseEndpoints.identityToolkitPath + "/accounts:signUp?key=k",
+                json: ["email": "live@example.com", "password": "secret-pass", "returnSecureToken": true])
+            #expect(signUp.status == 200)
+            let refresh = try #require(signUp.json?["refreshToken"]?.stringValue)
+            let uid = try #require(signUp.json?["localId"]?.stringValue)
+            let refreshed = try await broker.firebase(
+                "POST", FirebaseEndpoints.secureTokenPath + "?key=k",
+                body: Array("grant_type=refresh_token&refresh_token=\(refresh)".utf8),
+                headers: ["Content-Type": "application/x-www-form-urlencoded"])
+            #expect(refreshed.status == 200)
+            #expect(refreshed.json?["user_id"]?.stringValue == uid)
+            #expect(refreshed.json?["expires_in"]?.stringValue == "3600")
+            // The session is this listener's: the native refresh refuses its (new) token.
+            let next = try #require(refreshed.json?["refresh_token"]?.stringValue)
+            let native = try await broker.post("/v1/token", ["refreshToken": .string(next)])
+            #expect(native.status == 401)
+            #expect(native.errorCode == "INVALID_REFRESH_TOKEN")
+            // A page that rebound a name to 127.0.0.1 is refused, and nothing is stored.
+            let rebound = try await broker.firebase(
+                "POST", FirebaseEndpoints.identityToolkitPath + "/accounts:signUp?key=k",
+                json: ["email": "rebound@example.com", "password": "secret-pass"], headers: ["Host": "rebound.example:9099"])
+            #expect(rebound.status == 403)
+            #expect(Self.code(rebound) == "PERMISSION_DENIED")
+            #expect(try await broker.count("accounts") == 1)
+        }
+    }
+
+    @Test func serveStartsTheListenerFromTheConfigAndWarnsOfRelaxedSettings() async throws {
+        let directory = try ProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stubs = try StubProviders()
+        try stubs.start(server: MicroHTTPDServer())
+        var document = stubs.brokerConfig()
+        if case .object(var members) = document {
+            members["firebaseCompat"] = ["enabled": true, "port": 0, "acceptUnsignedCustomTokens": true]
+            document = .object(members)
+        }
+        let configPath = directory.appendingPathComponent("providers.json").path
+        try Data(document.serialized()).write(to: URL(fileURLWithPath: configPath))
+        let server = try ProcessTests.spawn(
+            ["serve", "--port", "0", "--config", configPath, "--database", directory.appendingPathComponent("b.sqlite").path])
+        let firebaseLine = try await server.waitForLog("\"listening (Firebase-compatible)\"")
+        let listening = try await server.waitForLog("\"listening\"")
+        let firebasePort = try #require(JSONValue.parse(Array(firebaseLine.utf8))?["port"]?.intValue)
+        let port = try #require(JSONValue.parse(Array(listening.utf8))?["port"]?.intValue)
+        #expect(firebasePort != port)
+        #expect(server.stderr.contains("firebaseCompat.acceptUnsignedCustomTokens"))
+        let client = try CurlHTTPClient()
+        func send(_ port: Int64, _ path: String, _ body: JSONValue) async throws -> HTTPClientResponse {
+            try await client.send(
+                HTTPClientRequest(
+                    method: "POST", url: "http://127.0.0.1:\(port)\(path)", headers: [("Content-Type", "application/json")],
+                    body: body.serialized(), timeout: 30))
+        }
+        let unsigned = Base64URL.encode(JSONValue.object(["alg": "none"]).serialized()) + "."
+            + Base64URL.encode(JSONValue.object(["uid": "process-uid"]).serialized()) + "."
+        let path = FirebaseEndpoints.identityToolkitPath + "/accounts:signInWithCustomToken?key=k"
+        let onFirebase = try await send(firebasePort, path, ["token": .string(unsigned), "returnSecureToken": true])
+        #expect(onFirebase.status == 200)
+        #expect(JSONValue.parse(onFirebase.body)?["isNewUser"]?.boolValue == true)
+        let onMain = try await send(port, path, ["token": .string(unsigned)])
+        #expect(onMain.status == 404)
+        server.terminate()
+        #expect(try await server.wait(seconds: 60) == 0)
+        await client.shutdown()
+        await stubs.stop()
     }
 }

@@ -10,14 +10,20 @@ extension SessionService {
     /// signed by the broker's keys: `iss` `https://securetoken.…/{projectId}`, `aud` the project, `sub` =
     /// `user_id` = uid, `auth_time`, `iat`, `exp`, `email`, `email_verified`, `name`, `picture`, `firebase:
     /// {identities, sign_in_provider}`, the custom claims at the top level, and `sid` (the session, for exact
-    /// revocation). `provider` is Firebase's id of the sign-in method (`password`, `custom`, a provider's).
-    public func firebaseIDToken(for account: Account, provider: String, sessionID: String, now: Date) async throws -> String {
+    /// revocation). `sessionClaims` (a custom token's `claims`, JSON object text) go over the account's custom
+    /// claims. `provider` is Firebase's id of the sign-in method (`password`, `custom`, a provider's).
+    public func firebaseIDToken(
+        for account: Account, provider: String, sessionID: String, sessionClaims: String? = nil, now: Date
+    ) async throws -> String {
         let key = try await keys.current()
         let issuedAt = Int64(now.timeIntervalSince1970)
         var claims: [String: JSONValue] = [:]
         if let name = account.displayName { claims["name"] = .string(name) }
         if let photo = account.photoURL { claims["picture"] = .string(photo) }
         claims.merge(SessionService.customClaims(of: account) ?? [:]) { _, custom in custom }
+        if let sessionClaims, let object = JSONValue.parse(Array(sessionClaims.utf8))?.objectValue {
+            claims.merge(object) { _, session in session }
+        }
         var identities: [String: [JSONValue]] = [:]
         if let email = account.email { identities["email"] = [.string(email)] }
         for identity in account.identities {

@@ -80,12 +80,16 @@ public struct SessionService: Sendable {
     /// store with the sign-in's account change (``AccountWriteOptions/issuing``).
     /// A session made on `surface` works only there; its ID tokens have that surface's shape (a Firebase session's
     /// `provider` is Firebase's provider id: `password`, `custom`, a provider's `firebaseProviderID`).
-    public func grant(provider: String, surface: SessionSurface = .native) -> (refreshToken: String, grant: SessionGrant) {
+    /// `claims` (JSON object text) are added to every ID token of the session, over the account's own.
+    public func grant(
+        provider: String, surface: SessionSurface = .native, claims: String? = nil
+    ) -> (refreshToken: String, grant: SessionGrant) {
         let now = clock.now
         let token = Base64URL.encode(SecureRandom.bytes(32))
         let grant = SessionGrant(
             tokenHash: SessionService.hash(token), sessionID: SessionService.newSessionID(at: now),
-            signInProvider: provider, createdAt: now, expiresAt: now + settings.refreshTokenTTL, surface: surface)
+            signInProvider: provider, createdAt: now, expiresAt: now + settings.refreshTokenTTL, surface: surface,
+            claims: claims)
         return (token, grant)
     }
 
@@ -103,7 +107,7 @@ public struct SessionService: Sendable {
     public func tokens(for account: Account, grant: SessionGrant, refreshToken: String) async throws -> SessionTokens {
         try await tokens(
             for: account, provider: grant.signInProvider, sessionID: grant.sessionID, refreshToken: refreshToken,
-            surface: grant.surface, now: clock.now)
+            surface: grant.surface, claims: grant.claims, now: clock.now)
     }
 
     /// Exchanges a refresh token for a new session body, retiring it. A retired token presented again revokes
@@ -128,7 +132,7 @@ public struct SessionService: Sendable {
             }
             let (token, successor) = newRefreshToken(
                 sessionID: record.sessionID, account: account.id, provider: record.signInProvider,
-                surface: record.surface, now: now)
+                surface: record.surface, claims: record.claims, now: now)
             if let rotatedAt = record.rotatedAt {
                 guard now.timeIntervalSince(rotatedAt) <= settings.reuseGrace else {
                     try await store.revokeSession(id: record.sessionID, at: now)
@@ -142,7 +146,7 @@ public struct SessionService: Sendable {
                 account,
                 try await tokens(
                     for: account, provider: record.signInProvider, sessionID: record.sessionID, refreshToken: token,
-                    surface: record.surface, now: now)
+                    surface: record.surface, claims: record.claims, now: now)
             )
         }
         throw SessionError(.invalidRefreshToken)
@@ -209,12 +213,14 @@ public struct SessionService: Sendable {
 
     private func tokens(
         for account: Account, provider: String, sessionID: String, refreshToken: String, surface: SessionSurface,
-        now: Date
+        claims: String?, now: Date
     ) async throws -> SessionTokens {
         let idToken =
             switch surface {
             case .native: try await idToken(for: account, provider: provider, sessionID: sessionID, now: now)
-            case .firebase: try await firebaseIDToken(for: account, provider: provider, sessionID: sessionID, now: now)
+            case .firebase:
+                try await firebaseIDToken(
+                    for: account, provider: provider, sessionID: sessionID, sessionClaims: claims, now: now)
             }
         return SessionTokens(
             idToken: idToken,
@@ -223,12 +229,12 @@ public struct SessionService: Sendable {
     }
 
     private func newRefreshToken(
-        sessionID: String, account: AccountID, provider: String, surface: SessionSurface, now: Date
+        sessionID: String, account: AccountID, provider: String, surface: SessionSurface, claims: String?, now: Date
     ) -> (String, RefreshTokenRecord) {
         let token = Base64URL.encode(SecureRandom.bytes(32))
         let record = RefreshTokenRecord(
             tokenHash: SessionService.hash(token), sessionID: sessionID, accountID: account, signInProvider: provider,
-            createdAt: now, expiresAt: now + settings.refreshTokenTTL, surface: surface)
+            createdAt: now, expiresAt: now + settings.refreshTokenTTL, surface: surface, claims: claims)
         return (token, record)
     }
 

@@ -61,13 +61,16 @@ public struct SessionGrant: Sendable, Equatable {
     public var expiresAt: Date
     /// The listener the session is made on (it works only there).
     public var surface: SessionSurface
+    /// Claims the session's ID tokens carry besides the account's (JSON object text), if any.
+    public var claims: String?
 
     /// Creates a grant.
     public init(
         tokenHash: String, sessionID: String, signInProvider: String, createdAt: Date, expiresAt: Date,
-        surface: SessionSurface = .native
+        surface: SessionSurface = .native, claims: String? = nil
     ) {
         self.surface = surface
+        self.claims = claims
         self.tokenHash = tokenHash
         self.sessionID = sessionID
         self.signInProvider = signInProvider
@@ -79,7 +82,7 @@ public struct SessionGrant: Sendable, Equatable {
     public func record(for account: AccountID) -> RefreshTokenRecord {
         RefreshTokenRecord(
             tokenHash: tokenHash, sessionID: sessionID, accountID: account, signInProvider: signInProvider,
-            createdAt: createdAt, expiresAt: expiresAt, surface: surface)
+            createdAt: createdAt, expiresAt: expiresAt, surface: surface, claims: claims)
     }
 }
 

@@ -21,13 +21,18 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     public var revokedAt: Date?
     /// The listener its session was made on (it works only there).
     public var surface: SessionSurface
+    /// Claims the session's ID tokens carry besides the account's (a Firebase custom token's `claims`), as the
+    /// JSON text of an object; nil for none.
+    public var claims: String?
 
     /// Creates a record.
     public init(
         tokenHash: String, sessionID: String, accountID: AccountID, signInProvider: String, createdAt: Date,
-        expiresAt: Date, rotatedAt: Date? = nil, revokedAt: Date? = nil, surface: SessionSurface = .native
+        expiresAt: Date, rotatedAt: Date? = nil, revokedAt: Date? = nil, surface: SessionSurface = .native,
+        claims: String? = nil
     ) {
         self.surface = surface
+        self.claims = claims
         self.tokenHash = tokenHash
         self.sessionID = sessionID
         self.accountID = accountID

@@ -38,6 +38,9 @@ public struct BrokerServices: Sendable {
     public var outboxCipher: OutboxCipher? = nil
     /// The outbox worker to wake after a commit that queued jobs (nil: its poll finds them).
     public var outbox: OutboxWorker? = nil
+    /// The Firebase service account (`firebase.serviceAccountFile`), when configured: the Firebase listener checks
+    /// custom tokens against its key.
+    public var firebaseServiceAccount: FirebaseServiceAccount? = nil
 
     /// Builds every service from a config and a store (migrated), loading the signing keys. `catalog` names the
     /// provider types config entries may use.
@@ -75,7 +78,7 @@ public struct BrokerServices: Sendable {
             allowInsecurePhotoURLs: config.allowInsecureProviderURLs, revokesFirebaseSessions: firebaseAdmin != nil,
             deletion: deletion)
         let auditor = Auditor(store: store, clock: clock, logger: logger)
-        return BrokerServices(
+        var services = BrokerServices(
             config: config, providers: providers,
             signIn: SignInFlow(
                 providers: providers, accounts: accounts, sessions: sessions, auditor: auditor, metrics: metrics),
@@ -86,6 +89,8 @@ public struct BrokerServices: Sendable {
                 allowInsecurePhotoURLs: config.allowInsecureProviderURLs),
             adminGate: AdminGate(token: adminToken, clock: clock), auditor: auditor, firebaseAdmin: firebaseAdmin,
             lifecycle: AccountLifecycle(store: store, clock: clock, policy: config.onUnlink, deletion: deletion), store: store, clock: clock, metrics: metrics, logger: logger, outboxCipher: cipher)
+        services.firebaseServiceAccount = serviceAccount
+        return services
     }
 }
 

@@ -26,9 +26,11 @@ public enum BrokerSchema {
     ]
 
     /// Version 11: the listener a session was made on (`native`, or `firebase` for the Firebase-compatible
-    /// one): a session's refresh token works only where the session began.
+    /// one): a session's refresh token works only where the session began; and the claims its ID tokens carry
+    /// besides the account's (a Firebase custom token's `claims`).
     private static let version11 = [
         "ALTER TABLE refresh_tokens ADD COLUMN surface TEXT NOT NULL DEFAULT 'native'",
+        "ALTER TABLE refresh_tokens ADD COLUMN claims TEXT",
     ]
 
     /// Version 10: the provider whose "the user left" event disabled an account (NULL: enabled, or disabled

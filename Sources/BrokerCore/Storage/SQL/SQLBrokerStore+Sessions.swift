@@ -3,8 +3,8 @@ import Foundation
 /// ``SessionStore``: refresh tokens, in the `refresh_tokens` table.
 extension SQLBrokerStore {
     static let tokenColumns =
-        "token_hash, session_id, uid, sign_in_provider, created_at, expires_at, rotated_at, revoked_at, surface"
-    static let insertToken = "INSERT INTO refresh_tokens (\(tokenColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        "token_hash, session_id, uid, sign_in_provider, created_at, expires_at, rotated_at, revoked_at, surface, claims"
+    static let insertToken = "INSERT INTO refresh_tokens (\(tokenColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     /// Deletes refresh tokens and single-use marks that expired before `date`.
     @discardableResult
@@ -88,6 +88,7 @@ extension SQLBrokerStore {
             .text(record.tokenHash), .text(record.sessionID), .text(record.accountID.rawValue),
             .text(record.signInProvider), millis(record.createdAt), millis(record.expiresAt),
             record.rotatedAt.map(millis) ?? .null, record.revokedAt.map(millis) ?? .null, .text(record.surface.rawValue),
+            record.claims.map(SQLValue.text) ?? .null,
         ]
     }
 
@@ -102,6 +103,7 @@ extension SQLBrokerStore {
             rotatedAt: row.integer("rotated_at").map(date),
             revokedAt: row.integer("revoked_at").map(date),
             // A surface this version does not know is treated as one no listener accepts.
-            surface: try SessionSurface(rawValue: required(row, "surface")) ?? .firebase)
+            surface: try SessionSurface(rawValue: required(row, "surface")) ?? .firebase,
+            claims: row.text("claims"))
     }
 }

@@ -1,0 +1,36 @@
+import Foundation
+
+extension AccountService {
+    /// Signs in to account `uid`, named by a verified Firebase custom token, creating it (no email, no password,
+    /// no identity) when no account has that uid, as Firebase does. `session` is stored with the sign-in, and
+    /// with `requestID` its audit event, in one transaction. A disabled account is `userDisabled`.
+    public func customTokenSignIn(
+        uid: AccountID, session: SessionGrant, requestID: String?
+    ) async throws -> (account: Account, isNewUser: Bool) {
+        let now = clock.now
+        return try await retryingRaces {
+            if try await store.account(id: uid) != nil {
+                let events = signInEvents(.none, uid: uid, provider: .custom, requestID: requestID)
+                let account = try await store.update(
+                    id: uid, options: AccountWriteOptions(issuing: session, recording: events)
+                ) { account in
+                    guard !account.disabled else { throw AccountError(.userDisabled) }
+                    account.lastSignInAt = now
+                }
+                return (account, false)
+            }
+            let account = Account(
+                id: uid, email: nil, emailVerified: false, createdAt: now, lastSignInAt: now,
+                origin: .provider(.custom))
+            let events = signInEvents(.created, uid: uid, provider: .custom, requestID: requestID)
+            // A concurrent first sign-in with the same uid makes this `alreadyExists`: retried as a returning one.
+            try await store.create(account, options: AccountWriteOptions(issuing: session, recording: events))
+            return (account, true)
+        }
+    }
+}
+
+extension ProviderID {
+    /// Sign-in with a Firebase custom token (Firebase's `custom` provider id).
+    public static let custom = ProviderID("custom")
+}

@@ -1,0 +1,73 @@
+extension FirebaseSurface {
+    /// `accounts:lookup` / `getAccountInfo` with the user's `idToken`: `{"users": [UserInfo]}`, the password hash
+    /// redacted.
+    func lookup(_ call: FirebaseCall) async throws -> HTTPResponse {
+        let user = try await authenticated(call)
+        return Self.ok([
+            "kind": Self.kind("GetAccountInfoResponse"),
+            "users": [FirebaseUserInfo(user.account, services: services).json(.client)],
+        ])
+    }
+
+    /// The `deleteAttribute` names the client may clear.
+    static let deletableAttributes: Set<String> = ["DISPLAY_NAME", "PHOTO_URL"]
+
+    /// `accounts:update` / `setAccountInfo` with the user's `idToken`: `displayName`, `photoUrl`,
+    /// `deleteAttribute` (`DISPLAY_NAME`, `PHOTO_URL`), `deleteProvider` (unlinks, never the last way in);
+    /// `returnSecureToken` answers new tokens. Changing the email or the password here is not supported
+    /// (`OPERATION_NOT_ALLOWED`); nothing is changed then.
+    func update(_ call: FirebaseCall) async throws -> HTTPResponse {
+        let body = call.body
+        let user = try await authenticated(call)
+        if body.has("email") || body.has("password") || body.has("oobCode") || body.has("phoneNumber") {
+            throw FirebaseError.operationNotAllowed(
+                "Changing the email, password or phone number through accounts:update is not supported by this broker.")
+        }
+        let deleteAttributes = try body.strings("deleteAttribute")
+        if let unknown = deleteAttributes.first(where: { !Self.deletableAttributes.contains($0) }) {
+            throw FirebaseError.invalidArgument("deleteAttribute \(NativeBody.printable(unknown)) is not supported")
+        }
+        let firebaseIDs = try body.strings("deleteProvider")
+        let unlinks = try firebaseIDs.map { firebaseID -> ProviderID in
+            guard let identity = user.account.identities.first(where: { services.sessions.firebaseProviderName($0.provider) == firebaseID
+                || $0.provider.rawValue == firebaseID })
+            else { throw FirebaseError("INVALID_PROVIDER_ID", "The user has no identity of that provider.") }
+            return identity.provider
+        }
+        var change = ProfileChange()
+        if let name = try body.optionalString("displayName") { change.displayName = .some(name.isEmpty ? nil : name) }
+        if let photo = try body.optionalString("photoUrl") { change.photoURL = .some(photo.isEmpty ? nil : photo) }
+        if deleteAttributes.contains("DISPLAY_NAME") { change.displayName = .some(nil) }
+        if deleteAttributes.contains("PHOTO_URL") { change.photoURL = .some(nil) }
+        var account = user.account
+        if change.displayName != nil || change.photoURL != nil {
+            account = try await services.accounts.updateProfile(account.id, change)
+            await services.audit("update", uid: account.id, context: call.context)
+        }
+        for provider in unlinks {
+            account = try await services.accounts.unlink(account.id, provider: provider)
+            await services.audit("unlink", uid: account.id, provider: provider.rawValue, context: call.context)
+        }
+        let info = FirebaseUserInfo(account, services: services).json(.client)
+        var fields: [String: JSONValue] = ["kind": Self.kind("SetAccountInfoResponse"), "localId": .string(account.id.rawValue)]
+        for key in ["email", "emailVerified", "displayName", "photoUrl", "providerUserInfo", "passwordHash"] {
+            fields[key] = info[key]
+        }
+        if try body.flag("returnSecureToken") {
+            let session = try await newSession(
+                for: account, provider: user.signInProvider ?? FirebaseUserInfo.passwordProviderID,
+                requestID: call.requestID)
+            fields.merge(sessionFields(session)) { _, session in session }
+        }
+        return Self.ok(fields)
+    }
+
+    /// `accounts:delete` / `deleteAccount` with the user's `idToken`: the account, its identities and sessions,
+    /// as `DELETE /v1/me` deletes them.
+    func deleteAccount(_ call: FirebaseCall) async throws -> HTTPResponse {
+        let user = try await authenticated(call)
+        try await services.accounts.delete(user.account.id)
+        await services.audit("delete", uid: user.account.id, context: call.context)
+        return Self.ok(["kind": Self.kind("DeleteAccountResponse")])
+    }
+}
