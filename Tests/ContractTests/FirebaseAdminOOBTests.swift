@@ -36,8 +36,6 @@ import Testing
                 "PATH": "/usr/bin:/bin", "HOME": harness.directory.path, "LANG": "C.UTF-8",
                 "FIREBASE_AUTH_EMULATOR_HOST": String(listener.dropFirst("http://".count)),
                 "BROKER_PROJECT_ID": harness.services.config.projectID, "BROKER_URL": harness.baseURL,
-                "BROKER_TEST_FIREBASE_APPLY_ACTION_CODE":
-                    ProcessInfo.processInfo.environment["BROKER_TEST_FIREBASE_APPLY_ACTION_CODE"] ?? "",
             ])
         let status: Int32
         do {
@@ -56,6 +54,7 @@ import Testing
         let reset = try #require(try await harness.store.account(id: AccountID("oob-reset")))
         #expect(reset.emailVerified)
         #expect(try await harness.store.account(id: AccountID("oob-verify"))?.emailVerified == false)
+        #expect(try await harness.store.account(id: AccountID("oob-apply"))?.emailVerified == true)
         #expect(try await harness.store.account(id: AccountID("oob-cookie"))?.tokensValidAfter != nil)
         #expect(try await harness.store.account(id: AccountID("oob-off"))?.disabled == true)
         #expect(try await harness.store.account(email: "oob-other@example.com") == nil)

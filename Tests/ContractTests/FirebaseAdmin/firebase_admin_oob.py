@@ -127,7 +127,7 @@ def email_verification_link():
 
 
 def email_verification_link_applied():
-    """Firebase's applyActionCode: accounts:update with the oobCode (the client part's update hands it over)."""
+    """Firebase's applyActionCode: accounts:update with the oobCode alone."""
     auth.create_user(uid="oob-apply", email="oob-apply@example.com")
     code = link_query(auth.generate_email_verification_link("oob-apply@example.com"))["oobCode"]
     status, body = client("update", {"oobCode": code})
@@ -185,12 +185,9 @@ def session_cookie_of_a_disabled_user():
 
 
 SCENARIOS = [
-    password_reset_link, email_verification_link, sign_in_with_email_link, session_cookie_and_revocation,
-    session_cookie_of_a_disabled_user,
+    password_reset_link, email_verification_link, email_verification_link_applied, sign_in_with_email_link,
+    session_cookie_and_revocation, session_cookie_of_a_disabled_user,
 ]
-# Needs the client part's accounts:update to hand oobCode bodies to FirebaseSurface.applyActionCode.
-if os.environ.get("BROKER_TEST_FIREBASE_APPLY_ACTION_CODE") == "1":
-    SCENARIOS.append(email_verification_link_applied)
 
 
 def main():

@@ -17,7 +17,7 @@ extension FirebaseSurface {
             try await adminCall { try await updateAccount(call) }
         }
         routes.add("POST", Self.accountsPath + ":delete", access: .admin) { call in
-            try await adminCall { try await deleteAccount(call) }
+            try await adminCall { try await adminDeleteAccount(call) }
         }
         routes.add("GET", Self.accountsPath + ":batchGet", access: .admin) { call in
             try await adminCall { try await accountPage(call) }
@@ -103,7 +103,7 @@ extension FirebaseSurface {
         return .json(200, .object(fields))
     }
 
-    private func deleteAccount(_ call: FirebaseCall) async throws -> HTTPResponse {
+    private func adminDeleteAccount(_ call: FirebaseCall) async throws -> HTTPResponse {
         let uid = AccountID(try call.body.string("localId", missing: "MISSING_LOCAL_ID"))
         try await services.admin.deleteFirebaseAccount(uid, requestID: call.requestID)
         return .json(200, ["kind": "identitytoolkit#DeleteAccountResponse"])
