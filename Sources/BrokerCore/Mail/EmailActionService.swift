@@ -73,6 +73,20 @@ public struct EmailActionService: Sendable {
             requestID: requestID)
     }
 
+    /// Queues an email sign-in mail (Firebase's `EMAIL_SIGNIN`) to `email`, whether or not an account holds
+    /// it (the sign-in creates one when none does); a disabled account's address gets none. Counts toward the
+    /// per-address limit like the other mails.
+    public func requestEmailSignIn(
+        email rawEmail: String, continueURL: String?, acceptLanguage: String?, requestID: String
+    ) async throws -> [OutboxJob] {
+        let email = rawEmail.trimmingCharacters(in: .whitespaces)
+        guard PasswordPolicy.isValidEmail(email) else { throw AccountError(.invalidEmail) }
+        let account = try await accounts.account(email: email)
+        return try await request(
+            .signIn, email: email, account: account, continueURL: continueURL, acceptLanguage: acceptLanguage,
+            requestID: requestID)
+    }
+
     private func request(
         _ action: MailAction, email: String, account: Account?, continueURL: String?, acceptLanguage: String?,
         requestID: String
@@ -85,10 +99,16 @@ public struct EmailActionService: Sendable {
         var code: OOBCodeRecord?
         var mail: OutboxJob?
         var events: [AuditEvent] = []
-        if let account, !account.disabled, let accountEmail = account.email {
+        // An email sign-in link goes out also when no account holds the address (the sign-in creates it, as
+        // Firebase's does); its code names the uid the new account gets.
+        let recipient: (uid: AccountID, email: String)? =
+            if let account, !account.disabled, let accountEmail = account.email { (account.id, accountEmail) }
+            else if action == .signIn && account == nil { (AccountID.generate(), email) } else { nil }
+        if let recipient {
+            let (uid, accountEmail) = (recipient.uid, recipient.email)
             let secret = Base64URL.encode(SecureRandom.bytes(32))
             code = OOBCodeRecord(
-                codeHash: Self.hash(secret), action: action, uid: account.id, emailKey: emailKey, continueURL: continueURL,
+                codeHash: Self.hash(secret), action: action, uid: uid, emailKey: emailKey, continueURL: continueURL,
                 createdAt: now, expiresAt: now + Self.codeLifetime)
             let language = MailTemplates.language(forAcceptLanguage: acceptLanguage)
             let parts = settings.templates.render(
@@ -96,12 +116,13 @@ public struct EmailActionService: Sendable {
                 link: link(action, code: secret, continueURL: continueURL))
             let message = MailMessage(
                 from: settings.from, to: accountEmail, subject: parts.subject, text: parts.text, html: parts.html)
-            var job = MailOutboxHandler.job(for: message, uid: account.id, createdAt: now)
+            var job = MailOutboxHandler.job(for: message, uid: account == nil ? nil : uid, createdAt: now)
             if let cipher { job = try cipher.sealing(job) }
             mail = job
             events.append(
                 AuditEvent(
-                    time: now, uid: account.id, action: "mail_queued", provider: action.rawValue, actor: .user,
+                    time: now, uid: account == nil ? nil : uid, action: "mail_queued", provider: action.rawValue,
+                    actor: .user,
                     requestID: requestID))
         }
         let accepted = try await codes.requestMail(
@@ -112,6 +133,11 @@ public struct EmailActionService: Sendable {
 
     /// The page link in a mail: `{issuer}/auth/action?mode=…&oobCode=…[&continueUrl=…]`.
     func link(_ action: MailAction, code: String, continueURL: String?) -> String {
+        Self.link(issuer: issuer, action, code: code, continueURL: continueURL)
+    }
+
+    /// The page link for a code: `{issuer}/auth/action?mode=…&oobCode=…[&continueUrl=…]`.
+    static func link(issuer: String, _ action: MailAction, code: String, continueURL: String?) -> String {
         var components = URLComponents()
         components.queryItems =
             [URLQueryItem(name: "mode", value: action.rawValue), URLQueryItem(name: "oobCode", value: code)]
@@ -128,50 +154,20 @@ public struct EmailActionService: Sendable {
     public func confirm(code: String, newPassword: String?, requestID: String) async throws
         -> (Confirmation, [OutboxJob])
     {
-        let invalid = APIError(400, "INVALID_OOB_CODE", "The code is invalid, used or expired.")
-        guard code.utf8.count <= 128, Base64URL.decode(code) != nil else { throw invalid }
-        let hash = Self.hash(code)
-        let now = clock.now
-        guard let record = try await codes.oobCode(hash: hash), now < record.expiresAt else { throw invalid }
-        var passwordHash: String?
-        if record.action == .resetPassword {
-            guard let newPassword else { throw APIError.invalidRequest("newPassword is required for a password reset.") }
-            try PasswordPolicy.check(email: "user@example.com", password: newPassword)
-            passwordHash = try await passwords.hash(newPassword)
-        }
-        let action = record.action == .resetPassword ? "PASSWORD_RESET" : "VERIFY_EMAIL"
-        let event = AuditEvent(
-            time: now, uid: record.uid, action: record.action == .resetPassword ? "password_reset" : "verify_email",
-            provider: "password", actor: .user, requestID: requestID)
-        // A never-verified account loses its other identities and so its sessions too (the squatter's).
-        let current = try await accounts.account(id: record.uid)
-        let removesIdentities = current.map { !$0.emailVerified && !$0.identities.isEmpty } ?? false
-        var jobs: [OutboxJob] = []
-        // Firebase's sessions go whenever the broker's do, as in a takeover.
-        if (record.action == .resetPassword || removesIdentities) && revokesFirebaseSessions {
-            let payload: JSONValue = ["localId": .string(record.uid.rawValue), "validSince": .int(Int64(now.timeIntervalSince1970))]
-            jobs.append(OutboxJob(kind: .firebaseRevoke, uid: record.uid, payload: payload.serialized(), createdAt: now))
-        }
-        let options = AccountWriteOptions(
-            consuming: SingleUseMark(key: "oob:" + hash, expiresAt: record.expiresAt),
-            revokeSessions: record.action == .resetPassword || removesIdentities, recording: [event], enqueuing: jobs)
-        let newHash = passwordHash
-        let updated: Account
+        let service = ActionCodeService(
+            accounts: accounts, codes: codes, passwords: passwords, clock: clock, issuer: issuer,
+            revokesFirebaseSessions: revokesFirebaseSessions)
         do {
-            updated = try await accounts.update(id: record.uid, options: options) { account in
-                guard account.email?.lowercased() == record.emailKey else { throw invalid }
-                if !account.emailVerified { account.identities = [] }
-                account.emailVerified = true
-                if let newHash {
-                    account.passwordHash = newHash
-                    account.passwordDerived = false
-                }
-            }
-        } catch let error as AccountStoreError where error.code == .alreadyUsed || error.code == .notFound {
-            throw invalid
+            let done = try await service.confirm(code: code, newPassword: newPassword, requestID: requestID)
+            let action = done.action == .resetPassword ? "PASSWORD_RESET" : "VERIFY_EMAIL"
+            let confirmation = Confirmation(
+                email: done.account.email ?? "", action: action, continueURL: done.continueURL)
+            return (confirmation, done.jobs)
+        } catch let error as ActionCodeError where error.code == .missingNewPassword {
+            throw APIError.invalidRequest("newPassword is required for a password reset.")
+        } catch is ActionCodeError {
+            throw APIError(400, "INVALID_OOB_CODE", "The code is invalid, used or expired.")
         }
-        let confirmation = Confirmation(email: updated.email ?? "", action: action, continueURL: record.continueURL)
-        return (confirmation, jobs)
     }
 
     /// Lowercase hex SHA-256 of a code.

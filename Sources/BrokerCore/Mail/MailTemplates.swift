@@ -6,12 +6,14 @@ public enum MailAction: String, Sendable, CaseIterable {
     case verifyEmail
     /// Choose a new password (`mode=resetPassword`).
     case resetPassword
+    /// Sign in with the link (`mode=signIn`, Firebase's email-link sign-in): the app, not the page, uses it.
+    case signIn
 }
 
-/// The verification and reset mails in English and Korean, chosen by `Accept-Language`, each part
+/// The verification, reset and sign-in mails in English and Korean, chosen by `Accept-Language`, each part
 /// overridable by a file in the operator's `mail.templatesDir`.
 ///
-/// A file is named `<action>.<language>.<part>`: action `verifyEmail` or `resetPassword`, language `en` or
+/// A file is named `<action>.<language>.<part>`: action `verifyEmail`, `resetPassword` or `signIn`, language `en` or
 /// `ko`, part `subject` (one line), `txt` or `html`. Placeholders: `{{appName}}`, `{{email}}`, `{{link}}`
 /// (values are HTML-escaped in the HTML part). The text and HTML parts must contain `{{link}}`.
 public struct MailTemplates: Sendable {
@@ -157,6 +159,36 @@ public struct MailTemplates: Sendable {
             """,
         "resetPassword.ko.html": """
             <!doctype html><html lang="ko"><body><p>안녕하세요.</p><p>아래 링크를 눌러 {{appName}} 계정({{email}})의 새 비밀번호를 설정해 주세요.</p><p><a href="{{link}}">비밀번호 재설정하기</a></p><p>이 링크는 한 번만 사용할 수 있으며 1시간 후에 만료됩니다. 요청하지 않으셨다면 이 메일을 무시하셔도 되며, 비밀번호는 바뀌지 않습니다.</p><p>— {{appName}}</p></body></html>
+            """,
+        "signIn.en.subject": "Sign in to {{appName}}",
+        "signIn.en.txt": """
+            Hello,
+
+            Follow this link to sign in to {{appName}} as {{email}}:
+
+            {{link}}
+
+            The link works once and expires in an hour. If you didn't ask to sign in, you can ignore this email.
+
+            — {{appName}}
+            """,
+        "signIn.en.html": """
+            <!doctype html><html><body><p>Hello,</p><p>Follow this link to sign in to {{appName}} as {{email}}:</p><p><a href="{{link}}">Sign in</a></p><p>The link works once and expires in an hour. If you didn't ask to sign in, you can ignore this email.</p><p>— {{appName}}</p></body></html>
+            """,
+        "signIn.ko.subject": "{{appName}} 로그인 링크",
+        "signIn.ko.txt": """
+            안녕하세요.
+
+            아래 링크를 눌러 {{email}} 계정으로 {{appName}}에 로그인하세요.
+
+            {{link}}
+
+            이 링크는 한 번만 사용할 수 있으며 1시간 후에 만료됩니다. 요청하지 않으셨다면 이 메일을 무시하셔도 됩니다.
+
+            — {{appName}}
+            """,
+        "signIn.ko.html": """
+            <!doctype html><html lang="ko"><body><p>안녕하세요.</p><p>아래 링크를 눌러 {{email}} 계정으로 {{appName}}에 로그인하세요.</p><p><a href="{{link}}">로그인하기</a></p><p>이 링크는 한 번만 사용할 수 있으며 1시간 후에 만료됩니다. 요청하지 않으셨다면 이 메일을 무시하셔도 됩니다.</p><p>— {{appName}}</p></body></html>
             """,
     ]
 }

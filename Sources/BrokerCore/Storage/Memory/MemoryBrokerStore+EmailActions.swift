@@ -27,6 +27,22 @@ extension MemoryBrokerStore: EmailActionStore {
     /// The record of the code with this hash.
     public func oobCode(hash: String) -> OOBCodeRecord? { oobCodes[hash] }
 
+    /// Stores a code without counting a mail request.
+    public func storeOOBCode(_ code: OOBCodeRecord, recording events: [AuditEvent]) throws {
+        guard oobCodes[code.codeHash] == nil else { throw AccountStoreError(.alreadyExists, "oob code") }
+        var code = code
+        code.createdAt = Self.storedMillisecond(code.createdAt)
+        code.expiresAt = Self.storedMillisecond(code.expiresAt)
+        oobCodes[code.codeHash] = code
+        for event in events { appendAuditEvent(event) }
+    }
+
+    /// Whether the code's single-use mark is recorded and not expired.
+    public func isOOBCodeUsed(hash: String, at now: Date) -> Bool {
+        guard let expiry = marks["oob:" + hash] else { return false }
+        return expiry >= Self.storedMillisecond(now)
+    }
+
     private static func storedMillisecond(_ date: Date) -> Date {
         Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
     }

@@ -15,7 +15,7 @@ public actor MemoryBrokerStore: BrokerStore {
     /// Phone number -> uid.
     private var phoneOwners: [String: AccountID] = [:]
     /// Single-use mark key -> expiry.
-    private var marks: [String: Date] = [:]
+    var marks: [String: Date] = [:]
     private var tokens: [String: RefreshTokenRecord] = [:]
     private var keys: [String: StoredSigningKey] = [:]
     /// Lower-cased email -> failed password sign-ins (see `MemoryBrokerStore+LoginAttempts.swift`).

@@ -20,17 +20,44 @@ extension SQLBrokerStore: EmailActionStore {
             try connection.execute(
                 "INSERT INTO mail_requests (email_key, requested_at) VALUES (?, ?)", [.text(emailKey), Self.millis(now)])
             if let code {
-                try connection.execute(
-                    "INSERT INTO oob_codes (code_hash, action, uid, email_key, continue_url, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        .text(code.codeHash), .text(code.action.rawValue), .text(code.uid.rawValue), .text(code.emailKey),
-                        Self.optionalText(code.continueURL), Self.millis(code.createdAt), Self.millis(code.expiresAt),
-                    ])
+                try connection.execute(Self.insertOOBCode, Self.oobCodeValues(code))
             }
             if let mail { try connection.execute(Self.insertOutboxJob, Self.outboxJobValues(mail)) }
             for event in events { try connection.execute(Self.insertAuditEvent, Self.auditEventValues(event)) }
             return true
         }
+    }
+
+    /// Stores a code without counting a mail request, in one write transaction.
+    public func storeOOBCode(_ code: OOBCodeRecord, recording events: [AuditEvent]) async throws {
+        try await write { connection in
+            do {
+                try connection.execute(Self.insertOOBCode, Self.oobCodeValues(code))
+            } catch let error as SQLError where error.code == .uniqueViolation {
+                throw AccountStoreError(.alreadyExists, "oob code")
+            }
+            for event in events { try connection.execute(Self.insertAuditEvent, Self.auditEventValues(event)) }
+        }
+    }
+
+    /// Whether the code's single-use mark is recorded and not expired.
+    public func isOOBCodeUsed(hash: String, at now: Date) async throws -> Bool {
+        try await read { connection in
+            try connection.query(
+                "SELECT 1 AS used FROM used_marks WHERE key = ? AND expires_at >= ?",
+                [.text("oob:" + hash), Self.millis(now)]
+            ).first != nil
+        }
+    }
+
+    static let insertOOBCode =
+        "INSERT INTO oob_codes (code_hash, action, uid, email_key, continue_url, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+
+    static func oobCodeValues(_ code: OOBCodeRecord) -> [SQLValue] {
+        [
+            .text(code.codeHash), .text(code.action.rawValue), .text(code.uid.rawValue), .text(code.emailKey),
+            Self.optionalText(code.continueURL), Self.millis(code.createdAt), Self.millis(code.expiresAt),
+        ]
     }
 
     /// The record of the code with this hash.

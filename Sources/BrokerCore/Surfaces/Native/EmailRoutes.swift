@@ -42,6 +42,11 @@ extension NativeSurface {
             guard let mode = request.query["mode"].flatMap(MailAction.init(rawValue:)),
                 let code = request.query["oobCode"], !code.isEmpty, code.utf8.count <= 128
             else { return NativeSurface.page(400, title: "Invalid link", message: "This link is incomplete or malformed.") }
+            // An email sign-in link is for the app that asked for it (Firebase's `signInWithEmailLink`).
+            guard mode != .signIn else {
+                return NativeSurface.page(
+                    200, title: "Sign in", message: "Open this link on the device and in the app where you asked to sign in.")
+            }
             let csrf = Base64URL.encode(SecureRandom.bytes(24))
             var response = NativeSurface.page(200, title: NativeSurface.title(mode), form: NativeSurface.form(mode, code: code, csrf: csrf))
             let secure = services.config.issuer.lowercased().hasPrefix("https://") ? "; Secure" : ""

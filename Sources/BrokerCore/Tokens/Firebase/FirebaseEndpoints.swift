@@ -15,6 +15,8 @@ public enum FirebaseEndpoints {
 
     /// The `iss` prefix of Firebase ID tokens (the project id follows).
     public static let secureTokenIssuerPrefix = "https://securetoken.google.com/"
+    /// The `iss` prefix of Firebase session cookies (the project id follows).
+    public static let sessionCookieIssuerPrefix = "https://session.firebase.google.com/"
     /// The path prefix of Identity Toolkit v1 on an emulator-style listener (`/accounts:signUp` follows).
     public static let identityToolkitPath = "/identitytoolkit.googleapis.com/v1"
     /// The secure-token service's refresh endpoint on an emulator-style listener.

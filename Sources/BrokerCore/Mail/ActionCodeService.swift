@@ -1,0 +1,267 @@
+import BrokerCrypto
+import Foundation
+
+/// Action codes without mail: the links an admin caller asks for (Firebase's `sendOobCode` with
+/// `returnOobLink`), the look-up of a code (Firebase's `resetPassword` with `oobCode` alone), confirming a
+/// verification or reset, and signing in with an email sign-in code (Firebase's `signInWithEmailLink`).
+///
+/// Codes are those of ``EmailActionService``: 32 random bytes (base64url, no padding), stored only as SHA-256
+/// hashes, valid for ``EmailActionService/codeLifetime``, used up by the account write that acts on them (a
+/// single-use mark `oob:<hash>` in the same transaction).
+public struct ActionCodeService: Sendable {
+    let accounts: any AccountStore
+    let codes: any EmailActionStore
+    let passwords: any PasswordHashing
+    let clock: any Clock
+    let issuer: String
+    let revokesFirebaseSessions: Bool
+
+    /// Creates the service. `issuer` is the broker's public address (links point at its `/auth/action`);
+    /// `revokesFirebaseSessions` queues a `firebase.revoke` job whenever a code ends the account's sessions.
+    public init(
+        accounts: any AccountStore, codes: any EmailActionStore, passwords: any PasswordHashing, clock: any Clock,
+        issuer: String, revokesFirebaseSessions: Bool
+    ) {
+        self.accounts = accounts
+        self.codes = codes
+        self.passwords = passwords
+        self.clock = clock
+        self.issuer = issuer
+        self.revokesFirebaseSessions = revokesFirebaseSessions
+    }
+
+    /// A link handed to the caller instead of mailed.
+    public struct Link: Sendable, Equatable {
+        /// The address the link is for (the account's spelling when an account holds it).
+        public var email: String
+        /// The code (shown once; only its hash is stored).
+        public var oobCode: String
+        /// `{issuer}/auth/action?mode=…&oobCode=…[&continueUrl=…]`.
+        public var oobLink: String
+    }
+
+    /// What an unused, unexpired code is for.
+    public struct CodeInfo: Sendable, Equatable {
+        /// The action.
+        public var action: MailAction
+        /// The address it was issued for (lower-cased).
+        public var email: String
+        /// Where the browser may go next, as given when it was issued.
+        public var continueURL: String?
+    }
+
+    /// What a confirmed verification or reset did.
+    public struct Confirmation: Sendable, Equatable {
+        /// The account.
+        public var account: Account
+        /// The action.
+        public var action: MailAction
+        /// Where the browser may go next, as given when the code was issued.
+        public var continueURL: String?
+        /// The outbox jobs queued with the change (to wake the worker).
+        public var jobs: [OutboxJob]
+    }
+
+    /// An email sign-in.
+    public struct EmailSignIn: Sendable {
+        /// The account signed in to, as saved.
+        public var account: Account
+        /// What the sign-in did to it: created it, took it over from an unverified owner, or nothing more.
+        public var change: SignInOutcome.Change
+        /// The outbox jobs queued with the change (to wake the worker).
+        public var jobs: [OutboxJob]
+        /// Whether the sign-in created it.
+        public var isNewUser: Bool { change == .created }
+    }
+
+    /// Issues a code for `action` and returns its link, sending nothing and counting no mail request (an admin
+    /// asked; `continueURL` is not checked against `mail.allowedContinueUrls`, only for being an absolute URL).
+    /// A reset or verification needs an account holding `email` (``ActionCodeError/Code/accountNotFound``);
+    /// an email sign-in does not (the sign-in creates the account).
+    public func issueLink(
+        _ action: MailAction, email rawEmail: String, continueURL: String?, requestID: String
+    )
+        async throws -> Link
+    {
+        let email = rawEmail.trimmingCharacters(in: .whitespaces)
+        guard PasswordPolicy.isValidEmail(email) else { throw AccountError(.invalidEmail) }
+        if let continueURL { try Self.checkContinueURL(continueURL) }
+        let account = try await accounts.account(email: email)
+        let uid: AccountID
+        if let account {
+            uid = account.id
+        } else {
+            guard action == .signIn else { throw ActionCodeError(.accountNotFound) }
+            uid = AccountID.generate()
+        }
+        let now = clock.now
+        let secret = Base64URL.encode(SecureRandom.bytes(32))
+        let record = OOBCodeRecord(
+            codeHash: EmailActionService.hash(secret), action: action, uid: uid, emailKey: email.lowercased(),
+            continueURL: continueURL, createdAt: now, expiresAt: now + EmailActionService.codeLifetime)
+        let event = AuditEvent(
+            time: now, uid: account?.id, action: "oob_link_issued", provider: action.rawValue, actor: .admin,
+            requestID: requestID)
+        try await codes.storeOOBCode(record, recording: [event])
+        return Link(
+            email: account?.email ?? email, oobCode: secret,
+            oobLink: EmailActionService.link(issuer: issuer, action, code: secret, continueURL: continueURL))
+    }
+
+    /// What the code is for, without using it up. A malformed, unknown or used code is
+    /// ``ActionCodeError/Code/invalidCode``, an expired one ``ActionCodeError/Code/expiredCode``.
+    public func inspect(code: String) async throws -> CodeInfo {
+        let (record, _) = try await validRecord(code)
+        return CodeInfo(action: record.action, email: record.emailKey, continueURL: record.continueURL)
+    }
+
+    /// Acts on a verification or reset code once, as ``EmailActionService/confirm(code:newPassword:requestID:)``
+    /// describes: a verification marks the email verified; a reset sets the new password (Argon2id), marks the
+    /// email verified and retires every session (and queues the Firebase revocation); on an account whose email
+    /// was never verified, both also remove its other identities. `expecting`, when given, is the only action
+    /// accepted (another is ``ActionCodeError/Code/invalidCode``); an email sign-in code is never accepted here.
+    public func confirm(
+        code: String, expecting: MailAction? = nil, newPassword: String?, requestID: String
+    )
+        async throws -> Confirmation
+    {
+        let (record, hash) = try await validRecord(code)
+        guard record.action != .signIn, expecting == nil || expecting == record.action else {
+            throw ActionCodeError(.invalidCode, "the code is for another action")
+        }
+        let now = clock.now
+        var passwordHash: String?
+        if record.action == .resetPassword {
+            guard let newPassword else { throw ActionCodeError(.missingNewPassword) }
+            try PasswordPolicy.check(email: "user@example.com", password: newPassword)
+            passwordHash = try await passwords.hash(newPassword)
+        }
+        let event = AuditEvent(
+            time: now, uid: record.uid, action: record.action == .resetPassword ? "password_reset" : "verify_email",
+            provider: "password", actor: .user, requestID: requestID)
+        // A never-verified account loses its other identities and so its sessions too (the squatter's).
+        let current = try await accounts.account(id: record.uid)
+        let removesIdentities = current.map { !$0.emailVerified && !$0.identities.isEmpty } ?? false
+        let endsSessions = record.action == .resetPassword || removesIdentities
+        // Firebase's sessions go whenever the broker's do, as in a takeover.
+        let jobs = endsSessions ? revocationJobs(for: record.uid, at: now) : []
+        let options = AccountWriteOptions(
+            consuming: SingleUseMark(key: "oob:" + hash, expiresAt: record.expiresAt), revokeSessions: endsSessions,
+            recording: [event], enqueuing: jobs)
+        let newHash = passwordHash
+        let updated: Account
+        do {
+            updated = try await accounts.update(id: record.uid, options: options) { account in
+                guard account.email?.lowercased() == record.emailKey else {
+                    throw ActionCodeError(.invalidCode, "the account's email changed")
+                }
+                if !account.emailVerified { account.identities = [] }
+                account.emailVerified = true
+                if let newHash {
+                    account.passwordHash = newHash
+                    account.passwordDerived = false
+                }
+            }
+        } catch let error as AccountStoreError where error.code == .alreadyUsed || error.code == .notFound {
+            throw ActionCodeError(.invalidCode, "used, or the account is gone")
+        }
+        return Confirmation(account: updated, action: record.action, continueURL: record.continueURL, jobs: jobs)
+    }
+
+    /// Signs in as the holder of `email` with an email sign-in code, once: the account holding the address
+    /// (refused when disabled), or a new one (email verified, no password) when none does, as Firebase does.
+    /// The email counts as verified from now on; on an account whose email was never verified the sign-in
+    /// also removes its password and identities and ends its sessions (a squatter who signed up with the
+    /// address, or linked a provider to it, keeps nothing). `session` is stored with the change, after any
+    /// revocation, in the same transaction as the code's single-use mark and the audit event.
+    ///
+    /// A code for another address is ``ActionCodeError/Code/wrongEmail`` and stays unused.
+    public func signIn(
+        email rawEmail: String, code: String, session: SessionGrant?, requestID: String
+    )
+        async throws -> EmailSignIn
+    {
+        let (record, hash) = try await validRecord(code)
+        guard record.action == .signIn else { throw ActionCodeError(.invalidCode, "not an email sign-in code") }
+        let email = rawEmail.trimmingCharacters(in: .whitespaces)
+        guard PasswordPolicy.isValidEmail(email) else { throw AccountError(.invalidEmail) }
+        guard email.lowercased() == record.emailKey else { throw ActionCodeError(.wrongEmail) }
+        let now = clock.now
+        let mark = SingleUseMark(key: "oob:" + hash, expiresAt: record.expiresAt)
+        do {
+            if let existing = try await accounts.account(email: email) {
+                guard !existing.disabled else { throw AccountError(.userDisabled) }
+                let takesOver =
+                    !existing.emailVerified && (!existing.identities.isEmpty || existing.passwordHash != nil)
+                let jobs = takesOver ? revocationJobs(for: existing.id, at: now) : []
+                let event = AuditEvent(
+                    time: now, uid: existing.id, action: "sign_in", provider: "emailLink", actor: .user,
+                    outcome: takesOver ? "take_over" : "success", requestID: requestID)
+                let options = AccountWriteOptions(
+                    consuming: mark, revokeSessions: takesOver, issuing: session, recording: [event], enqueuing: jobs)
+                let updated = try await accounts.update(id: existing.id, options: options) { account in
+                    guard account.email?.lowercased() == record.emailKey else {
+                        throw ActionCodeError(.invalidCode, "the account's email changed")
+                    }
+                    guard !account.disabled else { throw AccountError(.userDisabled) }
+                    if !account.emailVerified {
+                        account.identities = []
+                        account.passwordHash = nil
+                        account.passwordDerived = false
+                    }
+                    account.emailVerified = true
+                    account.lastSignInAt = now
+                }
+                return EmailSignIn(account: updated, change: takesOver ? .tookOver : .none, jobs: jobs)
+            }
+            // The uid the code named, unless an account took it meanwhile (its email changed since).
+            let uid = try await accounts.account(id: record.uid) == nil ? record.uid : AccountID.generate()
+            let account = Account(
+                id: uid, email: email, emailVerified: true, createdAt: now, lastSignInAt: now, origin: .emailLink)
+            let event = AuditEvent(
+                time: now, uid: uid, action: "sign_up", provider: "emailLink", actor: .user, outcome: "created",
+                requestID: requestID)
+            try await accounts.create(
+                account, options: AccountWriteOptions(consuming: mark, issuing: session, recording: [event]))
+            return EmailSignIn(account: account, change: .created, jobs: [])
+        } catch let error as AccountStoreError where error.code == .alreadyUsed || error.code == .notFound {
+            throw ActionCodeError(.invalidCode, "used, or the account is gone")
+        } catch let error as AccountStoreError where error.code == .alreadyExists {
+            throw ActionCodeError(.invalidCode, "a concurrent sign-up took the address; the code is unused")
+        }
+    }
+
+    /// The stored record of an unused, unexpired code, and its hash.
+    private func validRecord(_ code: String) async throws -> (OOBCodeRecord, String) {
+        guard !code.isEmpty, code.utf8.count <= 128, Base64URL.decode(code) != nil else {
+            throw ActionCodeError(.invalidCode, "malformed")
+        }
+        let hash = EmailActionService.hash(code)
+        guard let record = try await codes.oobCode(hash: hash) else { throw ActionCodeError(.invalidCode, "unknown") }
+        let now = clock.now
+        guard now < record.expiresAt else { throw ActionCodeError(.expiredCode) }
+        guard try await !codes.isOOBCodeUsed(hash: hash, at: now) else { throw ActionCodeError(.invalidCode, "used") }
+        return (record, hash)
+    }
+
+    /// The `firebase.revoke` job of `uid`, when a service account is configured.
+    private func revocationJobs(for uid: AccountID, at now: Date) -> [OutboxJob] {
+        guard revokesFirebaseSessions else { return [] }
+        let payload: JSONValue = [
+            "localId": .string(uid.rawValue), "validSince": .int(Int64(now.timeIntervalSince1970)),
+        ]
+        return [OutboxJob(kind: .firebaseRevoke, uid: uid, payload: payload.serialized(), createdAt: now)]
+    }
+
+    /// Refuses a `continueUrl` that is not an absolute URL with a host (or is longer than 2,048 bytes).
+    static func checkContinueURL(_ url: String) throws {
+        guard url.utf8.count <= 2048, MailSettings.continuePrefix(url) != nil else {
+            throw ActionCodeError(.invalidContinueURL)
+        }
+    }
+}
+
+extension AccountOrigin {
+    /// Made by the first email-link sign-in of its address (Firebase's `signInWithEmailLink`).
+    public static let emailLink = AccountOrigin(rawValue: "emailLink")
+}

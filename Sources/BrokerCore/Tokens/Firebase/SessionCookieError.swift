@@ -1,0 +1,21 @@
+/// Why a Firebase session cookie was not minted or not accepted, compared by code.
+public struct SessionCookieError: CodedError {
+    /// The stable reasons.
+    public enum Code: String, Sendable {
+        /// `validDuration` is outside 300 seconds to 14 days (Firebase's `INVALID_DURATION`).
+        case invalidDuration
+        /// The cookie is malformed, not signed by the broker's keys, for another project, or expired.
+        case invalidCookie
+    }
+
+    /// The reason.
+    public var code: Code
+    /// Detail for logs; never a token.
+    public var detail: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ detail: String = "") {
+        self.code = code
+        self.detail = detail
+    }
+}

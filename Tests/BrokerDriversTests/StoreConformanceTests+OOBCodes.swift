@@ -1,0 +1,59 @@
+import BrokerCore
+import Foundation
+import Testing
+
+/// Codes stored without a mail (Firebase's `returnOobLink`) and the used-code check, on every backend.
+extension StoreConformanceTests {
+    static func oobRecord(_ hash: String, _ action: MailAction, uid: String, at now: Date) -> OOBCodeRecord {
+        OOBCodeRecord(
+            codeHash: hash, action: action, uid: AccountID(uid), emailKey: "a@example.com", continueURL: nil,
+            createdAt: now, expiresAt: now + 3600)
+    }
+
+    @Test(arguments: StoreBackend.enabled)
+    func aStoredCodeCountsNoMailAndIsNotStoredTwice(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let codes = try #require(fixture.store as? any EmailActionStore)
+            let now = fixture.clock.now
+            for index in 0..<6 {
+                try await codes.storeOOBCode(
+                    Self.oobRecord("hash-\(index)", .signIn, uid: "u\(index)", at: now), recording: [])
+            }
+            let stored = try #require(try await codes.oobCode(hash: "hash-5"))
+            #expect(stored.action == .signIn)
+            #expect(stored.uid == AccountID("u5"))
+            #expect(stored.expiresAt.timeIntervalSince(stored.createdAt) == 3600)
+            // Six stored codes counted no mail request: the address still gets its five mails.
+            for _ in 0..<5 {
+                #expect(
+                    try await codes.requestMail(
+                        emailKey: "a@example.com", at: now, limit: 5, window: 3600, code: nil, mail: nil, recording: [])
+                )
+            }
+            await #expect(throws: AccountStoreError.self) {
+                try await codes.storeOOBCode(
+                    Self.oobRecord("hash-0", .resetPassword, uid: "other", at: now), recording: [])
+            }
+            #expect(try await codes.oobCode(hash: "hash-0")?.action == .signIn)
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
+    func aCodeIsUsedOnceItsMarkIsRecordedUntilTheMarkExpires(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            let codes = try #require(store as? any EmailActionStore)
+            let now = fixture.clock.now
+            try await store.create(Self.account("u1", email: "a@example.com"))
+            try await codes.storeOOBCode(Self.oobRecord("hash-1", .verifyEmail, uid: "u1", at: now), recording: [])
+            #expect(try await codes.isOOBCodeUsed(hash: "hash-1", at: now) == false)
+            let mark = SingleUseMark(key: "oob:hash-1", expiresAt: now + 3600)
+            _ = try await store.update(id: AccountID("u1"), options: AccountWriteOptions(consuming: mark)) {
+                $0.emailVerified = true
+            }
+            #expect(try await codes.isOOBCodeUsed(hash: "hash-1", at: now))
+            #expect(try await codes.isOOBCodeUsed(hash: "hash-2", at: now) == false)
+            #expect(try await codes.isOOBCodeUsed(hash: "hash-1", at: now + 3601) == false)
+        }
+    }
+}
