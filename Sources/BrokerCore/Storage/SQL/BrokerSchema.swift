@@ -14,16 +14,8 @@ public enum BrokerSchema {
             SQLMigration(version: 5, statements: version5), SQLMigration(version: 6, statements: version6),
             SQLMigration(version: 7, statements: version7), SQLMigration(version: 8, statements: version8),
             SQLMigration(version: 9, statements: version9), SQLMigration(version: 10, statements: version10),
-            SQLMigration(version: 11, statements: version11),
         ]
     }
-
-    /// Version 11: no `audit_events_action_at` index. Every sign-in wrote an entry to it for the dashboard's
-    /// sign-in counts alone, which read the same events in time order through `audit_events_at` (the
-    /// audit log is mostly sign-ins, so the scan reads about the same rows).
-    private static let version11 = [
-        "DROP INDEX audit_events_action_at",
-    ]
 
     /// Version 10: the provider whose "the user left" event disabled an account (NULL: enabled, or disabled
     /// by an administrator), so that provider's next sign-in enables it again.
