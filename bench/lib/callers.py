@@ -31,7 +31,7 @@ def stacks(lines):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--per", type=int, required=True)
-    parser.add_argument("--depth", type=int, default=3)
+    parser.add_argument("--depth", type=int, default=int(__import__("os").environ.get("BENCH_COUNTS_DEPTH", "3")))
     args = parser.parse_args()
     counts = collections.Counter()
     total = 0

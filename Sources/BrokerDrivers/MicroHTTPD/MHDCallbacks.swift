@@ -22,6 +22,7 @@ func mhdAccessHandler(
         let context = MHDRequestContext(connection: connection, tracked: mhdTrackedConnection(connection))
         requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
         let fields = mhdFields(of: connection, kind: .HEADER_KIND)
+        context.headerFields = fields
         context.requestID = RequestID.from(header: fields.last { $0.name.lowercased() == "x-request-id" }?.value)
         if mhdFramingProblem(fields) != nil {
             // Ambiguous framing (RFC 9112 section 6.3): answer 400 and close, before any body byte is read,
@@ -79,9 +80,10 @@ func mhdAccessHandler(
             method: method.map { String(cString: $0) } ?? "GET",
             path: url.map { String(cString: $0) } ?? "/",
             query: mhdValues(of: connection, kind: .GET_ARGUMENT_KIND, lowercasingNames: false),
-            headers: mhdValues(of: connection, kind: .HEADER_KIND, lowercasingNames: true),
+            headers: mhdHeaderMap(context.headerFields),
             body: context.body, peerAddress: context.tracked?.address ?? "")
         context.body = []
+        context.headerFields = []
         context.phase = .handling
         let handler = dispatcher.handler
         // The handler runs here, on this connection's thread, until it waits (see MHDRequestContext).
@@ -182,6 +184,23 @@ private func mhdFields(of connection: OpaquePointer, kind: MHD_ValueKind) -> [(n
             }, Unmanaged.passUnretained(collector).toOpaque())
     }
     return collector.fields
+}
+
+/// The header fields as ``HTTPRequest`` holds them: names lower-cased, repeated names joined with ", " in
+/// arrival order (the fields the first call of the access handler collected, so they are read from
+/// libmicrohttpd once per request).
+private func mhdHeaderMap(_ fields: [(name: String, value: String)]) -> [String: String] {
+    var headers: [String: String] = [:]
+    headers.reserveCapacity(fields.count)
+    for field in fields {
+        let name = field.name.lowercased()
+        if let previous = headers[name] {
+            headers[name] = previous + ", " + field.value
+        } else {
+            headers[name] = field.value
+        }
+    }
+    return headers
 }
 
 /// The request's `Content-Length`, when it sent one that parses.

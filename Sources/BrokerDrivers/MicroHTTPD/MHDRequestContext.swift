@@ -11,7 +11,7 @@ import Foundation
 /// pool). A job enqueued while the connection is suspended (a wait has ended on another thread) resumes the
 /// connection, and libmicrohttpd's next call of the access handler runs it (``runJobs()``).
 ///
-/// `@unchecked Sendable`: `phase`, `body`, `bodyTooLarge`, `admitted` and `requestID` are only touched on
+/// `@unchecked Sendable`: `phase`, `headerFields`, `body`, `bodyTooLarge`, `admitted` and `requestID` are only touched on
 /// the connection's libmicrohttpd thread (every callback for a connection runs there); `response`, `jobs`,
 /// `parked` and `finished` are guarded by `lock`. The connection pointer is handed to `MHD_resume_connection`,
 /// which libmicrohttpd allows from any thread, and to `MHD_suspend_connection` on the connection's thread.
@@ -34,6 +34,8 @@ final class MHDRequestContext: TaskExecutor, @unchecked Sendable {
     var requestID = ""
     /// Polling thread only.
     var phase = Phase.receiving
+    /// The request's header fields in arrival order, read once when the headers are in; polling thread only.
+    var headerFields: [(name: String, value: String)] = []
     /// The upload so far; polling thread only.
     var body: [UInt8] = []
     /// Set once the upload passed the limit: the rest is discarded and a 413 answers; polling thread only.
