@@ -140,6 +140,58 @@ def cmd_signin(args):
     print(json.dumps({str(k): v for k, v in sorted(statuses.items())}))
 
 
+PEER_CLIENT_ID = "stub-client.apps.googleusercontent.com"  # the stub's Google audience, allauth's app client_id
+
+
+def cmd_peer_bodies(args):
+    """The peer's request bodies (allauth headless `provider/token`) for the same ID tokens as a broker pool file."""
+    with open(args.bodies) as handle, open(args.out, "w") as out:
+        for line in handle:
+            if line.strip():
+                token = {"client_id": PEER_CLIENT_ID, "id_token": json.loads(line)["idToken"]}
+                body = {"provider": "google", "process": "login", "token": token}
+                out.write(json.dumps(body, separators=(",", ":")) + "\n")
+
+
+def _jwt_part(token, index):
+    import base64
+    part = token.split(".")[index]
+    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+
+
+def cmd_peer_check(args):
+    """Checks that the peer really signs the pool's users in: every one of the first `--limit` bodies, sent twice,
+    answers 200 with an RS256 access token and a refresh token for the same user both times, and different bodies
+    are different users. Prints what it saw as JSON; exits non-zero otherwise."""
+    with open(args.bodies) as handle:
+        bodies = [json.loads(line) for line in handle if line.strip()][: args.limit]
+    users = {}
+    for body in bodies:
+        seen = []
+        for _ in range(2):
+            status, answer = request(args.peer, "POST", args.path, body)
+            if status != 200:
+                raise SystemExit(f"benchctl: the peer answered {status}: {answer[:300]!r}")
+            reply = json.loads(answer)
+            meta, user = reply.get("meta", {}), reply.get("data", {}).get("user", {})
+            access, refresh = meta.get("access_token"), meta.get("refresh_token")
+            if not (meta.get("is_authenticated") and access and refresh and user.get("id") is not None):
+                raise SystemExit(f"benchctl: the peer's 200 is not a sign-in: {answer[:300]!r}")
+            for token in (access, refresh):
+                if _jwt_part(token, 0).get("alg") != "RS256":
+                    raise SystemExit("benchctl: the peer's token is not an RS256 JWT")
+            if str(_jwt_part(access, 1).get("sub")) != str(user["id"]):
+                raise SystemExit("benchctl: the peer's access token is for another user")
+            seen.append(user["id"])
+        if seen[0] != seen[1]:
+            raise SystemExit(f"benchctl: the peer signed one ID token in as two users {seen}")
+        users[body["token"]["id_token"][-12:]] = seen[0]
+    if len(set(users.values())) != len(users):
+        raise SystemExit("benchctl: the peer signed different Google users in as one")
+    print(json.dumps({"checked": len(bodies), "signins": 2 * len(bodies), "distinct_users": len(set(users.values())),
+                      "tokens": "RS256 access + refresh"}))
+
+
 def cmd_count(args):
     """Prints the broker's request counter for one route: total, and per status."""
     status, body = request(args.broker, "GET", "/metrics")
@@ -301,6 +353,18 @@ def main():
     signin.add_argument("--threads", type=int, default=4)
     signin.add_argument("--id-tokens")
     signin.set_defaults(run=cmd_signin)
+
+    peer_bodies = sub.add_parser("peer-bodies")
+    peer_bodies.add_argument("--bodies", required=True)
+    peer_bodies.add_argument("--out", required=True)
+    peer_bodies.set_defaults(run=cmd_peer_bodies)
+
+    peer_check = sub.add_parser("peer-check")
+    peer_check.add_argument("--peer", required=True)
+    peer_check.add_argument("--path", required=True)
+    peer_check.add_argument("--bodies", required=True)
+    peer_check.add_argument("--limit", type=int, default=5)
+    peer_check.set_defaults(run=cmd_peer_check)
 
     count = sub.add_parser("count")
     count.add_argument("--broker", required=True)

@@ -25,6 +25,16 @@ SETUP = ("EVP_MD_CTX_copy_ex", "EVP_MD_CTX_new", "EVP_MD_CTX_free", "EVP_DigestS
          "BN_bn2binpad", "BN_bin2bn", "ECDSASignature", "OPENSSL_LH", "EVP_MD_fetch")
 
 
+def above_handler(stack):
+    """The frames leaf-side of the handler's job: since the handlers run on libmicrohttpd's threads (inside its
+    access handler, MHDRequestContext.runJobs), every handler stack has libmicrohttpd below it; only what runs
+    above the job (or outside any job) is the HTTP server's."""
+    for index, frame in enumerate(stack):
+        if "runSynchronously" in frame or "MHDRequestContext.runJobs" in frame:
+            return stack[:index]
+    return stack
+
+
 def crypto(stack, operation):
     return has(stack, operation) and leaf_dso(stack, "libcrypto") and not has(stack, *SETUP)
 
@@ -57,7 +67,7 @@ CATEGORIES = [
     ("logging (Logger.log, stderr write)", lambda s: has(s, "Logger.log", "StandardErrorLogSink")),
     ("metrics", lambda s: has(s, "Metrics.increment", "Metrics.observe")),
     ("base64url / hex / random", lambda s: has(s, "Base64URL", "Hex.encode", "SecureRandom", "AccountID.generate")),
-    ("HTTP server (libmicrohttpd, socket I/O)", lambda s: has(s, "libmicrohttpd", "mhd", "MHD")),
+    ("HTTP server (libmicrohttpd, socket I/O)", lambda s: has(above_handler(s), "libmicrohttpd", "mhd", "MHD")),
     ("HTTP client (libcurl)", lambda s: has(s, "libcurl", "Curl")),
     ("OpenSSL other (outside sign/verify)", lambda s: leaf_dso(s, "libcrypto")),
     ("other kernel (syscalls, interrupts, network)", lambda s: leaf_dso(s, "kernel")),

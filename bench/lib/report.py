@@ -40,6 +40,7 @@ def floor_of(runs, best):
         "kakao": rsa_sign + ec_sign,  # no provider signature to verify
         "line": ec_verify + rsa_sign + ec_sign,  # provider ES256 verify + custom token + our ES256 ID token
         "me": ec_verify,  # one ES256 verification
+        "peer": rsa_verify + 2 * rsa_sign,  # the peer (row 1p): Google's RS256 verify + its two RS256 tokens
     }
 
 
@@ -376,6 +377,12 @@ def cmd_table(args):
                    "cores); their notes give PostgreSQL's own CPU per sign-in (utime+stime of all the cluster's "
                    "processes), which the broker CPU column leaves out. With two instances the broker columns sum "
                    "both processes.")
+    peer, ours = by_id.get("1p"), by_id.get("1")
+    if peer and ours and peer.get("cpu_per_request_us") and ours.get("cpu_per_request_us"):
+        peer["note"] = (f"the peer against row 1: the broker serves {ours['rate'] / peer['rate']:.1f} × its sign-ins "
+                        f"per second and spends 1/{peer['cpu_per_request_us'] / ours['cpu_per_request_us']:.1f} of "
+                        f"its CPU per sign-in; its floor is one RS256 verify and two RS256 signs; "
+                        + peer.get("note", ""))
     notes = [f"- {row['id']}: {row['note']}" for row in rows if row.get("note")]
     if notes:
         out.append("")
@@ -396,6 +403,10 @@ def cmd_table(args):
         ratio = row["cpu_per_request_us"] / floor_us
         out.append(f"| 1: broker CPU per sign-in ≤ 1.25 × floor | {ratio:.2f} × ({row['cpu_per_request_us']:.0f} µs "
                    f"vs {floor_us:.0f} µs) | {verdict(ratio <= 1.25)} |")
+    if peer and ours and peer.get("rate") and ours.get("rate"):
+        times = ours["rate"] / peer["rate"]
+        out.append(f"| 1: sign-ins/s ≥ 20 × the peer's (1p), same run | {times:.1f} × ({ours['rate']:,.0f} vs "
+                   f"{peer['rate']:,.0f} sign-ins/s) | {verdict(times >= 20)} |")
     if "9" in by_id and by_id["9"].get("cpu_per_request_us"):
         row = by_id["9"]
         floor_us = row.get("floor_us") or floor["line"] * 1e6

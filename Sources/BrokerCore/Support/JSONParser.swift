@@ -136,10 +136,14 @@ struct JSONParser {
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                plain.append(contentsOf: bytes[runStart..<index])
+                let run = bytes[runStart..<index]
                 index += 1
+                // A string without escapes (most are) becomes a String straight from the input, with no copy
+                // in between.
+                if scalars.isEmpty { return String(validating: run, as: UTF8.self) }
+                plain.append(contentsOf: run)
                 guard let tail = String(validating: plain, as: UTF8.self) else { return nil }
-                return scalars.isEmpty ? tail : String(scalars) + tail
+                return String(scalars) + tail
             }
             if byte < 0x20 { return nil }
             if byte == UInt8(ascii: "\\") {

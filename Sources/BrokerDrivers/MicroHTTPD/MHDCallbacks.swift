@@ -3,8 +3,9 @@ import CBrokerShims
 import CMicroHTTPD
 import Foundation
 
-// libmicrohttpd's callbacks. They run on libmicrohttpd's polling thread, so they are plain nonisolated
-// functions (never main-actor isolated), passed to C as `@convention(c)` function pointers.
+// libmicrohttpd's callbacks. They run on libmicrohttpd's threads (a pool of them, each owning its connections),
+// so they are plain nonisolated functions (never main-actor isolated), passed to C as `@convention(c)` function
+// pointers.
 
 /// `MHD_AccessHandlerCallback`: called once when the headers are in, once per chunk of upload, once when the
 /// upload is complete, and once more after the connection is resumed with the handler's response.
@@ -21,6 +22,7 @@ func mhdAccessHandler(
         let context = MHDRequestContext(connection: connection, tracked: mhdTrackedConnection(connection))
         requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
         let fields = mhdFields(of: connection, kind: .HEADER_KIND)
+        context.headerFields = fields
         context.requestID = RequestID.from(header: fields.last { $0.name.lowercased() == "x-request-id" }?.value)
         if mhdFramingProblem(fields) != nil {
             // Ambiguous framing (RFC 9112 section 6.3): answer 400 and close, before any body byte is read,
@@ -78,23 +80,24 @@ func mhdAccessHandler(
             method: method.map { String(cString: $0) } ?? "GET",
             path: url.map { String(cString: $0) } ?? "/",
             query: mhdValues(of: connection, kind: .GET_ARGUMENT_KIND, lowercasingNames: false),
-            headers: mhdValues(of: connection, kind: .HEADER_KIND, lowercasingNames: true),
+            headers: mhdHeaderMap(context.headerFields),
             body: context.body, peerAddress: context.tracked?.address ?? "")
         context.body = []
+        context.headerFields = []
         context.phase = .handling
-        MHD_suspend_connection(connection)
         let handler = dispatcher.handler
-        Task {
-            let response = await handler(request)
-            context.deliver(response)
-            MHD_resume_connection(context.connection)
+        // The handler runs here, on this connection's thread, until it waits (see MHDRequestContext).
+        Task(executorPreference: context) {
+            context.deliver(await handler(request))
         }
-        return .YES
+        guard let response = context.runJobs() else { return .YES }
+        context.phase = .answered
+        return mhdQueue(response, on: connection, closing: dispatcher.isClosing)
 
     case .handling:
-        // Called again after MHD_resume_connection: queue the handler's response now, as libmicrohttpd wants
-        // for keep-alive.
-        guard let response = context.takeResponse() else { return .YES }
+        // Called again after MHD_resume_connection: a wait of the handler has ended; run it on, and queue its
+        // response once it is in, as libmicrohttpd wants for keep-alive.
+        guard let response = context.runJobs() else { return .YES }
         context.phase = .answered
         return mhdQueue(response, on: connection, closing: dispatcher.isClosing)
 
@@ -181,6 +184,23 @@ private func mhdFields(of connection: OpaquePointer, kind: MHD_ValueKind) -> [(n
             }, Unmanaged.passUnretained(collector).toOpaque())
     }
     return collector.fields
+}
+
+/// The header fields as ``HTTPRequest`` holds them: names lower-cased, repeated names joined with ", " in
+/// arrival order (the fields the first call of the access handler collected, so they are read from
+/// libmicrohttpd once per request).
+private func mhdHeaderMap(_ fields: [(name: String, value: String)]) -> [String: String] {
+    var headers: [String: String] = [:]
+    headers.reserveCapacity(fields.count)
+    for field in fields {
+        let name = field.name.lowercased()
+        if let previous = headers[name] {
+            headers[name] = previous + ", " + field.value
+        } else {
+            headers[name] = field.value
+        }
+    }
+    return headers
 }
 
 /// The request's `Content-Length`, when it sent one that parses.

@@ -31,8 +31,7 @@ public final class SQLBrokerStore: BrokerStore {
     /// The account the identity (provider, subject) is linked to.
     public func account(provider: ProviderID, subject: String) async throws -> Account? {
         try await read { connection in
-            try Self.loadAccount(
-                in: connection, sql: Self.selectAccountByIdentity, [.text(provider.rawValue), .text(subject)])
+            try Self.loadLinkedAccount(in: connection, provider: provider, subject: subject)
         }
     }
 
@@ -83,8 +82,7 @@ public final class SQLBrokerStore: BrokerStore {
         let now = clock.now
         return try await write { connection in
             guard
-                let original = try Self.loadAccount(
-                    in: connection, sql: Self.selectAccountByIdentity, [.text(provider.rawValue), .text(subject)])
+                let original = try Self.loadLinkedAccount(in: connection, provider: provider, subject: subject)
             else { return nil }
             return try Self.save(original, changedBy: body, options: options, now: now, in: connection)
         }

@@ -1,0 +1,36 @@
+import Foundation
+
+/// The account an identity is linked to, with all its identities, in one statement: a returning user's sign-in
+/// reads its account this way inside its write transaction (one statement stepped twice for a one-identity
+/// account, where ``loadAccount(in:sql:_:)`` takes two statements and four steps).
+extension SQLBrokerStore {
+    /// The identity columns of the joined load, under names the account's columns do not use.
+    static let linkedIdentityColumnNames = [
+        "identity_provider", "identity_subject", "identity_email", "identity_linked_at", "identity_provider_token",
+    ]
+
+    /// One row per identity of the account that (`provider`, `subject`) is linked to, each with the account's
+    /// columns; none when the identity is linked to no account. Sorted in Swift, as ``asStored(_:)`` sorts.
+    static let selectAccountWithIdentitiesByIdentity =
+        "SELECT \(accountColumns), i.provider AS identity_provider, i.subject AS identity_subject, "
+        + "i.email AS identity_email, i.linked_at AS identity_linked_at, i.provider_token AS identity_provider_token "
+        + "FROM identities k JOIN accounts a ON a.uid = k.uid JOIN identities i ON i.uid = a.uid "
+        + "WHERE k.provider = ? AND k.subject = ?"
+
+    /// The account (`provider`, `subject`) is linked to, with its identities in the order of
+    /// ``loadAccount(in:sql:_:)``; nil when there is none.
+    static func loadLinkedAccount(in connection: any SQLConnection, provider: ProviderID, subject: String) throws
+        -> Account?
+    {
+        let rows = try connection.query(
+            selectAccountWithIdentitiesByIdentity, [.text(provider.rawValue), .text(subject)])
+        guard let first = rows.first else { return nil }
+        var account = try decodeAccount(first)
+        let names = ["provider", "subject", "email", "linked_at", "provider_token"]
+        account.identities = try rows.map { row in
+            try decodeIdentity(SQLRow(columns: names, values: linkedIdentityColumnNames.map { row[$0] }))
+        }
+        .sorted { ($0.linkedAt, $0.provider.rawValue, $0.subject) < ($1.linkedAt, $1.provider.rawValue, $1.subject) }
+        return account
+    }
+}

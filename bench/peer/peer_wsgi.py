@@ -1,0 +1,9 @@
+"""The WSGI application gunicorn serves for bench/run's peer."""
+
+import os
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "peer_settings")
+
+from django.core.wsgi import get_wsgi_application  # noqa: E402
+
+application = get_wsgi_application()
