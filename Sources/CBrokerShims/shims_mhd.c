@@ -6,7 +6,7 @@
 
 struct MHD_Daemon *broker_mhd_start(
     const char *host, uint16_t port, unsigned int flags, unsigned int connection_timeout,
-    unsigned int connection_limit, int strict, unsigned int threads,
+    unsigned int connection_limit, int strict,
     MHD_AcceptPolicyCallback accept_policy, void *accept_policy_context,
     MHD_AccessHandlerCallback access_handler, void *access_handler_context,
     MHD_RequestCompletedCallback request_completed, void *request_completed_context,
@@ -41,7 +41,6 @@ struct MHD_Daemon *broker_mhd_start(
         MHD_OPTION_STRICT_FOR_CLIENT, strict,
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-        MHD_OPTION_THREAD_POOL_SIZE, threads > 1 ? threads : 0,
         MHD_OPTION_NOTIFY_COMPLETED, request_completed, request_completed_context,
         MHD_OPTION_NOTIFY_CONNECTION, notify_connection, notify_connection_context,
         MHD_OPTION_END);

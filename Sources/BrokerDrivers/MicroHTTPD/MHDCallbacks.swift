@@ -3,9 +3,8 @@ import CBrokerShims
 import CMicroHTTPD
 import Foundation
 
-// libmicrohttpd's callbacks. They run on libmicrohttpd's threads (a pool of them, each owning its connections),
-// so they are plain nonisolated functions (never main-actor isolated), passed to C as `@convention(c)` function
-// pointers.
+// libmicrohttpd's callbacks. They run on libmicrohttpd's polling thread, so they are plain nonisolated
+// functions (never main-actor isolated), passed to C as `@convention(c)` function pointers.
 
 /// `MHD_AccessHandlerCallback`: called once when the headers are in, once per chunk of upload, once when the
 /// upload is complete, and once more after the connection is resumed with the handler's response.
@@ -85,19 +84,19 @@ func mhdAccessHandler(
         context.body = []
         context.headerFields = []
         context.phase = .handling
+        MHD_suspend_connection(connection)
         let handler = dispatcher.handler
-        // The handler runs here, on this connection's thread, until it waits (see MHDRequestContext).
-        Task(executorPreference: context) {
-            context.deliver(await handler(request))
+        Task {
+            let response = await handler(request)
+            context.deliver(response)
+            MHD_resume_connection(context.connection)
         }
-        guard let response = context.runJobs() else { return .YES }
-        context.phase = .answered
-        return mhdQueue(response, on: connection, closing: dispatcher.isClosing)
+        return .YES
 
     case .handling:
-        // Called again after MHD_resume_connection: a wait of the handler has ended; run it on, and queue its
-        // response once it is in, as libmicrohttpd wants for keep-alive.
-        guard let response = context.runJobs() else { return .YES }
+        // Called again after MHD_resume_connection: queue the handler's response now, as libmicrohttpd wants
+        // for keep-alive.
+        guard let response = context.takeResponse() else { return .YES }
         context.phase = .answered
         return mhdQueue(response, on: connection, closing: dispatcher.isClosing)
 

@@ -1,21 +1,14 @@
 import BrokerCore
-import CMicroHTTPD
 import Foundation
 
 /// The state of one HTTP request on a libmicrohttpd connection: MHD's `con_cls`, created on the first call
 /// of the access handler and released by the request-completed notification.
 ///
-/// It is also the executor the request's handler task prefers (`Task(executorPreference:)`): the task's jobs
-/// run on the libmicrohttpd thread that owns the connection, inside the access handler, so a request is read,
-/// handled and answered on one thread and hops only for real waits (the SQLite writer, libcurl, a hashing
-/// pool). A job enqueued while the connection is suspended (a wait has ended on another thread) resumes the
-/// connection, and libmicrohttpd's next call of the access handler runs it (``runJobs()``).
-///
-/// `@unchecked Sendable`: `phase`, `headerFields`, `body`, `bodyTooLarge`, `admitted` and `requestID` are only touched on
-/// the connection's libmicrohttpd thread (every callback for a connection runs there); `response`, `jobs`,
-/// `parked` and `finished` are guarded by `lock`. The connection pointer is handed to `MHD_resume_connection`,
-/// which libmicrohttpd allows from any thread, and to `MHD_suspend_connection` on the connection's thread.
-final class MHDRequestContext: TaskExecutor, @unchecked Sendable {
+/// `@unchecked Sendable`: `phase`, `body`, `bodyTooLarge`, `admitted` and `requestID` are only touched on
+/// libmicrohttpd's polling thread (every callback runs there); `response` is written by the handler task and
+/// read by the polling thread, both under `lock`. The connection pointer is only handed to `MHD_resume_connection`,
+/// which libmicrohttpd allows from any thread.
+final class MHDRequestContext: @unchecked Sendable {
     /// Where the request is in its life.
     enum Phase {
         /// The body is being uploaded.
@@ -43,17 +36,10 @@ final class MHDRequestContext: TaskExecutor, @unchecked Sendable {
     /// Whether the dispatcher counted this request as in flight; polling thread only.
     var admitted = false
 
-    /// Guards `response`, `jobs`, `parked` and `finished`.
+    /// Guards `response`.
     private let lock = NSLock()
     /// The handler's response, waiting for the polling thread to queue it.
     private var response: HTTPResponse?
-    /// The handler task's jobs waiting for the connection's thread.
-    private var jobs: [UnownedJob] = []
-    /// Whether the connection is suspended waiting for a job or the response: the next job resumes it.
-    private var parked = false
-    /// Whether the response has been taken: a job enqueued after that (none is expected) runs on the global
-    /// executor, never on a connection that may be gone.
-    private var finished = false
 
     /// Creates the context of a request on `connection`.
     init(connection: OpaquePointer, tracked: MHDConnection?) {
@@ -75,50 +61,5 @@ final class MHDRequestContext: TaskExecutor, @unchecked Sendable {
         let taken = response
         response = nil
         return taken
-    }
-
-    /// `TaskExecutor`: queues a job of the handler task for the connection's thread, resuming the connection if
-    /// it is parked. Called on that thread while the handler runs there, and on the thread that ends a wait.
-    func enqueue(_ job: consuming ExecutorJob) {
-        let unowned = UnownedJob(job)
-        let (resume, late): (Bool, Bool) = lock.withLock {
-            if finished { return (false, true) }
-            jobs.append(unowned)
-            defer { parked = false }
-            return (parked, false)
-        }
-        if late {
-            globalConcurrentExecutor.enqueue(unowned)
-        } else if resume {
-            MHD_resume_connection(connection)
-        }
-    }
-
-    /// The connection's thread, inside the access handler: runs the handler task's jobs until none is left.
-    /// Returns the response once the handler has delivered it; otherwise parks the connection (suspends it
-    /// until the next job arrives) and returns nil.
-    func runJobs() -> HTTPResponse? {
-        let executor = asUnownedTaskExecutor()
-        while true {
-            let next: UnownedJob? = lock.withLock { jobs.isEmpty ? nil : jobs.removeFirst() }
-            if let next {
-                next.runSynchronously(on: executor)
-                continue
-            }
-            // Suspending under the lock: a job enqueued meanwhile resumes the connection only after this.
-            let (answer, parkedNow): (HTTPResponse?, Bool) = lock.withLock {
-                if let response {
-                    self.response = nil
-                    finished = true
-                    return (response, false)
-                }
-                guard jobs.isEmpty else { return (nil, false) }
-                parked = true
-                MHD_suspend_connection(connection)
-                return (nil, true)
-            }
-            if let answer { return answer }
-            if parkedNow { return nil }
-        }
     }
 }

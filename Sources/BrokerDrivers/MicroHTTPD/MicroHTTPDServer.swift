@@ -5,21 +5,17 @@ import Foundation
 
 /// The ``HTTPServer`` port over GNU libmicrohttpd.
 ///
-/// A pool of libmicrohttpd polling threads (epoll, one per core by default) owns the sockets, each thread the
-/// connections it accepted. When a request's body is complete the handler runs in its own `Task` whose
-/// preferred executor is that connection's thread (``MHDRequestContext``): the handler runs there until it
-/// waits (the SQLite writer, libcurl, a hashing pool), the connection is suspended meanwhile, and the end of
-/// the wait resumes it to run the handler on and queue its response. No thread waits while a handler awaits,
-/// so a slow handler (a slow Kakao) never delays another request; a handler's own CPU work (a signature)
-/// does delay the other connections of its thread for that long.
+/// One libmicrohttpd polling thread (epoll) owns the sockets. When a request's body is complete the
+/// connection is suspended and the handler runs in its own `Task`; the task stores the response and resumes
+/// the connection, and the polling thread queues the response. No thread waits while a handler awaits, so a
+/// slow handler never delays a fast one.
 ///
+/// `@unchecked Sendable`: `dispatcher` and `stopping` are guarded by `lock`.
 public final class MicroHTTPDServer: HTTPServer, @unchecked Sendable {
     /// The connection limits and timeouts (contract section 7).
     public let limits: HTTPServerLimits
     /// Whose connections are exempt from the per-address cap.
     public let trustedProxies: TrustedProxies
-    /// libmicrohttpd's polling threads, which also run the handlers.
-    public let threads: Int
 
     /// Guards `dispatcher` and `stopping`.
     private let lock = NSLock()
@@ -32,15 +28,9 @@ public final class MicroHTTPDServer: HTTPServer, @unchecked Sendable {
     /// - Parameters:
     ///   - limits: the total and per-address connection caps, the idle timeout and the request deadline.
     ///   - trustedProxies: peers whose connections the per-address cap does not count.
-    ///   - threads: polling threads (1 to 64), which run the handlers between their waits; the default is one
-    ///     per core.
-    public init(
-        limits: HTTPServerLimits = .defaults, trustedProxies: TrustedProxies = .none,
-        threads: Int = ProcessInfo.processInfo.activeProcessorCount
-    ) {
+    public init(limits: HTTPServerLimits = .defaults, trustedProxies: TrustedProxies = .none) {
         self.limits = limits
         self.trustedProxies = trustedProxies
-        self.threads = min(64, max(1, threads))
     }
 
     /// Raises this process's soft open-files limit to its hard limit, or to `wanted` when that is higher and
@@ -84,7 +74,7 @@ public final class MicroHTTPDServer: HTTPServer, @unchecked Sendable {
         var error: Int32 = 0
         let started = broker_mhd_start(
             host, requestedPort, UInt32(flags), UInt32(clamping: limits.idleTimeoutSeconds),
-            UInt32(clamping: limits.maxConnections), 0, UInt32(clamping: threads), mhdAcceptPolicy, context,
+            UInt32(clamping: limits.maxConnections), 0, mhdAcceptPolicy, context,
             mhdAccessHandler, context, mhdRequestCompleted, context, mhdConnectionNotified, context, &error)
         let daemon: OpaquePointer
         do {

@@ -20,12 +20,10 @@ enum broker_mhd_start_error {
    `port` (0 = ephemeral), with the given flags, an idle-connection timeout in seconds, a connection limit
    (0 = libmicrohttpd's default), an accept policy (may be NULL) and three callbacks: the access handler,
    MHD_OPTION_NOTIFY_COMPLETED and MHD_OPTION_NOTIFY_CONNECTION (either notifier may be NULL). `strict` is
-   MHD_OPTION_STRICT_FOR_CLIENT's level. `threads` above 1 starts that many polling threads
-   (MHD_OPTION_THREAD_POOL_SIZE), each owning the connections it accepted. Returns NULL and sets `*error` on
-   failure. */
+   MHD_OPTION_STRICT_FOR_CLIENT's level. Returns NULL and sets `*error` on failure. */
 struct MHD_Daemon *broker_mhd_start(
     const char *host, uint16_t port, unsigned int flags, unsigned int connection_timeout,
-    unsigned int connection_limit, int strict, unsigned int threads,
+    unsigned int connection_limit, int strict,
     MHD_AcceptPolicyCallback accept_policy, void *accept_policy_context,
     MHD_AccessHandlerCallback access_handler, void *access_handler_context,
     MHD_RequestCompletedCallback request_completed, void *request_completed_context,

@@ -1,16 +1,16 @@
 import BrokerCore
 import BrokerDrivers
-import Dispatch
 import Foundation
 import Testing
 
-/// MicroHTTPDServer runs a request's handler on the libmicrohttpd thread that read it, between its waits.
-@Suite struct MHDExecutorTests {
-    /// A server with `threads` polling threads and a client for it.
+/// MicroHTTPDServer: a handler that waits holds up no other request, and a request's headers reach the handler
+/// once each, repeated ones joined.
+@Suite struct MHDRequestHandlingTests {
+    /// A server and a client for it.
     private func start(
-        threads: Int, _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
+        _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
     ) throws -> (server: MicroHTTPDServer, client: CurlHTTPClient, port: Int) {
-        let server = MicroHTTPDServer(threads: threads)
+        let server = MicroHTTPDServer()
         let port = try server.start(host: "127.0.0.1", port: 0, maxBodyBytes: 4096, handler: handler)
         return (server, try CurlHTTPClient(), port)
     }
@@ -22,48 +22,10 @@ import Testing
             HTTPClientRequest(method: "GET", url: "http://127.0.0.1:\(port)\(path)", headers: headers, timeout: 20))
     }
 
-    /// The calling thread's name ("MHD-…" for libmicrohttpd's threads), from Linux's `/proc/thread-self/comm`.
-    private static func threadName() -> String {
-        ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "")
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    /// Waits until a dispatch queue (another thread) resumes the caller.
-    private static func waitElsewhere() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async { continuation.resume() }
-        }
-    }
-
-    @Test func theHandlerRunsOnLibmicrohttpdsThreadBeforeAndAfterEachWait() async throws {
-        let log = HTTPEventLog()
-        let (server, client, port) = try start(threads: 1) { request in
-            var names = [Self.threadName()]
-            for _ in 0..<3 {
-                await Self.waitElsewhere()
-                names.append(Self.threadName())
-            }
-            for name in names { await log.note(name) }
-            return textResponse(request.path)
-        }
-        let first = try await get(client, port, "/one")
-        let second = try await get(client, port, "/two")
-        await client.shutdown()
-        await server.shutdown()
-
-        #expect(first.status == 200)
-        #expect(first.body == Array("/one".utf8))
-        #expect(second.status == 200)
-        #expect(second.body == Array("/two".utf8))
-        let names = await log.events
-        #expect(names.count == 8)
-        #expect(names.allSatisfy { $0.hasPrefix("MHD") }, "handler threads: \(names)")
-    }
-
     @Test func aWaitingHandlerHoldsNoThreadFromAFastRequest() async throws {
         let gate = HTTPGate()
         let log = HTTPEventLog()
-        let (server, client, port) = try start(threads: 1) { request in
+        let (server, client, port) = try start { request in
             await log.record(request)
             if request.path == "/slow" {
                 await gate.wait()
@@ -90,7 +52,7 @@ import Testing
 
     @Test func repeatedHeadersAreJoinedUnderTheirLowercasedName() async throws {
         let log = HTTPEventLog()
-        let (server, client, port) = try start(threads: 2) { request in
+        let (server, client, port) = try start { request in
             await log.record(request)
             return textResponse("ok")
         }
