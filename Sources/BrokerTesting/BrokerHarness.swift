@@ -101,7 +101,8 @@ public final class BrokerHarness: @unchecked Sendable {
         if firebase {
             let server = MicroHTTPDServer()
             let firebaseBox = AppBox()
-            let firebasePort = try server.start(host: "127.0.0.1", port: 0, maxBodyBytes: 64 * 1024) { request in
+            let firebasePort = try server.start(host: "127.0.0.1", port: 0, maxBodyBytes: FirebaseSurface.maxBodyBytes) {
+                request in
                 guard let app = firebaseBox.app else { return APIError(503, "STARTING", "Starting.").response }
                 return await app.handle(request)
             }

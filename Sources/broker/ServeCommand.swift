@@ -59,7 +59,9 @@ enum ServeCommand {
                         listener: FirebaseSurface.Listener(host: firebase.host, port: firebase.port == 0 ? nil : firebase.port))
                 ])
             let server = MicroHTTPDServer(limits: config.serverLimits, trustedProxies: config.trustedProxies)
-            let firebasePort = try server.start(host: firebase.host, port: firebase.port, maxBodyBytes: 64 * 1024) {
+            let firebasePort = try server.start(
+                host: firebase.host, port: firebase.port, maxBodyBytes: FirebaseSurface.maxBodyBytes
+            ) {
                 request in await firebaseApp.handle(request)
             }
             firebaseServer = server

@@ -112,4 +112,34 @@ import Testing
         await client.shutdown()
         await stubs.stop()
     }
+
+    @Test func aBatchCreateOfAThousandUsersWithHashesFitsTheListenersBodyLimit() async throws {
+        try await Self.withFirebase { broker, _ in
+            let users: [JSONValue] = (0..<1000).map { index in
+                [
+                    "localId": .string("batch-\(index)"), "email": .string("batch-\(index)@example.com"),
+                    "passwordHash": .string(Base64.encode(Digest.sha256("hash-\(index)"))),
+                    "salt": .string(Base64.encode(Array("salt-\(index)-0123456789".utf8))),
+                    "displayName": .string("Batch User \(index)"), "createdAt": "1600000000000",
+                ]
+            }
+            let body: JSONValue = [
+                "users": .array(users), "hashAlgorithm": "HMAC_SHA256",
+                "signerKey": .string(Base64.encode(Array("a-signer-key-of-some-length".utf8))),
+            ]
+            #expect(body.serialized().count > 64 * 1024)
+            let path = FirebaseEndpoints.identityToolkitPath + "/projects/stub-project/accounts:batchCreate"
+            let response = try await broker.firebase("POST", path, json: body, headers: ["Authorization": "Bearer owner"])
+            #expect(response.status == 200)
+            #expect(response.json?["error"] == nil)
+            #expect(try await broker.count("accounts") == 1000)
+
+            // Past the limit is 413, and nothing is stored.
+            let tooLarge = [UInt8](repeating: UInt8(ascii: " "), count: FirebaseSurface.maxBodyBytes + 1)
+            let refused = try await broker.firebase(
+                "POST", path, body: tooLarge, headers: ["Authorization": "Bearer owner", "Content-Type": "application/json"])
+            #expect(refused.status == 413)
+            #expect(try await broker.count("accounts") == 1000)
+        }
+    }
 }

@@ -9,6 +9,10 @@
 /// ``FirebaseRouteTable``, which wraps every handler in the listener's checks: the `Host` check, the API key or
 /// `Bearer owner`, and `projects/{project}` being the broker's project.
 public struct FirebaseSurface: Surface {
+    /// The largest request body the listener reads (larger is 413): room for a `batchCreate` of Firebase's 1000
+    /// users with their hashes, salts and provider data (the main listener keeps 64 KiB).
+    public static let maxBodyBytes = 2 * 1024 * 1024
+
     /// The address the listener serves, for the `Host` check.
     public struct Listener: Sendable, Equatable {
         /// The bound host (`127.0.0.1`, or a remote address with `allowRemote`).
