@@ -25,25 +25,51 @@ import Testing
         .deletingLastPathComponent()
 
     /// The Python of the SDK's environment: `BROKER_TEST_FIREBASE_ADMIN_PYTHON`, or `.build/firebase-admin-venv`,
-    /// made (from PyPI) when it lacks the pinned SDK.
+    /// made (from PyPI) when it lacks the pinned SDK, once for every suite that asks (they run at the same time).
     static func sdkPython() async throws -> String {
         if let configuredPython { return configuredPython }
-        let venv = packageRoot.appendingPathComponent(".build/firebase-admin-venv")
-        let python = venv.appendingPathComponent("bin/python").path
-        let environment = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory(), "LANG": "C.UTF-8"]
-        if FileManager.default.isExecutableFile(atPath: python) {
-            let check = try ChildProcess(
-                python, ["-c", "import firebase_admin; print(firebase_admin.__version__)"], environment: environment)
-            if try await check.wait(seconds: 60) == 0, check.stdout.contains(sdkVersion) { return python }
+        return try await environment.python()
+    }
+
+    /// The one making of the SDK's environment per test process.
+    static let environment = SDKEnvironment()
+
+    actor SDKEnvironment {
+        private var making: Task<String, any Error>?
+
+        func python() async throws -> String {
+            if let making { return try await making.value }
+            let task = Task { try await SDKEnvironment.make() }
+            making = task
+            return try await task.value
         }
-        try? FileManager.default.removeItem(at: venv)
-        let make = try ChildProcess(python3, ["-m", "venv", venv.path], environment: environment)
-        try #require(try await make.wait(seconds: 120) == 0, "python3 -m venv failed:\n\(make.stderr.suffix(2000))")
-        let pip = try ChildProcess(
-            venv.appendingPathComponent("bin/pip").path,
-            ["install", "--quiet", "--disable-pip-version-check", "firebase-admin==\(sdkVersion)"], environment: environment)
-        try #require(try await pip.wait(seconds: 300) == 0, "pip install firebase-admin failed:\n\(pip.stderr.suffix(2000))")
-        return python
+
+        struct SetupFailed: Error, CustomStringConvertible {
+            let description: String
+        }
+
+        static func make() async throws -> String {
+            let venv = packageRoot.appendingPathComponent(".build/firebase-admin-venv")
+            let python = venv.appendingPathComponent("bin/python").path
+            let environment = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory(), "LANG": "C.UTF-8"]
+            if FileManager.default.isExecutableFile(atPath: python) {
+                let check = try ChildProcess(
+                    python, ["-c", "import firebase_admin; print(firebase_admin.__version__)"], environment: environment)
+                if try await check.wait(seconds: 60) == 0, check.stdout.contains(sdkVersion) { return python }
+            }
+            try? FileManager.default.removeItem(at: venv)
+            let make = try ChildProcess(python3, ["-m", "venv", venv.path], environment: environment)
+            guard try await make.wait(seconds: 120) == 0 else {
+                throw SetupFailed(description: "python3 -m venv failed (Debian: python3-venv):\n\(make.stderr.suffix(2000))")
+            }
+            let pip = try ChildProcess(
+                venv.appendingPathComponent("bin/pip").path,
+                ["install", "--quiet", "--disable-pip-version-check", "firebase-admin==\(sdkVersion)"], environment: environment)
+            guard try await pip.wait(seconds: 300) == 0 else {
+                throw SetupFailed(description: "pip install firebase-admin failed:\n\(pip.stderr.suffix(2000))")
+            }
+            return python
+        }
     }
 
     @Test(
