@@ -65,6 +65,10 @@ let package = Package(
             ],
             swiftSettings: targetSettings),
         .executableTarget(
+            name: "fuzz-firebase",
+            dependencies: ["FuzzSupport", .product(name: "BrokerCore", package: "social-login-broker")],
+            swiftSettings: targetSettings),
+        .executableTarget(
             name: "fuzz-firebase-export",
             dependencies: ["FuzzSupport", .product(name: "BrokerCore", package: "social-login-broker")],
             swiftSettings: targetSettings),

@@ -15,6 +15,10 @@ public final class FuzzBroker: Sendable {
     /// The clock every service reads.
     public let clock: ManualClock
     private let app: BrokerApp
+    /// The Firebase-compatible listener's app (contract section 11), as if bound to ``firebaseListener``.
+    private let firebaseApp: BrokerApp
+    /// The address the Firebase app's `Host` check accepts (`Host: 127.0.0.1:9099`).
+    public static let firebaseListener = FirebaseSurface.Listener(host: "127.0.0.1", port: 9099)
     /// `FUZZ_TRACE=1` prints each request's answer (for checking what a corpus reaches).
     static let tracing = ProcessInfo.processInfo.environment["FUZZ_TRACE"] == "1"
     private let logs: RecentLogSink
@@ -47,12 +51,15 @@ public final class FuzzBroker: Sendable {
         self.clock = clock
         self.logs = logs
         app = BrokerApp(services: services)
+        firebaseApp = BrokerApp(
+            services: services, surfaces: [FirebaseSurface(services: services, listener: FuzzBroker.firebaseListener)])
     }
 
-    /// Hands `request` to `BrokerApp.handle`; a 500 is a finding: it stops the fuzzer with the last log lines.
+    /// Hands `request` to `BrokerApp.handle` (the Firebase listener's app when `firebase`); a 500 is a finding: it
+    /// stops the fuzzer with the last log lines.
     @discardableResult
-    public func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        let response = await app.handle(request)
+    public func handle(_ request: HTTPRequest, firebase: Bool = false) async -> HTTPResponse {
+        let response = await (firebase ? firebaseApp : app).handle(request)
         if FuzzBroker.tracing {
             let body = String(decoding: response.body.prefix(160), as: UTF8.self)
             FileHandle.standardError.write(Data("\(request.method) \(request.path) -> \(response.status) \(body)\n".utf8))
