@@ -15,39 +15,12 @@ import Testing
             "python3 is not installed here (CI installs python3-venv)"),
         .timeLimit(.minutes(10)))
     func theAdminSDKsLinksAndSessionCookiesWork() async throws {
-        let python = try await FirebaseAdminSDKTests.sdkPython()
-        let harness = try await BrokerHarness.start(firebase: true)
-        do {
-            try await run(python, against: harness)
-        } catch {
-            await harness.stop()
-            throw error
+        try await FirebaseAdminSDKTests.runScenarios("firebase_admin_oob.py", passed: "firebase-admin oob: all scenarios passed") {
+            harness in try await Self.checkStateAfter(harness)
         }
-        await harness.stop()
     }
 
-    private func run(_ python: String, against harness: BrokerHarness) async throws {
-        let listener = try #require(harness.firebaseURL)
-        let script = FirebaseAdminSDKTests.packageRoot.appendingPathComponent(
-            "Tests/ContractTests/FirebaseAdmin/firebase_admin_oob.py")
-        let child = try ChildProcess(
-            python, [script.path],
-            environment: [
-                "PATH": "/usr/bin:/bin", "HOME": harness.directory.path, "LANG": "C.UTF-8",
-                "FIREBASE_AUTH_EMULATOR_HOST": String(listener.dropFirst("http://".count)),
-                "BROKER_PROJECT_ID": harness.services.config.projectID, "BROKER_URL": harness.baseURL,
-            ])
-        let status: Int32
-        do {
-            status = try await child.wait(seconds: 300)
-        } catch {
-            child.terminate(SIGKILL)
-            Issue.record("the firebase-admin oob scenarios did not finish in 300 s:\n\(child.stdout.suffix(4000))")
-            return
-        }
-        #expect(status == 0, "\(child.stdout.suffix(12000))\n\(child.stderr.suffix(4000))")
-        #expect(child.stdout.contains("firebase-admin oob: all scenarios passed"))
-
+    static func checkStateAfter(_ harness: BrokerHarness) async throws {
         // The state the SDK's links left, read from the store.
         let created = try #require(try await harness.store.account(email: "oob-new@example.com"))
         #expect(created.emailVerified && created.origin == .emailLink && created.passwordHash == nil)

@@ -76,10 +76,40 @@ import Testing
         .enabled(if: available || required, "python3 is not installed here (CI installs python3-venv)"),
         .timeLimit(.minutes(10)))
     func theAdminSDKManagesTheBrokersUsers() async throws {
-        let python = try await Self.sdkPython()
+        try await Self.runScenarios("firebase_admin_sdk.py", passed: "firebase-admin: all scenarios passed") { harness in
+            try await Self.checkStateAfter(harness)
+        }
+    }
+
+    /// Runs `FirebaseAdmin/<script>` with the SDK's Python against a live broker's Firebase listener
+    /// (`FIREBASE_AUTH_EMULATOR_HOST`), expects it to exit 0 printing `passed`, then hands the broker to
+    /// `checkState` for the state the script left, and stops it.
+    static func runScenarios(
+        _ script: String, passed: String, checkState: (BrokerHarness) async throws -> Void
+    ) async throws {
+        let python = try await sdkPython()
         let harness = try await BrokerHarness.start(firebase: true)
         do {
-            try await run(python, against: harness)
+            let listener = try #require(harness.firebaseURL)
+            let child = try ChildProcess(
+                python, [packageRoot.appendingPathComponent("Tests/ContractTests/FirebaseAdmin/\(script)").path],
+                environment: [
+                    "PATH": "/usr/bin:/bin", "HOME": harness.directory.path, "LANG": "C.UTF-8",
+                    "FIREBASE_AUTH_EMULATOR_HOST": String(listener.dropFirst("http://".count)),
+                    "BROKER_PROJECT_ID": harness.services.config.projectID, "BROKER_URL": harness.baseURL,
+                ])
+            let status: Int32
+            do {
+                status = try await child.wait(seconds: 300)
+            } catch {
+                child.terminate(SIGKILL)
+                Issue.record("\(script) did not finish in 300 s:\n\(child.stdout.suffix(4000))")
+                await harness.stop()
+                return
+            }
+            #expect(status == 0, "\(child.stdout.suffix(12000))\n\(child.stderr.suffix(4000))")
+            #expect(child.stdout.contains(passed))
+            try await checkState(harness)
         } catch {
             await harness.stop()
             throw error
@@ -87,27 +117,7 @@ import Testing
         await harness.stop()
     }
 
-    private func run(_ python: String, against harness: BrokerHarness) async throws {
-        let listener = try #require(harness.firebaseURL)
-        let host = String(listener.dropFirst("http://".count))
-        let child = try ChildProcess(
-            python, [Self.packageRoot.appendingPathComponent("Tests/ContractTests/FirebaseAdmin/firebase_admin_sdk.py").path],
-            environment: [
-                "PATH": "/usr/bin:/bin", "HOME": harness.directory.path, "LANG": "C.UTF-8",
-                "FIREBASE_AUTH_EMULATOR_HOST": host, "BROKER_PROJECT_ID": harness.services.config.projectID,
-                "BROKER_URL": harness.baseURL,
-            ])
-        let status: Int32
-        do {
-            status = try await child.wait(seconds: 300)
-        } catch {
-            child.terminate(SIGKILL)
-            Issue.record("the firebase-admin scenarios did not finish in 300 s:\n\(child.stdout.suffix(4000))")
-            return
-        }
-        #expect(status == 0, "\(child.stdout.suffix(12000))\n\(child.stderr.suffix(4000))")
-        #expect(child.stdout.contains("firebase-admin: all scenarios passed"))
-
+    static func checkStateAfter(_ harness: BrokerHarness) async throws {
         // The state the SDK left, read from the store.
         let imported = try #require(try await harness.store.account(id: AccountID("sdk-imp-1")))
         #expect(imported.phoneNumber == "+15551230006")

@@ -8,50 +8,17 @@ tracebacks, and the exit status is 1 when any failed. The last line on success i
 """
 
 import datetime
-import json
 import os
-import sys
 import time
-import traceback
-import urllib.error
 import urllib.parse
-import urllib.request
 
 import firebase_admin
 from firebase_admin import auth
+from scenario_support import check, client_call, expect_error, native_password_sign_in, run
 
 PROJECT_ID = os.environ["BROKER_PROJECT_ID"]
-BROKER_URL = os.environ["BROKER_URL"]
-LISTENER = "http://" + os.environ["FIREBASE_AUTH_EMULATOR_HOST"]
 APP = firebase_admin.initialize_app(options={"projectId": PROJECT_ID})
 SETTINGS = auth.ActionCodeSettings(url="https://app.example.com/finish?step=2", handle_code_in_app=True)
-
-
-def check(condition, what):
-    if not condition:
-        raise AssertionError(what)
-
-
-def expect_error(error_type, call, *args, **kwargs):
-    try:
-        call(*args, **kwargs)
-    except error_type as error:
-        return error
-    except Exception as error:  # the wrong type is a failure, shown with its own type
-        raise AssertionError(f"expected {error_type.__name__}, got {type(error).__name__}: {error}") from error
-    raise AssertionError(f"expected {error_type.__name__}, nothing was raised")
-
-
-def client(method, body):
-    """A client call (API key, no admin authorization), as the JS and iOS SDKs make it: (status, body)."""
-    url = f"{LISTENER}/identitytoolkit.googleapis.com/v1/accounts:{method}?key=fake-api-key"
-    request = urllib.request.Request(
-        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}, method="POST")
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"{}")
 
 
 def error_code(body):
@@ -64,21 +31,10 @@ def link_query(link):
     return dict(urllib.parse.parse_qsl(parsed.query))
 
 
-def native_password_sign_in(email, password):
-    body = json.dumps({"email": email, "password": password}).encode()
-    request = urllib.request.Request(
-        BROKER_URL + "/v1/signin/password", data=body, headers={"Content-Type": "application/json"}, method="POST")
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status
-    except urllib.error.HTTPError as error:
-        return error.code
-
-
 def email_link_id_token(email):
     """An ID token of the listener, through an admin sign-in link followed by the client's signInWithEmailLink."""
     code = link_query(auth.generate_sign_in_with_email_link(email, SETTINGS))["oobCode"]
-    status, body = client("signInWithEmailLink", {"email": email, "oobCode": code})
+    status, body = client_call("signInWithEmailLink", {"email": email, "oobCode": code})
     check(status == 200, f"email-link sign-in: {status} {body}")
     return body["idToken"]
 
@@ -94,17 +50,17 @@ def password_reset_link():
     check(query["continueUrl"] == "https://app.example.com/finish?step=2", f"continueUrl: {query}")
     code = query["oobCode"]
     # The code alone says what it is for and uses nothing up.
-    status, body = client("resetPassword", {"oobCode": code})
+    status, body = client_call("resetPassword", {"oobCode": code})
     check(status == 200 and body.get("requestType") == "PASSWORD_RESET", f"inspect: {status} {body}")
     check(body.get("email") == "oob-reset@example.com", f"inspect email: {body}")
-    status, body = client("resetPassword", {"oobCode": code, "newPassword": "123"})
+    status, body = client_call("resetPassword", {"oobCode": code, "newPassword": "123"})
     check(status == 400 and error_code(body) == "WEAK_PASSWORD", f"weak: {status} {body}")
-    status, body = client("resetPassword", {"oobCode": code, "newPassword": "new password"})
+    status, body = client_call("resetPassword", {"oobCode": code, "newPassword": "new password"})
     check(status == 200 and body.get("requestType") == "PASSWORD_RESET", f"reset: {status} {body}")
-    status, body = client("resetPassword", {"oobCode": code, "newPassword": "newer password"})
+    status, body = client_call("resetPassword", {"oobCode": code, "newPassword": "newer password"})
     check(status == 400 and error_code(body) == "INVALID_OOB_CODE", f"used: {status} {body}")
-    check(native_password_sign_in("oob-reset@example.com", "new password") == 200, "the new password signs in")
-    check(native_password_sign_in("oob-reset@example.com", "old password") == 400, "the old password is gone")
+    check(native_password_sign_in("oob-reset@example.com", "new password")[0] == 200, "the new password signs in")
+    check(native_password_sign_in("oob-reset@example.com", "old password")[0] == 400, "the old password is gone")
     check(auth.get_user("oob-reset").email_verified, "a reset verifies the email")
     expect_error(auth.EmailNotFoundError, auth.generate_password_reset_link, "oob-nobody@example.com")
 
@@ -115,13 +71,13 @@ def email_verification_link():
     link = auth.generate_email_verification_link("oob-verify@example.com")
     query = link_query(link)
     check(query["mode"] == "verifyEmail" and "continueUrl" not in query, f"query: {query}")
-    status, body = client("resetPassword", {"oobCode": query["oobCode"]})
+    status, body = client_call("resetPassword", {"oobCode": query["oobCode"]})
     check(status == 200 and body.get("requestType") == "VERIFY_EMAIL", f"inspect: {status} {body}")
     check(body.get("email") == "oob-verify@example.com", f"inspect email: {body}")
     # A verification code resets no password.
-    status, body = client("resetPassword", {"oobCode": query["oobCode"], "newPassword": "another password"})
+    status, body = client_call("resetPassword", {"oobCode": query["oobCode"], "newPassword": "another password"})
     check(status == 400 and error_code(body) == "INVALID_OOB_CODE", f"not a reset code: {status} {body}")
-    check(native_password_sign_in("oob-verify@example.com", "some password") == 200, "the password is unchanged")
+    check(native_password_sign_in("oob-verify@example.com", "some password")[0] == 200, "the password is unchanged")
     check(not auth.get_user("oob-verify").email_verified, "still unverified")
     expect_error(auth.UserNotFoundError, auth.generate_email_verification_link, "oob-nobody@example.com")
 
@@ -130,11 +86,11 @@ def email_verification_link_applied():
     """Firebase's applyActionCode: accounts:update with the oobCode alone."""
     auth.create_user(uid="oob-apply", email="oob-apply@example.com")
     code = link_query(auth.generate_email_verification_link("oob-apply@example.com"))["oobCode"]
-    status, body = client("update", {"oobCode": code})
+    status, body = client_call("update", {"oobCode": code})
     check(status == 200 and body.get("emailVerified") is True, f"apply: {status} {body}")
     check(body.get("email") == "oob-apply@example.com", f"email: {body}")
     check(auth.get_user("oob-apply").email_verified, "verified")
-    status, body = client("update", {"oobCode": code})
+    status, body = client_call("update", {"oobCode": code})
     check(status == 400 and error_code(body) == "INVALID_OOB_CODE", f"used: {status} {body}")
 
 
@@ -143,21 +99,21 @@ def sign_in_with_email_link():
     query = link_query(link)
     check(query["mode"] == "signIn", f"mode: {query}")
     expect_error(auth.UserNotFoundError, auth.get_user_by_email, "oob-new@example.com")
-    status, body = client("signInWithEmailLink", {"email": "oob-other@example.com", "oobCode": query["oobCode"]})
+    status, body = client_call("signInWithEmailLink", {"email": "oob-other@example.com", "oobCode": query["oobCode"]})
     check(status == 400 and error_code(body) == "INVALID_EMAIL", f"wrong email: {status} {body}")
     expect_error(auth.UserNotFoundError, auth.get_user_by_email, "oob-other@example.com")
-    status, body = client("signInWithEmailLink", {"email": "oob-new@example.com", "oobCode": query["oobCode"]})
+    status, body = client_call("signInWithEmailLink", {"email": "oob-new@example.com", "oobCode": query["oobCode"]})
     check(status == 200 and body.get("isNewUser") is True, f"sign-in: {status} {body}")
     check(isinstance(body.get("expiresIn"), str) and body.get("refreshToken"), f"session fields: {body}")
     claims = auth.verify_id_token(body["idToken"])
     user = auth.get_user_by_email("oob-new@example.com")
     check(claims["uid"] == user.uid == body["localId"], "the ID token names the new user")
     check(user.email_verified, "an email-link sign-in verifies the email")
-    status, body = client("signInWithEmailLink", {"email": "oob-new@example.com", "oobCode": query["oobCode"]})
+    status, body = client_call("signInWithEmailLink", {"email": "oob-new@example.com", "oobCode": query["oobCode"]})
     check(status == 400 and error_code(body) == "INVALID_OOB_CODE", f"used: {status} {body}")
     # A second link signs in to the same user.
     again = link_query(auth.generate_sign_in_with_email_link("oob-new@example.com", SETTINGS))
-    status, body = client("signInWithEmailLink", {"email": "oob-new@example.com", "oobCode": again["oobCode"]})
+    status, body = client_call("signInWithEmailLink", {"email": "oob-new@example.com", "oobCode": again["oobCode"]})
     check(status == 200 and body.get("isNewUser") is False and body.get("localId") == user.uid, f"again: {body}")
 
 
@@ -190,20 +146,5 @@ SCENARIOS = [
 ]
 
 
-def main():
-    failed = []
-    for scenario in SCENARIOS:
-        try:
-            scenario()
-            print(f"ok {scenario.__name__}", flush=True)
-        except Exception:
-            failed.append(scenario.__name__)
-            print(f"FAILED {scenario.__name__}\n{traceback.format_exc()}", flush=True)
-    if failed:
-        print(f"firebase-admin oob: {len(failed)} of {len(SCENARIOS)} scenarios failed: {', '.join(failed)}", flush=True)
-        sys.exit(1)
-    print("firebase-admin oob: all scenarios passed", flush=True)
-
-
 if __name__ == "__main__":
-    main()
+    run(SCENARIOS, "firebase-admin oob")

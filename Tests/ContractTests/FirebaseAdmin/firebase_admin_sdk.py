@@ -8,59 +8,16 @@ line on success is "firebase-admin: all scenarios passed".
 
 import base64
 import hashlib
-import json
 import os
-import sys
 import time
-import traceback
-import urllib.error
-import urllib.request
 
 import firebase_admin
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from firebase_admin import auth, exceptions
+from scenario_support import LISTENER, check, client_call, expect_error, native_password_sign_in, post_json, run
 
 PROJECT_ID = os.environ["BROKER_PROJECT_ID"]
-BROKER_URL = os.environ["BROKER_URL"]
 APP = firebase_admin.initialize_app(options={"projectId": PROJECT_ID})
-
-
-def check(condition, what):
-    if not condition:
-        raise AssertionError(what)
-
-
-def expect_error(error_type, call, *args, **kwargs):
-    try:
-        call(*args, **kwargs)
-    except error_type as error:
-        return error
-    except Exception as error:  # the wrong type is a failure, shown with its own type
-        raise AssertionError(f"expected {error_type.__name__}, got {type(error).__name__}: {error}") from error
-    raise AssertionError(f"expected {error_type.__name__}, nothing was raised")
-
-
-def native_password_sign_in(email, password):
-    body = json.dumps({"email": email, "password": password}).encode()
-    request = urllib.request.Request(
-        BROKER_URL + "/v1/signin/password", data=body, headers={"Content-Type": "application/json"}, method="POST")
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"{}")
-
-
-def client_call(verb, fields):
-    """A client API call (`accounts:<verb>` with an API key), as an app's SDK makes it."""
-    url = f"http://{os.environ['FIREBASE_AUTH_EMULATOR_HOST']}/identitytoolkit.googleapis.com/v1/accounts:{verb}?key=any"
-    request = urllib.request.Request(
-        url, data=json.dumps(fields).encode(), headers={"Content-Type": "application/json"}, method="POST")
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"{}")
 
 
 # --- Scenarios ---------------------------------------------------------------------------------------------
@@ -195,14 +152,12 @@ def revoked_id_tokens():
 def admin_calls_on_the_client_paths():
     """Bearer owner on `/v1/accounts:lookup|update|delete` without an idToken answers as the project paths."""
     auth.create_user(uid="sdk-cp", email="cp@example.com")
-    base = f"http://{os.environ['FIREBASE_AUTH_EMULATOR_HOST']}/identitytoolkit.googleapis.com/v1/accounts:"
 
     def owner(verb, fields):
-        request = urllib.request.Request(
-            base + verb, data=json.dumps(fields).encode(), method="POST",
-            headers={"Content-Type": "application/json", "Authorization": "Bearer owner"})
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return json.loads(response.read())
+        status, body = post_json(
+            f"{LISTENER}/identitytoolkit.googleapis.com/v1/accounts:{verb}", fields, {"Authorization": "Bearer owner"})
+        check(status == 200, f"{verb} as the owner: {status} {body}")
+        return body
 
     check(owner("lookup", {"localId": ["sdk-cp"]})["users"][0]["email"] == "cp@example.com", "lookup")
     check(owner("update", {"localId": "sdk-cp", "displayName": "CP"})["displayName"] == "CP", "update")
@@ -285,20 +240,5 @@ SCENARIOS = [
 ]
 
 
-def main():
-    failed = []
-    for scenario in SCENARIOS:
-        try:
-            scenario()
-            print(f"ok {scenario.__name__}", flush=True)
-        except Exception:
-            failed.append(scenario.__name__)
-            print(f"FAILED {scenario.__name__}\n{traceback.format_exc()}", flush=True)
-    if failed:
-        print(f"firebase-admin: {len(failed)} of {len(SCENARIOS)} scenarios failed: {', '.join(failed)}", flush=True)
-        sys.exit(1)
-    print("firebase-admin: all scenarios passed", flush=True)
-
-
 if __name__ == "__main__":
-    main()
+    run(SCENARIOS, "firebase-admin")
