@@ -65,12 +65,8 @@ public struct EmailActionService: Sendable {
     public func requestPasswordReset(
         email rawEmail: String, continueURL: String?, acceptLanguage: String?, requestID: String
     ) async throws -> [OutboxJob] {
-        let email = rawEmail.trimmingCharacters(in: .whitespaces)
-        guard PasswordPolicy.isValidEmail(email) else { throw AccountError(.invalidEmail) }
-        let account = try await accounts.account(email: email)
-        return try await request(
-            .resetPassword, email: email, account: account, continueURL: continueURL, acceptLanguage: acceptLanguage,
-            requestID: requestID)
+        try await request(
+            .resetPassword, to: rawEmail, continueURL: continueURL, acceptLanguage: acceptLanguage, requestID: requestID)
     }
 
     /// Queues an email sign-in mail (Firebase's `EMAIL_SIGNIN`) to `email`, whether or not an account holds
@@ -79,11 +75,18 @@ public struct EmailActionService: Sendable {
     public func requestEmailSignIn(
         email rawEmail: String, continueURL: String?, acceptLanguage: String?, requestID: String
     ) async throws -> [OutboxJob] {
+        try await request(.signIn, to: rawEmail, continueURL: continueURL, acceptLanguage: acceptLanguage, requestID: requestID)
+    }
+
+    /// `action`'s mail to the address `rawEmail` (trimmed, checked), with the account holding it, if any.
+    private func request(
+        _ action: MailAction, to rawEmail: String, continueURL: String?, acceptLanguage: String?, requestID: String
+    ) async throws -> [OutboxJob] {
         let email = rawEmail.trimmingCharacters(in: .whitespaces)
         guard PasswordPolicy.isValidEmail(email) else { throw AccountError(.invalidEmail) }
         let account = try await accounts.account(email: email)
         return try await request(
-            .signIn, email: email, account: account, continueURL: continueURL, acceptLanguage: acceptLanguage,
+            action, email: email, account: account, continueURL: continueURL, acceptLanguage: acceptLanguage,
             requestID: requestID)
     }
 

@@ -93,19 +93,9 @@ public struct FirebaseBody: Sendable {
 
     /// An optional list of strings (absent or null is empty), at most ``maximumListCount`` items, each bounded.
     public func strings(_ field: String) throws -> [String] {
-        switch members[field] {
-        case nil, .null?: return []
-        case .array(let items)?:
-            guard items.count <= FirebaseBody.maximumListCount else {
-                throw FirebaseError.invalidArgument("\(NativeBody.printable(field)) has too many items")
-            }
-            return try items.map { item in
-                guard let text = item.stringValue, text.utf8.count <= FirebaseBody.maximumStringBytes else {
-                    throw FirebaseBody.wrongType(field, "TYPE_STRING")
-                }
-                return text
-            }
-        default: throw FirebaseBody.wrongType(field, "TYPE_STRING")
+        try list(field, type: "TYPE_STRING") { item in
+            guard let text = item.stringValue, text.utf8.count <= FirebaseBody.maximumStringBytes else { return nil }
+            return text
         }
     }
 
@@ -120,17 +110,23 @@ public struct FirebaseBody: Sendable {
 
     /// An optional list of objects (absent or null is empty), at most ``maximumListCount`` items.
     public func objects(_ field: String) throws -> [FirebaseBody] {
+        try list(field, type: "TYPE_MESSAGE") { item in item.objectValue.map(FirebaseBody.init(members:)) }
+    }
+
+    /// An optional list (absent or null is empty) of at most ``maximumListCount`` items, each read by `item`
+    /// (nil: not of the list's `type`, Firebase's name for it in the error).
+    private func list<Item>(_ field: String, type: String, _ item: (JSONValue) -> Item?) throws -> [Item] {
         switch members[field] {
         case nil, .null?: return []
         case .array(let items)?:
             guard items.count <= FirebaseBody.maximumListCount else {
                 throw FirebaseError.invalidArgument("\(NativeBody.printable(field)) has too many items")
             }
-            return try items.map { item in
-                guard let members = item.objectValue else { throw FirebaseBody.wrongType(field, "TYPE_MESSAGE") }
-                return FirebaseBody(members: members)
+            return try items.map { value in
+                guard let read = item(value) else { throw FirebaseBody.wrongType(field, type) }
+                return read
             }
-        default: throw FirebaseBody.wrongType(field, "TYPE_MESSAGE")
+        default: throw FirebaseBody.wrongType(field, type)
         }
     }
 }
