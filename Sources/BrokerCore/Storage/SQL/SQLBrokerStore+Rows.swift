@@ -9,8 +9,6 @@ extension SQLBrokerStore {
     static let selectAccountByID = "SELECT \(accountColumns) FROM accounts a WHERE a.uid = ?"
     static let selectAccountByEmail = "SELECT \(accountColumns) FROM accounts a WHERE a.email_key = ?"
     static let selectAccountByPhoneNumber = "SELECT \(accountColumns) FROM accounts a WHERE a.phone_number = ?"
-    static let selectAccountByIdentity =
-        "SELECT \(accountColumns) FROM accounts a JOIN identities i ON i.uid = a.uid WHERE i.provider = ? AND i.subject = ?"
     static let selectIdentities =
         "SELECT provider, subject, email, linked_at, provider_token FROM identities WHERE uid = ? ORDER BY linked_at, provider, subject"
     /// The columns of ``accountValues(_:)``, in its order.
