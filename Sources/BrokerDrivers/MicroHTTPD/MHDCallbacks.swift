@@ -22,7 +22,7 @@ func mhdAccessHandler(
         requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
         let fields = mhdFields(of: connection, kind: .HEADER_KIND)
         context.headerFields = fields
-        context.requestID = RequestID.from(header: fields.last { $0.name.lowercased() == "x-request-id" }?.value)
+        context.requestID = RequestID.from(header: fields.last { $0.name.equalsIgnoringASCIICase("x-request-id") }?.value)
         if mhdFramingProblem(fields) != nil {
             // Ambiguous framing (RFC 9112 section 6.3): answer 400 and close, before any body byte is read,
             // so whatever follows is never read as another request.
@@ -192,7 +192,7 @@ private func mhdHeaderMap(_ fields: [(name: String, value: String)]) -> [String:
     var headers: [String: String] = [:]
     headers.reserveCapacity(fields.count)
     for field in fields {
-        let name = field.name.lowercased()
+        let name = field.name.asciiLowercased()
         if let previous = headers[name] {
             headers[name] = previous + ", " + field.value
         } else {

@@ -15,8 +15,7 @@ func mhdFramingProblem(_ fields: [(name: String, value: String)]) -> String? {
         guard !field.name.isEmpty, field.name.utf8.allSatisfy(isTokenByte) else {
             return "a header field name is not a token (whitespace before the colon?)"
         }
-        switch field.name.lowercased() {
-        case "content-length":
+        if field.name.equalsIgnoringASCIICase("content-length") {
             for item in field.value.split(separator: ",", omittingEmptySubsequences: false) {
                 let digits = item.trimmingHTTPWhitespace()
                 guard (1...18).contains(digits.utf8.count), digits.utf8.allSatisfy({ (0x30...0x39).contains($0) })
@@ -25,10 +24,8 @@ func mhdFramingProblem(_ fields: [(name: String, value: String)]) -> String? {
                 }
                 lengths.insert(String(digits))
             }
-        case "transfer-encoding":
+        } else if field.name.equalsIgnoringASCIICase("transfer-encoding") {
             transferEncodings.append(field.value)
-        default:
-            continue
         }
     }
     if lengths.count > 1 { return "two different Content-Length values" }
