@@ -14,6 +14,22 @@ import Testing
         #expect(router.match(method: "POST", path: "/v1/signin") == nil)
         #expect(router.match(method: "POST", path: "/v1/signin/google/extra") == nil)
     }
+
+    @Test func theWinnersParametersOnlyAndALiteralAfterAParameterMustMatch() {
+        var router = Router()
+        router.add("DELETE", "/v1/admin/accounts/{uid}/identities/{provider}") { _, _ in HTTPResponse(status: 1) }
+        router.add("DELETE", "/v1/admin/accounts/{account}/sessions/{session}") { _, _ in HTTPResponse(status: 2) }
+        router.add("DELETE", "/v1/admin/accounts/{uid}/sessions/all") { _, _ in HTTPResponse(status: 3) }
+        let unlink = router.match(method: "DELETE", path: "/v1/admin/accounts/u1/identities/google")
+        #expect(unlink?.route.pattern == "/v1/admin/accounts/{uid}/identities/{provider}")
+        #expect(unlink?.parameters == ["uid": "u1", "provider": "google"])
+        let all = router.match(method: "DELETE", path: "/v1/admin/accounts/u2/sessions/all")
+        #expect(all?.route.pattern == "/v1/admin/accounts/{uid}/sessions/all")
+        #expect(all?.parameters == ["uid": "u2"])
+        let one = router.match(method: "DELETE", path: "/v1/admin/accounts/u3/sessions/s9")
+        #expect(one?.parameters == ["account": "u3", "session": "s9"])
+        #expect(router.match(method: "DELETE", path: "/v1/admin/accounts/u1/tokens/google") == nil)
+    }
 }
 
 @Suite struct RouterEndpointsTests {

@@ -28,8 +28,22 @@ public struct Router: Sendable {
         public var pattern: String
         /// Renders the errors the handler throws: the surface's that mounted the route.
         public var render: ErrorRenderer
-        fileprivate var segments: [Substring]
+        fileprivate var segments: [Segment]
         fileprivate var handler: RouteHandler
+    }
+
+    /// A pattern's segment, told apart once when the route is added rather than on every request.
+    fileprivate enum Segment: Sendable {
+        case literal(Substring)
+        case parameter(String)
+
+        init(_ text: Substring) {
+            if text.hasPrefix("{") && text.hasSuffix("}") {
+                self = .parameter(String(text.dropFirst().dropLast()))
+            } else {
+                self = .literal(text)
+            }
+        }
     }
 
     private var routes: [Route] = []
@@ -55,31 +69,35 @@ public struct Router: Sendable {
     public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping RouteHandler) {
         routes.append(
             Route(
-                method: method, pattern: pattern, render: errorRenderer, segments: pattern.split(separator: "/"),
-                handler: handler))
+                method: method, pattern: pattern, render: errorRenderer,
+                segments: pattern.split(separator: "/").map(Segment.init), handler: handler))
     }
 
     /// The route for `method` and `path`, its parameters, and its handler. Where several patterns match, the
     /// one with more literal segments wins (`/v1/signin/password` over `/v1/signin/{provider}`).
     public func match(method: String, path: String) -> (route: Route, parameters: [String: String], handler: RouteHandler)? {
         let parts = path.split(separator: "/")
-        var best: (route: Route, parameters: [String: String], literals: Int)?
-        for route in routes where route.method == method && route.segments.count == parts.count {
-            var parameters: [String: String] = [:]
+        var best: (index: Int, literals: Int)?
+        for (index, route) in routes.enumerated() where route.method == method && route.segments.count == parts.count {
             var literals = 0
             var matched = true
-            for (segment, part) in zip(route.segments, parts) {
-                if segment.hasPrefix("{") && segment.hasSuffix("}") {
-                    parameters[String(segment.dropFirst().dropLast())] = String(part)
-                } else if segment == part {
-                    literals += 1
-                } else {
+            segments: for (segment, part) in zip(route.segments, parts) {
+                guard case .literal(let text) = segment else { continue }
+                guard text == part else {
                     matched = false
-                    break
+                    break segments
                 }
+                literals += 1
             }
-            if matched && literals > (best?.literals ?? -1) { best = (route, parameters, literals) }
+            if matched && literals > (best?.literals ?? -1) { best = (index, literals) }
         }
-        return best.map { ($0.route, $0.parameters, $0.route.handler) }
+        guard let best else { return nil }
+        // Only the winner's parameters are collected.
+        let route = routes[best.index]
+        var parameters: [String: String] = [:]
+        for case (.parameter(let name), let part) in zip(route.segments, parts) {
+            parameters[name] = String(part)
+        }
+        return (route, parameters, route.handler)
     }
 }
