@@ -9,33 +9,47 @@
 /// a plain number, `Content-Length` together with `Transfer-Encoding`, or a `Transfer-Encoding` other than
 /// one `chunked`.
 func mhdFramingProblem(_ fields: [(name: String, value: String)]) -> String? {
-    var lengths: Set<String> = []
+    // Bytes, not Characters: the check runs on every request, and every rule here is about ASCII.
+    var length: [UInt8]?
+    var lengthsDiffer = false
     var transferEncodings: [String] = []
     for field in fields {
         guard !field.name.isEmpty, field.name.utf8.allSatisfy(isTokenByte) else {
             return "a header field name is not a token (whitespace before the colon?)"
         }
         if field.name.equalsIgnoringASCIICase("content-length") {
-            for item in field.value.split(separator: ",", omittingEmptySubsequences: false) {
-                let digits = item.trimmingHTTPWhitespace()
-                guard (1...18).contains(digits.utf8.count), digits.utf8.allSatisfy({ (0x30...0x39).contains($0) })
-                else {
+            for item in field.value.utf8.split(separator: 0x2C, omittingEmptySubsequences: false) {
+                let digits = trimmingOptionalWhitespace(item)
+                guard (1...18).contains(digits.count), digits.allSatisfy({ (0x30...0x39).contains($0) }) else {
                     return "Content-Length is not a number"
                 }
-                lengths.insert(String(digits))
+                if let length {
+                    if !length.elementsEqual(digits) { lengthsDiffer = true }
+                } else {
+                    length = Array(digits)
+                }
             }
         } else if field.name.equalsIgnoringASCIICase("transfer-encoding") {
             transferEncodings.append(field.value)
         }
     }
-    if lengths.count > 1 { return "two different Content-Length values" }
-    if !lengths.isEmpty && !transferEncodings.isEmpty { return "both Content-Length and Transfer-Encoding" }
+    if lengthsDiffer { return "two different Content-Length values" }
+    if length != nil && !transferEncodings.isEmpty { return "both Content-Length and Transfer-Encoding" }
     if !transferEncodings.isEmpty {
         let codings = transferEncodings.joined(separator: ",").split(separator: ",")
             .map { $0.trimmingHTTPWhitespace().lowercased() }
         guard codings == ["chunked"] else { return "Transfer-Encoding must be exactly chunked" }
     }
     return nil
+}
+
+/// `bytes` without leading and trailing spaces, tabs, CRs and LFs (what ``trimmingHTTPWhitespace()`` trims).
+private func trimmingOptionalWhitespace(_ bytes: Substring.UTF8View.SubSequence) -> Substring.UTF8View.SubSequence {
+    func isWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+    guard let first = bytes.firstIndex(where: { !isWhitespace($0) }),
+        let last = bytes.lastIndex(where: { !isWhitespace($0) })
+    else { return bytes[bytes.startIndex..<bytes.startIndex] }
+    return bytes[first...last]
 }
 
 /// RFC 9110's `tchar`: `!#$%&'*+-.^_`|~`, digits and letters.
