@@ -6,7 +6,7 @@ import Synchronization
 /// Small requests (ids, tokens, salts, nonces: up to `pooledLimit` bytes) are served from a pool that
 /// OpenSSL's generator fills `RandomPool.size` bytes at a time. Every `RAND_bytes` call costs several
 /// microseconds whatever its size (OpenSSL 3's CTR-DRBG derives a new key after each one), and a sign-in
-/// asks for random bytes four times; the pool makes that one call per some hundred requests. Bytes are
+/// asks for random bytes five times (68 bytes); the pool makes that one call per some sixty sign-ins. Bytes are
 /// served once: each request takes the next unused bytes and the pool zeroes them as it hands them out, so
 /// nothing already handed out stays in it. The pool lives in this process only; a process that forks
 /// without `exec` must not use it in the child (the broker starts child processes with `posix_spawn`).
