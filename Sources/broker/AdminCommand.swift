@@ -66,11 +66,11 @@ enum AdminCommand {
                 func state(_ key: SigningKey) -> String { key.id == current ? "signing" : "retired, published" }
                 if json {
                     print(pretty(["keys": .array(published.map { key in
-                        ["kid": .string(key.id), "alg": .string(key.algorithm.rawValue), "createdAt": .string(key.createdAt.rfc3339),
+                        ["kid": .string(key.id.rawValue), "alg": .string(key.algorithm.rawValue), "createdAt": .string(key.createdAt.rfc3339),
                          "state": .string(state(key))]
                     })]))
                 } else {
-                    let rows = published.map { [$0.id, $0.algorithm.rawValue, $0.createdAt.rfc3339, state($0)] }
+                    let rows = published.map { [$0.id.rawValue, $0.algorithm.rawValue, $0.createdAt.rfc3339, state($0)] }
                     print(table([["KID", "ALG", "CREATED", "STATE"]] + rows))
                 }
             case ("audit", nil):

@@ -758,7 +758,7 @@ struct StoreConformanceTests {
     func rotatingASigningKeyRetiresEveryActiveKeyAtOnce(backend: StoreBackend) async throws {
         try await withStore(backend) { fixture in
             let store = fixture.store
-            for kid in ["k1", "k2"] {
+            for kid: KeyID in ["k1", "k2"] {
                 try await store.insertSigningKey(
                     StoredSigningKey(id: kid, algorithm: "ES256", privateKeyPEM: "pem-\(kid)", createdAt: date(ms: Self.t0)))
             }
@@ -779,7 +779,7 @@ struct StoreConformanceTests {
             let store = fixture.store
             let stored = try await concurrently(8) { index in
                 try await store.insertFirstSigningKey(
-                    StoredSigningKey(id: "k\(index)", algorithm: "ES256", privateKeyPEM: "pem", createdAt: date(ms: Self.t0)))
+                    StoredSigningKey(id: KeyID("k\(index)"), algorithm: "ES256", privateKeyPEM: "pem", createdAt: date(ms: Self.t0)))
             }
             #expect(stored.filter { $0 }.count == 1)
             let keys = try await store.signingKeys()

@@ -23,7 +23,7 @@ public actor JWKSCache: RSAKeySource {
     private let metrics: Metrics
     private let logger: Logger
 
-    private var keys: [String: ProviderKey] = [:]
+    private var keys: [KeyID: ProviderKey] = [:]
     private var fetchedOnce = false
     private var expiresAt = Date.distantPast
     /// When the last refetch caused by an unknown `kid` started; scheduled fetches leave it alone.
@@ -41,14 +41,14 @@ public actor JWKSCache: RSAKeySource {
     }
 
     /// The RSA key with id `kid`; nil when the provider publishes none (see ``verificationKey(id:)``).
-    public func key(id kid: String) async throws -> RSAPublicKey? {
+    public func key(id kid: KeyID) async throws -> RSAPublicKey? {
         guard case .rsa(let key)? = try await verificationKey(id: kid) else { return nil }
         return key
     }
 
     /// The key with id `kid`; nil when the provider does not publish it. Throws ``ProviderError`` unavailable
     /// only when no keys were ever fetched or a refetch for an unknown `kid` failed.
-    public func verificationKey(id kid: String) async throws -> ProviderKey? {
+    public func verificationKey(id kid: KeyID) async throws -> ProviderKey? {
         let now = clock.now
         if now >= expiresAt {
             do {
