@@ -59,7 +59,7 @@ enum AdminCommand {
                 if words[1] == "rotate" {
                     try await keys.rotate()
                     try await store.appendAuditEvent(
-                        AuditEvent(time: Date(), uid: nil, action: "rotate_key", actor: .admin, requestID: "cli"))
+                        AuditEvent(time: Date(), uid: nil, action: .rotateKey, actor: .admin, requestID: "cli"))
                 }
                 let current = try await keys.current().id
                 let published = await keys.published()
@@ -156,7 +156,7 @@ enum AdminCommand {
         let header = ["TIME", "UID", "ACTION", "PROVIDER", "ACTOR", "OUTCOME", "REQUEST", "CLIENT"]
         let rows = events.map { event in
             [
-                event.time.rfc3339, event.uid?.rawValue ?? "-", event.action, event.provider ?? "-", event.actor.rawValue,
+                event.time.rfc3339, event.uid?.rawValue ?? "-", event.action.rawValue, event.provider ?? "-", event.actor.rawValue,
                 event.outcome, event.requestID, event.clientAddress ?? "-",
             ]
         }

@@ -124,7 +124,7 @@ public struct EmailActionService: Sendable {
             mail = job
             events.append(
                 AuditEvent(
-                    time: now, uid: account == nil ? nil : uid, action: "mail_queued", provider: action.rawValue,
+                    time: now, uid: account == nil ? nil : uid, action: .mailQueued, provider: action.rawValue,
                     actor: .user,
                     requestID: requestID))
         }
