@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension AccountService {
     /// Failures within this window count towards a lockout.

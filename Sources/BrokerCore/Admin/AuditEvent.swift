@@ -1,5 +1,5 @@
 import BrokerCrypto
-import Foundation
+public import Foundation
 
 /// One entry of the audit log: who did what to which account, and how it ended. Never a token or password.
 public struct AuditEvent: Sendable, Equatable {

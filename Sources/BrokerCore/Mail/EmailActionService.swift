@@ -1,5 +1,5 @@
 import BrokerCrypto
-import Foundation
+public import Foundation
 
 /// The email flows of contract section 9: verification and reset mails (queued through the outbox in the
 /// same transaction as their code and the per-address count), and the confirmation that acts on a code.

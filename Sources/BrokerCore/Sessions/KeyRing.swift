@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The broker's signing keys: the newest active key signs; every key whose tokens may still be alive is
 /// published. Keys live in the store, so they survive restarts and are shared by instances on one database:

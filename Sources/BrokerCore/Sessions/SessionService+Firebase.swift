@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension SessionService {
     /// The `iss` of the Firebase-shaped ID tokens of project `projectID`.

@@ -1,5 +1,5 @@
 import BrokerCrypto
-import Foundation
+public import Foundation
 
 /// The tokens handed to an app after a sign-in or refresh.
 public struct SessionTokens: Sendable {

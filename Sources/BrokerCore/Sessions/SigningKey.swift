@@ -1,5 +1,5 @@
 import BrokerCrypto
-import Foundation
+public import Foundation
 
 /// The algorithms the broker signs its own ID tokens with.
 public enum SigningAlgorithm: String, Sendable {

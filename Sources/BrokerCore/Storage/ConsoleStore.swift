@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A browser session of the admin console, stored by a keyed hash of its cookie so it can be ended.
 public struct ConsoleSessionRecord: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One refresh token, stored by its hash. Tokens of one sign-in share a `sessionID`; each rotation
 /// retires the presented token and adds its successor to the same session.

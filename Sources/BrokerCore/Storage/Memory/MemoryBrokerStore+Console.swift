@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// ``ConsoleStore`` in memory, with the SQL store's semantics.
 extension MemoryBrokerStore {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A ``BrokerStore`` in memory, with the same semantics as ``SQLBrokerStore``: for fast unit tests.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// ``ConsoleStore`` over SQL.
 extension SQLBrokerStore {

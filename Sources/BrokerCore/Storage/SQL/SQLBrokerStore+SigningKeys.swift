@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// ``SigningKeyStore``: the broker's own signing keys, in the `signing_keys` table.
 extension SQLBrokerStore {

@@ -1,5 +1,5 @@
 import BrokerCrypto
-import Foundation
+public import Foundation
 
 /// Why a call to Firebase's admin API failed: worth another try later, or refused for good.
 public struct FirebaseAdminError: CodedError {

@@ -1,5 +1,5 @@
 import BrokerCrypto
-import Foundation
+public import Foundation
 
 /// Mints Firebase custom tokens an app passes to `Auth.auth().signIn(withCustomToken:)`.
 ///

@@ -1,5 +1,5 @@
-import BrokerCrypto
-import Foundation
+public import BrokerCrypto
+public import Foundation
 
 /// The signing keys (RSA and P-256) of one provider's JWKS URL, cached.
 ///

@@ -1,5 +1,5 @@
-import BrokerCrypto
-import Foundation
+public import BrokerCrypto
+public import Foundation
 
 /// Whether an ID token sign-in must carry a raw nonce.
 public enum NonceRequirement: String, Sendable {
