@@ -119,7 +119,7 @@ import Testing
 
     @Test func anActionAnotherBrokerWroteIsListedAndFilteredAsStored() async throws {
         let broker = try await InProcessBroker.start(adminToken: Self.token)
-        try await broker.store.appendAuditEvent(
+        await broker.store.appendAuditEvent(
             AuditEvent(
                 time: .now, uid: AccountID("u-1"), action: AuditAction(rawValue: "future_action"), actor: .system,
                 requestID: "r-future", origin: nil))
