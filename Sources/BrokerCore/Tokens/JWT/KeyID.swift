@@ -1,6 +1,6 @@
 /// A signing key's id: the `kid` of a JWS header and of a JWK, whether the key is the broker's own (its key
-/// ring, its JWKS), a provider's (a fetched JWKS) or a credential's (a service account's `private_key_id`, an
-/// Apple key id). Compared byte for byte; the wire and the database hold the plain string.
+/// ring, its JWKS), a provider's (a fetched JWKS) or a credential's (a service account's `private_key_id`, a
+/// provider's developer key id). Compared byte for byte; the wire and the database hold the plain string.
 public struct KeyID: RawRepresentable, Hashable, Comparable, Sendable, CustomStringConvertible,
     ExpressibleByStringLiteral
 {
