@@ -85,8 +85,8 @@ final class EVPKey: @unchecked Sendable {
                 buffers.append(buffer)
                 buffer.copyBytes(from: bytes)
                 try openSSLCheck(
-                    OSSL_PARAM_BLD_push_octet_string(builder, name.cString, buffer.baseAddress, bytes.count), .invalidKey,
-                    "OSSL_PARAM_BLD_push_octet_string (\(algorithm) \(name))")
+                    OSSL_PARAM_BLD_push_octet_string(builder, name.cString, buffer.baseAddress, bytes.count),
+                    .invalidKey, "OSSL_PARAM_BLD_push_octet_string (\(algorithm) \(name))")
             }
         }
         guard let params = withExtendedLifetime(parameters, { OSSL_PARAM_BLD_to_param(builder) }) else {
@@ -254,9 +254,12 @@ final class EVPKey: @unchecked Sendable {
         guard let made = EVP_MD_CTX_new() else { throw CryptoError.openSSL(code, "EVP_MD_CTX_new failed") }
         do throws(CryptoError) {
             switch purpose {
-            case .sign: try openSSLCheck(EVP_DigestSignInit(made, nil, EVP_sha256(), nil, pointer), code, "EVP_DigestSignInit")
+            case .sign:
+                try openSSLCheck(
+                    EVP_DigestSignInit(made, nil, EVP_sha256(), nil, pointer), code, "EVP_DigestSignInit")
             case .verify:
-                try openSSLCheck(EVP_DigestVerifyInit(made, nil, EVP_sha256(), nil, pointer), code, "EVP_DigestVerifyInit")
+                try openSSLCheck(
+                    EVP_DigestVerifyInit(made, nil, EVP_sha256(), nil, pointer), code, "EVP_DigestVerifyInit")
             }
         } catch {
             EVP_MD_CTX_free(made)
@@ -280,7 +283,8 @@ final class EVPKey: @unchecked Sendable {
         try message.withUnsafeBytes { input in
             try signature.withUnsafeMutableBufferPointer { output in
                 try openSSLCheck(
-                    EVP_DigestSignUpdate(context, input.baseAddress, input.count), .signingFailed, "EVP_DigestSignUpdate")
+                    EVP_DigestSignUpdate(context, input.baseAddress, input.count), .signingFailed,
+                    "EVP_DigestSignUpdate")
                 try openSSLCheck(
                     EVP_DigestSignFinal(context, output.baseAddress, &length), .signingFailed, "EVP_DigestSignFinal")
             }
@@ -306,7 +310,8 @@ final class EVPKey: @unchecked Sendable {
                         EVP_DigestVerifyUpdate(context, input.baseAddress, input.count), .invalidKey,
                         "EVP_DigestVerifyUpdate")
                     try openSSLCheck(
-                        EVP_DigestVerifyFinal(context, sig.baseAddress, sig.count), .invalidKey, "EVP_DigestVerifyFinal")
+                        EVP_DigestVerifyFinal(context, sig.baseAddress, sig.count), .invalidKey,
+                        "EVP_DigestVerifyFinal")
                 }
             }
             return true

@@ -171,8 +171,8 @@ extension AdminSurface {
             request.query[name].flatMap { $0.isEmpty ? nil : String($0.prefix(128)) }
         }
         return AuditFilter(
-            uid: value("uid").map(AccountID.init(rawValue:)), action: value("action").map(AuditAction.init(rawValue:)), provider: value("provider"),
-            outcome: value("outcome"))
+            uid: value("uid").map(AccountID.init(rawValue:)), action: value("action").map(AuditAction.init(rawValue:)),
+            provider: value("provider"), outcome: value("outcome"))
     }
 
     /// One of the console's embedded files with its content type and the console's headers, or 404.

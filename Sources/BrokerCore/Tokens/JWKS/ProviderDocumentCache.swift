@@ -96,7 +96,9 @@ public actor ProviderDocumentCache<Document: Sendable> {
             metrics.observe(
                 "broker_provider_call_seconds", labels: ["provider": provider, "call": call],
                 seconds: Date().timeIntervalSince(started))
-            guard response.status == 200 else { throw ProviderError(.unavailable, "\(call) answered \(response.status)") }
+            guard response.status == 200 else {
+                throw ProviderError(.unavailable, "\(call) answered \(response.status)")
+            }
             document = try parse(response.body)
             expiresAt = clock.now + Self.maxAge(response.headers["cache-control"])
             metrics.increment(refreshMetric, labels: ["provider": provider, "outcome": "ok"])
