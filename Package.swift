@@ -6,6 +6,7 @@ let swiftSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
 let package = Package(
@@ -64,6 +65,8 @@ let package = Package(
         .testTarget(
             name: "BrokerDriversTests", dependencies: ["BrokerDrivers", "BrokerTesting"],
             swiftSettings: swiftSettings),
+        // The executable's own types (its command-line parsing).
+        .testTarget(name: "brokerTests", dependencies: ["broker", "BrokerCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ContractTests", dependencies: ["BrokerCore", "BrokerDrivers", "BrokerTesting", "broker", "stub-providers"],
             exclude: ["Console", "FirebaseAdmin"], swiftSettings: swiftSettings),

@@ -7,6 +7,7 @@ let swiftSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
 /// A fuzz target: no top-level code; SwiftPM links its `<module>_main` as `main`, which hands over to

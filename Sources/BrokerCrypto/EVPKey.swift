@@ -70,22 +70,26 @@ final class EVPKey: @unchecked Sendable {
         // Octet buffers must outlive OSSL_PARAM_BLD_to_param, which is where they are copied.
         var buffers: [UnsafeMutableRawBufferPointer] = []
         defer { buffers.forEach { $0.deallocate() } }
-        var pushed = true
         for parameter in parameters {
             switch parameter {
             case .integer(let name, let number):
-                pushed = pushed && OSSL_PARAM_BLD_push_BN(builder, name.cString, number.pointer) == 1
+                try openSSLCheck(
+                    OSSL_PARAM_BLD_push_BN(builder, name.cString, number.pointer), .invalidKey,
+                    "OSSL_PARAM_BLD_push_BN (\(algorithm) \(name))")
             case .text(let name, let value):
-                pushed = pushed && OSSL_PARAM_BLD_push_utf8_string(builder, name.cString, value.cString, 0) == 1
+                try openSSLCheck(
+                    OSSL_PARAM_BLD_push_utf8_string(builder, name.cString, value.cString, 0), .invalidKey,
+                    "OSSL_PARAM_BLD_push_utf8_string (\(algorithm) \(name))")
             case .octets(let name, let bytes):
                 let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
                 buffers.append(buffer)
                 buffer.copyBytes(from: bytes)
-                pushed = pushed && OSSL_PARAM_BLD_push_octet_string(builder, name.cString, buffer.baseAddress, bytes.count) == 1
+                try openSSLCheck(
+                    OSSL_PARAM_BLD_push_octet_string(builder, name.cString, buffer.baseAddress, bytes.count),
+                    .invalidKey, "OSSL_PARAM_BLD_push_octet_string (\(algorithm) \(name))")
             }
         }
-        let params = pushed ? withExtendedLifetime(parameters) { OSSL_PARAM_BLD_to_param(builder) } : nil
-        guard let params else {
+        guard let params = withExtendedLifetime(parameters, { OSSL_PARAM_BLD_to_param(builder) }) else {
             throw CryptoError.openSSL(.invalidKey, "could not encode the \(algorithm) key parameters")
         }
         defer { OSSL_PARAM_free(params) }
@@ -93,15 +97,11 @@ final class EVPKey: @unchecked Sendable {
             throw CryptoError.openSSL(.invalidKey, "OpenSSL has no \(algorithm) implementation")
         }
         defer { EVP_PKEY_CTX_free(context) }
+        try openSSLCheck(EVP_PKEY_fromdata_init(context), .invalidKey, "EVP_PKEY_fromdata_init (\(algorithm))")
         var key: OpaquePointer?
-        guard EVP_PKEY_fromdata_init(context) == 1,
-            EVP_PKEY_fromdata(context, &key, publicKeySelection, params) == 1,
-            let built = key
-        else {
-            EVP_PKEY_free(key)
-            throw CryptoError.openSSL(.invalidKey, "the \(algorithm) public key parameters were refused")
-        }
-        return EVPKey(owning: built)
+        return try owned(
+            &key, EVP_PKEY_fromdata(context, &key, publicKeySelection, params), .invalidKey,
+            "EVP_PKEY_fromdata (the \(algorithm) public key parameters)")
     }
 
     /// A freshly generated key of algorithm `algorithm`; `configure` sets its size or curve on the
@@ -113,14 +113,28 @@ final class EVPKey: @unchecked Sendable {
             throw CryptoError.openSSL(.invalidKey, "OpenSSL has no \(algorithm) implementation")
         }
         defer { EVP_PKEY_CTX_free(context) }
-        var key: OpaquePointer?
-        guard EVP_PKEY_keygen_init(context) == 1, configure(context),
-            EVP_PKEY_generate(context, &key) == 1, let generated = key
-        else {
-            EVP_PKEY_free(key)
-            throw CryptoError.openSSL(.invalidKey, "\(algorithm) key generation failed")
+        try openSSLCheck(EVP_PKEY_keygen_init(context), .invalidKey, "EVP_PKEY_keygen_init (\(algorithm))")
+        guard configure(context) else {
+            throw CryptoError.openSSL(.invalidKey, "\(algorithm) key generation parameters were refused")
         }
-        return EVPKey(owning: generated)
+        var key: OpaquePointer?
+        return try owned(&key, EVP_PKEY_generate(context, &key), .invalidKey, "EVP_PKEY_generate (\(algorithm))")
+    }
+
+    /// The key an `EVP_PKEY`-making call left in `key`, owned, when `result` (its status) is 1; otherwise frees
+    /// whatever it left and throws `code` naming `call`.
+    private static func owned(
+        _ key: inout OpaquePointer?, _ result: Int32, _ code: CryptoError.Code, _ call: @autoclosure () -> String
+    ) throws(CryptoError) -> EVPKey {
+        do throws(CryptoError) {
+            try openSSLCheck(result, code, call())
+        } catch {
+            EVP_PKEY_free(key)
+            key = nil
+            throw error
+        }
+        guard let made = key else { throw CryptoError.openSSL(code, "\(call()) returned no key") }
+        return EVPKey(owning: made)
     }
 
     /// Whether OpenSSL's full public-key check (on the curve, right order, sane modulus) accepts the key.
@@ -130,9 +144,7 @@ final class EVPKey: @unchecked Sendable {
             return false
         }
         defer { EVP_PKEY_CTX_free(context) }
-        let accepted = EVP_PKEY_public_check(context) == 1
-        if !accepted { OpenSSLErrorQueue.clear() }
-        return accepted
+        return (try? openSSLCheck(EVP_PKEY_public_check(context), .invalidKey, "EVP_PKEY_public_check")) != nil
     }
 
     /// The private key in the PEM document `pem` (PKCS#8 or a traditional per-algorithm form). The caller
@@ -166,9 +178,9 @@ final class EVPKey: @unchecked Sendable {
             throw CryptoError.openSSL(.encodingFailed, "could not allocate a memory BIO")
         }
         defer { BIO_free(bio) }
-        guard PEM_write_bio_PKCS8PrivateKey(bio, pointer, nil, nil, 0, nil, nil) == 1 else {
-            throw CryptoError.openSSL(.encodingFailed, "could not write the key as PKCS#8 PEM")
-        }
+        try openSSLCheck(
+            PEM_write_bio_PKCS8PrivateKey(bio, pointer, nil, nil, 0, nil, nil), .encodingFailed,
+            "PEM_write_bio_PKCS8PrivateKey")
         // BIO_get_mem_data is a macro over BIO_ctrl(BIO_CTRL_INFO).
         var data: UnsafeMutablePointer<CChar>?
         let length = BIO_ctrl(bio, BIO_CTRL_INFO, 0, &data)
@@ -182,9 +194,8 @@ final class EVPKey: @unchecked Sendable {
     /// The big-endian bytes (no leading zeros) of the key's integer parameter `name`.
     func integerParameter(_ name: String) throws -> [UInt8] {
         var number: OpaquePointer?
-        guard EVP_PKEY_get_bn_param(pointer, name, &number) == 1, let number else {
-            throw CryptoError.openSSL(.invalidKey, "the key has no \(name) parameter")
-        }
+        try openSSLCheck(EVP_PKEY_get_bn_param(pointer, name, &number), .invalidKey, "EVP_PKEY_get_bn_param (\(name))")
+        guard let number else { throw CryptoError.openSSL(.invalidKey, "the key has no \(name) parameter") }
         defer { BN_free(number) }
         let count = (Int(BN_num_bits(number)) + 7) / 8
         var bytes = [UInt8](repeating: 0, count: count)
@@ -201,8 +212,7 @@ final class EVPKey: @unchecked Sendable {
         let status = buffer.withUnsafeMutableBufferPointer {
             EVP_PKEY_get_utf8_string_param(pointer, name, $0.baseAddress, $0.count, &length)
         }
-        guard status == 1 else {
-            OpenSSLErrorQueue.clear()
+        guard (try? openSSLCheck(status, .invalidKey, "EVP_PKEY_get_utf8_string_param (\(name))")) != nil else {
             return nil
         }
         return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -216,50 +226,53 @@ final class EVPKey: @unchecked Sendable {
 
     /// A new digest context ready for one SHA-256 signature (or verification) with this key: a copy of the
     /// key's template, made on first use. Marked `EVP_MD_CTX_FLAG_FINALISE`, so the final call works on it
-    /// directly instead of on yet another copy. Nil (with OpenSSL's error queue holding the reason) if OpenSSL
-    /// refuses; the caller frees the context.
-    private func context(for purpose: Purpose) -> OpaquePointer? {
-        guard let lock, let copy = EVP_MD_CTX_new() else { return nil }
-        guard CRYPTO_THREAD_write_lock(lock) == 1 else {
-            EVP_MD_CTX_free(copy)
-            return nil
+    /// directly instead of on yet another copy. Throws `code` if OpenSSL refuses; the caller frees the context.
+    private func context(for purpose: Purpose, _ code: CryptoError.Code) throws(CryptoError) -> OpaquePointer {
+        guard let lock, let copy = EVP_MD_CTX_new() else {
+            throw CryptoError.openSSL(code, "EVP_MD_CTX_new failed")
         }
-        defer { CRYPTO_THREAD_unlock(lock) }
-        let existing = purpose == .sign ? signTemplate : verifyTemplate
-        let template: OpaquePointer
-        if let existing {
-            template = existing
-        } else {
-            guard let made = EVP_MD_CTX_new() else {
-                EVP_MD_CTX_free(copy)
-                return nil
+        do throws(CryptoError) {
+            try openSSLCheck(CRYPTO_THREAD_write_lock(lock), code, "CRYPTO_THREAD_write_lock")
+            defer { CRYPTO_THREAD_unlock(lock) }
+            let template: OpaquePointer
+            if let existing = purpose == .sign ? signTemplate : verifyTemplate {
+                template = existing
+            } else {
+                template = try makeTemplate(purpose, code)
             }
-            let initialised =
-                purpose == .sign
-                ? EVP_DigestSignInit(made, nil, EVP_sha256(), nil, pointer)
-                : EVP_DigestVerifyInit(made, nil, EVP_sha256(), nil, pointer)
-            guard initialised == 1 else {
-                EVP_MD_CTX_free(made)
-                EVP_MD_CTX_free(copy)
-                return nil
-            }
-            if purpose == .sign { signTemplate = made } else { verifyTemplate = made }
-            template = made
-        }
-        guard EVP_MD_CTX_copy_ex(copy, template) == 1 else {
+            try openSSLCheck(EVP_MD_CTX_copy_ex(copy, template), code, "EVP_MD_CTX_copy_ex")
+        } catch {
             EVP_MD_CTX_free(copy)
-            return nil
+            throw error
         }
         EVP_MD_CTX_set_flags(copy, EVP_MD_CTX_FLAG_FINALISE)
         return copy
     }
 
+    /// Makes and keeps the template context for `purpose`; called with `lock` held, once per key and purpose.
+    private func makeTemplate(_ purpose: Purpose, _ code: CryptoError.Code) throws(CryptoError) -> OpaquePointer {
+        guard let made = EVP_MD_CTX_new() else { throw CryptoError.openSSL(code, "EVP_MD_CTX_new failed") }
+        do throws(CryptoError) {
+            switch purpose {
+            case .sign:
+                try openSSLCheck(
+                    EVP_DigestSignInit(made, nil, EVP_sha256(), nil, pointer), code, "EVP_DigestSignInit")
+            case .verify:
+                try openSSLCheck(
+                    EVP_DigestVerifyInit(made, nil, EVP_sha256(), nil, pointer), code, "EVP_DigestVerifyInit")
+            }
+        } catch {
+            EVP_MD_CTX_free(made)
+            throw error
+        }
+        if purpose == .sign { signTemplate = made } else { verifyTemplate = made }
+        return made
+    }
+
     /// A signature over `message` with this key and SHA-256, in the key type's native encoding (PKCS#1 v1.5
     /// for RSA, DER for ECDSA).
     func signSHA256(_ message: [UInt8]) throws -> [UInt8] {
-        guard let context = context(for: .sign) else {
-            throw CryptoError.openSSL(.signingFailed, "the key cannot sign with SHA-256")
-        }
+        let context = try context(for: .sign, .signingFailed)
         defer { EVP_MD_CTX_free(context) }
         // The largest signature the key makes (the modulus for RSA, the longest DER for ECDSA).
         var length = Int(EVP_PKEY_get_size(pointer))
@@ -267,14 +280,17 @@ final class EVPKey: @unchecked Sendable {
             throw CryptoError.openSSL(.signingFailed, "could not size the signature")
         }
         var signature = [UInt8](repeating: 0, count: length)
-        let status = message.withUnsafeBytes { input in
-            signature.withUnsafeMutableBufferPointer { output -> Int32 in
-                guard EVP_DigestSignUpdate(context, input.baseAddress, input.count) == 1 else { return 0 }
-                return EVP_DigestSignFinal(context, output.baseAddress, &length)
+        try message.withUnsafeBytes { input in
+            try signature.withUnsafeMutableBufferPointer { output in
+                try openSSLCheck(
+                    EVP_DigestSignUpdate(context, input.baseAddress, input.count), .signingFailed,
+                    "EVP_DigestSignUpdate")
+                try openSSLCheck(
+                    EVP_DigestSignFinal(context, output.baseAddress, &length), .signingFailed, "EVP_DigestSignFinal")
             }
         }
-        guard status == 1, length > 0, length <= signature.count else {
-            throw CryptoError.openSSL(.signingFailed, "signing failed")
+        guard length > 0, length <= signature.count else {
+            throw CryptoError.openSSL(.signingFailed, "EVP_DigestSignFinal gave a signature of no or too many bytes")
         }
         signature.removeLast(signature.count - length)
         return signature
@@ -283,22 +299,25 @@ final class EVPKey: @unchecked Sendable {
     /// Whether `signature` (in the key type's native encoding) is a valid SHA-256 signature of `message`
     /// under this key. Any failure is `false`.
     func verifySHA256(signature: [UInt8], message: [UInt8]) -> Bool {
-        guard !signature.isEmpty, let context = context(for: .verify) else {
-            OpenSSLErrorQueue.clear()
-            return false
-        }
-        defer { EVP_MD_CTX_free(context) }
-        let status = signature.withUnsafeBufferPointer { sig in
-            message.withUnsafeBytes { input -> Int32 in
-                guard EVP_DigestVerifyUpdate(context, input.baseAddress, input.count) == 1 else { return 0 }
-                return EVP_DigestVerifyFinal(context, sig.baseAddress, sig.count)
+        guard !signature.isEmpty else { return false }
+        // Every refusal, a bad signature included, goes through the funnel, which empties the error queue.
+        do {
+            let context = try context(for: .verify, .invalidKey)
+            defer { EVP_MD_CTX_free(context) }
+            try signature.withUnsafeBufferPointer { sig in
+                try message.withUnsafeBytes { input in
+                    try openSSLCheck(
+                        EVP_DigestVerifyUpdate(context, input.baseAddress, input.count), .invalidKey,
+                        "EVP_DigestVerifyUpdate")
+                    try openSSLCheck(
+                        EVP_DigestVerifyFinal(context, sig.baseAddress, sig.count), .invalidKey,
+                        "EVP_DigestVerifyFinal")
+                }
             }
-        }
-        guard status == 1 else {
-            OpenSSLErrorQueue.clear()
+            return true
+        } catch {
             return false
         }
-        return true
     }
 }
 

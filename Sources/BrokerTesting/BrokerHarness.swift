@@ -1,6 +1,6 @@
-import BrokerCore
+public import BrokerCore
 import BrokerDrivers
-import Foundation
+public import Foundation
 
 /// A response as a test (or the demo) reads it.
 public struct TestResponse: Sendable {

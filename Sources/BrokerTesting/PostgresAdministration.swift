@@ -1,4 +1,4 @@
-import BrokerCore
+public import BrokerCore
 import BrokerDrivers
 
 /// Administrative SQL for PostgreSQL tests (creating and dropping schemas, counting rows), outside any store.

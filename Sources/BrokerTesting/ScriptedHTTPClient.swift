@@ -1,4 +1,4 @@
-import BrokerCore
+public import BrokerCore
 import Foundation
 
 /// An ``HTTPClient`` that answers from a closure and records each request; for unit tests of provider code.

@@ -1,6 +1,6 @@
 import BrokerCore
-import BrokerCrypto
-import Foundation
+public import BrokerCrypto
+public import Foundation
 
 /// A stand-in for Sign in with Apple's token and revoke endpoints (under the stubs' base URL):
 /// `POST /apple/auth/token` exchanges a code issued by ``issueCode(subject:)`` once, for a refresh token and an ID

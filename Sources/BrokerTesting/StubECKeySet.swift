@@ -1,5 +1,5 @@
-import BrokerCore
-import BrokerCrypto
+public import BrokerCore
+public import BrokerCrypto
 import Foundation
 
 /// The P-256 keys a stub provider signs its ES256 ID tokens with, published as EC JWKs.

@@ -1,5 +1,5 @@
-import BrokerCore
-import BrokerCrypto
+public import BrokerCore
+public import BrokerCrypto
 import Foundation
 
 /// The RSA keys one stub provider signs its ID tokens with, published as its JWKS.

@@ -1,5 +1,5 @@
-import BrokerCore
-import BrokerCrypto
+public import BrokerCore
+public import BrokerCrypto
 import Foundation
 
 /// The stand-ins for Naver, LINE and one generic OpenID Connect issuer:

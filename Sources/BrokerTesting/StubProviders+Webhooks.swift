@@ -1,6 +1,6 @@
-import BrokerCore
-import BrokerCrypto
-import Foundation
+public import BrokerCore
+public import BrokerCrypto
+public import Foundation
 
 /// What the stub providers send to the broker's webhooks (contract section 10): Kakao's unlink callback and
 /// Apple's signed server-to-server notifications, for tests and scripts to deliver to `/v1/webhooks/...`.

@@ -1,5 +1,5 @@
-import BrokerCore
-import BrokerCrypto
+public import BrokerCore
+public import BrokerCrypto
 import Foundation
 
 /// Local stand-ins for Google, Apple, Kakao, Naver, LINE and a generic OpenID Connect issuer: JWKS endpoints,

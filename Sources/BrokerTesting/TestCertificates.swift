@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A throwaway certificate authority and a server certificate it signed for `127.0.0.1` (in the subject
 /// alternative names), made by the `openssl` command in a temporary directory, for TLS servers in tests.

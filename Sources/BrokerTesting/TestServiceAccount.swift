@@ -1,6 +1,6 @@
-import BrokerCore
-import BrokerCrypto
-import Foundation
+public import BrokerCore
+public import BrokerCrypto
+public import Foundation
 
 /// A made-up Firebase service account for tests and the demo: a real RSA key, fake names.
 public enum TestServiceAccount {

@@ -1,5 +1,5 @@
-import BrokerCore
-import BrokerCrypto
+public import BrokerCore
+public import BrokerCrypto
 
 extension TestTokens {
     /// An ES256 JWT over `claims`, with header `alg`/`kid`/`typ` plus `extraHeader`.

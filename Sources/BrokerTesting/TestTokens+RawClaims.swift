@@ -1,5 +1,5 @@
 import BrokerCore
-import BrokerCrypto
+public import BrokerCrypto
 
 extension TestTokens {
     /// An RS256 JWT whose payload is `payload` exactly as written: for claims no ``JSONValue`` spells, such as a

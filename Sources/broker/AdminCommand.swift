@@ -59,18 +59,18 @@ enum AdminCommand {
                 if words[1] == "rotate" {
                     try await keys.rotate()
                     try await store.appendAuditEvent(
-                        AuditEvent(time: Date(), uid: nil, action: "rotate_key", actor: .admin, requestID: "cli"))
+                        AuditEvent(time: Date(), uid: nil, action: .rotateKey, actor: .admin, requestID: "cli"))
                 }
                 let current = try await keys.current().id
                 let published = await keys.published()
                 func state(_ key: SigningKey) -> String { key.id == current ? "signing" : "retired, published" }
                 if json {
                     print(pretty(["keys": .array(published.map { key in
-                        ["kid": .string(key.id), "alg": .string(key.algorithm.rawValue), "createdAt": .string(key.createdAt.rfc3339),
+                        ["kid": .string(key.id.rawValue), "alg": .string(key.algorithm.rawValue), "createdAt": .string(key.createdAt.rfc3339),
                          "state": .string(state(key))]
                     })]))
                 } else {
-                    let rows = published.map { [$0.id, $0.algorithm.rawValue, $0.createdAt.rfc3339, state($0)] }
+                    let rows = published.map { [$0.id.rawValue, $0.algorithm.rawValue, $0.createdAt.rfc3339, state($0)] }
                     print(table([["KID", "ALG", "CREATED", "STATE"]] + rows))
                 }
             case ("audit", nil):
@@ -156,7 +156,7 @@ enum AdminCommand {
         let header = ["TIME", "UID", "ACTION", "PROVIDER", "ACTOR", "OUTCOME", "REQUEST", "CLIENT"]
         let rows = events.map { event in
             [
-                event.time.rfc3339, event.uid?.rawValue ?? "-", event.action, event.provider ?? "-", event.actor.rawValue,
+                event.time.rfc3339, event.uid?.rawValue ?? "-", event.action.rawValue, event.provider ?? "-", event.actor.rawValue,
                 event.outcome, event.requestID, event.clientAddress ?? "-",
             ]
         }

@@ -12,7 +12,7 @@ enum Startup {
         let context = ProviderContext(
             httpClient: client, clock: SystemClock(), metrics: Metrics(), logger: .disabled, clockSkew: 60,
             allowInsecureURLs: false)
-        return ConfigValidation(options: options, environment: environment, context: context, listenPort: listenPort)
+        return ConfigValidation(sources: options.sources, environment: environment, context: context, listenPort: listenPort)
     }
 
     /// The admin bearer token: `BROKER_ADMIN_TOKEN`, else the trimmed contents of `BROKER_ADMIN_TOKEN_FILE`.

@@ -72,16 +72,15 @@ import Testing
 
     /// Writes `document` into `directory` and validates it as `check-config` would.
     static func validate(
-        _ document: JSONValue, in directory: URL, arguments: [String] = [], environment: [String: String] = [:],
+        _ document: JSONValue, in directory: URL, database: String? = nil, environment: [String: String] = [:],
         listenPort: Int? = 8080
     ) throws -> ConfigValidation {
         let path = directory.appendingPathComponent("providers.json").path
         try Data(document.serialized()).write(to: URL(fileURLWithPath: path))
-        let options = try LaunchOptions(
-            arguments: ["--config", path, "--database", directory.appendingPathComponent("b.sqlite").path] + arguments,
-            environment: [:])
+        let sources = ConfigSources(
+            configPath: path, database: database ?? directory.appendingPathComponent("b.sqlite").path)
         return ConfigValidation(
-            options: options, environment: environment, context: ConfigTests.context, listenPort: listenPort)
+            sources: sources, environment: environment, context: ConfigTests.context, listenPort: listenPort)
     }
 
     @Test func everyErrorIsReportedAtOnceWithSuggestions() throws {
@@ -127,7 +126,7 @@ import Testing
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let missing = directory.appendingPathComponent("no-such-folder/b.sqlite").path
-        let validation = try Self.validate(try ConfigTests.shipped(), in: directory, arguments: ["--database", missing])
+        let validation = try Self.validate(try ConfigTests.shipped(), in: directory, database: missing)
         #expect(validation.errors.map(\.field) == ["database"])
         #expect(validation.errors.first?.message.contains("does not exist") == true)
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("no-such-folder").path))

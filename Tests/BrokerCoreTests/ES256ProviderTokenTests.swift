@@ -17,7 +17,7 @@ import Testing
 
     struct Keys: VerificationKeySource {
         var set: JWKSet
-        func verificationKey(id kid: String) async throws -> ProviderKey? { set.verificationKeys[kid] }
+        func verificationKey(id kid: KeyID) async throws -> ProviderKey? { set.verificationKeys[kid] }
     }
 
     func jwks(_ extra: [JSONValue] = []) -> JSONValue {

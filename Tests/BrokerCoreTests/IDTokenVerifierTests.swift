@@ -5,8 +5,8 @@ import Foundation
 import Testing
 
 struct StaticKeys: RSAKeySource {
-    var keys: [String: RSAPublicKey]
-    func key(id kid: String) async throws -> RSAPublicKey? { keys[kid] }
+    var keys: [KeyID: RSAPublicKey]
+    func key(id kid: KeyID) async throws -> RSAPublicKey? { keys[kid] }
 }
 
 @Suite struct IDTokenVerifierTests {

@@ -66,7 +66,7 @@ import Testing
         #expect(try await cache.key(id: "p-1") != nil)
         let newKid = try keys.rotate()
         clock.advance(by: 31)
-        #expect(try await cache.key(id: newKid) != nil)
+        #expect(try await cache.key(id: KeyID(newKid)) != nil)
         #expect(client.requests.count == 2)
         #expect(try await cache.key(id: "nope") == nil)
         #expect(try await cache.key(id: "nope-again") == nil)

@@ -14,7 +14,7 @@ extension JWKSCacheTests {
         // The provider rotates a second later: the first fetch must not count against the limit.
         let newKid = try keys.rotate()
         clock.advance(by: 1)
-        #expect(try await cache.key(id: newKid) != nil)
+        #expect(try await cache.key(id: KeyID(newKid)) != nil)
         #expect(client.requests.count == 2)
         // That refetch did count: another unknown kid within 30 s fetches nothing.
         clock.advance(by: 5)
@@ -34,7 +34,7 @@ extension JWKSCacheTests {
         #expect(client.requests.count == 2)
         let newKid = try keys.rotate()
         clock.advance(by: 1)
-        #expect(try await cache.key(id: newKid) != nil)
+        #expect(try await cache.key(id: KeyID(newKid)) != nil)
         #expect(client.requests.count == 3)
     }
 
@@ -49,7 +49,7 @@ extension JWKSCacheTests {
         let newKid = try keys.rotate()
         clock.advance(by: 1)
         try await withThrowingTaskGroup(of: Bool.self) { group in
-            for _ in 0..<10 { group.addTask { try await cache.key(id: newKid) != nil } }
+            for _ in 0..<10 { group.addTask { try await cache.key(id: KeyID(newKid)) != nil } }
             for try await found in group { #expect(found) }
         }
         #expect(client.requests.count == 2)

@@ -74,7 +74,7 @@ struct OutboxWorkerTests {
         let stored = try #require(await fixture.store.outboxJob(id: "j1"))
         #expect(stored.state == .delivered && stored.payload.isEmpty && stored.attempts == 1)
         let events = try await fixture.store.auditEvents(uid: AccountID("alice"), before: nil, limit: 10)
-        #expect(events.map(\.action) == ["outbox_delivered"])
+        #expect(events.map(\.action.rawValue) == ["outbox_delivered"])
         #expect(events.first?.provider == "mail")
         #expect(fixture.metrics.value("broker_outbox_queued_total", labels: ["kind": "mail"]) == 1)
         #expect(fixture.metrics.value("broker_outbox_sent_total", labels: ["kind": "mail"]) == 1)
@@ -123,7 +123,7 @@ struct OutboxWorkerTests {
         #expect(stored.state == .givenUp && stored.payload.isEmpty)
         #expect(stored.finishedAt.map { $0.timeIntervalSince(stored.createdAt) } ?? 0 <= 3600 + 60)
         let events = try await fixture.store.auditEvents(uid: AccountID("alice"), before: nil, limit: 10)
-        #expect(events.map(\.action) == ["outbox_given_up"])
+        #expect(events.map(\.action.rawValue) == ["outbox_given_up"])
         #expect(events.first?.outcome == "given_up")
         let attempts = handler.deliveries.count
         fixture.clock.advance(by: 86_400)
@@ -144,7 +144,7 @@ struct OutboxWorkerTests {
         let stored = try #require(await fixture.store.outboxJob(id: "j1"))
         #expect(stored.state == .refused && stored.payload.isEmpty && stored.lastError == "550 mailbox unavailable")
         let events = try await fixture.store.auditEvents(uid: AccountID("alice"), before: nil, limit: 10)
-        #expect(events.map(\.action) == ["outbox_refused"])
+        #expect(events.map(\.action.rawValue) == ["outbox_refused"])
         #expect(fixture.metrics.value("broker_outbox_failed_total", labels: ["kind": "mail", "result": "refused"]) == 1)
     }
 

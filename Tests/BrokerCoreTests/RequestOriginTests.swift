@@ -21,11 +21,11 @@ import Testing
     @Test func eventsTakeTheOriginOfTheRequestBeingHandled() async {
         let origin = RequestOrigin(clientAddress: "198.51.100.1", userAgent: "UA")
         let inside = RequestOrigin.$current.withValue(origin) {
-            AuditEvent(time: .now, uid: nil, action: "sign_in", actor: .user, requestID: "r")
+            AuditEvent(time: .now, uid: nil, action: .signIn, actor: .user, requestID: "r")
         }
         #expect(inside.clientAddress == "198.51.100.1")
         #expect(inside.userAgent == "UA")
-        let outside = AuditEvent(time: .now, uid: nil, action: "disable", actor: .admin, requestID: "cli")
+        let outside = AuditEvent(time: .now, uid: nil, action: .disable, actor: .admin, requestID: "cli")
         #expect(outside.clientAddress == nil && outside.userAgent == nil)
     }
 }

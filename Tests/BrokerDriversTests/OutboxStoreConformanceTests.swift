@@ -22,7 +22,7 @@ struct OutboxStoreConformanceTests {
     }
 
     static func event(_ action: String) -> AuditEvent {
-        AuditEvent(time: t0, uid: AccountID("alice"), action: action, actor: .system, requestID: "test")
+        AuditEvent(time: t0, uid: AccountID("alice"), action: AuditAction(rawValue: action), actor: .system, requestID: "test")
     }
 
     @Test(arguments: StoreBackend.enabled)
@@ -41,7 +41,7 @@ struct OutboxStoreConformanceTests {
             #expect(try await outbox.outboxJobs(uid: nil, limit: 1) == [second])
             #expect(try await outbox.outboxStats() == OutboxStats(pending: 2, oldestPendingCreatedAt: Self.t0))
             let events = try await fixture.store.auditEvents(uid: AccountID("alice"), before: nil, limit: 10)
-            #expect(events.map(\.action) == ["mail_queued"])
+            #expect(events.map(\.action.rawValue) == ["mail_queued"])
         }
     }
 
@@ -90,7 +90,7 @@ struct OutboxStoreConformanceTests {
             #expect(jobs.map(\.id) == ["deleted", "updated", "created"])
             #expect(jobs.allSatisfy { $0.uid == alice.id })
             #expect(try await store.account(id: alice.id) == nil)
-            #expect(try await store.auditEvents(uid: alice.id, before: nil, limit: 10).map(\.action) == ["delete"])
+            #expect(try await store.auditEvents(uid: alice.id, before: nil, limit: 10).map(\.action.rawValue) == ["delete"])
         }
     }
 

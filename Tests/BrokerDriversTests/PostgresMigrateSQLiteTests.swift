@@ -45,9 +45,9 @@ struct PostgresMigrateSQLiteTests {
         try await store.insertSigningKey(
             StoredSigningKey(id: "k-2", algorithm: "ES256", privateKeyPEM: "-----BEGIN PRIVATE KEY-----\nB\n-----END PRIVATE KEY-----\n", createdAt: t0 + 3))
         try await store.appendAuditEvent(
-            AuditEvent(time: t0, uid: alice.id, action: "signin", provider: "google", actor: .user, requestID: "r-1"))
+            AuditEvent(time: t0, uid: alice.id, action: AuditAction(rawValue: "signin"), provider: "google", actor: .user, requestID: "r-1"))
         try await store.appendAuditEvent(
-            AuditEvent(time: t0 + 1, uid: bob.id, action: "disable", actor: .admin, requestID: "r-2"))
+            AuditEvent(time: t0 + 1, uid: bob.id, action: .disable, actor: .admin, requestID: "r-2"))
         #expect(try await store.reserveLoginAttempt(emailKey: "alice@example.com", at: t0 + 4, window: 900, limit: 10) == nil)
     }
 

@@ -11,7 +11,7 @@ extension StoreConformanceTests {
         id: String
     ) -> AuditEvent {
         AuditEvent(
-            time: date(ms: t0 + offset), uid: uid.map(AccountID.init(rawValue:)), action: action, provider: provider,
+            time: date(ms: t0 + offset), uid: uid.map(AccountID.init(rawValue:)), action: AuditAction(rawValue: action), provider: provider,
             actor: .user, outcome: outcome, requestID: "r-\(id)", id: id)
     }
 
@@ -103,7 +103,7 @@ extension StoreConformanceTests {
                 Self.event("sign_in", at: 1, uid: "alice", id: "0001"),
                 Self.event("disable", at: 2, uid: "alice", provider: nil, id: "0002"),
                 AuditEvent(
-                    time: date(ms: Self.t0 + 3), uid: AccountID("bob"), action: "sign_in", provider: "google", actor: .user,
+                    time: date(ms: Self.t0 + 3), uid: AccountID("bob"), action: .signIn, provider: "google", actor: .user,
                     outcome: "USER_DISABLED", requestID: "r-0003", id: "0003",
                     origin: RequestOrigin(clientAddress: "127.0.0.7", userAgent: "console-test/1")),
                 Self.event("sign_in", at: 4, uid: "alice", provider: "apple", id: "0004"),
@@ -114,13 +114,13 @@ extension StoreConformanceTests {
                 try await store.auditEvents(matching: filter, before: cursor, limit: limit).map(\.id)
             }
             #expect(try await ids(AuditFilter()) == ["0005", "0004", "0003", "0002", "0001"])
-            #expect(try await ids(AuditFilter(action: "sign_in")) == ["0005", "0004", "0003", "0001"])
-            #expect(try await ids(AuditFilter(uid: AccountID("alice"), action: "sign_in", provider: "google")) == ["0005", "0001"])
+            #expect(try await ids(AuditFilter(action: .signIn)) == ["0005", "0004", "0003", "0001"])
+            #expect(try await ids(AuditFilter(uid: AccountID("alice"), action: .signIn, provider: "google")) == ["0005", "0001"])
             #expect(try await ids(AuditFilter(outcome: "USER_DISABLED")) == ["0003"])
-            #expect(try await ids(AuditFilter(action: "take_over")) == [])
-            let first = try await store.auditEvents(matching: AuditFilter(action: "sign_in"), before: nil, limit: 2)
+            #expect(try await ids(AuditFilter(action: .takeOver)) == [])
+            let first = try await store.auditEvents(matching: AuditFilter(action: .signIn), before: nil, limit: 2)
             let last = try #require(first.last)
-            #expect(try await ids(AuditFilter(action: "sign_in"), before: PageCursor(at: last.time, id: last.id)) == ["0003", "0001"])
+            #expect(try await ids(AuditFilter(action: .signIn), before: PageCursor(at: last.time, id: last.id)) == ["0003", "0001"])
             // Stored events keep every field, where the request came from included.
             #expect(try await store.auditEvents(matching: AuditFilter(outcome: "USER_DISABLED"), before: nil, limit: 1) == [events[2]])
         }

@@ -17,7 +17,7 @@ extension StoreConformanceTests {
                 expiresAt: date(ms: Self.t0 + 86_400_000)),
             recording: [
                 AuditEvent(
-                    time: date(ms: Self.t0 + 10), uid: AccountID(uid), action: "sign_in", provider: "password",
+                    time: date(ms: Self.t0 + 10), uid: AccountID(uid), action: .signIn, provider: "password",
                     actor: .user,
                     outcome: "success", requestID: "req-\(session)")
             ])

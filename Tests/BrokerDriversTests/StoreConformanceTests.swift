@@ -200,7 +200,7 @@ struct StoreConformanceTests {
                 tokenHash: "t-1", sessionID: "s-1", signInProvider: "google", createdAt: date(ms: Self.t0),
                 expiresAt: date(ms: Self.t0 + 86_400_000))
             let event = AuditEvent(
-                time: date(ms: Self.t0), uid: nil, action: "sign_in", provider: "google", actor: .user, requestID: "r-1",
+                time: date(ms: Self.t0), uid: nil, action: .signIn, provider: "google", actor: .user, requestID: "r-1",
                 id: "e-1")
             let options = AccountWriteOptions(consuming: mark, issuing: grant, recording: [event])
 
@@ -699,7 +699,7 @@ struct StoreConformanceTests {
             let store = fixture.store
             func event(_ action: String, _ uid: String, _ id: String) -> AuditEvent {
                 AuditEvent(
-                    time: date(ms: Self.t0), uid: AccountID(uid), action: action, provider: "apple", actor: .user,
+                    time: date(ms: Self.t0), uid: AccountID(uid), action: AuditAction(rawValue: action), provider: "apple", actor: .user,
                     requestID: "r-\(id)", id: id)
             }
             let mark = SingleUseMark(key: "apple-token-hash", expiresAt: fixture.clock.now + 600)
@@ -739,7 +739,7 @@ struct StoreConformanceTests {
             for index in 0..<6 {
                 let event = AuditEvent(
                     time: date(ms: Self.t0 + Int64(index / 2)), uid: index == 5 ? nil : AccountID(index % 2 == 0 ? "a" : "b"),
-                    action: "sign_in", provider: "google", actor: .user, outcome: index == 5 ? "INVALID_TOKEN" : "success",
+                    action: .signIn, provider: "google", actor: .user, outcome: index == 5 ? "INVALID_TOKEN" : "success",
                     requestID: "r\(index)", id: "id-\(index)")
                 try await store.appendAuditEvent(event)
                 events.append(event)
@@ -758,7 +758,7 @@ struct StoreConformanceTests {
     func rotatingASigningKeyRetiresEveryActiveKeyAtOnce(backend: StoreBackend) async throws {
         try await withStore(backend) { fixture in
             let store = fixture.store
-            for kid in ["k1", "k2"] {
+            for kid: KeyID in ["k1", "k2"] {
                 try await store.insertSigningKey(
                     StoredSigningKey(id: kid, algorithm: "ES256", privateKeyPEM: "pem-\(kid)", createdAt: date(ms: Self.t0)))
             }
@@ -779,7 +779,7 @@ struct StoreConformanceTests {
             let store = fixture.store
             let stored = try await concurrently(8) { index in
                 try await store.insertFirstSigningKey(
-                    StoredSigningKey(id: "k\(index)", algorithm: "ES256", privateKeyPEM: "pem", createdAt: date(ms: Self.t0)))
+                    StoredSigningKey(id: KeyID("k\(index)"), algorithm: "ES256", privateKeyPEM: "pem", createdAt: date(ms: Self.t0)))
             }
             #expect(stored.filter { $0 }.count == 1)
             let keys = try await store.signingKeys()

@@ -136,7 +136,7 @@ import Testing
         for (offset, uid) in ["u-a", "u-b", "u-a", "u-a"].enumerated() {
             try await store.appendAuditEvent(
                 AuditEvent(
-                    time: start + Double(offset), uid: AccountID(uid), action: "signin", provider: "google", actor: .user,
+                    time: start + Double(offset), uid: AccountID(uid), action: AuditAction(rawValue: "signin"), provider: "google", actor: .user,
                     requestID: "req-\(offset)"))
         }
         await sqlite.close()

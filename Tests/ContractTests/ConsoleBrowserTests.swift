@@ -104,8 +104,8 @@ import Testing
             let events = try await broker.store.auditEvents(uid: AccountID(uid), before: nil, limit: 20)
             #expect(
                 events.prefix(3).map { "\($0.action) \($0.actor.rawValue)" } == ["disable admin", "unlink admin", "update admin"])
-            #expect(!events.contains { $0.action == "revoke_sessions" })
-            let console = try await broker.store.auditEvents(matching: AuditFilter(action: "console_sign_out"), before: nil, limit: 5)
+            #expect(!events.contains { $0.action == .revokeSessions })
+            let console = try await broker.store.auditEvents(matching: AuditFilter(action: .consoleSignOut), before: nil, limit: 5)
             #expect(console.count == 1)
             // The markup display name is stored as it was given, and nothing changed it.
             #expect(try await broker.store.account(id: AccountID(xssUID))?.displayName == "<img src=x onerror=alert(1)>")

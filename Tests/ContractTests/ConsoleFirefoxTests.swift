@@ -97,7 +97,7 @@ import Testing
             #expect(after.disabled)
             let events = try await broker.store.auditEvents(uid: AccountID(uid), before: nil, limit: 20)
             #expect(events.first.map { "\($0.action) \($0.actor.rawValue)" } == "disable admin")
-            let signOuts = try await broker.store.auditEvents(matching: AuditFilter(action: "console_sign_out"), before: nil, limit: 5)
+            let signOuts = try await broker.store.auditEvents(matching: AuditFilter(action: .consoleSignOut), before: nil, limit: 5)
             #expect(signOuts.count == 1)
             #expect(try await broker.store.account(id: AccountID(xssUID))?.displayName == "<img src=x onerror=alert(1)>")
         }

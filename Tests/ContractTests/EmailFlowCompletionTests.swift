@@ -122,7 +122,7 @@ struct EmailFlowCompletionTests {
         #expect(revocations.first.flatMap { JSONValue.parse($0.payload)?["localId"]?.stringValue } == uid.rawValue)
 
         let events = try await harness.store.auditEvents(uid: uid, before: nil, limit: 50)
-        #expect(Set(events.map(\.action)).isSuperset(of: ["mail_queued", "outbox_delivered", "password_reset"]))
+        #expect(Set(events.map(\.action.rawValue)).isSuperset(of: ["mail_queued", "outbox_delivered", "password_reset"]))
         #expect(!"\(events)".contains(code))
         let rows = try await harness.store.database.read { try $0.query("SELECT * FROM audit_events", []) }
         #expect(!rows.isEmpty && !"\(rows)".contains(code))

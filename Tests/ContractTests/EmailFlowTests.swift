@@ -121,7 +121,7 @@ struct EmailFlowTests {
         let reused = try await fixture.harness.post("/v1/oob/confirm", ["oobCode": .string(code), "newPassword": "third-password"])
         #expect(reused.status == 400 && reused.errorCode == "INVALID_OOB_CODE")
         #expect(try await fixture.signIn("alice@example.com", "third-password").status == 400)
-        let actions = try await fixture.harness.store.auditEvents(uid: account.id, before: nil, limit: 20).map(\.action)
+        let actions = try await fixture.harness.store.auditEvents(uid: account.id, before: nil, limit: 20).map(\.action.rawValue)
         #expect(actions.contains("mail_queued") && actions.contains("password_reset") && actions.contains("outbox_delivered"))
     }
 

@@ -130,6 +130,6 @@ import Testing
         #expect(updated.displayName == nil && updated.phoneNumber == nil && updated.email == "upd2@example.com")
         let events = try await harness.store.auditEvents(uid: AccountID("sdk-upd"), before: nil, limit: 20)
         #expect(events.allSatisfy { $0.actor == .admin })
-        #expect(Set(events.map(\.action)).isSuperset(of: ["create", "update", "disable", "enable", "revoke_sessions"]))
+        #expect(Set(events.map(\.action.rawValue)).isSuperset(of: ["create", "update", "disable", "enable", "revoke_sessions"]))
     }
 }

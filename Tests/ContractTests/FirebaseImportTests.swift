@@ -177,7 +177,7 @@ import Testing
             #expect(account.passwordHash == nil)
             #expect(account.origin == .import)
             let events = try await broker.store.auditEvents(uid: AccountID("firebase-kakao-uid"), before: nil, limit: 10)
-            #expect(events.map(\.action).contains("link"))
+            #expect(events.map(\.action.rawValue).contains("link"))
             let retired = try await broker.post("/v1/signin/password", ["email": "lee@example.kr", "password": .string(storedPassword)])
             #expect(retired.errorCode == "INVALID_LOGIN_CREDENTIALS")
             #expect(try await broker.post("/v1/token", ["refreshToken": .string(earlyRefresh)]).errorCode == "INVALID_REFRESH_TOKEN")

@@ -42,7 +42,7 @@ import Testing
             #expect(try await broker.isLinked("kakao", "4100005151"))
             let account = try #require(try await broker.store.account(id: AccountID(uid)))
             #expect(account.passwordHash == nil)
-            let events = try await broker.store.auditEvents(uid: AccountID(uid), before: nil, limit: 10).map(\.action)
+            let events = try await broker.store.auditEvents(uid: AccountID(uid), before: nil, limit: 10).map(\.action.rawValue)
             #expect(events.contains("take_over"))
             #expect(!events.contains("link"))
             let retired = try await broker.post("/v1/signin/password", ["email": "lee@example.kr", "password": .string(storedPassword)])

@@ -152,7 +152,7 @@ import Testing
         try await withBroker { broker in
             let response = try await broker.googleSignIn(["sub": "g-1"])
             let idToken = try #require(response.json?["idToken"]?.stringValue)
-            let kid = try #require(JWKSVerification.decode(idToken)?.header["kid"]?.stringValue)
+            let kid = KeyID(try #require(JWKSVerification.decode(idToken)?.header["kid"]?.stringValue))
             // A second broker on the same database (a restart) signs with the same key.
             let restarted = KeyRing(store: broker.store, clock: SystemClock(), algorithm: .es256, tokenLifetime: 3600)
             try await restarted.load()
@@ -164,7 +164,7 @@ import Testing
             #expect(JWKSVerification.claims(of: idToken, jwks: jwks) != nil)
             let next = try await broker.googleSignIn(["sub": "g-1"])
             let nextKid = JWKSVerification.decode(try #require(next.json?["idToken"]?.stringValue))?.header["kid"]
-            #expect(nextKid?.stringValue != kid)
+            #expect(nextKid?.stringValue != kid.rawValue)
         }
     }
 }

@@ -64,7 +64,7 @@ import Testing
             #expect(refresh.status == 401)
             #expect(refresh.errorCode == "INVALID_REFRESH_TOKEN")
             #expect(try await broker.post("/v1/signout", ["refreshToken": "unknown"]).status == 204)
-            let signOuts = try await broker.store.auditEvents(uid: nil, before: nil, limit: 10).filter { $0.action == "sign_out" }
+            let signOuts = try await broker.store.auditEvents(uid: nil, before: nil, limit: 10).filter { $0.action == .signOut }
             #expect(signOuts.count == 1)
         }
     }

@@ -1,6 +1,6 @@
-import BrokerCore
-import BrokerTesting
-import Foundation
+public import BrokerCore
+public import BrokerTesting
+public import Foundation
 
 /// The broker's app over the memory store and the in-process stub providers (as ``InProcessBroker`` builds it),
 /// with a clock that stands still and a log that keeps only its last lines, so a long run stays small.

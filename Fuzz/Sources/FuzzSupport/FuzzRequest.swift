@@ -1,4 +1,4 @@
-import BrokerCore
+public import BrokerCore
 import Foundation
 
 /// A fuzz input read like an HTTP request on the wire, loosely: `METHOD SP TARGET LF (NAME ":" VALUE LF)* LF BODY`,

@@ -9,7 +9,7 @@ let broker = FuzzBroker.make()
 
 /// Google's rules, as the stub config sets them, and the stub's Google key as the only key.
 let verifier = IDTokenVerifier(
-    keys: FixedKeys(keys: [broker.stubs.google.current.id: broker.stubs.google.current.key.publicKey]),
+    keys: FixedKeys(keys: [KeyID(broker.stubs.google.current.id): broker.stubs.google.current.key.publicKey]),
     rules: IDTokenRules(
         issuers: ["https://accounts.google.com"], audiences: [StubProviders.googleAudience], clockSkew: 60,
         nonce: .optional),
@@ -64,7 +64,7 @@ func checkSigned(signer: Int, header: [UInt8], claims: [UInt8], rawNonce: String
     do {
         if provider == "broker" {
             let key = try await broker.services.keys.current()
-            input = Base64URL.encode(naming(key.id, in: header)) + "." + Base64URL.encode(claims)
+            input = Base64URL.encode(naming(key.id.rawValue, in: header)) + "." + Base64URL.encode(claims)
             signature = try key.sign(Array(input.utf8))
         } else {
             guard let keys = broker.stubs.keys(provider) else { fuzzFailure("no stub keys for \(provider)") }
@@ -100,7 +100,7 @@ func naming(_ kid: String, in header: [UInt8]) -> [UInt8] {
 
 /// A key source holding fixed keys.
 struct FixedKeys: RSAKeySource {
-    let keys: [String: RSAPublicKey]
+    let keys: [KeyID: RSAPublicKey]
 
-    func key(id kid: String) async throws -> RSAPublicKey? { keys[kid] }
+    func key(id kid: KeyID) async throws -> RSAPublicKey? { keys[kid] }
 }

@@ -1,5 +1,5 @@
 import BrokerCrypto
-import Foundation
+public import Foundation
 
 /// The broker's id for an account (the Firebase `uid`): 28 characters of base-62, like Firebase's.
 public struct AccountID: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {

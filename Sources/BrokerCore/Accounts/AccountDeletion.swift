@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What deleting an account asks of others, as outbox jobs queued in the deletion's transaction: the end of the
 /// uid's Firebase sessions (with a service account) and, for each linked identity, what its provider asks

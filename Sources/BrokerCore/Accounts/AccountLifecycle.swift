@@ -67,7 +67,7 @@ public struct AccountLifecycle: ProviderLifecycle {
     }
 
     /// An audit event of this lifecycle (actor `system`: the provider said so).
-    func event(_ action: String, _ provider: ProviderID, uid: AccountID?, requestID: String) -> AuditEvent {
+    func event(_ action: AuditAction, _ provider: ProviderID, uid: AccountID?, requestID: String) -> AuditEvent {
         AuditEvent(time: clock.now, uid: uid, action: action, provider: provider.rawValue, actor: .system, requestID: requestID)
     }
 
@@ -80,18 +80,18 @@ public struct AccountLifecycle: ProviderLifecycle {
             return try await delete(
                 account.id, leaving: provider, subject, mark: mark, requestID: requestID,
                 recording: [
-                    event("consent_revoked", provider, uid: account.id, requestID: requestID),
-                    event("delete", provider, uid: account.id, requestID: requestID),
+                    event(.consentRevoked, provider, uid: account.id, requestID: requestID),
+                    event(.delete, provider, uid: account.id, requestID: requestID),
                 ])
         }
         let now = clock.now
         let policy = policy
         let disabling = policy == .disable && Self.isOnlyWayIn(provider, to: account) && !account.disabled
         var recording = [
-            event("consent_revoked", provider, uid: account.id, requestID: requestID),
-            event("revoke_sessions", provider, uid: account.id, requestID: requestID),
+            event(.consentRevoked, provider, uid: account.id, requestID: requestID),
+            event(.revokeSessions, provider, uid: account.id, requestID: requestID),
         ]
-        if disabling { recording.append(event("disable", provider, uid: account.id, requestID: requestID)) }
+        if disabling { recording.append(event(.disable, provider, uid: account.id, requestID: requestID)) }
         let options = AccountWriteOptions(
             consuming: mark, revokeSessions: true, recording: recording,
             enqueuing: deletion.revokesFirebaseSessions ? [FirebaseRevocation.job(uid: account.id, at: now)] : [])
@@ -125,15 +125,15 @@ public struct AccountLifecycle: ProviderLifecycle {
             return try await delete(
                 account.id, leaving: provider, subject, mark: mark, requestID: requestID,
                 recording: [
-                    event("provider_account_deleted", provider, uid: account.id, requestID: requestID),
-                    event("delete", provider, uid: account.id, requestID: requestID),
+                    event(.providerAccountDeleted, provider, uid: account.id, requestID: requestID),
+                    event(.delete, provider, uid: account.id, requestID: requestID),
                 ])
         }
         let options = AccountWriteOptions(
             consuming: mark,
             recording: [
-                event("provider_account_deleted", provider, uid: account.id, requestID: requestID),
-                event("unlink", provider, uid: account.id, requestID: requestID),
+                event(.providerAccountDeleted, provider, uid: account.id, requestID: requestID),
+                event(.unlink, provider, uid: account.id, requestID: requestID),
             ])
         do {
             let updated = try await store.update(linkedTo: provider, subject: subject, options: options) { stored in
@@ -151,7 +151,7 @@ public struct AccountLifecycle: ProviderLifecycle {
         _ provider: ProviderID, _ subject: String, enabled: Bool, email: String?, mark: SingleUseMark?, requestID: String
     ) async throws -> Bool {
         let options = AccountWriteOptions(
-            consuming: mark, recording: [event(enabled ? "email_enabled" : "email_disabled", provider, uid: nil, requestID: requestID)])
+            consuming: mark, recording: [event(enabled ? .emailEnabled : .emailDisabled, provider, uid: nil, requestID: requestID)])
         let updated = try await store.update(linkedTo: provider, subject: subject, options: options) { stored in
             for index in stored.identities.indices
             where stored.identities[index].provider == provider && stored.identities[index].subject == subject {

@@ -43,4 +43,4 @@ public struct AccountImport: Sendable, Equatable {
     }
 }
 
-import Foundation
+public import Foundation

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension AccountService {
     /// Failures within this window count towards a lockout.
@@ -21,7 +21,7 @@ extension AccountService {
             id: AccountID.generate(), email: email, emailVerified: false, displayName: displayName, createdAt: now,
             lastSignInAt: now, passwordHash: hash, origin: .signup)
         do {
-            let events = requestID.map { [Self.passwordEvent("sign_up", uid: account.id, at: now, outcome: "created", requestID: $0)] }
+            let events = requestID.map { [Self.passwordEvent(.signUp, uid: account.id, at: now, outcome: "created", requestID: $0)] }
             try await store.create(account, options: AccountWriteOptions(issuing: session, recording: events ?? []))
         } catch let error as AccountStoreError where error.code == .alreadyExists {
             throw AccountError(.emailExists)  // a concurrent sign-up with the same email won
@@ -63,7 +63,7 @@ extension AccountService {
         // When the hasher's queue is full the sign-in goes on with the old hash: the next one upgrades it.
         let rehash = passwords.needsRehash(hash) ? try? await passwords.hash(password) : nil
         do {
-            let events = requestID.map { [Self.passwordEvent("sign_in", uid: account.id, at: now, requestID: $0)] }
+            let events = requestID.map { [Self.passwordEvent(.signIn, uid: account.id, at: now, requestID: $0)] }
             let options = AccountWriteOptions(issuing: session, recording: events ?? [])
             // The password verified above must still be the account's (a takeover may have removed it).
             return try await store.recordPasswordSignIn(
@@ -75,7 +75,7 @@ extension AccountService {
 
     /// An audit event of the password provider, by the user.
     private static func passwordEvent(
-        _ action: String, uid: AccountID, at time: Date, outcome: String = "success", requestID: String
+        _ action: AuditAction, uid: AccountID, at time: Date, outcome: String = "success", requestID: String
     ) -> AuditEvent {
         AuditEvent(time: time, uid: uid, action: action, provider: "password", actor: .user, outcome: outcome, requestID: requestID)
     }

@@ -14,7 +14,7 @@ extension AccountService {
         let hash = try await passwords.hash(password)
         let now = clock.now
         let events = requestID.map {
-            [AuditEvent(time: now, uid: id, action: "password_change", provider: "password", actor: .user, requestID: $0)]
+            [AuditEvent(time: now, uid: id, action: .passwordChange, provider: "password", actor: .user, requestID: $0)]
         }
         let options = AccountWriteOptions(
             revokeSessions: true, issuing: session, recording: events ?? [], enqueuing: firebaseRevocation(id, at: now))

@@ -109,17 +109,17 @@ public struct AccountService: Sendable {
     ) -> [AuditEvent] {
         guard let requestID else { return [] }
         let now = clock.now
-        func event(_ action: String, actor: AuditEvent.Actor = .user, outcome: String = "success") -> AuditEvent {
+        func event(_ action: AuditAction, actor: AuditEvent.Actor = .user, outcome: String = "success") -> AuditEvent {
             AuditEvent(
                 time: now, uid: uid, action: action, provider: provider.rawValue, actor: actor, outcome: outcome,
                 requestID: requestID)
         }
         switch change {
-        case .none where enabling: return [event("enable", actor: .system), event("sign_in")]
-        case .none: return [event("sign_in")]
-        case .created: return [event("sign_in", outcome: "created")]
-        case .linked: return [event("link"), event("sign_in")]
-        case .tookOver: return [event("take_over", actor: .system), event("sign_in")]
+        case .none where enabling: return [event(.enable, actor: .system), event(.signIn)]
+        case .none: return [event(.signIn)]
+        case .created: return [event(.signIn, outcome: "created")]
+        case .linked: return [event(.link), event(.signIn)]
+        case .tookOver: return [event(.takeOver, actor: .system), event(.signIn)]
         }
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The read-only views the admin console shows beside the admin API's listings: an account's sessions, sign-ins
 /// over time, and the audit log filtered. Shared by the admin API (and so the console, which calls only it).

@@ -34,7 +34,7 @@ extension AdminService {
         var account = candidate
         if let password = new.password { account.passwordHash = try await hash(password) }
         account.origin = .admin
-        let event = AuditEvent(time: account.createdAt, uid: uid, action: "create", actor: .admin, requestID: requestID)
+        let event = AuditEvent(time: account.createdAt, uid: uid, action: .create, actor: .admin, requestID: requestID)
         do {
             try await store.create(account, options: AccountWriteOptions(recording: [event]))
         } catch let error as AccountStoreError where error.code == .alreadyExists {
@@ -151,17 +151,17 @@ extension AdminService {
     private func recordFirebaseChange(
         from before: Account, to after: Account, _ change: FirebaseAccountChange, revoked: Bool, requestID: String
     ) async {
-        if before.disabled != after.disabled { await record(after.id, after.disabled ? "disable" : "enable", requestID: requestID) }
+        if before.disabled != after.disabled { await record(after.id, after.disabled ? .disable : .enable, requestID: requestID) }
         for identity in before.identities where after.identity(identity.provider) == nil {
-            await record(after.id, "unlink", provider: identity.provider.rawValue, requestID: requestID)
+            await record(after.id, .unlink, provider: identity.provider.rawValue, requestID: requestID)
         }
-        if revoked { await record(after.id, "revoke_sessions", requestID: requestID) }
+        if revoked { await record(after.id, .revokeSessions, requestID: requestID) }
         var profile = before
         profile.disabled = after.disabled
         profile.disabledBy = after.disabledBy
         profile.identities = after.identities
         profile.tokensValidAfter = after.tokensValidAfter
-        if profile != after { await record(after.id, "update", requestID: requestID) }
+        if profile != after { await record(after.id, .update, requestID: requestID) }
     }
 
     // MARK: - Delete

@@ -90,7 +90,7 @@ extension AdminService {
             if let message = Self.importMessage(outcome) {
                 failures.append(ImportFailure(index: entry.index, message: message))
             } else {
-                await record(entry.account.id, "import", requestID: requestID)
+                await record(entry.account.id, .import, requestID: requestID)
             }
         }
         return failures.sorted { $0.index < $1.index }

@@ -111,10 +111,10 @@ public struct AdminService: Sendable {
             throw AccountError(.notFound)
         }
         if let disabled = change.disabled, disabled != before.disabled {
-            await record(uid, disabled ? "disable" : "enable", requestID: requestID)
+            await record(uid, disabled ? .disable : .enable, requestID: requestID)
         }
         if change.displayName != nil || change.emailVerified != nil || change.customClaims != nil {
-            await record(uid, "update", requestID: requestID)
+            await record(uid, .update, requestID: requestID)
         }
         return updated
     }
@@ -127,7 +127,7 @@ public struct AdminService: Sendable {
         } catch let error as AccountStoreError where error.code == .notFound {
             throw AccountError(.notFound)
         }
-        await record(uid, "delete", requestID: requestID)
+        await record(uid, .delete, requestID: requestID)
     }
 
     /// Unlinks `provider` from `uid`; never the account's last way to sign in (`lastIdentity`, unless a usable
@@ -144,7 +144,7 @@ public struct AdminService: Sendable {
         } catch let error as AccountStoreError where error.code == .notFound {
             throw AccountError(.notFound)
         }
-        await record(uid, "unlink", provider: provider.rawValue, requestID: requestID)
+        await record(uid, .unlink, provider: provider.rawValue, requestID: requestID)
         return updated
     }
 
@@ -158,7 +158,7 @@ public struct AdminService: Sendable {
         } catch let error as AccountStoreError where error.code == .notFound {
             throw AccountError(.notFound)
         }
-        await record(uid, "revoke_sessions", requestID: requestID)
+        await record(uid, .revokeSessions, requestID: requestID)
     }
 
     func firebaseRevocation(_ uid: AccountID) -> [OutboxJob] {
@@ -176,7 +176,7 @@ public struct AdminService: Sendable {
         guard let token = try sessions.customToken(for: account, claims: members) else {
             throw APIError.invalidRequest("No Firebase service account is configured, so no custom token can be minted.")
         }
-        await record(uid, "custom_token", requestID: requestID)
+        await record(uid, .customToken, requestID: requestID)
         return token
     }
 
@@ -187,13 +187,13 @@ public struct AdminService: Sendable {
     }
 
     /// Records an admin action; a failure to record is logged, never turned into a failed action.
-    func record(_ uid: AccountID, _ action: String, provider: String? = nil, requestID: String) async {
+    func record(_ uid: AccountID, _ action: AuditAction, provider: String? = nil, requestID: String) async {
         do {
             try await store.appendAuditEvent(
                 AuditEvent(time: clock.now, uid: uid, action: action, provider: provider, actor: .admin, requestID: requestID))
         } catch {
             logger.error(
-                "audit event not recorded", metadata: ["action": action, "requestId": requestID, "cause": "\(error)"])
+                "audit event not recorded", metadata: ["action": action.rawValue, "requestId": requestID, "cause": "\(error)"])
         }
     }
 }

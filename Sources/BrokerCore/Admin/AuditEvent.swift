@@ -1,5 +1,5 @@
 import BrokerCrypto
-import Foundation
+public import Foundation
 
 /// One entry of the audit log: who did what to which account, and how it ended. Never a token or password.
 public struct AuditEvent: Sendable, Equatable {
@@ -19,9 +19,8 @@ public struct AuditEvent: Sendable, Equatable {
     public var time: Date
     /// The account, when known (a refused sign-in may have none).
     public var uid: AccountID?
-    /// `sign_up`, `sign_in`, `link`, `unlink`, `take_over`, `disable`, `enable`, `update`, `delete`,
-    /// `revoke_sessions`, `custom_token`, `sign_out`.
-    public var action: String
+    /// What happened (stored and shown as its raw value: `sign_in`, `take_over`, ...).
+    public var action: AuditAction
     /// The provider involved, if any (a provider's id, or `password`).
     public var provider: String?
     /// Who acted.
@@ -37,7 +36,7 @@ public struct AuditEvent: Sendable, Equatable {
 
     /// Creates an event with a fresh id. `origin` defaults to the request this task is handling.
     public init(
-        time: Date, uid: AccountID?, action: String, provider: String? = nil, actor: Actor, outcome: String = "success",
+        time: Date, uid: AccountID?, action: AuditAction, provider: String? = nil, actor: Actor, outcome: String = "success",
         requestID: String, id: String = AuditEvent.nextID(), origin: RequestOrigin? = RequestOrigin.current
     ) {
         self.id = id
@@ -74,7 +73,7 @@ public struct AuditEvent: Sendable, Equatable {
     /// The event as the admin API shows it.
     public var json: JSONValue {
         [
-            "time": .string(time.rfc3339), "uid": uid.map { .string($0.rawValue) } ?? .null, "action": .string(action),
+            "time": .string(time.rfc3339), "uid": uid.map { .string($0.rawValue) } ?? .null, "action": .string(action.rawValue),
             "provider": provider.map(JSONValue.string) ?? .null, "actor": .string(actor.rawValue),
             "outcome": .string(outcome), "requestId": .string(requestID),
             "clientAddress": clientAddress.map(JSONValue.string) ?? .null,

@@ -14,7 +14,7 @@ public struct Auditor: Sendable {
 
     /// Records one event.
     public func record(
-        _ action: String, uid: AccountID?, provider: String? = nil, actor: AuditEvent.Actor = .user,
+        _ action: AuditAction, uid: AccountID?, provider: String? = nil, actor: AuditEvent.Actor = .user,
         outcome: String = "success", requestID: String
     ) async {
         let event = AuditEvent(
@@ -24,7 +24,7 @@ public struct Auditor: Sendable {
             try await store.appendAuditEvent(event)
         } catch {
             logger.with(["requestId": requestID]).error(
-                "audit event not recorded", metadata: ["action": action, "cause": "\(error)"])
+                "audit event not recorded", metadata: ["action": action.rawValue, "cause": "\(error)"])
         }
     }
 }

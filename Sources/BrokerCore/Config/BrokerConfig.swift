@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The broker's configuration: `providers.json` plus the environment. Provider entries stay raw here;
 /// each provider's factory validates its own entry when the registry is built.

@@ -19,14 +19,15 @@ public struct ConfigValidation: Sendable {
         return label.contains("_") && label.utf8.allSatisfy { (0x41...0x5A).contains($0) || $0 == 0x5F || (0x30...0x39).contains($0) }
     }
 
-    /// Validates the file at `options.configPath` with `environment`; `listenPort` (the port `serve` listens on, or
-    /// the `--port` that `check-config` was given) is compared with the issuer's.
-    public init(options: LaunchOptions, environment: [String: String], context: ProviderContext, listenPort: Int?) {
+    /// Validates the file at `sources.configPath` and the database at `sources.database` with `environment`;
+    /// `listenPort` (the port `serve` listens on, or the `--port` that `check-config` was given) is compared with
+    /// the issuer's.
+    public init(sources: ConfigSources, environment: [String: String], context: ProviderContext, listenPort: Int?) {
         let issues = ConfigIssues()
         var warnings: [ConfigWarning] = []
         var config: BrokerConfig?
         do {
-            config = try BrokerConfig(contentsOf: options.configPath, environment: environment, issues: issues)
+            config = try BrokerConfig(contentsOf: sources.configPath, environment: environment, issues: issues)
         } catch let error as ConfigError {
             issues.record(error)
         } catch {
@@ -63,7 +64,7 @@ public struct ConfigValidation: Sendable {
             }
         }
         do { _ = try Self.adminToken(environment) } catch let error as ConfigError { issues.record(error) } catch {}
-        for error in Self.databaseErrors(options.database, environment: environment) { issues.record(error) }
+        for error in Self.databaseErrors(sources.database, environment: environment) { issues.record(error) }
         errors = issues.errors
         self.warnings = warnings
         self.config = errors.isEmpty ? config : nil

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A provider that must be told when an account linked to one of its users is deleted (contract section 10:
 /// a token revocation, an unlink). It contributes outbox jobs, queued in the deletion's own

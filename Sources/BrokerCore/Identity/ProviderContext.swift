@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What every provider factory gets besides its config entry.
 public struct ProviderContext: Sendable {

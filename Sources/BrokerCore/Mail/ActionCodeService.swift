@@ -100,7 +100,7 @@ public struct ActionCodeService: Sendable {
             codeHash: EmailActionService.hash(secret), action: action, uid: uid, emailKey: email.lowercased(),
             continueURL: continueURL, createdAt: now, expiresAt: now + EmailActionService.codeLifetime)
         let event = AuditEvent(
-            time: now, uid: account?.id, action: "oob_link_issued", provider: action.rawValue, actor: .admin,
+            time: now, uid: account?.id, action: .oobLinkIssued, provider: action.rawValue, actor: .admin,
             requestID: requestID)
         try await codes.storeOOBCode(record, recording: [event])
         return Link(
@@ -137,7 +137,7 @@ public struct ActionCodeService: Sendable {
             passwordHash = try await passwords.hash(newPassword)
         }
         let event = AuditEvent(
-            time: now, uid: record.uid, action: record.action == .resetPassword ? "password_reset" : "verify_email",
+            time: now, uid: record.uid, action: record.action == .resetPassword ? .passwordReset : .verifyEmail,
             provider: "password", actor: .user, requestID: requestID)
         // A never-verified account loses its other identities and so its sessions too (the squatter's).
         let current = try await accounts.account(id: record.uid)
@@ -195,7 +195,7 @@ public struct ActionCodeService: Sendable {
                     !existing.emailVerified && (!existing.identities.isEmpty || existing.passwordHash != nil)
                 let jobs = takesOver ? revocationJobs(for: existing.id, at: now) : []
                 let event = AuditEvent(
-                    time: now, uid: existing.id, action: "sign_in", provider: "emailLink", actor: .user,
+                    time: now, uid: existing.id, action: .signIn, provider: "emailLink", actor: .user,
                     outcome: takesOver ? "take_over" : "success", requestID: requestID)
                 let options = AccountWriteOptions(
                     consuming: mark, revokeSessions: takesOver, issuing: session, recording: [event], enqueuing: jobs)
@@ -219,7 +219,7 @@ public struct ActionCodeService: Sendable {
             let account = Account(
                 id: uid, email: email, emailVerified: true, createdAt: now, lastSignInAt: now, origin: .emailLink)
             let event = AuditEvent(
-                time: now, uid: uid, action: "sign_up", provider: "emailLink", actor: .user, outcome: "created",
+                time: now, uid: uid, action: .signUp, provider: "emailLink", actor: .user, outcome: "created",
                 requestID: requestID)
             try await accounts.create(
                 account, options: AccountWriteOptions(consuming: mark, issuing: session, recording: [event]))

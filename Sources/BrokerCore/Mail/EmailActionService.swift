@@ -1,5 +1,5 @@
 import BrokerCrypto
-import Foundation
+public import Foundation
 
 /// The email flows of contract section 9: verification and reset mails (queued through the outbox in the
 /// same transaction as their code and the per-address count), and the confirmation that acts on a code.
@@ -124,7 +124,7 @@ public struct EmailActionService: Sendable {
             mail = job
             events.append(
                 AuditEvent(
-                    time: now, uid: account == nil ? nil : uid, action: "mail_queued", provider: action.rawValue,
+                    time: now, uid: account == nil ? nil : uid, action: .mailQueued, provider: action.rawValue,
                     actor: .user,
                     requestID: requestID))
         }

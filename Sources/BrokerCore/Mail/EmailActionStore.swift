@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A verification or reset code as stored: its SHA-256, never the code.
 public struct OOBCodeRecord: Sendable, Equatable {

@@ -1,5 +1,5 @@
 import BrokerCrypto
-import Foundation
+public import Foundation
 
 /// One mail: a text and an HTML alternative of the same content, in UTF-8.
 public struct MailMessage: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Delivers `mail` outbox jobs through a ``MailSending`` port. A job's payload is the JSON of
 /// ``payload(for:)``: `to`, `subject`, `text`, `html` (the sender is `mail.from`, taken when the mail is sent).

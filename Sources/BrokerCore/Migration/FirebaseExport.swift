@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A file written by `firebase auth:export --format=json` (`{"users": [...]}`), checked whole in one
 /// streaming pass when opened, then read one user at a time: no tree of the whole file is ever built,

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What importing one user of a Firebase export would write (contract section 8), decided without the
 /// store: the account (uid kept, identities mapped, the password hash in its stored form), the identities

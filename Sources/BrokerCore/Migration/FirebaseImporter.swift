@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Imports a Firebase export into an account store (contract section 8), in two passes: ``check(_:)`` reads
 /// and plans every user without touching the store, then ``run(_:dryRun:batchSize:progress:)`` writes the

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One user of a Firebase export, decoded and validated: what the import needs, in the broker's types.
 public struct FirebaseUserRecord: Sendable, Equatable {

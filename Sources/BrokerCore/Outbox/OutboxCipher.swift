@@ -1,4 +1,4 @@
-import BrokerCrypto
+public import BrokerCrypto
 import Foundation
 
 /// Encrypts secret outbox payloads at rest with AES-256-GCM under `BROKER_ENCRYPTION_KEY` (32 bytes,

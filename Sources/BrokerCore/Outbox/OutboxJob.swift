@@ -1,5 +1,5 @@
 import BrokerCrypto
-import Foundation
+public import Foundation
 
 /// What an outbox job delivers; handlers register per kind. Providers' kinds are declared in their folders
 /// under `Identity/`.

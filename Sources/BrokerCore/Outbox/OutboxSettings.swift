@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The `outbox` section of the config file: how deliveries are retried and when they are given up.
 public struct OutboxSettings: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The durable outbox: jobs queued with the changes that cause them, claimed under a lease so that two
 /// workers (or two broker instances on one database) never both hold a job, and finished in one write.

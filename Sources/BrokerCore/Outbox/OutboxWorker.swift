@@ -121,12 +121,12 @@ public actor OutboxWorker {
                 payload = job.payload
             }
             try await handler.deliver(job, payload: payload)
-            let event = auditEvent(job, action: "outbox_delivered", outcome: "success")
+            let event = auditEvent(job, action: .outboxDelivered, outcome: "success")
             try await record(claim, .delivered, [event], log)
             metrics?.increment("broker_outbox_sent_total", labels: ["kind": kind])
             log.info("outbox job delivered")
         } catch let error as OutboxDeliveryError where error.code == .permanent {
-            let event = auditEvent(job, action: "outbox_refused", outcome: "refused")
+            let event = auditEvent(job, action: .outboxRefused, outcome: "refused")
             try? await record(claim, .refused(error: error.detail), [event], log)
             metrics?.increment("broker_outbox_failed_total", labels: ["kind": kind, "result": "refused"])
             log.warning("outbox job refused for good", metadata: ["error": error.detail])
@@ -135,7 +135,7 @@ public actor OutboxWorker {
             let now = clock.now
             let next = now + settings.retryDelay(afterAttempts: job.attempts)
             if next >= deadline {
-                let event = auditEvent(job, action: "outbox_given_up", outcome: "given_up")
+                let event = auditEvent(job, action: .outboxGivenUp, outcome: "given_up")
                 try? await record(claim, .givenUp(error: detail), [event], log)
                 metrics?.increment("broker_outbox_failed_total", labels: ["kind": kind, "result": "given_up"])
                 log.error("outbox job given up", metadata: ["error": detail])
@@ -161,7 +161,7 @@ public actor OutboxWorker {
         }
     }
 
-    private func auditEvent(_ job: OutboxJob, action: String, outcome: String) -> AuditEvent {
+    private func auditEvent(_ job: OutboxJob, action: AuditAction, outcome: String) -> AuditEvent {
         AuditEvent(
             time: clock.now, uid: job.uid, action: action, provider: job.kind.rawValue, actor: .system,
             outcome: outcome, requestID: "outbox")

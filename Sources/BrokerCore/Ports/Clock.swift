@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A source of the current time. Tests inject a ``ManualClock`` instead of sleeping.
 public protocol Clock: Sendable {

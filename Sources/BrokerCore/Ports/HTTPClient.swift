@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An outbound HTTP request (to a provider).
 public struct HTTPClientRequest: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The broker's signing keys: the newest active key signs; every key whose tokens may still be alive is
 /// published. Keys live in the store, so they survive restarts and are shared by instances on one database:
@@ -89,7 +89,7 @@ public actor KeyRing {
 
     /// The published key `kid`, if any; an unknown `kid` reloads the keys (at most once a second), since
     /// another instance may have rotated.
-    public func key(id kid: String) async -> SigningKey? {
+    public func key(id kid: KeyID) async -> SigningKey? {
         if let key = await published().first(where: { $0.id == kid }) { return key }
         guard clock.now.timeIntervalSince(loadedAt) >= KeyRing.unknownKeyReloadInterval else { return nil }
         try? await reload()

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension SessionService {
     /// The `iss` of the Firebase-shaped ID tokens of project `projectID`.
@@ -42,7 +42,7 @@ extension SessionService {
         ]
         claims.merge(reserved) { _, reserved in reserved }
         if let email = account.email { claims["email"] = .string(email) } else { claims["email"] = nil }
-        let header: [String: JSONValue] = ["alg": .string(key.algorithm.rawValue), "kid": .string(key.id), "typ": "JWT"]
+        let header: [String: JSONValue] = ["alg": .string(key.algorithm.rawValue), "kid": .string(key.id.rawValue), "typ": "JWT"]
         return try JWT.encode(header: header, claims: claims, sign: key.sign)
     }
 }

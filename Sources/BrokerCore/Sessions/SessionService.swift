@@ -1,5 +1,5 @@
 import BrokerCrypto
-import Foundation
+public import Foundation
 
 /// The tokens handed to an app after a sign-in or refresh.
 public struct SessionTokens: Sendable {
@@ -186,7 +186,7 @@ public struct SessionService: Sendable {
     /// Verifies one of the broker's own ID tokens (signature, issuer, audience, expiry) and returns its claims;
     /// it does not check the session (``authenticate(idToken:)`` does).
     public func verifyIDToken(_ token: String) async throws -> [String: JSONValue] {
-        guard let jwt = try? JWT(parsing: token), let kid = jwt.header["kid"]?.stringValue,
+        guard let jwt = try? JWT(parsing: token), let kid = jwt.keyID,
             let key = await keys.key(id: kid), jwt.header["alg"]?.stringValue == key.algorithm.rawValue,
             key.verify(signature: jwt.signature, message: jwt.signingInput),
             jwt.claims["iss"]?.stringValue == settings.issuer, jwt.claims["aud"]?.stringValue == settings.projectID,
@@ -210,7 +210,7 @@ public struct SessionService: Sendable {
         ]
         claims.merge(standard) { _, reserved in reserved }
         if let email = account.email { claims["email"] = .string(email) }
-        let header: [String: JSONValue] = ["alg": .string(key.algorithm.rawValue), "kid": .string(key.id), "typ": "JWT"]
+        let header: [String: JSONValue] = ["alg": .string(key.algorithm.rawValue), "kid": .string(key.id.rawValue), "typ": "JWT"]
         return try JWT.encode(header: header, claims: claims, sign: key.sign)
     }
 

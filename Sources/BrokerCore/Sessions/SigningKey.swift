@@ -1,5 +1,5 @@
 import BrokerCrypto
-import Foundation
+public import Foundation
 
 /// The algorithms the broker signs its own ID tokens with.
 public enum SigningAlgorithm: String, Sendable {
@@ -17,7 +17,7 @@ public struct SigningKey: Sendable {
     }
 
     /// The `kid`.
-    public let id: String
+    public let id: KeyID
     /// The algorithm.
     public let algorithm: SigningAlgorithm
     /// When it was made.
@@ -48,7 +48,7 @@ public struct SigningKey: Sendable {
         case .es256: pem = try P256PrivateKey.generate().pemPKCS8()
         case .rs256: pem = try RSAPrivateKey.generate(bits: 2048).pemPKCS8()
         }
-        let kid = Base64URL.encode(Array(SecureRandom.bytes(12)))
+        let kid = KeyID(Base64URL.encode(Array(SecureRandom.bytes(12))))
         return StoredSigningKey(id: kid, algorithm: algorithm.rawValue, privateKeyPEM: pem, createdAt: date)
     }
 
@@ -70,7 +70,7 @@ public struct SigningKey: Sendable {
 
     /// The public half as a JWK, for `/.well-known/jwks.json`.
     public var publicJWK: JSONValue {
-        var members: [String: JSONValue] = ["kid": .string(id), "alg": .string(algorithm.rawValue), "use": .string("sig")]
+        var members: [String: JSONValue] = ["kid": .string(id.rawValue), "alg": .string(algorithm.rawValue), "use": .string("sig")]
         switch material {
         case .ec(let key):
             members["kty"] = .string("EC")

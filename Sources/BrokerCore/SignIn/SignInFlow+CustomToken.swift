@@ -19,7 +19,7 @@ extension SignInFlow {
         } catch {
             let code = SignInFlow.outcomeCode(error)
             metrics.increment("broker_signins_total", labels: ["provider": provider, "outcome": code])
-            await auditor.record("sign_in", uid: uid, provider: provider, outcome: code, requestID: requestID)
+            await auditor.record(.signIn, uid: uid, provider: provider, outcome: code, requestID: requestID)
             throw error
         }
     }

@@ -24,7 +24,7 @@ extension SignInFlow {
         } catch {
             let outcome = (error as? ActionCodeError).map(SignInFlow.actionCodeOutcome) ?? SignInFlow.outcomeCode(error)
             metrics.increment("broker_signins_total", labels: ["provider": provider, "outcome": outcome])
-            await auditor.record("sign_in", uid: nil, provider: "emailLink", outcome: outcome, requestID: requestID)
+            await auditor.record(.signIn, uid: nil, provider: "emailLink", outcome: outcome, requestID: requestID)
             throw error
         }
     }

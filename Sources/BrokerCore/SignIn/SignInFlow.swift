@@ -51,7 +51,7 @@ public struct SignInFlow: Sendable {
             guard providers.provider(request.provider) != nil else { throw error }
             let code = SignInFlow.outcomeCode(error)
             metrics.increment("broker_signins_total", labels: ["provider": name, "outcome": code])
-            await auditor.record("sign_in", uid: nil, provider: name, outcome: code, requestID: request.requestID)
+            await auditor.record(.signIn, uid: nil, provider: name, outcome: code, requestID: request.requestID)
             throw error
         }
     }
@@ -71,7 +71,7 @@ public struct SignInFlow: Sendable {
             return SignInResult(account: account, change: .created, tokens: tokens, signInProvider: provider)
         } catch {
             let code = SignInFlow.outcomeCode(error)
-            await auditor.record("sign_up", uid: nil, provider: provider, outcome: code, requestID: requestID)
+            await auditor.record(.signUp, uid: nil, provider: provider, outcome: code, requestID: requestID)
             throw error
         }
     }
@@ -92,7 +92,7 @@ public struct SignInFlow: Sendable {
         } catch {
             let code = SignInFlow.outcomeCode(error)
             metrics.increment("broker_signins_total", labels: ["provider": provider, "outcome": code])
-            await auditor.record("sign_in", uid: nil, provider: provider, outcome: code, requestID: requestID)
+            await auditor.record(.signIn, uid: nil, provider: provider, outcome: code, requestID: requestID)
             throw error
         }
     }
@@ -103,7 +103,7 @@ public struct SignInFlow: Sendable {
         let provider = try provider(request.provider)
         let verified = try await provider.verify(request.credential, hints: request.hints)
         let linked = try await accounts.link(uid, verified)
-        await auditor.record("link", uid: uid, provider: provider.id.rawValue, requestID: request.requestID)
+        await auditor.record(.link, uid: uid, provider: provider.id.rawValue, requestID: request.requestID)
         return linked
     }
 

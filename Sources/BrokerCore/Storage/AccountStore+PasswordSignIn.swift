@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension AccountStore {
     /// Records a password sign-in to account `id` in one transaction: the account's `lastSignInAt`, the

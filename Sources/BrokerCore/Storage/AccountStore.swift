@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A failure of an account store, compared by code.
 public struct AccountStoreError: CodedError {

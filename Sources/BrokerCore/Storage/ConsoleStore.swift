@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A browser session of the admin console, stored by a keyed hash of its cookie so it can be ended.
 public struct ConsoleSessionRecord: Sendable, Equatable {
@@ -55,15 +55,16 @@ public struct SignInCount: Sendable, Equatable {
 public struct AuditFilter: Sendable, Equatable {
     /// Events of this account.
     public var uid: AccountID?
-    /// Events with this action (`sign_in`, `disable`, ...).
-    public var action: String?
+    /// Events with this action (`sign_in`, `disable`, ...; an unrecognized one matches the rows that hold its
+    /// string).
+    public var action: AuditAction?
     /// Events naming this provider.
     public var provider: String?
     /// Events with this outcome (`success`, `created`, an error code).
     public var outcome: String?
 
     /// Creates a filter.
-    public init(uid: AccountID? = nil, action: String? = nil, provider: String? = nil, outcome: String? = nil) {
+    public init(uid: AccountID? = nil, action: AuditAction? = nil, provider: String? = nil, outcome: String? = nil) {
         self.uid = uid
         self.action = action
         self.provider = provider

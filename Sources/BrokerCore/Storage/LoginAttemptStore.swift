@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Password sign-in attempts, kept per email so a lockout holds across instances and restarts.
 public protocol LoginAttemptStore: Sendable {

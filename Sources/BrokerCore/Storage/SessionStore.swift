@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One refresh token, stored by its hash. Tokens of one sign-in share a `sessionID`; each rotation
 /// retires the presented token and adds its successor to the same session.
@@ -72,7 +72,7 @@ public protocol SessionStore: Sendable {
 /// A key the broker signs its own ID tokens with, kept in the database so it survives restarts.
 public struct StoredSigningKey: Sendable, Equatable {
     /// The `kid`.
-    public var id: String
+    public var id: KeyID
     /// `ES256` or `RS256`.
     public var algorithm: String
     /// The private key, PEM (PKCS#8).
@@ -83,7 +83,7 @@ public struct StoredSigningKey: Sendable, Equatable {
     public var retiredAt: Date?
 
     /// Creates a key record.
-    public init(id: String, algorithm: String, privateKeyPEM: String, createdAt: Date, retiredAt: Date? = nil) {
+    public init(id: KeyID, algorithm: String, privateKeyPEM: String, createdAt: Date, retiredAt: Date? = nil) {
         self.id = id
         self.algorithm = algorithm
         self.privateKeyPEM = privateKeyPEM
@@ -102,7 +102,7 @@ public protocol SigningKeyStore: Sendable {
     /// starting together on an empty database end up with one key; true when it was stored.
     func insertFirstSigningKey(_ key: StoredSigningKey) async throws -> Bool
     /// Marks a key retired.
-    func retireSigningKey(id: String, at date: Date) async throws
+    func retireSigningKey(id: KeyID, at date: Date) async throws
     /// In one transaction: retires every active key and stores `key` (which must be active), so that there
     /// is always exactly one signing key, whoever rotates.
     func rotateSigningKey(to key: StoredSigningKey, at date: Date) async throws

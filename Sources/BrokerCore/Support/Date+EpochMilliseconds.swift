@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension Date {
     /// The most milliseconds either side of 1970 a stored time holds: ECMAScript's range of dates (100,000,000

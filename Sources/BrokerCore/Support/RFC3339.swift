@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// RFC 3339 timestamps in UTC (`2026-11-29T16:58:21Z`, or with milliseconds `2026-11-29T16:58:21.123Z`),
 /// written straight from the epoch: Foundation's formatters cost more than the rest of a log line.

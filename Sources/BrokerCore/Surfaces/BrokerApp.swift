@@ -97,7 +97,7 @@ public struct BrokerServices: Sendable {
 extension BrokerServices {
     /// Records an audit event of a request; a failure to record is logged, never turned into a failed request.
     func audit(
-        _ action: String, uid: AccountID?, provider: String? = nil, actor: AuditEvent.Actor = .user,
+        _ action: AuditAction, uid: AccountID?, provider: String? = nil, actor: AuditEvent.Actor = .user,
         outcome: String = "success", context: RequestContext
     ) async {
         await auditor.record(

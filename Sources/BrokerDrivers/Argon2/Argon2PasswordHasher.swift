@@ -1,4 +1,4 @@
-import BrokerCore
+public import BrokerCore
 import BrokerCrypto
 import CArgon2
 

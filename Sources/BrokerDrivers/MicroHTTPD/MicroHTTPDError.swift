@@ -1,5 +1,5 @@
 import CBrokerShims
-import BrokerCore
+public import BrokerCore
 import CMicroHTTPD
 
 /// Why the libmicrohttpd server driver could not do what it was asked.

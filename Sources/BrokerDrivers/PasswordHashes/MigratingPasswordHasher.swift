@@ -1,4 +1,4 @@
-import BrokerCore
+public import BrokerCore
 
 /// The broker's password hashing once users are imported: new hashes are Argon2id; a stored hash is
 /// verified by its form, Argon2id as ``Argon2PasswordHasher`` does, an imported one (``ImportedPasswordHash``:

@@ -1,4 +1,4 @@
-import BrokerCore
+public import BrokerCore
 import Foundation
 
 /// The PostgreSQL driver behind BrokerCore's ``SQLDatabase`` port, over libpq.

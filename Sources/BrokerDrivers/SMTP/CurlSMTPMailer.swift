@@ -1,7 +1,7 @@
-import BrokerCore
+public import BrokerCore
 import CBrokerShims
 import CCurl
-import Foundation
+public import Foundation
 
 /// The ``MailSending`` port over libcurl's SMTP: `smtps://` (TLS from the first byte) or `smtp://` with
 /// STARTTLS, the user name from the URL and the password given here (from `BROKER_SMTP_PASSWORD`). On `smtp://`

@@ -116,4 +116,18 @@ import Testing
         #expect(try await actions("uid=\(uid)&action=sign_in&outcome=created").count <= 1)
         #expect(try await actions("action=take_over") == [])
     }
+
+    @Test func anActionAnotherBrokerWroteIsListedAndFilteredAsStored() async throws {
+        let broker = try await InProcessBroker.start(adminToken: Self.token)
+        await broker.store.appendAuditEvent(
+            AuditEvent(
+                time: .now, uid: AccountID("u-1"), action: AuditAction(rawValue: "future_action"), actor: .system,
+                requestID: "r-future", origin: nil))
+        let response = await broker.get("/admin/v1/audit?action=future_action", headers: Self.bearer)
+        #expect(response.status == 200)
+        let events = try #require(response.json?["events"]?.arrayValue)
+        #expect(events.map { $0["action"]?.stringValue } == ["future_action"])
+        #expect(events.first?["requestId"]?.stringValue == "r-future")
+        #expect(try #require(await broker.get("/admin/v1/audit?action=sign_in", headers: Self.bearer).json?["events"]?.arrayValue).isEmpty)
+    }
 }

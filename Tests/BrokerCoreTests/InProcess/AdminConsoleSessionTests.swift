@@ -126,7 +126,7 @@ import Testing
         #expect(accepted.status == 200)
         #expect(try await broker.store.account(id: AccountID(uid))?.disabled == true)
         let events = try await broker.store.auditEvents(uid: AccountID(uid), before: nil, limit: 10)
-        #expect(events.first?.action == "disable" && events.first?.actor == .admin)
+        #expect(events.first?.action == .disable && events.first?.actor == .admin)
     }
 
     @Test func theBearerTokenKeepsWorkingWithoutACSRFToken() async throws {

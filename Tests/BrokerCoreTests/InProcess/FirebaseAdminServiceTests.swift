@@ -38,7 +38,7 @@ import Testing
         #expect(try await SaltedDigestPasswordHasher().verify("secret-pw", against: hash))
         #expect(try await broker.store.account(phoneNumber: "+15551230001")?.id == created.id)
         let events = try await broker.store.auditEvents(uid: created.id, before: nil, limit: 5)
-        #expect(events.map(\.action) == ["create"])
+        #expect(events.map(\.action.rawValue) == ["create"])
         #expect(events.first?.actor == .admin)
 
         let generated = try await admin.createFirebaseAccount(FirebaseNewAccount(), requestID: Self.request)
@@ -92,7 +92,7 @@ import Testing
         #expect(updated.customClaims.flatMap { JSONValue.parse(Array($0.utf8)) } == ["role": "admin", "level": 3])
         #expect(try await broker.store.account(id: uid) == updated)
         #expect(try await broker.store.account(phoneNumber: "+15551230001") == nil)
-        let actions = try await broker.store.auditEvents(uid: uid, before: nil, limit: 10).map(\.action)
+        let actions = try await broker.store.auditEvents(uid: uid, before: nil, limit: 10).map(\.action.rawValue)
         #expect(Set(actions) == ["create", "disable", "update"])
 
         let cleared = try await admin.updateFirebaseAccount(
@@ -127,7 +127,7 @@ import Testing
         #expect(updated.tokensValidAfter == Date(timeIntervalSince1970: TimeInterval(seconds)))
         #expect(try await broker.store.account(id: uid)?.tokensValidAfter == Date(timeIntervalSince1970: TimeInterval(seconds)))
         #expect(await broker.post("/v1/token", ["refreshToken": .string(refresh)]).status == 401)
-        let actions = try await broker.store.auditEvents(uid: uid, before: nil, limit: 10).map(\.action)
+        let actions = try await broker.store.auditEvents(uid: uid, before: nil, limit: 10).map(\.action.rawValue)
         #expect(actions.contains("revoke_sessions"))
         await Self.expectAdminError(.invalidValidSince) {
             _ = try await admin.updateFirebaseAccount(uid, FirebaseAccountChange(validSince: -1), requestID: Self.request)
@@ -152,7 +152,7 @@ import Testing
             uid, FirebaseAccountChange(unlinking: [ProviderID("google")]), requestID: Self.request)
         #expect(unlinked.identities.isEmpty)
         #expect(try await broker.store.account(provider: ProviderID("google"), subject: "g-unlink") == nil)
-        #expect(try await broker.store.auditEvents(uid: uid, before: nil, limit: 10).contains { $0.action == "unlink" })
+        #expect(try await broker.store.auditEvents(uid: uid, before: nil, limit: 10).contains { $0.action == .unlink })
 
         let removed = try await admin.updateFirebaseAccount(
             uid, FirebaseAccountChange(phoneNumber: "+15551239999"), requestID: Self.request)
@@ -191,7 +191,7 @@ import Testing
             _ = try await admin.updateFirebaseAccount(AccountID("target"), refused, requestID: Self.request)
         }
         #expect(try await broker.store.account(id: AccountID("target")) == before)
-        #expect(try await broker.store.auditEvents(uid: AccountID("target"), before: nil, limit: 5).map(\.action) == ["create"])
+        #expect(try await broker.store.auditEvents(uid: AccountID("target"), before: nil, limit: 5).map(\.action.rawValue) == ["create"])
     }
 
     @Test func anUnknownUidIsUserNotFound() async throws {

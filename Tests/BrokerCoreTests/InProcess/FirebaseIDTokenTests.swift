@@ -52,7 +52,7 @@ import Testing
         #expect(claims["firebase"]?["sign_in_provider"]?.stringValue == "password")
         #expect(claims["firebase"]?["identities"] == ["email": ["fb@example.com"]])
         // Signed by the broker's published keys.
-        let keys = await broker.services.keys.published().map(\.id)
+        let keys = await broker.services.keys.published().map(\.id.rawValue)
         #expect(keys.contains(JWKSVerification.decode(result.tokens.idToken)?.header["kid"]?.stringValue ?? ""))
 
         let user = try await Self.verifier(broker).verify(result.tokens.idToken)

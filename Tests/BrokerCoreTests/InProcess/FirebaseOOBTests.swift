@@ -87,7 +87,7 @@ import Testing
         #expect(anonymous.status == 401)
         #expect(
             try await broker.store.auditEvents(uid: user.account.id, before: nil, limit: 10).allSatisfy {
-                $0.action != "oob_link_issued"
+                $0.action != .oobLinkIssued
             })
         // A client may not ask for the link itself.
         let client = await Self.client(broker, "sendOobCode", body)
@@ -174,7 +174,7 @@ import Testing
         #expect(try await Self.mails(broker) == 0)
         #expect(
             try await broker.store.auditEvents(uid: nil, before: nil, limit: 10).allSatisfy {
-                $0.action != "oob_link_issued" && $0.action != "mail_queued"
+                $0.action != .oobLinkIssued && $0.action != .mailQueued
             })
     }
 

@@ -98,7 +98,7 @@ import Testing
         #expect(try await Self.revocations(broker, uid.rawValue).count == 1)
         let refreshed = await broker.post("/v1/token", ["refreshToken": .string(squattersRefresh)])
         #expect(refreshed.errorCode == "INVALID_REFRESH_TOKEN")
-        let events = try await broker.store.auditEvents(uid: uid, before: nil, limit: 10).map(\.action)
+        let events = try await broker.store.auditEvents(uid: uid, before: nil, limit: 10).map(\.action.rawValue)
         #expect(events.contains("take_over"))
     }
 

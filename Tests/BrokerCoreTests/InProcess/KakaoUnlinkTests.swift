@@ -92,7 +92,7 @@ import Testing
         #expect(job.lastError?.contains("-401") == true)
         #expect(job.lastError?.contains("not-the-admin-key") == false)
         let refusals = try await broker.store.auditEvents(uid: AccountID(uid), before: nil, limit: 10)
-            .filter { $0.action == "outbox_refused" }
+            .filter { $0.action == .outboxRefused }
         #expect(refusals.map(\.provider) == ["kakao.unlink"])
         clock.advance(by: 3600)
         #expect(try await worker.runOnce() == 0)

@@ -16,7 +16,7 @@ final class AppleClientSecret: @unchecked Sendable {
     static let renewBefore: TimeInterval = 3600
 
     let teamID: String
-    let keyID: String
+    let keyID: KeyID
     /// The Services ID or bundle id the code was issued to (`client_id`).
     let clientID: String
     private let key: P256PrivateKey
@@ -24,7 +24,7 @@ final class AppleClientSecret: @unchecked Sendable {
     private let lock = NSLock()
     private var cached: (secret: String, expiresAt: Date)?
 
-    init(teamID: String, keyID: String, clientID: String, key: P256PrivateKey, clock: any Clock) {
+    init(teamID: String, keyID: KeyID, clientID: String, key: P256PrivateKey, clock: any Clock) {
         self.teamID = teamID
         self.keyID = keyID
         self.clientID = clientID
@@ -39,7 +39,7 @@ final class AppleClientSecret: @unchecked Sendable {
         let issued = Int64(now.timeIntervalSince1970.rounded(.down))
         let expiry = issued + Int64(Self.lifetime)
         let secret = try JWT.encode(
-            header: ["alg": "ES256", "kid": .string(keyID), "typ": "JWT"],
+            header: ["alg": "ES256", "kid": .string(keyID.rawValue), "typ": "JWT"],
             claims: [
                 "iss": .string(teamID), "sub": .string(clientID), "aud": .string(Self.audience), "iat": .int(issued),
                 "exp": .int(expiry),
@@ -77,6 +77,6 @@ final class AppleClientSecret: @unchecked Sendable {
             throw ConfigError(
                 field: config.field("privateKeyFile"), "must hold the Sign in with Apple key (.p8: a P-256 private key)")
         }
-        return AppleClientSecret(teamID: teamID, keyID: keyID, clientID: clientID, key: key, clock: clock)
+        return AppleClientSecret(teamID: teamID, keyID: KeyID(rawValue: keyID), clientID: clientID, key: key, clock: clock)
     }
 }

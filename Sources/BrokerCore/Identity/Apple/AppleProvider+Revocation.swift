@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Deleting an account revokes its Apple refresh token (contract section 10): an `apple.revoke` job queued in the
 /// deletion's transaction, its payload (the still-sealed token) secret, delivered by ``AppleRevokeHandler``.

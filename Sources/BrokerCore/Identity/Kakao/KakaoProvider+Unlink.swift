@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Deleting an account unlinks its Kakao user (contract section 10), when `adminKeyFile` is configured: a
 /// `kakao.unlink` job `{"targetId"}` queued in the deletion's transaction, delivered by ``KakaoUnlinkHandler``.

@@ -12,7 +12,7 @@ actor DiscoveredKeys: VerificationKeySource {
         self.context = context
     }
 
-    func verificationKey(id kid: String) async throws -> ProviderKey? {
+    func verificationKey(id kid: KeyID) async throws -> ProviderKey? {
         let url = try await discovery.jwksURI()
         let keys: JWKSCache
         if let cache, cache.url == url {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// ``ConsoleStore`` in memory, with the SQL store's semantics.
 extension MemoryBrokerStore {
@@ -42,7 +42,7 @@ extension MemoryBrokerStore {
             static func < (a: Key, b: Key) -> Bool { (a.bucket, a.provider, a.outcome) < (b.bucket, b.provider, b.outcome) }
         }
         var counts: [Key: Int] = [:]
-        for event in auditLog where event.action == "sign_in" {
+        for event in auditLog where event.action == .signIn {
             let at = event.time.epochMilliseconds
             guard at >= from, at < to else { continue }
             counts[Key(bucket: at / bucket, provider: event.provider ?? "", outcome: event.outcome), default: 0] += 1

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The email flows' codes and per-address mail counts in memory, as ``SQLBrokerStore`` keeps them.
 extension MemoryBrokerStore: EmailActionStore {

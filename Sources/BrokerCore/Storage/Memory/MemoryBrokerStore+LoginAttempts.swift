@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension MemoryBrokerStore {
     /// Records an attempt unless the email is locked (see ``LoginAttemptStore``).

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A job in ``MemoryBrokerStore``'s outbox with the lease that holds it, if any.
 struct LeasedOutboxJob: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A ``BrokerStore`` in memory, with the same semantics as ``SQLBrokerStore``: for fast unit tests.
 ///
@@ -17,7 +17,7 @@ public actor MemoryBrokerStore: BrokerStore {
     /// Single-use mark key -> expiry.
     var marks: [String: Date] = [:]
     private var tokens: [String: RefreshTokenRecord] = [:]
-    private var keys: [String: StoredSigningKey] = [:]
+    private var keys: [KeyID: StoredSigningKey] = [:]
     /// Lower-cased email -> failed password sign-ins (see `MemoryBrokerStore+LoginAttempts.swift`).
     var loginFailureLog: [String: [Date]] = [:]
     /// The audit log (see `MemoryBrokerStore+Admin.swift`).
@@ -275,7 +275,7 @@ public actor MemoryBrokerStore: BrokerStore {
     }
 
     /// Marks the key retired at `date`; a key retired before keeps its first date. `notFound` if absent.
-    public func retireSigningKey(id: String, at date: Date) throws {
+    public func retireSigningKey(id: KeyID, at date: Date) throws {
         guard var key = keys[id] else { throw AccountStoreError(.notFound, "no signing key \(id)") }
         guard key.retiredAt == nil else { return }
         key.retiredAt = Self.normalized(date)

@@ -56,7 +56,7 @@ extension SQLBrokerStore {
 
     /// The values of ``insertAuditEvent``.
     static func auditEventValues(_ event: AuditEvent) -> [SQLValue] {
-        [.text(event.id), millis(event.time), optionalText(event.uid?.rawValue), .text(event.action),
+        [.text(event.id), millis(event.time), optionalText(event.uid?.rawValue), .text(event.action.rawValue),
          optionalText(event.provider), .text(event.actor.rawValue), .text(event.outcome), .text(event.requestID),
          optionalText(event.clientAddress), optionalText(event.userAgent)]
     }

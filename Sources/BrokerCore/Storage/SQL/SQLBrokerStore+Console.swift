@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// ``ConsoleStore`` over SQL.
 extension SQLBrokerStore {
@@ -76,7 +76,7 @@ extension SQLBrokerStore {
         var conditions: [String] = []
         var binds: [SQLValue] = []
         for (column, value) in [
-            ("uid", filter.uid?.rawValue), ("action", filter.action), ("provider", filter.provider),
+            ("uid", filter.uid?.rawValue), ("action", filter.action?.rawValue), ("provider", filter.provider),
             ("outcome", filter.outcome),
         ] {
             guard let value else { continue }
@@ -99,7 +99,7 @@ extension SQLBrokerStore {
             try connection.query(sql, query).map { row in
                 AuditEvent(
                     time: Self.date(row.integer("at") ?? 0), uid: row.text("uid").map(AccountID.init(rawValue:)),
-                    action: row.text("action") ?? "", provider: row.text("provider"),
+                    action: AuditAction(rawValue: row.text("action") ?? ""), provider: row.text("provider"),
                     actor: AuditEvent.Actor(rawValue: row.text("actor") ?? "") ?? .system,
                     outcome: row.text("outcome") ?? "", requestID: row.text("request_id") ?? "", id: row.text("id") ?? "",
                     origin: RequestOrigin(clientAddress: row.text("client_address"), userAgent: row.text("user_agent")))

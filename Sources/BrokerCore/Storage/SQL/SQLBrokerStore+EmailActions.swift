@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The email flows' codes and per-address mail counts over SQL.
 extension SQLBrokerStore: EmailActionStore {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension SQLBrokerStore {
     /// Records an attempt unless the email is locked (see ``LoginAttemptStore``), in one write transaction.

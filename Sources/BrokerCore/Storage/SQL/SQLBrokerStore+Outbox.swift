@@ -1,5 +1,5 @@
 import BrokerCrypto
-import Foundation
+public import Foundation
 
 /// The outbox over SQL: one statement text for SQLite and PostgreSQL (PostgreSQL's claim adds
 /// `FOR UPDATE SKIP LOCKED`, so concurrent claimers pass over each other's rows instead of queueing).

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// ``SessionStore``: refresh tokens, in the `refresh_tokens` table.
 extension SQLBrokerStore {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// ``SigningKeyStore``: the broker's own signing keys, in the `signing_keys` table.
 extension SQLBrokerStore {
@@ -39,13 +39,13 @@ extension SQLBrokerStore {
     }
 
     /// Marks the key retired at `date`; a key retired before keeps its first date. `notFound` if absent.
-    public func retireSigningKey(id: String, at date: Date) async throws {
+    public func retireSigningKey(id: KeyID, at date: Date) async throws {
         try await write { connection in
             let changed = try connection.execute(
                 "UPDATE signing_keys SET retired_at = ? WHERE kid = ? AND retired_at IS NULL",
-                [Self.millis(date), .text(id)])
+                [Self.millis(date), .text(id.rawValue)])
             guard changed == 0 else { return }
-            let exists = try connection.query("SELECT 1 AS present FROM signing_keys WHERE kid = ?", [.text(id)])
+            let exists = try connection.query("SELECT 1 AS present FROM signing_keys WHERE kid = ?", [.text(id.rawValue)])
             guard !exists.isEmpty else { throw AccountStoreError(.notFound, "no signing key \(id)") }
         }
     }
@@ -54,13 +54,13 @@ extension SQLBrokerStore {
     private static func insert(_ key: StoredSigningKey, active: Bool, in connection: any SQLConnection) throws {
         try connection.execute(
             "INSERT INTO signing_keys (kid, algorithm, private_key_pem, created_at, retired_at) VALUES (?, ?, ?, ?, ?)",
-            [.text(key.id), .text(key.algorithm), .text(key.privateKeyPEM), millis(key.createdAt),
+            [.text(key.id.rawValue), .text(key.algorithm), .text(key.privateKeyPEM), millis(key.createdAt),
              active ? .null : key.retiredAt.map(millis) ?? .null])
     }
 
     static func decodeSigningKey(_ row: SQLRow) throws -> StoredSigningKey {
         StoredSigningKey(
-            id: try required(row, "kid"),
+            id: KeyID(rawValue: try required(row, "kid")),
             algorithm: try required(row, "algorithm"),
             privateKeyPEM: try required(row, "private_key_pem"),
             createdAt: date(try requiredInteger(row, "created_at")),

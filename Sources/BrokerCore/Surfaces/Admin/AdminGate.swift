@@ -1,5 +1,5 @@
 import BrokerCrypto
-import Foundation
+public import Foundation
 
 /// Guards the admin API: `Authorization: Bearer <BROKER_ADMIN_TOKEN>`, compared in constant time.
 ///

@@ -76,11 +76,11 @@ extension AdminSurface {
             do {
                 try await services.adminGate.verify(token: token, for: request)
             } catch let error as APIError where error.status == 401 {
-                await services.audit("console_sign_in", uid: nil, actor: .admin, outcome: error.code, context: context)
+                await services.audit(.consoleSignIn, uid: nil, actor: .admin, outcome: error.code, context: context)
                 throw error
             }
             let grant = try await AdminSurface.requireConsoleSessions(services).begin()
-            await services.audit("console_sign_in", uid: nil, actor: .admin, context: context)
+            await services.audit(.consoleSignIn, uid: nil, actor: .admin, context: context)
             var response = HTTPResponse.json(
                 200, ["csrfToken": .string(grant.csrfToken), "expiresAt": .string(grant.expiresAt.rfc3339)])
             response.headers.append(("Set-Cookie", ConsoleSessions.setCookie(grant)))
@@ -117,7 +117,7 @@ extension AdminSurface {
                 throw APIError(401, "UNAUTHENTICATED", "A change made with the console session needs its CSRF token.")
             }
             try await sessions.end(request)
-            await services.audit("console_sign_out", uid: nil, actor: .admin, context: context)
+            await services.audit(.consoleSignOut, uid: nil, actor: .admin, context: context)
             return HTTPResponse(status: 204, headers: [("Set-Cookie", ConsoleSessions.clearCookie)])
         }
 
@@ -171,8 +171,8 @@ extension AdminSurface {
             request.query[name].flatMap { $0.isEmpty ? nil : String($0.prefix(128)) }
         }
         return AuditFilter(
-            uid: value("uid").map(AccountID.init(rawValue:)), action: value("action"), provider: value("provider"),
-            outcome: value("outcome"))
+            uid: value("uid").map(AccountID.init(rawValue:)), action: value("action").map(AuditAction.init(rawValue:)),
+            provider: value("provider"), outcome: value("outcome"))
     }
 
     /// One of the console's embedded files with its content type and the console's headers, or 404.

@@ -1,5 +1,5 @@
 import BrokerCrypto
-import Foundation
+public import Foundation
 
 /// The admin console's browser sessions: the admin token is exchanged once for a random cookie value, stored
 /// only as its HMAC-SHA256 under a key derived from the admin token (so a session can be ended, a database leak

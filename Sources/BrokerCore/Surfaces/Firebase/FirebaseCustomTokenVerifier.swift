@@ -70,7 +70,7 @@ public struct FirebaseCustomTokenVerifier: Sendable {
             guard issuer == account.clientEmail else {
                 throw FirebaseError("CREDENTIAL_MISMATCH", "The custom token corresponds to a different audience.")
             }
-            guard let jwt = try? JWT(parsing: token), header["kid"].map({ $0.stringValue == account.privateKeyID }) ?? true,
+            guard let jwt = try? JWT(parsing: token), header["kid"].map({ $0.stringValue == account.privateKeyID.rawValue }) ?? true,
                 account.verifies(signature: jwt.signature, message: jwt.signingInput)
             else { throw Self.invalid("The custom token's signature does not verify.") }
             guard let issuedAt = claims["iat"]?.doubleValue, let expiry = claims["exp"]?.doubleValue,

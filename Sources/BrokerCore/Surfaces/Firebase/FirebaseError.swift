@@ -98,6 +98,14 @@ public struct FirebaseError: Error, Sendable, Equatable {
         case let error as TokenError: return mapping(error)
         case let error as ProviderError: return mapping(error)
         case let error as AccountError: return mapping(error)
+        case let error as ActionCodeError: return mapping(error)
+        case let error as SessionCookieError:
+            switch error.code {
+            case .invalidDuration: return FirebaseError("INVALID_DURATION")
+            // No Identity Toolkit route verifies a cookie (the Admin SDKs do it themselves, and call a refused one
+            // an invalid session cookie); a broker route that does answers with their name for it.
+            case .invalidCookie: return FirebaseError("INVALID_SESSION_COOKIE")
+            }
         case let error as SignInError:
             switch error.code {
             case .providerNotEnabled:
@@ -130,6 +138,20 @@ public struct FirebaseError: Error, Sendable, Equatable {
             statusName: "UNAVAILABLE")
         error.headers["Retry-After"] = String(APIError.retryAfterSeconds)
         return error
+    }
+
+    /// Firebase's code for a refused action code. `accountNotFound` is `EMAIL_NOT_FOUND`, the answer to a reset
+    /// link asked for an unknown address; the verification link's `USER_NOT_FOUND` is the handler's to give.
+    private static func mapping(_ error: ActionCodeError) -> FirebaseError {
+        switch error.code {
+        case .invalidCode: FirebaseError("INVALID_OOB_CODE")
+        case .expiredCode: FirebaseError("EXPIRED_OOB_CODE")
+        case .wrongEmail: FirebaseError("INVALID_EMAIL", "The email provided does not match the sign-in email address.")
+        case .missingNewPassword: FirebaseError("MISSING_NEW_PASSWORD")
+        case .accountNotFound: FirebaseError("EMAIL_NOT_FOUND")
+        case .invalidContinueURL:
+            FirebaseError("INVALID_CONTINUE_URI", "expected an absolute URI with valid scheme and host")
+        }
     }
 
     private static func mapping(_ error: TokenError) -> FirebaseError {

@@ -22,7 +22,7 @@ public struct FirebaseIDTokenVerifier: Sendable {
     /// The token's account and session, or the ``FirebaseError`` Firebase answers.
     public func verify(_ token: String) async throws -> FirebaseAuthenticatedUser {
         guard token.utf8.count <= FirebaseBody.maximumStringBytes, let jwt = try? JWT(parsing: token),
-            let kid = jwt.header["kid"]?.stringValue, let key = await keys.key(id: kid),
+            let kid = jwt.keyID, let key = await keys.key(id: kid),
             jwt.header["alg"]?.stringValue == key.algorithm.rawValue,
             key.verify(signature: jwt.signature, message: jwt.signingInput),
             jwt.claims["iss"]?.stringValue == SessionService.firebaseIssuer(projectID: projectID),

@@ -55,11 +55,11 @@ extension FirebaseSurface {
         }
         if change.displayName != nil || change.photoURL != nil {
             account = try await services.accounts.updateProfile(account.id, change)
-            await services.audit("update", uid: account.id, context: call.context)
+            await services.audit(.update, uid: account.id, context: call.context)
         }
         for provider in unlinks {
             account = try await services.accounts.unlink(account.id, provider: provider)
-            await services.audit("unlink", uid: account.id, provider: provider.rawValue, context: call.context)
+            await services.audit(.unlink, uid: account.id, provider: provider.rawValue, context: call.context)
         }
         let info = FirebaseUserInfo(account, services: services).json(.client)
         var fields: [String: JSONValue] = ["kind": Self.kind("SetAccountInfoResponse"), "localId": .string(account.id.rawValue)]
@@ -85,7 +85,7 @@ extension FirebaseSurface {
     func deleteAccount(_ call: FirebaseCall) async throws -> HTTPResponse {
         let user = try await authenticated(call)
         try await services.accounts.delete(user.account.id)
-        await services.audit("delete", uid: user.account.id, context: call.context)
+        await services.audit(.delete, uid: user.account.id, context: call.context)
         return Self.ok(["kind": Self.kind("DeleteAccountResponse")])
     }
 }

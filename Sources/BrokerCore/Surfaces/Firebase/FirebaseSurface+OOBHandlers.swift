@@ -128,8 +128,6 @@ extension FirebaseSurface {
                 ])
         } catch let error as ActionCodeError where error.code == .accountNotFound {
             throw action == .resetPassword ? FirebaseError("EMAIL_NOT_FOUND") : FirebaseError.userNotFound
-        } catch let error as ActionCodeError {
-            throw Self.firebaseError(error)
         }
     }
 
@@ -139,29 +137,25 @@ extension FirebaseSurface {
     func resetPassword(_ call: FirebaseCall) async throws -> HTTPResponse {
         let code = try call.body.string("oobCode", missing: "MISSING_OOB_CODE")
         let newPassword = try call.body.optionalString("newPassword").flatMap { $0.isEmpty ? nil : $0 }
-        do {
-            let service = try actionCodes
-            guard let newPassword else {
-                let info = try await service.inspect(code: code)
-                var answer: [String: JSONValue] = [
-                    "kind": "identitytoolkit#ResetPasswordResponse",
-                    "requestType": .string(Self.requestType(info.action)),
-                ]
-                if info.action != .signIn { answer["email"] = .string(info.email) }
-                return .json(200, .object(answer))
-            }
-            let done = try await service.confirm(
-                code: code, expecting: .resetPassword, newPassword: newPassword, requestID: call.requestID)
-            services.outbox?.jobsCommitted(done.jobs)
-            return .json(
-                200,
-                [
-                    "kind": "identitytoolkit#ResetPasswordResponse", "requestType": "PASSWORD_RESET",
-                    "email": .string(done.account.email ?? ""),
-                ])
-        } catch let error as ActionCodeError {
-            throw Self.firebaseError(error)
+        let service = try actionCodes
+        guard let newPassword else {
+            let info = try await service.inspect(code: code)
+            var answer: [String: JSONValue] = [
+                "kind": "identitytoolkit#ResetPasswordResponse",
+                "requestType": .string(Self.requestType(info.action)),
+            ]
+            if info.action != .signIn { answer["email"] = .string(info.email) }
+            return .json(200, .object(answer))
         }
+        let done = try await service.confirm(
+            code: code, expecting: .resetPassword, newPassword: newPassword, requestID: call.requestID)
+        services.outbox?.jobsCommitted(done.jobs)
+        return .json(
+            200,
+            [
+                "kind": "identitytoolkit#ResetPasswordResponse", "requestType": "PASSWORD_RESET",
+                "email": .string(done.account.email ?? ""),
+            ])
     }
 
     /// `accounts:update` (`setAccountInfo`) with an `oobCode`: applies a verification code once (Firebase's
@@ -170,22 +164,18 @@ extension FirebaseSurface {
     public func applyActionCode(_ call: FirebaseCall) async throws -> HTTPResponse? {
         guard call.body.has("oobCode") else { return nil }
         let code = try call.body.string("oobCode", missing: "INVALID_OOB_CODE")
-        do {
-            let done = try await actionCodes.confirm(
-                code: code, expecting: .verifyEmail, newPassword: nil, requestID: call.requestID)
-            services.outbox?.jobsCommitted(done.jobs)
-            var answer: [String: JSONValue] = [
-                "kind": "identitytoolkit#SetAccountInfoResponse", "localId": .string(done.account.id.rawValue),
-                "emailVerified": .bool(done.account.emailVerified),
-            ]
-            if let email = done.account.email { answer["email"] = .string(email) }
-            if let name = done.account.displayName { answer["displayName"] = .string(name) }
-            if let photo = done.account.photoURL { answer["photoUrl"] = .string(photo) }
-            if done.account.hasUsablePassword { answer["passwordHash"] = "UkVEQUNURUQ=" }
-            return .json(200, .object(answer))
-        } catch let error as ActionCodeError {
-            throw Self.firebaseError(error)
-        }
+        let done = try await actionCodes.confirm(
+            code: code, expecting: .verifyEmail, newPassword: nil, requestID: call.requestID)
+        services.outbox?.jobsCommitted(done.jobs)
+        var answer: [String: JSONValue] = [
+            "kind": "identitytoolkit#SetAccountInfoResponse", "localId": .string(done.account.id.rawValue),
+            "emailVerified": .bool(done.account.emailVerified),
+        ]
+        if let email = done.account.email { answer["email"] = .string(email) }
+        if let name = done.account.displayName { answer["displayName"] = .string(name) }
+        if let photo = done.account.photoURL { answer["photoUrl"] = .string(photo) }
+        if done.account.hasUsablePassword { answer["passwordHash"] = "UkVEQUNURUQ=" }
+        return .json(200, .object(answer))
     }
 
     /// `accounts:signInWithEmailLink` (`emailLinkSignin`): `email` and the code of an email sign-in link sign in
@@ -197,24 +187,20 @@ extension FirebaseSurface {
         if call.body.has("idToken") {
             throw FirebaseError.operationNotAllowed("Linking an email link to a signed-in user is not supported.")
         }
-        do {
-            let (result, jobs) = try await services.signIn.signIn(
-                emailLinkCode: code, email: email, actionCodes: try actionCodes, requestID: call.requestID,
-                surface: .firebase)
-            services.outbox?.jobsCommitted(jobs)
-            return .json(
-                200,
-                [
-                    "kind": "identitytoolkit#EmailLinkSigninResponse", "idToken": .string(result.tokens.idToken),
-                    "email": .string(result.account.email ?? email),
-                    "refreshToken": .string(result.tokens.refreshToken),
-                    "expiresIn": .string(String(result.tokens.expiresIn)),
-                    "localId": .string(result.account.id.rawValue),
-                    "isNewUser": .bool(result.isNewUser),
-                ])
-        } catch let error as ActionCodeError {
-            throw Self.firebaseError(error)
-        }
+        let (result, jobs) = try await services.signIn.signIn(
+            emailLinkCode: code, email: email, actionCodes: try actionCodes, requestID: call.requestID,
+            surface: .firebase)
+        services.outbox?.jobsCommitted(jobs)
+        return .json(
+            200,
+            [
+                "kind": "identitytoolkit#EmailLinkSigninResponse", "idToken": .string(result.tokens.idToken),
+                "email": .string(result.account.email ?? email),
+                "refreshToken": .string(result.tokens.refreshToken),
+                "expiresIn": .string(String(result.tokens.expiresIn)),
+                "localId": .string(result.account.id.rawValue),
+                "isNewUser": .bool(result.isNewUser),
+            ])
     }
 
     /// `projects/{p}:createSessionCookie`: a session cookie for a valid ID token of this listener (refused as
@@ -243,18 +229,5 @@ extension FirebaseSurface {
         let email = try body.string("email", missing: "MISSING_EMAIL").trimmingCharacters(in: .whitespaces)
         guard PasswordPolicy.isValidEmail(email) else { throw FirebaseError("INVALID_EMAIL") }
         return email
-    }
-
-    /// Firebase's code for a refused action code.
-    static func firebaseError(_ error: ActionCodeError) -> FirebaseError {
-        switch error.code {
-        case .invalidCode: FirebaseError("INVALID_OOB_CODE")
-        case .expiredCode: FirebaseError("EXPIRED_OOB_CODE")
-        case .wrongEmail: FirebaseError("INVALID_EMAIL", "The email provided does not match the sign-in email address.")
-        case .missingNewPassword: FirebaseError("MISSING_NEW_PASSWORD")
-        case .accountNotFound: FirebaseError("EMAIL_NOT_FOUND")
-        case .invalidContinueURL:
-            FirebaseError("INVALID_CONTINUE_URI", "expected an absolute URI with valid scheme and host")
-        }
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An ``Account`` as Firebase's `UserInfo` JSON (the `users` items of `accounts:lookup`, `getAccountInfo` and the
 /// admin calls): `localId`, `email`, `emailVerified`, `displayName`, `photoUrl`, `disabled`, `createdAt` and

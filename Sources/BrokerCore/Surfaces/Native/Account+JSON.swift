@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension Date {
     /// RFC 3339 in UTC, as the API writes times.

@@ -20,12 +20,12 @@ extension NativeSurface {
             if body.has("displayName") { change.displayName = .some(try body.optionalString("displayName")) }
             if body.has("photoUrl") { change.photoURL = .some(try body.optionalString("photoUrl")) }
             let updated = try await services.accounts.updateProfile(account.id, change)
-            await services.audit("update", uid: account.id, context: context)
+            await services.audit(.update, uid: account.id, context: context)
             return .json(200, updated.json)
         }
         me("DELETE", "/v1/me") { _, context, account in
             try await services.accounts.delete(account.id)
-            await services.audit("delete", uid: account.id, context: context)
+            await services.audit(.delete, uid: account.id, context: context)
             return HTTPResponse(status: 204)
         }
         me("POST", "/v1/me/identities/{provider}") { request, context, account in
@@ -35,7 +35,7 @@ extension NativeSurface {
         me("DELETE", "/v1/me/identities/{provider}") { _, context, account in
             let provider = ProviderID(context.parameters["provider"] ?? "")
             let unlinked = try await services.accounts.unlink(account.id, provider: provider)
-            await services.audit("unlink", uid: account.id, provider: provider.rawValue, context: context)
+            await services.audit(.unlink, uid: account.id, provider: provider.rawValue, context: context)
             return .json(200, unlinked.json)
         }
     }

@@ -8,7 +8,7 @@ extension NativeSurface {
         router.add("POST", "/v1/signout") { [services] request, context in
             let token = try NativeBody(request).credential("refreshToken")
             if let uid = try await services.sessions.signOut(token) {
-                await services.audit("sign_out", uid: uid, context: context)
+                await services.audit(.signOut, uid: uid, context: context)
             }
             return HTTPResponse(status: 204)
         }

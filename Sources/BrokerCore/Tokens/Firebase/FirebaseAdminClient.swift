@@ -1,5 +1,5 @@
 import BrokerCrypto
-import Foundation
+public import Foundation
 
 /// Why a call to Firebase's admin API failed: worth another try later, or refused for good.
 public struct FirebaseAdminError: CodedError {
@@ -85,7 +85,7 @@ public actor FirebaseAdminClient {
         if let cached, cached.expiresAt > now + 60 { return cached.token }
         let issuedAt = Int64(now.timeIntervalSince1970)
         let assertion = try JWT.encode(
-            header: ["alg": "RS256", "typ": "JWT", "kid": .string(account.privateKeyID)],
+            header: ["alg": "RS256", "typ": "JWT", "kid": .string(account.privateKeyID.rawValue)],
             claims: [
                 "iss": .string(account.clientEmail), "scope": .string(Self.scope), "aud": .string(account.tokenURI),
                 "iat": .int(issuedAt), "exp": .int(issuedAt + 3600),

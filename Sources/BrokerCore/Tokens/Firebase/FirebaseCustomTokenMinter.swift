@@ -1,5 +1,5 @@
 import BrokerCrypto
-import Foundation
+public import Foundation
 
 /// Mints Firebase custom tokens an app passes to `Auth.auth().signIn(withCustomToken:)`.
 ///
@@ -36,7 +36,7 @@ public struct FirebaseCustomTokenMinter: Sendable {
             "exp": .int(issuedAt + Int64(ttl)), "uid": .string(uid.rawValue),
         ]
         if let claims, !claims.isEmpty { payload["claims"] = .object(claims) }
-        let header: [String: JSONValue] = ["alg": "RS256", "typ": "JWT", "kid": .string(account.privateKeyID)]
+        let header: [String: JSONValue] = ["alg": "RS256", "typ": "JWT", "kid": .string(account.privateKeyID.rawValue)]
         return try JWT.encode(header: header, claims: payload, sign: account.privateKey.signSHA256)
     }
 }

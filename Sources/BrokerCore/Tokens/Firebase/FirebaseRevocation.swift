@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Revoking a uid's Firebase sessions through the outbox (contract section 2): the job is queued in the
 /// transaction of the change that calls for it (a takeover, a provider's legacy link, an admin revocation, a deletion,

@@ -7,7 +7,7 @@ public struct FirebaseServiceAccount: Sendable {
     /// `client_email`: the custom token's `iss` and `sub`.
     public let clientEmail: String
     /// `private_key_id`: the custom token's `kid`.
-    public let privateKeyID: String
+    public let privateKeyID: KeyID
     /// `private_key`.
     let privateKey: RSAPrivateKey
     /// `token_uri`: where an access token for the admin API is asked for (JWT-bearer grant).
@@ -41,7 +41,7 @@ public struct FirebaseServiceAccount: Sendable {
                 field: field, "token_uri must be an https:// URL\(allowInsecureURLs ? " (or http://)" : "")")
         }
         clientEmail = email
-        privateKeyID = keyID
+        privateKeyID = KeyID(rawValue: keyID)
         projectID = json["project_id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         privateKey = key
         self.tokenURI = tokenURI

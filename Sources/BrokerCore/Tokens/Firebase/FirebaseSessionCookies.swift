@@ -42,7 +42,7 @@ public struct FirebaseSessionCookies: Sendable {
         claims["exp"] = .int(issuedAt + Int64(validDuration))
         let key = try await keys.current()
         let header: [String: JSONValue] = [
-            "alg": .string(key.algorithm.rawValue), "kid": .string(key.id), "typ": "JWT",
+            "alg": .string(key.algorithm.rawValue), "kid": .string(key.id.rawValue), "typ": "JWT",
         ]
         return try JWT.encode(header: header, claims: claims, sign: key.sign)
     }
@@ -53,7 +53,7 @@ public struct FirebaseSessionCookies: Sendable {
     /// account's `validSince`).
     public func verify(_ cookie: String) async throws -> [String: JSONValue] {
         guard cookie.utf8.count <= 16 * 1024, let jwt = try? JWT(parsing: cookie),
-            let kid = jwt.header["kid"]?.stringValue,
+            let kid = jwt.keyID,
             let key = await keys.key(id: kid), jwt.header["alg"]?.stringValue == key.algorithm.rawValue,
             key.verify(signature: jwt.signature, message: jwt.signingInput)
         else { throw SessionCookieError(.invalidCookie, "signature") }

@@ -1,4 +1,4 @@
-import BrokerCrypto
+public import BrokerCrypto
 
 /// The usable keys of a JWKS document, by `kid`: RSA signing keys of at least 2048 bits (RS256) and P-256 keys
 /// (ES256). Keys of other types and curves (P-384, Ed25519, symmetric `oct` keys) are skipped, not errors.
@@ -7,9 +7,9 @@ public struct JWKSet: Sendable {
     public static let minimumRSABits = 2048
 
     /// The RSA keys by `kid`.
-    public var keys: [String: RSAPublicKey]
+    public var keys: [KeyID: RSAPublicKey]
     /// Every usable key by `kid`, RSA and P-256; of two keys with one `kid`, the first is kept.
-    public var verificationKeys: [String: ProviderKey]
+    public var verificationKeys: [KeyID: ProviderKey]
 
     /// Parses a JWKS document, skipping keys that are not RSA or P-256, not for signatures, for another
     /// algorithm, weak, or broken. Throws when the document itself is not a JWKS.
@@ -17,10 +17,10 @@ public struct JWKSet: Sendable {
         guard let entries = JSONValue.parse(bytes)?["keys"]?.arrayValue else {
             throw TokenError(.malformed, "not a JWKS document")
         }
-        var keys: [String: RSAPublicKey] = [:]
-        var all: [String: ProviderKey] = [:]
+        var keys: [KeyID: RSAPublicKey] = [:]
+        var all: [KeyID: ProviderKey] = [:]
         for entry in entries {
-            guard let kid = entry["kid"]?.stringValue, all[kid] == nil,
+            guard let kid = entry["kid"]?.stringValue.map(KeyID.init(rawValue:)), all[kid] == nil,
                 entry["use"].map({ $0.stringValue == "sig" }) ?? true,
                 let key = JWKSet.key(entry)
             else { continue }

@@ -1,4 +1,4 @@
-import BrokerCrypto
+public import BrokerCrypto
 
 /// A provider's public signing key from its JWKS: RSA (RS256) or P-256 (ES256). The key fixes the algorithm,
 /// so a token naming another algorithm never reaches it.

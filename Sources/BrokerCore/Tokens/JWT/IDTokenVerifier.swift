@@ -1,5 +1,5 @@
-import BrokerCrypto
-import Foundation
+public import BrokerCrypto
+public import Foundation
 
 /// Whether an ID token sign-in must carry a raw nonce.
 public enum NonceRequirement: String, Sendable {
@@ -43,12 +43,12 @@ public struct IDTokenRules: Sendable {
 /// Where an ``IDTokenVerifier`` finds the RSA key for a `kid`.
 public protocol RSAKeySource: VerificationKeySource {
     /// The key with id `kid`, or nil; throws when the keys cannot be had at all.
-    func key(id kid: String) async throws -> RSAPublicKey?
+    func key(id kid: KeyID) async throws -> RSAPublicKey?
 }
 
 extension RSAKeySource {
     /// The RSA key with id `kid`, as a ``ProviderKey``.
-    public func verificationKey(id kid: String) async throws -> ProviderKey? {
+    public func verificationKey(id kid: KeyID) async throws -> ProviderKey? {
         try await key(id: kid).map(ProviderKey.rsa)
     }
 }
@@ -87,7 +87,7 @@ public struct IDTokenVerifier: Sendable {
         if let field = jwt.header.keys.first(where: JWT.forbiddenHeaderFields.contains) {
             throw TokenError(.forbiddenHeader, field)
         }
-        guard let kid = jwt.header["kid"]?.stringValue, let key = try await keys.verificationKey(id: kid),
+        guard let kid = jwt.keyID, let key = try await keys.verificationKey(id: kid),
             key.algorithm == algorithm
         else { throw TokenError(.unknownKey) }
         guard key.verify(signature: jwt.signature, message: jwt.signingInput) else {

@@ -10,6 +10,8 @@ public struct JWT: Sendable {
     public var signingInput: [UInt8]
     /// The signature bytes.
     public var signature: [UInt8]
+    /// The header's `kid`, if it is a string.
+    public var keyID: KeyID? { header["kid"]?.stringValue.map(KeyID.init(rawValue:)) }
 
     /// Header fields a token may carry that would make a verifier fetch or trust key material named by the
     /// token itself, or demand extensions: all refused.

@@ -1,4 +1,5 @@
 import BrokerCore
+@testable import broker
 import Testing
 
 @Suite struct LaunchOptionsTests {

@@ -1,21 +1,23 @@
+import BrokerCore
+
 /// Where the broker's settings come from on the command line and in the environment: a flag wins over its
 /// environment variable, which wins over the default (contract section 1).
-public struct LaunchOptions: Sendable, Equatable {
+struct LaunchOptions: Sendable, Equatable {
     /// The config file (`--config`, `BROKER_CONFIG`, `./providers.json`).
-    public var configPath: String
+    var configPath: String
     /// The database (`--database`, `BROKER_DATABASE`, `./broker.sqlite`); `postgres://…` selects PostgreSQL.
-    public var database: String
+    var database: String
     /// The listen host (`--host`, `BROKER_HOST`, `127.0.0.1`).
-    public var host: String
+    var host: String
     /// The listen port (`--port`, `BROKER_PORT`, `8080`).
-    public var port: Int
+    var port: Int
     /// Arguments that are not options, in order.
-    public var positional: [String]
+    var positional: [String]
     /// Flags without a value (`--json`).
-    public var switches: Set<String>
+    var switches: Set<String>
 
     /// Parses `arguments` (after the subcommand) with `environment` as the fallback.
-    public init(arguments: [String], environment: [String: String]) throws {
+    init(arguments: [String], environment: [String: String]) throws {
         var values: [String: String] = [:]
         var repeated: [String: [String]] = [:]
         var positional: [String] = []
@@ -62,7 +64,7 @@ public struct LaunchOptions: Sendable, Equatable {
     }
 
     /// Flags that take a value (`--port 8080` or `--port=8080`).
-    public static let valuedFlags: Set<String> = [
+    static let valuedFlags: Set<String> = [
         "--config", "--database", "--host", "--port", "--provider", "--email", "--claims", "--from", "--uid", "--limit",
         // `admin import firebase`: the flags of `firebase auth:import`, and the two mapping flags (repeatable).
         "--hash-algo", "--hash-key", "--salt-separator", "--rounds", "--mem-cost", "--parallelization",
@@ -73,13 +75,16 @@ public struct LaunchOptions: Sendable, Equatable {
     static let knownSwitches: Set<String> = ["--json", "--help", "--keep-running", "--dry-run"]
 
     /// Every flag given, valued or not (`--port`, `--json`).
-    public var givenFlags: Set<String> { switches.union(values.keys) }
+    var givenFlags: Set<String> { switches.union(values.keys) }
 
     /// The raw value of a valued flag (`--provider`, `--email`).
-    public func value(_ flag: String) -> String? { values[flag] }
+    func value(_ flag: String) -> String? { values[flag] }
 
     /// Every value of a valued flag, in order (`--map-provider` may be given many times).
-    public func values(_ flag: String) -> [String] { repeated[flag] ?? [] }
+    func values(_ flag: String) -> [String] { repeated[flag] ?? [] }
+
+    /// What ``ConfigValidation`` reads: the config file and the database.
+    var sources: ConfigSources { ConfigSources(configPath: configPath, database: database) }
 
     private var values: [String: String]
     private var repeated: [String: [String]]
