@@ -4,7 +4,7 @@ import Synchronization
 /// Cryptographically secure random bytes from OpenSSL's DRBG.
 ///
 /// Small requests (ids, tokens, salts, nonces: up to `pooledLimit` bytes) are served from a pool that
-/// OpenSSL's generator fills `RandomPool.size` bytes at a time. Every `RAND_bytes` call costs several
+/// OpenSSL's generator fills `RandomPool.size` bytes at a time. Every `RAND_bytes` call costs about three
 /// microseconds whatever its size (OpenSSL 3's CTR-DRBG derives a new key after each one), and a sign-in
 /// asks for random bytes five times (68 bytes); the pool makes that one call per some sixty sign-ins. Bytes are
 /// served once: each request takes the next unused bytes and the pool zeroes them as it hands them out, so

@@ -22,7 +22,8 @@ func mhdAccessHandler(
         requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
         let fields = mhdFields(of: connection, kind: .HEADER_KIND)
         context.headerFields = fields
-        context.requestID = RequestID.from(header: fields.last { $0.name.equalsIgnoringASCIICase("x-request-id") }?.value)
+        let requestIDField = fields.last { $0.name.equalsIgnoringASCIICase("x-request-id") }
+        context.requestID = RequestID.from(header: requestIDField?.value)
         if mhdFramingProblem(fields) != nil {
             // Ambiguous framing (RFC 9112 section 6.3): answer 400 and close, before any body byte is read,
             // so whatever follows is never read as another request.
