@@ -99,9 +99,8 @@ final class EVPKey: @unchecked Sendable {
         defer { EVP_PKEY_CTX_free(context) }
         try openSSLCheck(EVP_PKEY_fromdata_init(context), .invalidKey, "EVP_PKEY_fromdata_init (\(algorithm))")
         var key: OpaquePointer?
-        return try owned(
-            &key, EVP_PKEY_fromdata(context, &key, publicKeySelection, params), .invalidKey,
-            "EVP_PKEY_fromdata (the \(algorithm) public key parameters)")
+        let status = EVP_PKEY_fromdata(context, &key, publicKeySelection, params)
+        return try owned(&key, status, .invalidKey, "EVP_PKEY_fromdata (the \(algorithm) public key parameters)")
     }
 
     /// A freshly generated key of algorithm `algorithm`; `configure` sets its size or curve on the
@@ -118,11 +117,12 @@ final class EVPKey: @unchecked Sendable {
             throw CryptoError.openSSL(.invalidKey, "\(algorithm) key generation parameters were refused")
         }
         var key: OpaquePointer?
-        return try owned(&key, EVP_PKEY_generate(context, &key), .invalidKey, "EVP_PKEY_generate (\(algorithm))")
+        let status = EVP_PKEY_generate(context, &key)
+        return try owned(&key, status, .invalidKey, "EVP_PKEY_generate (\(algorithm))")
     }
 
-    /// The key an `EVP_PKEY`-making call left in `key`, owned, when `result` (its status) is 1; otherwise frees
-    /// whatever it left and throws `code` naming `call`.
+    /// The key an `EVP_PKEY`-making call left in `key`, owned, when `result` (the status that call returned,
+    /// made before this one) is 1; otherwise frees whatever it left and throws `code` naming `call`.
     private static func owned(
         _ key: inout OpaquePointer?, _ result: Int32, _ code: CryptoError.Code, _ call: @autoclosure () -> String
     ) throws(CryptoError) -> EVPKey {
