@@ -6,6 +6,8 @@ public struct SessionError: CodedError {
         case invalidRefreshToken
         /// The broker ID token is missing or not valid.
         case unauthenticated
+        /// A sensitive change asked with an ID token whose session signed in too long ago (contract section 4).
+        case recentSignInRequired
     }
     /// The reason.
     public var code: Code

@@ -13,7 +13,8 @@ extension SessionService {
     /// revocation). `sessionClaims` (a custom token's `claims`, JSON object text) go over the account's custom
     /// claims. `provider` is Firebase's id of the sign-in method (`password`, `custom`, a provider's).
     public func firebaseIDToken(
-        for account: Account, provider: String, sessionID: String, sessionClaims: String? = nil, now: Date
+        for account: Account, provider: String, sessionID: String, sessionClaims: String? = nil, authTime: Date,
+        now: Date
     ) async throws -> String {
         let key = try await keys.current()
         let issuedAt = Int64(now.timeIntervalSince1970)
@@ -34,7 +35,7 @@ extension SessionService {
             "aud": .string(settings.projectID), "sub": .string(account.id.rawValue),
             "user_id": .string(account.id.rawValue), "iat": .int(issuedAt),
             "exp": .int(issuedAt + Int64(settings.idTokenTTL)),
-            "auth_time": .int(Int64((account.lastSignInAt ?? now).timeIntervalSince1970)),
+            "auth_time": .int(Int64(authTime.timeIntervalSince1970)),
             "email_verified": .bool(account.emailVerified), "sid": .string(sessionID),
             "firebase": .object([
                 "identities": .object(identities.mapValues { .array($0) }), "sign_in_provider": .string(provider),

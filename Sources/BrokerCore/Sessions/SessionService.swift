@@ -81,15 +81,16 @@ public struct SessionService: Sendable {
     /// A session made on `surface` works only there; its ID tokens have that surface's shape (a Firebase session's
     /// `provider` is Firebase's provider id: `password`, `custom`, a provider's `firebaseProviderID`).
     /// `claims` (JSON object text) are added to every ID token of the session, over the account's own.
+    /// `authTime`, for a renewal that continues a signed-in session, is that session's sign-in time (default: now).
     public func grant(
-        provider: String, surface: SessionSurface = .native, claims: String? = nil
+        provider: String, surface: SessionSurface = .native, claims: String? = nil, authTime: Date? = nil
     ) -> (refreshToken: String, grant: SessionGrant) {
         let now = clock.now
         let token = Base64URL.encode(SecureRandom.bytes(32))
         let grant = SessionGrant(
             tokenHash: SessionService.hash(token), sessionID: SessionService.newSessionID(at: now),
             signInProvider: provider, createdAt: now, expiresAt: now + settings.refreshTokenTTL, surface: surface,
-            claims: claims)
+            claims: claims, authTime: authTime.map { min($0, now) })
         return (token, grant)
     }
 
@@ -103,11 +104,20 @@ public struct SessionService: Sendable {
         return padded + "-" + Base64URL.encode(SecureRandom.bytes(16))
     }
 
+    /// The creation time a session id of ``newSessionID(at:)``'s form begins with; nil for another form.
+    static func creationTime(ofSessionID id: String) -> Date? {
+        let utf8 = Array(id.utf8.prefix(16))
+        guard utf8.count == 16, utf8[15] == UInt8(ascii: "-"), utf8[..<15].allSatisfy({ (48...57).contains($0) }),
+            let millis = Int64(String(decoding: utf8[..<15], as: UTF8.self))
+        else { return nil }
+        return Date(timeIntervalSince1970: Double(millis) / 1000)
+    }
+
     /// The session body's tokens for `account` whose sign-in stored `grant`, made with `refreshToken`.
     public func tokens(for account: Account, grant: SessionGrant, refreshToken: String) async throws -> SessionTokens {
         try await tokens(
             for: account, provider: grant.signInProvider, sessionID: grant.sessionID, refreshToken: refreshToken,
-            surface: grant.surface, claims: grant.claims, now: clock.now)
+            surface: grant.surface, claims: grant.claims, authTime: grant.authTime, now: clock.now)
     }
 
     /// Exchanges a refresh token for a new session body, retiring it. A retired token presented again revokes
@@ -132,7 +142,7 @@ public struct SessionService: Sendable {
             }
             let (token, successor) = newRefreshToken(
                 sessionID: record.sessionID, account: account.id, provider: record.signInProvider,
-                surface: record.surface, claims: record.claims, now: now)
+                surface: record.surface, claims: record.claims, authTime: record.authTime, now: now)
             if let rotatedAt = record.rotatedAt {
                 guard now.timeIntervalSince(rotatedAt) <= settings.reuseGrace else {
                     try await store.revokeSession(id: record.sessionID, at: now)
@@ -146,7 +156,7 @@ public struct SessionService: Sendable {
                 account,
                 try await tokens(
                     for: account, provider: record.signInProvider, sessionID: record.sessionID, refreshToken: token,
-                    surface: record.surface, claims: record.claims, now: now)
+                    surface: record.surface, claims: record.claims, authTime: record.authTime, now: now)
             )
         }
         throw SessionError(.invalidRefreshToken)
@@ -183,6 +193,25 @@ public struct SessionService: Sendable {
         return AuthenticatedSession(accountID: account, sessionID: sessionID, claims: claims)
     }
 
+    /// How old a session's sign-in (`auth_time`) may be for a sensitive change: changing the password or the
+    /// email, deleting the account, second factors and passkeys (contract section 4).
+    public static let recentSignInWindow: TimeInterval = 5 * 60
+
+    /// Refuses with ``SessionError/Code/recentSignInRequired`` unless the verified ID token `claims` name a
+    /// sign-in (`auth_time`) at most ``recentSignInWindow`` ago. A refresh keeps `auth_time`, so only a new
+    /// sign-in makes a session recent again.
+    public func requireRecentSignIn(_ claims: [String: JSONValue]) throws {
+        // `auth_time` has whole seconds: compare whole seconds, so "at most 5 minutes" holds to the second.
+        guard let authTime = claims["auth_time"]?.doubleValue,
+            clock.now.timeIntervalSince1970.rounded(.down) - authTime <= Self.recentSignInWindow
+        else { throw SessionError(.recentSignInRequired, "the session signed in more than 5 minutes ago") }
+    }
+
+    /// The sign-in time (`auth_time`) a verified ID token's `claims` name, for a renewal that continues its session.
+    public static func authTime(of claims: [String: JSONValue]) -> Date? {
+        claims["auth_time"]?.doubleValue.map(Date.init(timeIntervalSince1970:))
+    }
+
     /// Verifies one of the broker's own ID tokens (signature, issuer, audience, expiry) and returns its claims;
     /// it does not check the session (``authenticate(idToken:)`` does).
     public func verifyIDToken(_ token: String) async throws -> [String: JSONValue] {
@@ -196,15 +225,17 @@ public struct SessionService: Sendable {
         return jwt.claims
     }
 
-    /// The broker's ID token for `account`, naming its session (`sid`).
-    public func idToken(for account: Account, provider: String, sessionID: String, now: Date) async throws -> String {
+    /// The broker's ID token for `account`, naming its session (`sid`) and its sign-in time (`auth_time`).
+    public func idToken(
+        for account: Account, provider: String, sessionID: String, authTime: Date, now: Date
+    ) async throws -> String {
         let key = try await keys.current()
         let issuedAt = Int64(now.timeIntervalSince1970)
         var claims: [String: JSONValue] = SessionService.customClaims(of: account) ?? [:]
         let standard: [String: JSONValue] = [
             "iss": .string(settings.issuer), "aud": .string(settings.projectID), "sub": .string(account.id.rawValue),
             "iat": .int(issuedAt), "exp": .int(issuedAt + Int64(settings.idTokenTTL)),
-            "auth_time": .int(Int64((account.lastSignInAt ?? now).timeIntervalSince1970)),
+            "auth_time": .int(Int64(authTime.timeIntervalSince1970)),
             "email_verified": .bool(account.emailVerified), "sign_in_provider": .string(provider),
             "sid": .string(sessionID),
         ]
@@ -216,14 +247,16 @@ public struct SessionService: Sendable {
 
     private func tokens(
         for account: Account, provider: String, sessionID: String, refreshToken: String, surface: SessionSurface,
-        claims: String?, now: Date
+        claims: String?, authTime: Date, now: Date
     ) async throws -> SessionTokens {
         let idToken =
             switch surface {
-            case .native: try await idToken(for: account, provider: provider, sessionID: sessionID, now: now)
+            case .native:
+                try await idToken(for: account, provider: provider, sessionID: sessionID, authTime: authTime, now: now)
             case .firebase:
                 try await firebaseIDToken(
-                    for: account, provider: provider, sessionID: sessionID, sessionClaims: claims, now: now)
+                    for: account, provider: provider, sessionID: sessionID, sessionClaims: claims, authTime: authTime,
+                    now: now)
             }
         return SessionTokens(
             idToken: idToken,
@@ -232,12 +265,14 @@ public struct SessionService: Sendable {
     }
 
     private func newRefreshToken(
-        sessionID: String, account: AccountID, provider: String, surface: SessionSurface, claims: String?, now: Date
+        sessionID: String, account: AccountID, provider: String, surface: SessionSurface, claims: String?,
+        authTime: Date, now: Date
     ) -> (String, RefreshTokenRecord) {
         let token = Base64URL.encode(SecureRandom.bytes(32))
         let record = RefreshTokenRecord(
             tokenHash: SessionService.hash(token), sessionID: sessionID, accountID: account, signInProvider: provider,
-            createdAt: now, expiresAt: now + settings.refreshTokenTTL, surface: surface, claims: claims)
+            createdAt: now, expiresAt: now + settings.refreshTokenTTL, surface: surface, claims: claims,
+            authTime: authTime)
         return (token, record)
     }
 

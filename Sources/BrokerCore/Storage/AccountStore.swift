@@ -63,14 +63,18 @@ public struct SessionGrant: Sendable, Equatable {
     public var surface: SessionSurface
     /// Claims the session's ID tokens carry besides the account's (JSON object text), if any.
     public var claims: String?
+    /// When the session's sign-in happened (its ID tokens' `auth_time`): `createdAt` for a new sign-in, the
+    /// earlier session's for a renewal that continues it.
+    public var authTime: Date
 
-    /// Creates a grant.
+    /// Creates a grant; `authTime` defaults to `createdAt`.
     public init(
         tokenHash: String, sessionID: String, signInProvider: String, createdAt: Date, expiresAt: Date,
-        surface: SessionSurface = .native, claims: String? = nil
+        surface: SessionSurface = .native, claims: String? = nil, authTime: Date? = nil
     ) {
         self.surface = surface
         self.claims = claims
+        self.authTime = authTime ?? createdAt
         self.tokenHash = tokenHash
         self.sessionID = sessionID
         self.signInProvider = signInProvider
@@ -82,7 +86,7 @@ public struct SessionGrant: Sendable, Equatable {
     public func record(for account: AccountID) -> RefreshTokenRecord {
         RefreshTokenRecord(
             tokenHash: tokenHash, sessionID: sessionID, accountID: account, signInProvider: signInProvider,
-            createdAt: createdAt, expiresAt: expiresAt, surface: surface, claims: claims)
+            createdAt: createdAt, expiresAt: expiresAt, surface: surface, claims: claims, authTime: authTime)
     }
 }
 

@@ -24,15 +24,19 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     /// Claims the session's ID tokens carry besides the account's (a Firebase custom token's `claims`), as the
     /// JSON text of an object; nil for none.
     public var claims: String?
+    /// When the session's sign-in happened (its ID tokens' `auth_time`), the same for every token of the
+    /// session: a refresh keeps it, a sign-in elsewhere never moves it.
+    public var authTime: Date
 
-    /// Creates a record.
+    /// Creates a record; `authTime` defaults to `createdAt`.
     public init(
         tokenHash: String, sessionID: String, accountID: AccountID, signInProvider: String, createdAt: Date,
         expiresAt: Date, rotatedAt: Date? = nil, revokedAt: Date? = nil, surface: SessionSurface = .native,
-        claims: String? = nil
+        claims: String? = nil, authTime: Date? = nil
     ) {
         self.surface = surface
         self.claims = claims
+        self.authTime = authTime ?? createdAt
         self.tokenHash = tokenHash
         self.sessionID = sessionID
         self.accountID = accountID

@@ -15,8 +15,15 @@ public enum BrokerSchema {
             SQLMigration(version: 7, statements: version7), SQLMigration(version: 8, statements: version8),
             SQLMigration(version: 9, statements: version9), SQLMigration(version: 10, statements: version10),
             SQLMigration(version: 11, statements: version11), SQLMigration(version: 12, statements: version12),
+            SQLMigration(version: 13, statements: version13),
         ]
     }
+
+    /// Version 13: when a session's sign-in happened (epoch milliseconds; its ID tokens' `auth_time`), kept by
+    /// every token of the session. NULL for sessions stored before: their id begins with their creation time.
+    private static let version13 = [
+        "ALTER TABLE refresh_tokens ADD COLUMN auth_time BIGINT",
+    ]
 
     /// Version 12: an account's phone number (E.164, shown and looked up as Firebase's `phoneNumber`; no SMS),
     /// unique where not NULL, like the email.

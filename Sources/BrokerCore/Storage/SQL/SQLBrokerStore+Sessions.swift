@@ -3,8 +3,8 @@ public import Foundation
 /// ``SessionStore``: refresh tokens, in the `refresh_tokens` table.
 extension SQLBrokerStore {
     static let tokenColumns =
-        "token_hash, session_id, uid, sign_in_provider, created_at, expires_at, rotated_at, revoked_at, surface, claims"
-    static let insertToken = "INSERT INTO refresh_tokens (\(tokenColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        "token_hash, session_id, uid, sign_in_provider, created_at, expires_at, rotated_at, revoked_at, surface, claims, auth_time"
+    static let insertToken = "INSERT INTO refresh_tokens (\(tokenColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     /// Deletes refresh tokens and single-use marks that expired before `date`.
     @discardableResult
@@ -88,22 +88,27 @@ extension SQLBrokerStore {
             .text(record.tokenHash), .text(record.sessionID), .text(record.accountID.rawValue),
             .text(record.signInProvider), millis(record.createdAt), millis(record.expiresAt),
             record.rotatedAt.map(millis) ?? .null, record.revokedAt.map(millis) ?? .null, .text(record.surface.rawValue),
-            record.claims.map(SQLValue.text) ?? .null,
+            record.claims.map(SQLValue.text) ?? .null, millis(record.authTime),
         ]
     }
 
     static func decodeToken(_ row: SQLRow) throws -> RefreshTokenRecord {
-        RefreshTokenRecord(
+        let sessionID: String = try required(row, "session_id")
+        let createdAt = date(try requiredInteger(row, "created_at"))
+        // A session stored before version 13 has no `auth_time`: its sign-in time is the one its id begins with
+        // (``SessionService/newSessionID(at:)``), else the token's own.
+        let authTime = row.integer("auth_time").map(date) ?? SessionService.creationTime(ofSessionID: sessionID) ?? createdAt
+        return RefreshTokenRecord(
             tokenHash: try required(row, "token_hash"),
-            sessionID: try required(row, "session_id"),
+            sessionID: sessionID,
             accountID: AccountID(try required(row, "uid")),
             signInProvider: try required(row, "sign_in_provider"),
-            createdAt: date(try requiredInteger(row, "created_at")),
+            createdAt: createdAt,
             expiresAt: date(try requiredInteger(row, "expires_at")),
             rotatedAt: row.integer("rotated_at").map(date),
             revokedAt: row.integer("revoked_at").map(date),
             // A surface this version does not know is treated as one no listener accepts.
             surface: try SessionSurface(rawValue: required(row, "surface")) ?? .firebase,
-            claims: row.text("claims"))
+            claims: row.text("claims"), authTime: authTime)
     }
 }

@@ -115,6 +115,7 @@ public struct FirebaseError: Error, Sendable, Equatable {
             switch error.code {
             case .invalidRefreshToken: return FirebaseError("INVALID_REFRESH_TOKEN")
             case .unauthenticated: return invalidIDToken
+            case .recentSignInRequired: return FirebaseError("CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
             }
         case is PasswordHashingError:
             var mapped = FirebaseError("TOO_MANY_ATTEMPTS_TRY_LATER")

@@ -14,8 +14,8 @@ extension FirebaseSurface {
 
     /// `accounts:update` / `setAccountInfo` with the user's `idToken`: `displayName`, `photoUrl`,
     /// `deleteAttribute` (`DISPLAY_NAME`, `PHOTO_URL`), `deleteProvider` (unlinks, never the last way in);
-    /// `returnSecureToken` answers new tokens. Changing the email or the password here is not supported
-    /// (`OPERATION_NOT_ALLOWED`); nothing is changed then. A body with an `oobCode` applies a verification code
+    /// `password` (a recent sign-in, contract section 4); `returnSecureToken` answers new tokens. Changing the
+    /// email or the phone number here is not supported (`OPERATION_NOT_ALLOWED`); nothing is changed then. A body with an `oobCode` applies a verification code
     /// instead (``applyActionCode(_:)``, Firebase's `applyActionCode`, which sends no `idToken`).
     func update(_ call: FirebaseCall) async throws -> HTTPResponse {
         if let applied = try await applyActionCode(call) { return applied }
@@ -43,10 +43,12 @@ extension FirebaseSurface {
         if deleteAttributes.contains("DISPLAY_NAME") { change.displayName = .some(nil) }
         if deleteAttributes.contains("PHOTO_URL") { change.photoURL = .some(nil) }
         var account = user.account
-        // `password` (the SDKs' `updatePassword`) is supported after all: the account's other sessions end in the
-        // change's transaction, and the new session's tokens are answered. Email and phone changes are not.
+        // `password` (the SDKs' `updatePassword`): the account's other sessions end in the change's transaction,
+        // and the new session's tokens are answered.
         var passwordSession: (refreshToken: String, grant: SessionGrant)?
         if let password {
+            // A password change needs a recent sign-in (contract section 4), checked before anything changes.
+            try services.sessions.requireRecentSignIn(user.claims)
             // First, so a refused password changes nothing.
             let session = services.sessions.grant(provider: FirebaseUserInfo.passwordProviderID, surface: .firebase)
             account = try await services.accounts.changePassword(
@@ -72,8 +74,10 @@ extension FirebaseSurface {
             let session = SignInResult(account: account, change: .none, tokens: tokens, signInProvider: grant.signInProvider)
             fields.merge(sessionFields(session)) { _, session in session }
         } else if try body.flag("returnSecureToken") {
+            // New tokens for the same sign-in: its `auth_time` stays.
             let session = try await newSession(
                 for: account, provider: user.signInProvider ?? FirebaseUserInfo.passwordProviderID,
+                authTime: SessionService.authTime(of: user.claims),
                 requestID: call.requestID)
             fields.merge(sessionFields(session)) { _, session in session }
         }
@@ -81,9 +85,11 @@ extension FirebaseSurface {
     }
 
     /// `accounts:delete` / `deleteAccount` with the user's `idToken`: the account, its identities and sessions,
-    /// as `DELETE /v1/me` deletes them.
+    /// as `DELETE /v1/me` deletes them; a session that signed in more than 5 minutes ago gets
+    /// `CREDENTIAL_TOO_OLD_LOGIN_AGAIN`.
     func deleteAccount(_ call: FirebaseCall) async throws -> HTTPResponse {
         let user = try await authenticated(call)
+        try services.sessions.requireRecentSignIn(user.claims)
         try await services.accounts.delete(user.account.id)
         await services.audit(.delete, uid: user.account.id, context: call.context)
         return Self.ok(["kind": Self.kind("DeleteAccountResponse")])

@@ -109,8 +109,10 @@ extension FirebaseSurface {
 
     /// A new session of this listener for `account` (after a link, or an update asking for new tokens), stored
     /// and minted by the session service as the flow's are.
-    func newSession(for account: Account, provider: String, requestID: String) async throws -> SignInResult {
-        let (refreshToken, grant) = services.sessions.grant(provider: provider, surface: .firebase)
+    func newSession(
+        for account: Account, provider: String, authTime: Date? = nil, requestID: String
+    ) async throws -> SignInResult {
+        let (refreshToken, grant) = services.sessions.grant(provider: provider, surface: .firebase, authTime: authTime)
         try await services.store.insertRefreshToken(grant.record(for: account.id))
         let tokens = try await services.sessions.tokens(for: account, grant: grant, refreshToken: refreshToken)
         return SignInResult(account: account, change: .none, tokens: tokens, signInProvider: provider)

@@ -1,5 +1,8 @@
 /// A `/v1/me` route handler: the request, its context and the account its ID token authenticates.
 typealias AuthenticatedHandler = @Sendable (HTTPRequest, RequestContext, Account) async throws -> HTTPResponse
+/// A handler of a sensitive `/v1/me` change: also the session its ID token names.
+typealias RecentHandler =
+    @Sendable (HTTPRequest, RequestContext, Account, AuthenticatedSession) async throws -> HTTPResponse
 
 extension NativeSurface {
     func mountMe(_ router: inout Router) {
@@ -23,10 +26,32 @@ extension NativeSurface {
             await services.audit(.update, uid: account.id, context: context)
             return .json(200, updated.json)
         }
-        me("DELETE", "/v1/me") { _, context, account in
+        /// Registers a route of a sensitive change: also needs a sign-in at most 5 minutes old (contract section 4).
+        func recent(_ method: String, _ pattern: String, _ handler: @escaping RecentHandler) {
+            router.add(method, pattern) { request, context in
+                let (account, session) = try await NativeSurface.authenticateSession(request, services)
+                try services.sessions.requireRecentSignIn(session.claims)
+                return try await handler(request, context, account, session)
+            }
+        }
+        recent("DELETE", "/v1/me") { _, context, account, _ in
             try await services.accounts.delete(account.id)
             await services.audit(.delete, uid: account.id, context: context)
             return HTTPResponse(status: 204)
+        }
+        recent("POST", "/v1/me/password") { request, context, account, session in
+            try request.allowOnlyQuery([])
+            let body = try NativeBody(request)
+            try body.allowOnly(["newPassword"])
+            let password = try body.string("newPassword")
+            // The session that asked goes on only through the new tokens: same sign-in method and `auth_time`.
+            let provider = session.claims["sign_in_provider"]?.stringValue ?? ProviderID.password.rawValue
+            let authTime = SessionService.authTime(of: session.claims)
+            let (refreshToken, grant) = services.sessions.grant(provider: provider, authTime: authTime)
+            let updated = try await services.accounts.changePassword(
+                account.id, to: password, session: grant, requestID: context.requestID)
+            let tokens = try await services.sessions.tokens(for: updated, grant: grant, refreshToken: refreshToken)
+            return .json(200, tokens.body(user: updated, isNewUser: false))
         }
         me("POST", "/v1/me/identities/{provider}") { request, context, account in
             let signIn = try NativeSurface.signInRequest(request, context, services)
@@ -44,12 +69,19 @@ extension NativeSurface {
     /// `UNAUTHENTICATED` (also for an ended session, checked first, and a deleted account); a disabled account's
     /// gets 403 `USER_DISABLED` while it lasts (a disable is not a revocation).
     static func authenticate(_ request: HTTPRequest, _ services: BrokerServices) async throws -> Account {
+        try await authenticateSession(request, services).account
+    }
+
+    /// ``authenticate(_:_:)``'s account with the session its ID token names (and the token's claims).
+    static func authenticateSession(
+        _ request: HTTPRequest, _ services: BrokerServices
+    ) async throws -> (account: Account, session: AuthenticatedSession) {
         guard let header = request.headers["authorization"], header.count > 7,
             header.prefix(7).lowercased() == "bearer "
         else { throw SessionError(.unauthenticated) }
         let session = try await services.sessions.authenticate(idToken: String(header.dropFirst(7)))
         do {
-            return try await services.accounts.activeAccount(session.accountID)
+            return (try await services.accounts.activeAccount(session.accountID), session)
         } catch let error as AccountError where error.code == .notFound {
             throw SessionError(.unauthenticated, "account deleted")
         }

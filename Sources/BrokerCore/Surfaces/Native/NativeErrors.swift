@@ -52,6 +52,9 @@ public struct APIError: Error, Sendable, Equatable {
             switch error.code {
             case .invalidRefreshToken: return APIError(401, "INVALID_REFRESH_TOKEN", "The refresh token is not valid.")
             case .unauthenticated: return APIError(401, "UNAUTHENTICATED", "A valid ID token is required.")
+            case .recentSignInRequired:
+                return APIError(
+                    401, "RECENT_SIGN_IN_REQUIRED", "This change needs a recent sign-in; sign in again and retry.")
             }
         case is PasswordHashingError:
             var error = APIError(429, "TOO_MANY_ATTEMPTS", "Too many password operations at once; try again shortly.")

@@ -517,10 +517,84 @@ extension OpenAPIDocument {
             }
           },
           "401": {
-            "$ref": "#/components/responses/Error401Unauthenticated"
+            "$ref": "#/components/responses/Error401UnauthenticatedRecentSignInRequired"
           },
           "403": {
             "$ref": "#/components/responses/Error403UserDisabled"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        },
+        "description": "Needs a recent sign-in: an ID token whose `auth_time` is at most 5 minutes old (401 `RECENT_SIGN_IN_REQUIRED`)."
+      }
+    },
+    "/v1/me/password": {
+      "post": {
+        "operationId": "changeMyPassword",
+        "tags": [
+          "native"
+        ],
+        "summary": "Set the signed-in user's password (or a first one)",
+        "description": "Needs a recent sign-in (`auth_time` at most 5 minutes old, else 401 `RECENT_SIGN_IN_REQUIRED`). Every session of the account ends, the asking one too: it goes on only through the tokens answered (same `sign_in_provider` and `auth_time`). Unknown fields are refused (400 naming the field).",
+        "security": [
+          {
+            "idToken": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "newPassword"
+                ],
+                "properties": {
+                  "newPassword": {
+                    "type": "string",
+                    "minLength": 6
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The new session body.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Session"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequestInvalidEmailWeakPassword"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401UnauthenticatedRecentSignInRequired"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403UserDisabled"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429TooManyAttempts"
           },
           "500": {
             "$ref": "#/components/responses/Error500Internal"
@@ -4476,6 +4550,89 @@ extension OpenAPIDocument {
                       "type": "string",
                       "enum": [
                         "INVALID_WEBHOOK"
+                      ]
+                    },
+                    "message": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "Error401UnauthenticatedRecentSignInRequired": {
+        "description": "Not authenticated, or the session signed in more than 5 minutes ago (sign in again).",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/X-Request-Id"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "error"
+              ],
+              "properties": {
+                "error": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "code",
+                    "message"
+                  ],
+                  "properties": {
+                    "code": {
+                      "type": "string",
+                      "enum": [
+                        "UNAUTHENTICATED",
+                        "RECENT_SIGN_IN_REQUIRED"
+                      ]
+                    },
+                    "message": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "Error400InvalidRequestInvalidEmailWeakPassword": {
+        "description": "Malformed body, a short password, or an account without an email.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/X-Request-Id"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "error"
+              ],
+              "properties": {
+                "error": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "code",
+                    "message"
+                  ],
+                  "properties": {
+                    "code": {
+                      "type": "string",
+                      "enum": [
+                        "INVALID_REQUEST",
+                        "INVALID_EMAIL",
+                        "WEAK_PASSWORD"
                       ]
                     },
                     "message": {
