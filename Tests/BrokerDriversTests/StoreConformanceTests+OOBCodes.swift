@@ -57,3 +57,38 @@ extension StoreConformanceTests {
         }
     }
 }
+
+/// Reset codes bound to the account's password (contract section 9), on every backend.
+extension StoreConformanceTests {
+    @Test(arguments: StoreBackend.enabled)
+    func aNewResetCodeOrAPasswordChangeRetiresTheAccountsResetCodes(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            let codes = try #require(store as? any EmailActionStore)
+            let now = fixture.clock.now
+            var alice = Self.account("alice")
+            alice.passwordHash = "hash-one"
+            try await store.create(alice)
+            try await codes.storeOOBCode(Self.oobRecord("reset-1", .resetPassword, uid: "alice", at: now), recording: [])
+            try await codes.storeOOBCode(Self.oobRecord("verify-1", .verifyEmail, uid: "alice", at: now), recording: [])
+            try await codes.storeOOBCode(Self.oobRecord("reset-bob", .resetPassword, uid: "bob", at: now), recording: [])
+            // A newer reset code (mailed, through requestMail) replaces the older one of the same account alone.
+            #expect(
+                try await codes.requestMail(
+                    emailKey: "a@example.com", at: now, limit: 5, window: 3600,
+                    code: Self.oobRecord("reset-2", .resetPassword, uid: "alice", at: now), mail: nil, recording: []))
+            #expect(try await codes.oobCode(hash: "reset-1") == nil)
+            #expect(try await codes.oobCode(hash: "reset-2") != nil)
+            #expect(try await codes.oobCode(hash: "reset-bob") != nil)
+
+            // A write that leaves the password alone keeps it; one that changes the hash retires every reset code
+            // of the account, and no other code.
+            _ = try await store.update(id: AccountID("alice")) { $0.displayName = "Alice" }
+            #expect(try await codes.oobCode(hash: "reset-2") != nil)
+            _ = try await store.update(id: AccountID("alice")) { $0.passwordHash = "hash-two" }
+            #expect(try await codes.oobCode(hash: "reset-2") == nil)
+            #expect(try await codes.oobCode(hash: "verify-1") != nil)
+            #expect(try await codes.oobCode(hash: "reset-bob") != nil)
+        }
+    }
+}

@@ -33,7 +33,9 @@ public struct OOBCodeRecord: Sendable, Equatable {
 }
 
 /// Where the email flows keep their codes and count the mails asked for per address. A code is used up by
-/// the account write that acts on it (a single-use mark, ``AccountWriteOptions/consuming``).
+/// the account write that acts on it (a single-use mark, ``AccountWriteOptions/consuming``). Reset codes are bound
+/// to the account's password: storing a reset code deletes the account's earlier ones, and an account write that
+/// changes its password hash (a reset, a password change, a takeover) deletes them all, in its transaction.
 public protocol EmailActionStore: Sendable {
     /// In one transaction: refuses (returning false, storing nothing) when `emailKey` had `limit` mail
     /// requests within `window` before `now`; otherwise counts this request and stores `code`, `mail` and

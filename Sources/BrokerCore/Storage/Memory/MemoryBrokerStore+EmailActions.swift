@@ -14,11 +14,7 @@ extension MemoryBrokerStore: EmailActionStore {
         if let mail { try checkCanEnqueue([mail]) }
         if let code, oobCodes[code.codeHash] != nil { throw AccountStoreError(.alreadyExists, "oob code") }
         mailRequestLog[emailKey, default: []].append(now)
-        if var code {
-            code.createdAt = Self.storedMillisecond(code.createdAt)
-            code.expiresAt = Self.storedMillisecond(code.expiresAt)
-            oobCodes[code.codeHash] = code
-        }
+        if let code { insert(code) }
         if let mail { storeOutboxJob(mail) }
         for event in events { appendAuditEvent(event) }
         return true
@@ -30,10 +26,7 @@ extension MemoryBrokerStore: EmailActionStore {
     /// Stores a code without counting a mail request.
     public func storeOOBCode(_ code: OOBCodeRecord, recording events: [AuditEvent]) throws {
         guard oobCodes[code.codeHash] == nil else { throw AccountStoreError(.alreadyExists, "oob code") }
-        var code = code
-        code.createdAt = Self.storedMillisecond(code.createdAt)
-        code.expiresAt = Self.storedMillisecond(code.expiresAt)
-        oobCodes[code.codeHash] = code
+        insert(code)
         for event in events { appendAuditEvent(event) }
     }
 
@@ -41,6 +34,20 @@ extension MemoryBrokerStore: EmailActionStore {
     public func isOOBCodeUsed(hash: String, at now: Date) -> Bool {
         guard let expiry = marks["oob:" + hash] else { return false }
         return expiry >= Self.storedMillisecond(now)
+    }
+
+    /// Stores `code`; a reset code replaces the account's earlier ones (only the newest reset link works).
+    private func insert(_ code: OOBCodeRecord) {
+        if code.action == .resetPassword { retireResetCodes(of: code.uid) }
+        var code = code
+        code.createdAt = Self.storedMillisecond(code.createdAt)
+        code.expiresAt = Self.storedMillisecond(code.expiresAt)
+        oobCodes[code.codeHash] = code
+    }
+
+    /// Forgets the account's reset codes (its password changed, or a newer code replaces them).
+    func retireResetCodes(of uid: AccountID) {
+        oobCodes = oobCodes.filter { $0.value.uid != uid || $0.value.action != .resetPassword }
     }
 
     private static func storedMillisecond(_ date: Date) -> Date {

@@ -131,6 +131,8 @@ public actor MemoryBrokerStore: BrokerStore {
         try checkCanConsume(options.consuming)
         try checkCanEnqueue(options.enqueuing)
         save(changed, replacing: original)
+        // A reset code is bound to the password it was issued against (contract section 9).
+        if changed.passwordHash != original.passwordHash { retireResetCodes(of: id) }
         finish(id, options)
         return accounts[id] ?? changed
     }

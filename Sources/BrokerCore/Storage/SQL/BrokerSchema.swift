@@ -20,9 +20,11 @@ public enum BrokerSchema {
     }
 
     /// Version 13: when a session's sign-in happened (epoch milliseconds; its ID tokens' `auth_time`), kept by
-    /// every token of the session. NULL for sessions stored before: their id begins with their creation time.
+    /// every token of the session (NULL for sessions stored before: their id begins with their creation time); and
+    /// the index a password change finds the account's outstanding reset codes through.
     private static let version13 = [
         "ALTER TABLE refresh_tokens ADD COLUMN auth_time BIGINT",
+        "CREATE INDEX oob_codes_uid ON oob_codes (uid, action)",
     ]
 
     /// Version 12: an account's phone number (E.164, shown and looked up as Firebase's `phoneNumber`; no SMS),

@@ -19,9 +19,7 @@ extension SQLBrokerStore: EmailActionStore {
             guard count < limit else { return false }
             try connection.execute(
                 "INSERT INTO mail_requests (email_key, requested_at) VALUES (?, ?)", [.text(emailKey), Self.millis(now)])
-            if let code {
-                try connection.execute(Self.insertOOBCode, Self.oobCodeValues(code))
-            }
+            if let code { try Self.insert(code, in: connection) }
             if let mail { try connection.execute(Self.insertOutboxJob, Self.outboxJobValues(mail)) }
             for event in events { try connection.execute(Self.insertAuditEvent, Self.auditEventValues(event)) }
             return true
@@ -32,7 +30,7 @@ extension SQLBrokerStore: EmailActionStore {
     public func storeOOBCode(_ code: OOBCodeRecord, recording events: [AuditEvent]) async throws {
         try await write { connection in
             do {
-                try connection.execute(Self.insertOOBCode, Self.oobCodeValues(code))
+                try Self.insert(code, in: connection)
             } catch let error as SQLError where error.code == .uniqueViolation {
                 throw AccountStoreError(.alreadyExists, "oob code")
             }
@@ -49,6 +47,16 @@ extension SQLBrokerStore: EmailActionStore {
             ).first != nil
         }
     }
+
+    /// Stores `code`; a reset code replaces the account's earlier ones (only the newest reset link works).
+    static func insert(_ code: OOBCodeRecord, in connection: any SQLConnection) throws {
+        if code.action == .resetPassword {
+            try connection.execute(deleteResetCodesOfAccount, [.text(code.uid.rawValue), .text(code.action.rawValue)])
+        }
+        try connection.execute(insertOOBCode, oobCodeValues(code))
+    }
+
+    static let deleteResetCodesOfAccount = "DELETE FROM oob_codes WHERE uid = ? AND action = ?"
 
     static let insertOOBCode =
         "INSERT INTO oob_codes (code_hash, action, uid, email_key, continue_url, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)"

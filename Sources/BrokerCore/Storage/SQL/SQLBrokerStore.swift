@@ -62,6 +62,7 @@ public final class SQLBrokerStore: BrokerStore {
     /// is consumed and sessions revoked as `options` ask. If anything throws, nothing is changed.
     /// Only the columns `body` changed are written (a sign-in writes `last_sign_in_at` alone, leaving the email
     /// index untouched), and the account is returned as a load would return it, without loading it again.
+    /// A change of the password hash deletes the account's outstanding reset codes in the same transaction.
     /// Changing the uid is refused with `AccountStoreError(.notFound)`: the uid names the stored account.
     public func update(
         id: AccountID, options: AccountWriteOptions, _ body: @escaping @Sendable (inout Account) throws -> Void
@@ -103,6 +104,10 @@ public final class SQLBrokerStore: BrokerStore {
         if options.revokeSessions { changed.tokensValidAfter = validAfter(now) }
         try consume(options.consuming, now: now, in: connection)
         try saveColumns(from: original, to: changed, in: connection)
+        if changed.passwordHash != original.passwordHash {
+            // A reset code is bound to the password it was issued against (contract section 9).
+            try connection.execute(deleteResetCodesOfAccount, [.text(id.rawValue), .text(MailAction.resetPassword.rawValue)])
+        }
         try saveIdentities(from: original.identities, to: changed.identities, uid: id, in: connection)
         try applyWriteOptions(options, uid: id, now: now, in: connection)
         return try asStored(changed)
