@@ -99,37 +99,34 @@ public struct EmailActionService: Sendable {
         }
         let now = clock.now
         let emailKey = email.lowercased()
-        var code: OOBCodeRecord?
-        var mail: OutboxJob?
-        var events: [AuditEvent] = []
         // An email sign-in link goes out also when no account holds the address (the sign-in creates it, as
         // Firebase's does); its code names the uid the new account gets.
         let recipient: (uid: AccountID, email: String)? =
             if let account, !account.disabled, let accountEmail = account.email { (account.id, accountEmail) }
             else if action == .signIn && account == nil { (AccountID.generate(), email) } else { nil }
-        if let recipient {
-            let (uid, accountEmail) = (recipient.uid, recipient.email)
-            let secret = Base64URL.encode(SecureRandom.bytes(32))
-            code = OOBCodeRecord(
-                codeHash: Self.hash(secret), action: action, uid: uid, emailKey: emailKey, continueURL: continueURL,
-                createdAt: now, expiresAt: now + Self.codeLifetime)
-            let language = MailTemplates.language(forAcceptLanguage: acceptLanguage)
-            let parts = settings.templates.render(
-                action, language: language, appName: settings.appName, email: accountEmail,
-                link: link(action, code: secret, continueURL: continueURL))
-            let message = MailMessage(
-                from: settings.from, to: accountEmail, subject: parts.subject, text: parts.text, html: parts.html)
-            var job = MailOutboxHandler.job(for: message, uid: account == nil ? nil : uid, createdAt: now)
-            if let cipher { job = try cipher.sealing(job) }
-            mail = job
-            events.append(
-                AuditEvent(
-                    time: now, uid: account == nil ? nil : uid, action: .mailQueued, provider: action.rawValue,
-                    actor: .user,
-                    requestID: requestID))
-        }
+        // The code and the mail are made whether or not they go out, so that an address without an account costs
+        // the same work as one with (no enumeration by timing, contract section 9); only the rows differ.
+        let uid = recipient?.uid ?? AccountID.generate()
+        let secret = Base64URL.encode(SecureRandom.bytes(32))
+        let code = OOBCodeRecord(
+            codeHash: Self.hash(secret), action: action, uid: uid, emailKey: emailKey, continueURL: continueURL,
+            createdAt: now, expiresAt: now + Self.codeLifetime)
+        let language = MailTemplates.language(forAcceptLanguage: acceptLanguage)
+        let parts = settings.templates.render(
+            action, language: language, appName: settings.appName, email: recipient?.email ?? email,
+            link: link(action, code: secret, continueURL: continueURL))
+        let message = MailMessage(
+            from: settings.from, to: recipient?.email ?? email, subject: parts.subject, text: parts.text, html: parts.html)
+        var job = MailOutboxHandler.job(for: message, uid: account == nil ? nil : uid, createdAt: now)
+        if let cipher { job = try cipher.sealing(job) }
+        // The request is audited either way: a mail queued, or none for an address without an (enabled) account.
+        let event = AuditEvent(
+            time: now, uid: account?.id, action: .mailQueued, provider: action.rawValue, actor: .user,
+            outcome: recipient == nil ? "no_account" : "success", requestID: requestID)
+        let mail = recipient == nil ? nil : job
         let accepted = try await codes.requestMail(
-            emailKey: emailKey, at: now, limit: Self.mailsPerHour, window: 3600, code: code, mail: mail, recording: events)
+            emailKey: emailKey, at: now, limit: Self.mailsPerHour, window: 3600, code: recipient == nil ? nil : code,
+            mail: mail, recording: [event])
         guard accepted else { throw AccountError(.tooManyAttempts, retryAfter: 3600) }
         return mail.map { [$0] } ?? []
     }

@@ -114,4 +114,20 @@ import Testing
         #expect(verified.status == 200)
         #expect(try await broker.store.account(id: uid)?.emailVerified == true)
     }
+
+    /// Issue 25 finding 6: a reset for an address without an account makes the code and renders the mail as one
+    /// with an account does (the time taken tells nothing: `bench/oob-timing` measures it), and stores only its
+    /// count and an audit event saying no mail went.
+    @Test func anAddressWithoutAnAccountIsAnsweredAndAuditedWithoutAMail() async throws {
+        let (broker, _) = try await Self.start()
+        let unknown = await broker.post("/v1/password/reset", ["email": "Nobody@example.com"])
+        #expect(unknown.status == 204)
+        #expect(try await broker.store.outboxJobs(uid: nil, limit: 10).isEmpty)
+        let events = try await broker.store.auditEvents(uid: nil, before: nil, limit: 10)
+        #expect(events.count == 1)
+        #expect(events.first?.action == .mailQueued)
+        #expect(events.first?.outcome == "no_account")
+        #expect(events.first?.uid == nil)
+        #expect(events.first?.provider == "resetPassword")
+    }
 }
