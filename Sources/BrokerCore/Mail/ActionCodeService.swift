@@ -9,7 +9,7 @@ import Foundation
 /// hashes, valid for ``EmailActionService/codeLifetime``, used up by the account write that acts on them (a
 /// single-use mark `oob:<hash>` in the same transaction).
 public struct ActionCodeService: Sendable {
-    let accounts: any AccountStore
+    let accounts: any AccountStore & LoginAttemptStore
     let codes: any EmailActionStore
     let passwords: any PasswordHashing
     let clock: any Clock
@@ -19,7 +19,7 @@ public struct ActionCodeService: Sendable {
     /// Creates the service. `issuer` is the broker's public address (links point at its `/auth/action`);
     /// `revokesFirebaseSessions` queues a `firebase.revoke` job whenever a code ends the account's sessions.
     public init(
-        accounts: any AccountStore, codes: any EmailActionStore, passwords: any PasswordHashing, clock: any Clock,
+        accounts: any AccountStore & LoginAttemptStore, codes: any EmailActionStore, passwords: any PasswordHashing, clock: any Clock,
         issuer: String, revokesFirebaseSessions: Bool
     ) {
         self.accounts = accounts
@@ -60,6 +60,19 @@ public struct ActionCodeService: Sendable {
         public var continueURL: String?
         /// The outbox jobs queued with the change (to wake the worker).
         public var jobs: [OutboxJob]
+    }
+
+    /// What proves a verification on the broker's own page (contract section 9). An account that has a password and
+    /// never had its email verified may have been made by someone else with this address: whoever made it knows the
+    /// password, and whoever reads the inbox may instead choose a new password, which signs the maker out.
+    public enum VerificationProof: Sendable, Equatable {
+        /// The code alone (`/v1/oob/confirm`, the Firebase listener, and the page for any other account).
+        case code
+        /// The account's current password, checked (and counted toward its lockout) as a sign-in's is.
+        case password(String)
+        /// A new password instead: the verification then does what a reset does (sessions end, the password is
+        /// replaced, other identities go).
+        case newPassword(String)
     }
 
     /// An email sign-in.
@@ -115,13 +128,25 @@ public struct ActionCodeService: Sendable {
         return CodeInfo(action: record.action, email: record.emailKey, continueURL: record.continueURL)
     }
 
+    /// Whether the broker's page must ask for a ``VerificationProof`` beyond the code: `code` is an unused
+    /// verification code of an account that has a usable password and has never had its email verified.
+    public func verificationNeedsPassword(code: String) async throws -> Bool {
+        let (record, _) = try await validRecord(code)
+        guard record.action == .verifyEmail, let account = try await accounts.account(id: record.uid) else { return false }
+        return !account.emailVerified && account.hasUsablePassword
+    }
+
     /// Acts on a verification or reset code once, as ``EmailActionService/confirm(code:newPassword:requestID:)``
     /// describes: a verification marks the email verified; a reset sets the new password (Argon2id), marks the
     /// email verified and retires every session (and queues the Firebase revocation); on an account whose email
     /// was never verified, both also remove its other identities. `expecting`, when given, is the only action
     /// accepted (another is ``ActionCodeError/Code/invalidCode``); an email sign-in code is never accepted here.
+    /// `proof` is what the broker's page asked for besides a verification code (``VerificationProof``): a wrong
+    /// password is ``AccountError/Code/invalidLoginCredentials`` and counts toward the account's lockout, leaving the
+    /// code unused; a new password makes the verification a reset.
     public func confirm(
-        code: String, expecting: MailAction? = nil, newPassword: String?, requestID: String
+        code: String, expecting: MailAction? = nil, newPassword: String?, proof: VerificationProof = .code,
+        requestID: String
     )
         async throws -> Confirmation
     {
@@ -130,31 +155,45 @@ public struct ActionCodeService: Sendable {
             throw ActionCodeError(.invalidCode, "the code is for another action")
         }
         let now = clock.now
+        let current = try await accounts.account(id: record.uid)
         var passwordHash: String?
-        if record.action == .resetPassword {
+        // The account's password the page's proof verified: it must still be the account's in the transaction.
+        var provenHash: String?
+        let resets: Bool
+        switch (record.action, proof) {
+        case (.resetPassword, _):
             guard let newPassword else { throw ActionCodeError(.missingNewPassword) }
-            try PasswordPolicy.check(email: "user@example.com", password: newPassword)
-            passwordHash = try await passwords.hash(newPassword)
+            passwordHash = try await hashNewPassword(newPassword)
+            resets = true
+        case (_, .newPassword(let chosen)):
+            passwordHash = try await hashNewPassword(chosen)
+            resets = true
+        case (_, .password(let password)):
+            provenHash = try await verifyPassword(password, of: current, emailKey: record.emailKey, at: now)
+            resets = false
+        case (_, .code):
+            resets = false
         }
         let event = AuditEvent(
-            time: now, uid: record.uid, action: record.action == .resetPassword ? .passwordReset : .verifyEmail,
+            time: now, uid: record.uid, action: resets ? .passwordReset : .verifyEmail,
             provider: "password", actor: .user, requestID: requestID)
         // A never-verified account loses its other identities and so its sessions too (the squatter's).
-        let current = try await accounts.account(id: record.uid)
         let removesIdentities = current.map { !$0.emailVerified && !$0.identities.isEmpty } ?? false
-        let endsSessions = record.action == .resetPassword || removesIdentities
+        let endsSessions = resets || removesIdentities
         // Firebase's sessions go whenever the broker's do, as in a takeover.
         let jobs = endsSessions ? revocationJobs(for: record.uid, at: now) : []
         let options = AccountWriteOptions(
             consuming: SingleUseMark(key: "oob:" + hash, expiresAt: record.expiresAt), revokeSessions: endsSessions,
             recording: [event], enqueuing: jobs)
         let newHash = passwordHash
+        let verifiedHash = provenHash
         let updated: Account
         do {
             updated = try await accounts.update(id: record.uid, options: options) { account in
                 guard account.email?.lowercased() == record.emailKey else {
                     throw ActionCodeError(.invalidCode, "the account's email changed")
                 }
+                if let verifiedHash, account.passwordHash != verifiedHash { throw AccountError(.invalidLoginCredentials) }
                 if !account.emailVerified { account.identities = [] }
                 account.emailVerified = true
                 if let newHash {
@@ -165,7 +204,37 @@ public struct ActionCodeService: Sendable {
         } catch let error as AccountStoreError where error.code == .alreadyUsed || error.code == .notFound {
             throw ActionCodeError(.invalidCode, "used, or the account is gone")
         }
-        return Confirmation(account: updated, action: record.action, continueURL: record.continueURL, jobs: jobs)
+        return Confirmation(
+            account: updated, action: resets ? .resetPassword : record.action, continueURL: record.continueURL, jobs: jobs)
+    }
+
+    /// The Argon2id hash of a new password that follows ``PasswordPolicy``.
+    private func hashNewPassword(_ password: String) async throws -> String {
+        try PasswordPolicy.check(email: "user@example.com", password: password)
+        return try await passwords.hash(password)
+    }
+
+    /// Checks `password` against `account`'s as a password sign-in does (a failure counts toward the lockout of
+    /// `emailKey`; a locked account is refused before any check) and returns the hash it matched.
+    private func verifyPassword(_ password: String, of account: Account?, emailKey: String, at now: Date) async throws
+        -> String
+    {
+        if let unlocksAt = try await accounts.reserveLoginAttempt(
+            emailKey: emailKey, at: now, window: AccountService.lockoutWindow, limit: AccountService.lockoutThreshold)
+        {
+            throw AccountError(.tooManyAttempts, retryAfter: max(1, Int(unlocksAt.timeIntervalSince(now).rounded(.up))))
+        }
+        let hash = account.flatMap { $0.hasUsablePassword ? $0.passwordHash : nil }
+        let matches: Bool
+        do {
+            if let hash { matches = try await passwords.verify(password, against: hash) } else { matches = false }
+        } catch {
+            try? await accounts.releaseLoginAttempt(emailKey: emailKey, at: now)
+            throw error
+        }
+        guard let hash, matches else { throw AccountError(.invalidLoginCredentials) }
+        try await accounts.clearLoginFailures(emailKey: emailKey)
+        return hash
     }
 
     /// Signs in as the holder of `email` with an email sign-in code, once: the account holding the address

@@ -14,7 +14,7 @@ public struct EmailActionService: Sendable {
     /// How long a code works.
     public static let codeLifetime: TimeInterval = 3600
 
-    let accounts: any AccountStore
+    let accounts: any AccountStore & LoginAttemptStore
     let codes: any EmailActionStore
     let passwords: any PasswordHashing
     let clock: any Clock
@@ -27,8 +27,8 @@ public struct EmailActionService: Sendable {
     /// `revokesFirebaseSessions` queues a `firebase.revoke` job with each reset, and with a verification that
     /// removes a never-verified account's identities (a service account is set).
     public init(
-        accounts: any AccountStore, codes: any EmailActionStore, passwords: any PasswordHashing, clock: any Clock,
-        settings: MailSettings, issuer: String, revokesFirebaseSessions: Bool, cipher: OutboxCipher?
+        accounts: any AccountStore & LoginAttemptStore, codes: any EmailActionStore, passwords: any PasswordHashing,
+        clock: any Clock, settings: MailSettings, issuer: String, revokesFirebaseSessions: Bool, cipher: OutboxCipher?
     ) {
         self.accounts = accounts
         self.codes = codes
@@ -151,14 +151,16 @@ public struct EmailActionService: Sendable {
     /// whose email was never verified, both also remove its other identities, as a takeover does.
     /// A bad, used or expired code, or one whose account's email changed, is 400 `INVALID_OOB_CODE`.
     /// Returns the confirmation and the jobs queued.
-    public func confirm(code: String, newPassword: String?, requestID: String) async throws
+    /// `proof` is what the broker's page asked for besides a verification code
+    /// (``ActionCodeService/VerificationProof``).
+    public func confirm(
+        code: String, newPassword: String?, proof: ActionCodeService.VerificationProof = .code, requestID: String
+    ) async throws
         -> (Confirmation, [OutboxJob])
     {
-        let service = ActionCodeService(
-            accounts: accounts, codes: codes, passwords: passwords, clock: clock, issuer: issuer,
-            revokesFirebaseSessions: revokesFirebaseSessions)
         do {
-            let done = try await service.confirm(code: code, newPassword: newPassword, requestID: requestID)
+            let done = try await actionCodes.confirm(
+                code: code, newPassword: newPassword, proof: proof, requestID: requestID)
             let action = done.action == .resetPassword ? "PASSWORD_RESET" : "VERIFY_EMAIL"
             let confirmation = Confirmation(
                 email: done.account.email ?? "", action: action, continueURL: done.continueURL)
@@ -168,6 +170,23 @@ public struct EmailActionService: Sendable {
         } catch is ActionCodeError {
             throw APIError(400, "INVALID_OOB_CODE", "The code is invalid, used or expired.")
         }
+    }
+
+    /// Whether the broker's page must ask for the account's password (or a new one) before it verifies with
+    /// `code` (``ActionCodeService/verificationNeedsPassword(code:)``); a bad code is 400 `INVALID_OOB_CODE`.
+    public func verificationNeedsPassword(code: String) async throws -> Bool {
+        do {
+            return try await actionCodes.verificationNeedsPassword(code: code)
+        } catch is ActionCodeError {
+            throw APIError(400, "INVALID_OOB_CODE", "The code is invalid, used or expired.")
+        }
+    }
+
+    /// The codes service over the same store.
+    private var actionCodes: ActionCodeService {
+        ActionCodeService(
+            accounts: accounts, codes: codes, passwords: passwords, clock: clock, issuer: issuer,
+            revokesFirebaseSessions: revokesFirebaseSessions)
     }
 
     /// Lowercase hex SHA-256 of a code.

@@ -38,7 +38,7 @@ extension NativeSurface {
             return .json(200, ["email": .string(confirmation.email), "action": .string(confirmation.action)])
         }
         router.add("GET", "/auth/action") { [services] request, _ in
-            _ = try NativeSurface.emailActions(services)
+            let service = try NativeSurface.emailActions(services)
             guard let mode = request.query["mode"].flatMap(MailAction.init(rawValue:)),
                 let code = request.query["oobCode"], !code.isEmpty, code.utf8.count <= 128
             else { return NativeSurface.page(400, title: "Invalid link", message: "This link is incomplete or malformed.") }
@@ -48,7 +48,15 @@ extension NativeSurface {
                     200, title: "Sign in", message: "Open this link on the device and in the app where you asked to sign in.")
             }
             let csrf = Base64URL.encode(SecureRandom.bytes(24))
-            var response = NativeSurface.page(200, title: NativeSurface.title(mode), form: NativeSurface.form(mode, code: code, csrf: csrf))
+            // A verification of an account made with a password by someone who may not own the inbox asks for that
+            // password, or for a new one instead (contract section 9). A bad code gets the plain form: its POST says so.
+            let guarded = try await NativeSurface.verificationIsGuarded(mode, code: code, service)
+            var response =
+                guarded
+                ? NativeSurface.page(
+                    200, title: NativeSurface.title(mode), message: NativeSurface.guardedMessage,
+                    form: NativeSurface.guardedForms(code: code, csrf: csrf))
+                : NativeSurface.page(200, title: NativeSurface.title(mode), form: NativeSurface.form(mode, code: code, csrf: csrf))
             let secure = services.config.issuer.lowercased().hasPrefix("https://") ? "; Secure" : ""
             response.headers.append(("Set-Cookie", "broker_csrf=\(csrf); Path=/auth/action; HttpOnly; SameSite=Strict\(secure)"))
             return response
@@ -64,24 +72,47 @@ extension NativeSurface {
             guard let mode = form["mode"].flatMap(MailAction.init(rawValue:)), let code = form["oobCode"] else {
                 return NativeSurface.page(400, title: "Invalid form", message: "The form is incomplete.")
             }
+            var proof = ActionCodeService.VerificationProof.code
+            let guarded = try await NativeSurface.verificationIsGuarded(mode, code: code, service)
+            if guarded {
+                if let chosen = form["newPassword"], !chosen.isEmpty {
+                    proof = .newPassword(chosen)
+                } else if let password = form["password"], !password.isEmpty {
+                    proof = .password(password)
+                } else {
+                    return NativeSurface.page(
+                        400, title: NativeSurface.title(mode), message: NativeSurface.guardedMessage,
+                        form: NativeSurface.guardedForms(code: code, csrf: cookie))
+                }
+            }
             do {
                 let (confirmation, jobs) = try await service.confirm(
-                    code: code, newPassword: mode == .resetPassword ? (form["newPassword"] ?? "") : nil,
+                    code: code, newPassword: mode == .resetPassword ? (form["newPassword"] ?? "") : nil, proof: proof,
                     requestID: context.requestID)
                 services.outbox?.jobsCommitted(jobs)
                 if let next = confirmation.continueURL, services.config.mail?.allowsContinueURL(next) == true {
                     return HTTPResponse(
                         status: 303, headers: [("Location", next), ("Cache-Control", "no-store"), ("Referrer-Policy", "no-referrer")])
                 }
-                let done = mode == .resetPassword ? "Your password has been changed." : "Your email address has been verified."
+                let done =
+                    switch (mode, confirmation.action) {
+                    case (.resetPassword, _): "Your password has been changed."
+                    case (_, "PASSWORD_RESET"): "Your password has been changed and your email address verified."
+                    default: "Your email address has been verified."
+                    }
                 return NativeSurface.page(200, title: "Done", message: done)
             } catch {
                 let mapped = APIError.mapping(error)
+                let retry = guarded ? NativeSurface.guardedForms(code: code, csrf: cookie) : NativeSurface.form(mode, code: code, csrf: cookie)
                 if mapped?.code == "WEAK_PASSWORD" {
-                    let retry = NativeSurface.form(mode, code: code, csrf: cookie)
                     return NativeSurface.page(
                         400, title: NativeSurface.title(mode),
                         message: "Choose a password of at least \(PasswordPolicy.minimumLength) characters.", form: retry)
+                }
+                if guarded, mapped?.code == "INVALID_LOGIN_CREDENTIALS" {
+                    return NativeSurface.page(
+                        400, title: NativeSurface.title(mode),
+                        message: "That is not this account's password. " + NativeSurface.guardedMessage, form: retry)
                 }
                 guard let mapped, mapped.status < 500 else { throw error }
                 return NativeSurface.page(mapped.status, title: "Not done", message: mapped.message)
@@ -114,6 +145,37 @@ extension NativeSurface {
             : ""
         let button = mode == .resetPassword ? "Change password" : "Verify email"
         return "<form method=\"post\" action=\"/auth/action\">\(hidden)\(field)<p><button type=\"submit\">\(button)</button></p></form>"
+    }
+
+    /// Whether the page verifies with `code` only with the account's password or a new one
+    /// (``EmailActionService/verificationNeedsPassword(code:)``); false for another mode or a bad code (the
+    /// confirmation then refuses it).
+    static func verificationIsGuarded(_ mode: MailAction, code: String, _ service: EmailActionService) async throws -> Bool {
+        guard mode == .verifyEmail else { return false }
+        do {
+            return try await service.verificationNeedsPassword(code: code)
+        } catch let error as APIError where error.code == "INVALID_OOB_CODE" {
+            return false
+        }
+    }
+
+    /// What the page says when it verifies an address for an account that has a password and never had its email
+    /// verified.
+    static let guardedMessage =
+        "This account has a password: enter it to verify this address. If you did not create this account, choose a"
+        + " new password instead; whoever made it is then signed out."
+
+    /// The two forms of a guarded verification: the account's password, or a new one instead.
+    static func guardedForms(code: String, csrf: String) -> String {
+        let hidden = [("mode", MailAction.verifyEmail.rawValue), ("oobCode", code), ("csrfToken", csrf)]
+            .map { "<input type=\"hidden\" name=\"\($0.0)\" value=\"\(MailTemplates.htmlEscaped($0.1))\">" }.joined()
+        let current =
+            "<p><label>Password <input type=\"password\" name=\"password\" autocomplete=\"current-password\" required></label></p>"
+        let new =
+            "<p><label>New password <input type=\"password\" name=\"newPassword\" autocomplete=\"new-password\" minlength=\"\(PasswordPolicy.minimumLength)\" required></label></p>"
+        return "<form method=\"post\" action=\"/auth/action\">\(hidden)\(current)<p><button type=\"submit\">Verify email</button></p></form>"
+            + "<h2>I did not create this account</h2>"
+            + "<form method=\"post\" action=\"/auth/action\">\(hidden)\(new)<p><button type=\"submit\">Set a new password</button></p></form>"
     }
 
     /// A small HTML page: no script, no outside resources, not cached, not framed, no referrer.
