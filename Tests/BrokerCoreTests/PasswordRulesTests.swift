@@ -51,23 +51,39 @@ import Testing
         // A look-alike made through /v1/signup with the public id as its password never matches.
         for origin in [AccountOrigin.signup, .provider(ProviderID("google")), nil] {
             let lookAlike = Self.account("look-alike", origin: origin)
-            #expect(!Mapping.isWorkaroundCandidate(lookAlike))
+            #expect(!Mapping.isWorkaroundCandidate(lookAlike, provider: ProviderID("kakao")))
             #expect(Mapping.decide(identity: kakao, linked: nil, emailOwner: lookAlike, passwordMatchesSubject: true) == .general(.takeOver(lookAlike)))
             let provenLookAlike = Self.account("proven-look-alike", origin: origin, emailVerified: true)
             #expect(Mapping.decide(identity: kakao, linked: nil, emailOwner: provenLookAlike, passwordMatchesSubject: true) == .general(.conflict(provenLookAlike)))
         }
-        // An imported account holding any identity is no workaround account, even when its password is the id.
-        let prepared = Self.account(
-            "prepared", identities: [Identity(provider: ProviderID("google"), subject: "attacker", email: nil, linkedAt: Self.now)])
-        #expect(!Mapping.isWorkaroundCandidate(prepared))
-        #expect(Mapping.decide(identity: kakao, linked: nil, emailOwner: prepared, passwordMatchesSubject: true) == .general(.takeOver(prepared)))
+        // An imported account to which someone linked another provider since the import (signed in with the public
+        // id before its owner came) is still the workaround's: the legacy link removes what was linked since.
+        let intruder = Identity(provider: ProviderID("google"), subject: "attacker", email: nil, linkedAt: Self.now + 60)
+        let prepared = Self.account("prepared", identities: [intruder])
+        #expect(Mapping.isWorkaroundCandidate(prepared, provider: ProviderID("kakao")))
+        #expect(Mapping.decide(identity: kakao, linked: nil, emailOwner: prepared, passwordMatchesSubject: true) == .legacyLink(prepared))
+        #expect(Mapping.wasLinkedSinceImport(intruder, of: prepared))
+        let imported = Identity(provider: ProviderID("apple"), subject: "own", email: nil, linkedAt: Self.now)
+        #expect(!Mapping.wasLinkedSinceImport(imported, of: prepared))
+        // One that holds a Kakao identity already is not (its owner has come).
+        let kakaoLinked = Self.account(
+            "kakao-linked", identities: [Identity(provider: ProviderID("kakao"), subject: "7", email: nil, linkedAt: Self.now)])
+        #expect(!Mapping.isWorkaroundCandidate(kakaoLinked, provider: ProviderID("kakao")))
         var retired = Self.account("retired")
         retired.passwordDerived = true
-        #expect(!Mapping.isWorkaroundCandidate(retired))
+        #expect(!Mapping.isWorkaroundCandidate(retired, provider: ProviderID("kakao")))
         retired.passwordDerived = false
         retired.passwordHash = nil
-        #expect(!Mapping.isWorkaroundCandidate(retired))
+        #expect(!Mapping.isWorkaroundCandidate(retired, provider: ProviderID("kakao")))
         #expect(Mapping.workaroundPasswords(forSubject: "42") == ["42", "Optional(42)"])
+    }
+
+    @Test(arguments: [
+        ("4100000001", true), ("Optional(4100000001)", true), ("0", true), ("Optional()", false), ("", false),
+        ("4100000001a", false), ("optional(41)", false), ("Optional(41", false), (" 41", false), ("٤١", false),
+    ])
+    func idShapedPasswords(_ password: String, _ shaped: Bool) {
+        #expect(KakaoLegacyPasswordLinking.isIDShaped(password) == shaped)
     }
 
     @Test func aDerivedPasswordIsNotASignInMethod() {

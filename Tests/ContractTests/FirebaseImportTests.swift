@@ -162,10 +162,25 @@ import Testing
             let importer = FirebaseImporter(store: broker.store, options: try FirebaseImportOptions(hash: hash, providers: ["google.com": ProviderID("google"), "apple.com": ProviderID("apple")]), clock: SystemClock())
             #expect(try await importer.run(export).imported == 1)
 
-            // Anyone who knows the email and the public id can sign in with it until the owner's Kakao sign-in.
+            // Anyone who knows the email and the public id could sign in with it before the owner's Kakao sign-in:
+            // an id-shaped password to an imported account without a Kakao identity is refused, and counted.
             let early = try await broker.post("/v1/signin/password", ["email": "lee@example.kr", "password": .string(storedPassword)])
-            #expect(early.status == 200)
-            let earlyRefresh = try #require(early.json?["refreshToken"]?.stringValue)
+            #expect(early.status == 400)
+            #expect(early.errorCode == "INVALID_LOGIN_CREDENTIALS")
+            #expect(try await broker.store.loginFailures(emailKey: "lee@example.kr", since: Date(timeIntervalSince1970: 0)).count == 1)
+            // A session someone got that way before this rule (stored directly here) ends with the owner's link.
+            let earlyRefresh = "a-refresh-token-from-before"
+            try await broker.store.insertRefreshToken(
+                RefreshTokenRecord(
+                    tokenHash: Hex.encode(Digest.sha256(earlyRefresh)), sessionID: "early-session",
+                    accountID: AccountID("firebase-kakao-uid"), signInProvider: "password", createdAt: Date(),
+                    expiresAt: Date() + 3600))
+            #expect(try await broker.post("/v1/token", ["refreshToken": .string(earlyRefresh)]).status == 200)
+            // And a provider the intruder linked then (also stored directly): the owner's link removes it.
+            _ = try await broker.store.update(id: AccountID("firebase-kakao-uid")) { account in
+                account.identities.append(
+                    Identity(provider: ProviderID("google"), subject: "intruder", email: nil, linkedAt: Date() + 1))
+            }
 
             let kakao = try await broker.kakaoSignIn(KakaoStubUser(id: 4_100_005_151, email: "lee@example.kr"))
             #expect(kakao.status == 200)
@@ -176,6 +191,8 @@ import Testing
             let account = try #require(try await broker.store.account(id: AccountID("firebase-kakao-uid")))
             #expect(account.passwordHash == nil)
             #expect(account.origin == .import)
+            #expect(account.identities.map(\.provider) == [ProviderID("kakao")])
+            #expect(try await broker.store.account(provider: ProviderID("google"), subject: "intruder") == nil)
             let events = try await broker.store.auditEvents(uid: AccountID("firebase-kakao-uid"), before: nil, limit: 10)
             #expect(events.map(\.action.rawValue).contains("link"))
             let retired = try await broker.post("/v1/signin/password", ["email": "lee@example.kr", "password": .string(storedPassword)])

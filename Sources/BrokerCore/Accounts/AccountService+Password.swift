@@ -56,6 +56,11 @@ extension AccountService {
             throw error
         }
         guard let account, let hash, matches else { throw AccountError(.invalidLoginCredentials) }
+        // A password a provider's mapping made that is not the owner's own (an imported account's public id at
+        // that provider) is a wrong password, counted as one.
+        guard !passwordGuards.contains(where: { $0.refusesPasswordSignIn(password, to: account) }) else {
+            throw AccountError(.invalidLoginCredentials)
+        }
         guard !account.disabled else { throw AccountError(.userDisabled) }
         try await store.clearLoginFailures(emailKey: key)
         // An imported hash (Firebase's scrypt and the others) is replaced by Argon2id in the sign-in's own

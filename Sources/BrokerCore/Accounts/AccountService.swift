@@ -46,13 +46,16 @@ public struct AccountService: Sendable {
     /// A hash of nothing anyone knows, verified against when an email has no account, so that a wrong email
     /// costs the same time as a wrong password.
     let decoyHash: String
+    /// Providers that refuse some passwords of some accounts (``PasswordSignInGuarding``).
+    let passwordGuards: [any PasswordSignInGuarding]
 
     /// Creates the service; `allowInsecurePhotoURLs` keeps `http` photo URLs too (see ``PhotoURL``).
     public init(
         store: any AccountStore & LoginAttemptStore, clock: any Clock, linkByVerifiedEmail: Bool,
         passwords: any PasswordHashing, allowInsecurePhotoURLs: Bool = false, revokesFirebaseSessions: Bool = false,
-        deletion: AccountDeletion? = nil
+        deletion: AccountDeletion? = nil, passwordGuards: [any PasswordSignInGuarding] = []
     ) async throws {
+        self.passwordGuards = passwordGuards
         self.revokesFirebaseSessions = revokesFirebaseSessions
         self.deletion = deletion ?? AccountDeletion(revokesFirebaseSessions: revokesFirebaseSessions)
         self.store = store

@@ -76,7 +76,7 @@ public struct BrokerServices: Sendable {
         let accounts = try await AccountService(
             store: store, clock: clock, linkByVerifiedEmail: config.linkByVerifiedEmail, passwords: passwords,
             allowInsecurePhotoURLs: config.allowInsecureProviderURLs, revokesFirebaseSessions: firebaseAdmin != nil,
-            deletion: deletion)
+            deletion: deletion, passwordGuards: providers.passwordGuards)
         let auditor = Auditor(store: store, clock: clock, logger: logger)
         var services = BrokerServices(
             config: config, providers: providers,

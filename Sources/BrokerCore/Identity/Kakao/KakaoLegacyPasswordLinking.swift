@@ -27,17 +27,36 @@ struct KakaoLegacyPasswordLinking: LinkingStrategy {
             return .general(.signIn(owner))
         }
         // The legacy match first: only an imported account can be the workaround's own.
-        if isWorkaroundCandidate(owner), passwordMatchesSubject { return .legacyLink(owner) }
+        if isWorkaroundCandidate(owner, provider: identity.provider), passwordMatchesSubject {
+            return .legacyLink(owner)
+        }
         // Then the pre-hijack rule: Kakao vouches for the email, the account never proved it.
         if identity.emailVerified, !owner.emailVerified { return .general(.takeOver(owner)) }
         return .general(.conflict(owner))
     }
 
     /// Whether `account` may be the workaround's account: imported (a look-alike made through `/v1/signup` by
-    /// someone who knows the email and the public Kakao id never is), holding a password and no identity (one
-    /// linked since the import may belong to whoever signed in with the public id before its owner came).
-    static func isWorkaroundCandidate(_ account: Account) -> Bool {
-        account.origin == .import && account.passwordHash != nil && !account.passwordDerived && account.identities.isEmpty
+    /// someone who knows the email and the public Kakao id never is), holding a password and no identity of
+    /// `provider` yet. Identities linked since the import may belong to whoever signed in with the public id before
+    /// its owner came: the legacy link removes them (``link(_:signIn:accounts:)``).
+    static func isWorkaroundCandidate(_ account: Account, provider: ProviderID) -> Bool {
+        account.origin == .import && account.passwordHash != nil && !account.passwordDerived
+            && account.identity(provider) == nil
+    }
+
+    /// Whether `password` has the shape of a password the workaround stored: decimal digits (a Kakao id), or
+    /// `Optional(<digits>)`. Password sign-in refuses such a password to an imported account until its owner's
+    /// Kakao sign-in (``KakaoProvider/refusesPasswordSignIn(_:to:)``).
+    static func isIDShaped(_ password: String) -> Bool {
+        var digits = Substring(password)
+        if digits.hasPrefix("Optional("), digits.hasSuffix(")") { digits = digits.dropFirst(9).dropLast() }
+        return !digits.isEmpty && digits.utf8.allSatisfy { (0x30...0x39).contains($0) }
+    }
+
+    /// Whether `identity` of an imported account was linked after the import: later than the account's creation
+    /// time, which an import gives every identity it brings (Firebase's `createdAt`, or the time of the import).
+    static func wasLinkedSinceImport(_ identity: Identity, of account: Account) -> Bool {
+        identity.linkedAt > account.createdAt
     }
 
     /// The passwords the widely copied workaround stored for Kakao user `subject`: the id itself, and the
@@ -53,7 +72,7 @@ struct KakaoLegacyPasswordLinking: LinkingStrategy {
             let owner: Account? =
                 if linked == nil, let email = identity.email { try await accounts.store.account(email: email) } else { nil }
             var matches = false
-            if let owner, Self.isWorkaroundCandidate(owner) {
+            if let owner, Self.isWorkaroundCandidate(owner, provider: identity.provider) {
                 matches = try await passwordIsWorkaround(owner, subject: identity.subject, accounts: accounts)
             }
             switch Self.decide(identity: identity, linked: linked, emailOwner: owner, passwordMatchesSubject: matches) {
@@ -74,8 +93,9 @@ struct KakaoLegacyPasswordLinking: LinkingStrategy {
         return false
     }
 
-    /// Links the Kakao identity to the workaround's account, keeping its uid, deleting the id-derived password
-    /// and ending every earlier session (Firebase's too): whoever knew the public id could sign in with it.
+    /// Links the Kakao identity to the workaround's account, keeping its uid, deleting the id-derived password,
+    /// removing the identities linked since the import and ending every earlier session (Firebase's too), as a
+    /// takeover does: whoever knew the public id could sign in with it (contract section 2).
     private func link(_ owner: Account, signIn: SignInAttempt, accounts: AccountService) async throws -> SignInOutcome {
         let identity = signIn.identity
         let now = accounts.clock.now
@@ -86,9 +106,10 @@ struct KakaoLegacyPasswordLinking: LinkingStrategy {
         let updated = try await accounts.store.update(id: owner.id, options: linking) { account in
             guard !account.disabled else { throw AccountError(.userDisabled) }
             // What was checked above must still hold: otherwise decide again.
-            guard account.passwordHash == expectedHash, Self.isWorkaroundCandidate(account) else {
-                throw AccountStoreError(.notFound, "account changed")
-            }
+            guard account.passwordHash == expectedHash, Self.isWorkaroundCandidate(account, provider: identity.provider)
+            else { throw AccountStoreError(.notFound, "account changed") }
+            let created = account
+            account.identities.removeAll { Self.wasLinkedSinceImport($0, of: created) }
             account.identities.append(
                 Identity(provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now))
             account.passwordHash = nil

@@ -16,7 +16,7 @@ public struct KakaoProvider: IdentityProvider, IDTokenVerifying, AccessTokenVeri
     let appID: String
     let api: KakaoAPI
     private let issuer: OIDCIssuer
-    private let linking: (any LinkingStrategy)?
+    let linking: (any LinkingStrategy)?
     /// The app's primary admin key (`adminKeyFile`, trimmed): unlinks deleted accounts' Kakao users. Never logged.
     let adminKey: String?
 
