@@ -131,6 +131,9 @@ public struct FirebaseError: Error, Sendable, Equatable {
             mapped.headers["Retry-After"] = "1"
             return mapped
         case let error as AccountStoreError where error.code == .notFound: return userNotFound
+        case let error as AccountStoreError where error.code == .cutOff:
+            return FirebaseError(
+                "INVALID_CUSTOM_TOKEN", "The custom token was minted before its user was taken over, reset or deleted.")
         case let error as AccountStoreError where error.code == .unavailable: return unavailable
         case let error as SQLError where error.code == .busy || error.code == .unavailable: return unavailable
         case let error as APIError:
