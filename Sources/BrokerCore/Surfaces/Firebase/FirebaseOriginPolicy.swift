@@ -3,7 +3,7 @@
 /// the exact origins of `firebaseCompat.allowedOrigins`. A request carrying any other `Origin` is refused (403,
 /// ``FirebaseError/originRefused``) by ``FirebaseListenerChecks`` before anything is counted or stored, and its
 /// preflight gets the same 403 and no CORS header. For the origins it serves the listener answers preflights
-/// (204, allowing the requested headers, as Google's Auth emulator does) and echoes `Access-Control-Allow-Origin`.
+/// (204, allowing the requested headers, as Firebase's Auth emulator does) and echoes `Access-Control-Allow-Origin`.
 public struct FirebaseOriginPolicy: CrossOriginPolicy {
     /// The methods a preflight allows.
     public static let allowedMethods = "GET, POST, PUT, PATCH, DELETE, OPTIONS"
