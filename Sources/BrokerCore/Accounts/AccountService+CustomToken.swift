@@ -14,9 +14,8 @@ extension AccountService {
         return try await retryingRaces {
             if try await store.account(id: uid) != nil {
                 let events = signInEvents(.none, uid: uid, provider: .custom, requestID: requestID)
-                let account = try await store.update(
-                    id: uid, options: AccountWriteOptions(issuing: session, recording: events, customTokenIssuedAt: issuedAt)
-                ) { account in
+                let options = AccountWriteOptions(issuing: session, recording: events, customTokenIssuedAt: issuedAt)
+                let account = try await store.update(id: uid, options: options) { account in
                     guard !account.disabled else { throw AccountError(.userDisabled) }
                     account.lastSignInAt = now
                 }
@@ -27,8 +26,8 @@ extension AccountService {
                 origin: .provider(.custom))
             let events = signInEvents(.created, uid: uid, provider: .custom, requestID: requestID)
             // A concurrent first sign-in with the same uid makes this `alreadyExists`: retried as a returning one.
-            try await store.create(
-                account, options: AccountWriteOptions(issuing: session, recording: events, customTokenIssuedAt: issuedAt))
+            let options = AccountWriteOptions(issuing: session, recording: events, customTokenIssuedAt: issuedAt)
+            try await store.create(account, options: options)
             return (account, true)
         }
     }

@@ -41,7 +41,8 @@ public struct FirebaseCompatSettings: Sendable, Equatable {
     }
 
     /// Reads the section (nil: the defaults), refusing unknown fields, a non-loopback `host` without
-    /// `allowRemote`, an `allowedOrigins` entry that is not an exact origin, and `allowRemote` together with `acceptUnsignedCustomTokens`.
+    /// `allowRemote`, an `allowedOrigins` entry that is not an exact origin, and `allowRemote` together with
+    /// `acceptUnsignedCustomTokens`.
     public init(config section: ConfigReader?) throws {
         let defaults = FirebaseCompatSettings.defaults
         guard let section else {

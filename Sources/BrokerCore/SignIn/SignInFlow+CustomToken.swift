@@ -3,9 +3,10 @@ public import Foundation
 extension SignInFlow {
     /// Signs in with a verified Firebase custom token's `uid` (the Firebase listener's
     /// `accounts:signInWithCustomToken`): the account is created when unknown (`isNewUser`); a token issued
-    /// (`issuedAt`, its `iat`) up to the uid's cutoff is refused (``AccountService/customTokenSignIn(uid:issuedAt:session:requestID:)``). The token itself is
-    /// checked by the surface; this is the grant, the write and the minting every sign-in shares. The token's
-    /// `claims` go into every ID token of the session (as Firebase puts them in the ID token), not on the account.
+    /// (`issuedAt`, its `iat`) up to the uid's cutoff is refused
+    /// (``AccountService/customTokenSignIn(uid:issuedAt:session:requestID:)``). The token itself is checked by the
+    /// surface; this is the grant, the write and the minting every sign-in shares. The token's `claims` go into
+    /// every ID token of the session (as Firebase puts them in the ID token), not on the account.
     public func signIn(
         customTokenUID uid: AccountID, issuedAt: Date, claims: [String: JSONValue]? = nil, requestID: String,
         surface: SessionSurface

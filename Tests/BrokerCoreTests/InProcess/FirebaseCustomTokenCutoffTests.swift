@@ -22,7 +22,8 @@ import Testing
 
     /// A custom token for `uid` signed by the test service account, issued at the clock's second.
     static func token(_ uid: String, _ clock: ManualClock) throws -> String {
-        try FirebaseClientAPITests.customToken(uid: uid, issuedAt: Int64(clock.now.timeIntervalSince1970.rounded(.down)))
+        let second = Int64(clock.now.timeIntervalSince1970.rounded(.down))
+        return try FirebaseClientAPITests.customToken(uid: uid, issuedAt: second)
     }
 
     static func signIn(_ broker: InProcessBroker, _ token: String) async -> TestResponse {

@@ -68,7 +68,8 @@ extension SQLBrokerStore {
         let cutoff = AccountWriteOptions.customTokenCutoff(at: now)
         guard let current = try customTokenCutoff(of: uid, in: connection) else {
             try connection.execute(
-                "INSERT INTO custom_token_cutoffs (uid, cut_off_at) VALUES (?, ?)", [.text(uid.rawValue), millis(cutoff)])
+                "INSERT INTO custom_token_cutoffs (uid, cut_off_at) VALUES (?, ?)",
+                [.text(uid.rawValue), millis(cutoff)])
             return
         }
         guard current < cutoff else { return }
@@ -77,7 +78,9 @@ extension SQLBrokerStore {
     }
 
     /// Refuses a custom-token sign-in (`options.customTokenIssuedAt`) whose token the uid's cutoff covers.
-    static func checkCustomToken(_ options: AccountWriteOptions, uid: AccountID, in connection: any SQLConnection) throws {
+    static func checkCustomToken(
+        _ options: AccountWriteOptions, uid: AccountID, in connection: any SQLConnection
+    ) throws {
         guard let issuedAt = options.customTokenIssuedAt else { return }
         if AccountWriteOptions.isCutOff(issuedAt: issuedAt, by: try customTokenCutoff(of: uid, in: connection)) {
             throw AccountStoreError(.cutOff, "custom token of \(uid) minted before its cutoff")

@@ -136,7 +136,8 @@ public final class SQLBrokerStore: BrokerStore {
             guard try connection.execute("DELETE FROM accounts WHERE uid = ?", [uid]) > 0 else {
                 throw AccountStoreError(.notFound, "no account \(id)")
             }
-            let tail = AccountWriteOptions(recording: options.recording, enqueuing: enqueuing, cutsOffCustomTokens: true)
+            let tail = AccountWriteOptions(
+                recording: options.recording, enqueuing: enqueuing, cutsOffCustomTokens: true)
             try Self.applyWriteOptions(tail, uid: id, now: now, in: connection)
         }
     }

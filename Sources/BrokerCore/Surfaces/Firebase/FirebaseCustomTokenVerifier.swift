@@ -8,7 +8,8 @@ public import Foundation
 /// A token of another service account (another project) is `CREDENTIAL_MISMATCH`; anything else wrong,
 /// `INVALID_CUSTOM_TOKEN`. Unsigned (`alg: none`) tokens only with `firebaseCompat.acceptUnsignedCustomTokens`.
 /// A valid token may be used again until it expires, as Firebase allows, unless a takeover, a password reset or
-/// a deletion of its uid came after its `iat` (the sign-in's write checks that: ``AccountWriteOptions/customTokenIssuedAt``).
+/// a deletion of its uid came after its `iat` (the sign-in's write checks that:
+/// ``AccountWriteOptions/customTokenIssuedAt``).
 public struct FirebaseCustomTokenVerifier: Sendable {
     /// Claim names a custom token's `claims` may not use (Firebase's reserved ID-token claims).
     public static let reservedClaims: Set<String> = [

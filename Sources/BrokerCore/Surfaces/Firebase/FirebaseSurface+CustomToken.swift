@@ -6,7 +6,8 @@ extension FirebaseSurface {
         let token = try call.body.string("token", missing: "MISSING_CUSTOM_TOKEN")
         let verified = try FirebaseCustomTokenVerifier(services: services).verify(token)
         let result = try await services.signIn.signIn(
-            customTokenUID: verified.uid, issuedAt: verified.issuedAt, claims: verified.claims, requestID: call.requestID, surface: .firebase)
+            customTokenUID: verified.uid, issuedAt: verified.issuedAt, claims: verified.claims,
+            requestID: call.requestID, surface: .firebase)
         var fields = sessionFields(result)
         fields["kind"] = Self.kind("VerifyCustomTokenResponse")
         fields["isNewUser"] = .bool(result.isNewUser)
