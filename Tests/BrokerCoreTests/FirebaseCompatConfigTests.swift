@@ -18,7 +18,14 @@ import Testing
         #expect(!settings.allowRemote)
         #expect(!settings.acceptUnsignedCustomTokens)
         #expect(settings.emailEnumerationProtection)
+        #expect(settings.allowedOrigins.isEmpty)
         #expect(settings.warnings.isEmpty)
+    }
+
+    @Test func allowedOriginsAreExactOrigins() throws {
+        let origins = ["https://app.example.com", "http://192.168.1.20:3000"]
+        let settings = try Self.config(["allowedOrigins": .array(origins.map(JSONValue.string))]).firebaseCompat
+        #expect(settings.allowedOrigins == origins)
     }
 
     @Test func settingsAreRead() throws {
@@ -74,6 +81,13 @@ import Testing
             section: ["allowRemote": true, "acceptUnsignedCustomTokens": true],
             field: "firebaseCompat.acceptUnsignedCustomTokens"),
         BadCase(section: ["emailEnumerationProtection": 1], field: "firebaseCompat.emailEnumerationProtection"),
+        BadCase(section: ["allowedOrigins": "https://app.example.com"], field: "firebaseCompat.allowedOrigins"),
+        BadCase(section: ["allowedOrigins": ["https://app.example.com/"]], field: "firebaseCompat.allowedOrigins"),
+        BadCase(section: ["allowedOrigins": ["https://app.example.com/login"]], field: "firebaseCompat.allowedOrigins"),
+        BadCase(section: ["allowedOrigins": ["*"]], field: "firebaseCompat.allowedOrigins"),
+        BadCase(section: ["allowedOrigins": ["app.example.com"]], field: "firebaseCompat.allowedOrigins"),
+        BadCase(section: ["allowedOrigins": ["https://App.example.com"]], field: "firebaseCompat.allowedOrigins"),
+        BadCase(section: ["allowedOrigins": [""]], field: "firebaseCompat.allowedOrigins"),
     ]
 
     @Test(arguments: badCases)

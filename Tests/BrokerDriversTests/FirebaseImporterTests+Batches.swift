@@ -58,6 +58,7 @@ extension FirebaseImporterTests {
         ) async throws {
             try await store.delete(id: id, options: options, enqueuingFor: jobs)
         }
+        func customTokenCutoff(uid: AccountID) async throws -> Date? { try await store.customTokenCutoff(uid: uid) }
         func consume(_ mark: SingleUseMark) async throws {
             try await store.consume(mark)
         }

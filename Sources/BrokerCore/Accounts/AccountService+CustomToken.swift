@@ -1,19 +1,21 @@
-import Foundation
+public import Foundation
 
 extension AccountService {
-    /// Signs in to account `uid`, named by a verified Firebase custom token, creating it (no email, no password,
-    /// no identity) when no account has that uid, as Firebase does. `session` is stored with the sign-in, and
-    /// with `requestID` its audit event, in one transaction. A disabled account is `userDisabled`.
+    /// Signs in to account `uid`, named by a verified Firebase custom token issued at `issuedAt` (its `iat`),
+    /// creating it (no email, no password, no identity) when no account has that uid, as Firebase does. `session`
+    /// is stored with the sign-in, and with `requestID` its audit event, in one transaction. A disabled account is
+    /// `userDisabled`; a token minted up to the uid's cutoff (a takeover, a password reset or a deletion came
+    /// after it) is `AccountStoreError(.cutOff)`, checked inside the transaction, and writes nothing (a deleted
+    /// uid is not made again).
     public func customTokenSignIn(
-        uid: AccountID, session: SessionGrant, requestID: String?
+        uid: AccountID, issuedAt: Date, session: SessionGrant, requestID: String?
     ) async throws -> (account: Account, isNewUser: Bool) {
         let now = clock.now
         return try await retryingRaces {
             if try await store.account(id: uid) != nil {
                 let events = signInEvents(.none, uid: uid, provider: .custom, requestID: requestID)
-                let account = try await store.update(
-                    id: uid, options: AccountWriteOptions(issuing: session, recording: events)
-                ) { account in
+                let options = AccountWriteOptions(issuing: session, recording: events, customTokenIssuedAt: issuedAt)
+                let account = try await store.update(id: uid, options: options) { account in
                     guard !account.disabled else { throw AccountError(.userDisabled) }
                     account.lastSignInAt = now
                 }
@@ -24,7 +26,8 @@ extension AccountService {
                 origin: .provider(.custom))
             let events = signInEvents(.created, uid: uid, provider: .custom, requestID: requestID)
             // A concurrent first sign-in with the same uid makes this `alreadyExists`: retried as a returning one.
-            try await store.create(account, options: AccountWriteOptions(issuing: session, recording: events))
+            let options = AccountWriteOptions(issuing: session, recording: events, customTokenIssuedAt: issuedAt)
+            try await store.create(account, options: options)
             return (account, true)
         }
     }

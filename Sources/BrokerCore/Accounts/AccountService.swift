@@ -227,6 +227,7 @@ public struct AccountService: Sendable {
             case .takeOver(let owner):
                 var takeOver = signInOptions(signIn, .tookOver, uid: owner.id)
                 takeOver.revokeSessions = true
+                takeOver.cutsOffCustomTokens = true
                 takeOver.enqueuing = firebaseRevocation(owner.id, at: now)
                 let updated = try await store.update(id: owner.id, options: takeOver) { account in
                     guard !account.disabled else { throw AccountError(.userDisabled) }

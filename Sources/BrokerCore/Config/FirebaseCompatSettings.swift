@@ -16,6 +16,10 @@ public struct FirebaseCompatSettings: Sendable, Equatable {
     /// `emailEnumerationProtection`: a wrong email or password answers `INVALID_LOGIN_CREDENTIALS` (true, the
     /// default) rather than `EMAIL_NOT_FOUND` / `INVALID_PASSWORD`.
     public var emailEnumerationProtection: Bool
+    /// `allowedOrigins`: web origins besides the loopback ones (`http://localhost[:port]`, `http://127.0.0.1[:port]`,
+    /// `http://[::1][:port]`) whose pages may call the listener (exact origins, `http(s)://host[:port]`); a request
+    /// with any other `Origin` is refused (default none).
+    public var allowedOrigins: [String] = []
 
     /// The defaults: off, loopback, port 9099, nothing relaxed.
     public static let defaults = FirebaseCompatSettings(
@@ -25,8 +29,9 @@ public struct FirebaseCompatSettings: Sendable, Equatable {
     /// Creates settings (unchecked: ``init(config:)`` validates what comes from a file).
     public init(
         enabled: Bool, host: String, port: Int, allowRemote: Bool, acceptUnsignedCustomTokens: Bool,
-        emailEnumerationProtection: Bool
+        emailEnumerationProtection: Bool, allowedOrigins: [String] = []
     ) {
+        self.allowedOrigins = allowedOrigins
         self.enabled = enabled
         self.host = host
         self.port = port
@@ -36,7 +41,8 @@ public struct FirebaseCompatSettings: Sendable, Equatable {
     }
 
     /// Reads the section (nil: the defaults), refusing unknown fields, a non-loopback `host` without
-    /// `allowRemote`, and `allowRemote` together with `acceptUnsignedCustomTokens`.
+    /// `allowRemote`, an `allowedOrigins` entry that is not an exact origin, and `allowRemote` together with
+    /// `acceptUnsignedCustomTokens`.
     public init(config section: ConfigReader?) throws {
         let defaults = FirebaseCompatSettings.defaults
         guard let section else {
@@ -45,6 +51,7 @@ public struct FirebaseCompatSettings: Sendable, Equatable {
         }
         try section.allowOnly([
             "enabled", "host", "port", "allowRemote", "acceptUnsignedCustomTokens", "emailEnumerationProtection",
+            "allowedOrigins",
         ])
         enabled = try section.bool("enabled", default: defaults.enabled)
         host = try section.optionalString("host") ?? defaults.host
@@ -54,6 +61,8 @@ public struct FirebaseCompatSettings: Sendable, Equatable {
             "acceptUnsignedCustomTokens", default: defaults.acceptUnsignedCustomTokens)
         emailEnumerationProtection = try section.bool(
             "emailEnumerationProtection", default: defaults.emailEnumerationProtection)
+        allowedOrigins = try section.strings("allowedOrigins", nonEmpty: false)
+        for origin in allowedOrigins { try CORSPolicy.validate(origin, field: section.field("allowedOrigins")) }
         guard host.utf8.count <= 253, !host.contains(where: { $0 == "/" || $0 == " " || $0 == "[" || $0 == "]" }) else {
             throw ConfigError(field: section.field("host"), "must be an IP address or a host name")
         }

@@ -138,8 +138,9 @@ public struct ActionCodeService: Sendable {
 
     /// Acts on a verification or reset code once, as ``EmailActionService/confirm(code:newPassword:requestID:)``
     /// describes: a verification marks the email verified; a reset sets the new password (Argon2id), marks the
-    /// email verified and retires every session (and queues the Firebase revocation); on an account whose email
-    /// was never verified, both also remove its other identities. `expecting`, when given, is the only action
+    /// email verified and retires every session (and queues the Firebase revocation, and cuts off the uid's custom
+    /// tokens minted until then); on an account whose email was never verified, both also remove its other
+    /// identities (and so do the same). `expecting`, when given, is the only action
     /// accepted (another is ``ActionCodeError/Code/invalidCode``); an email sign-in code is never accepted here.
     /// `proof` is what the broker's page asked for besides a verification code (``VerificationProof``): a wrong
     /// password is ``AccountError/Code/invalidLoginCredentials`` and counts toward the account's lockout, leaving the
@@ -184,7 +185,7 @@ public struct ActionCodeService: Sendable {
         let jobs = endsSessions ? revocationJobs(for: record.uid, at: now) : []
         let options = AccountWriteOptions(
             consuming: SingleUseMark(key: "oob:" + hash, expiresAt: record.expiresAt), revokeSessions: endsSessions,
-            recording: [event], enqueuing: jobs)
+            recording: [event], enqueuing: jobs, cutsOffCustomTokens: endsSessions)
         let newHash = passwordHash
         let verifiedHash = provenHash
         let updated: Account
@@ -267,7 +268,8 @@ public struct ActionCodeService: Sendable {
                     time: now, uid: existing.id, action: .signIn, provider: "emailLink", actor: .user,
                     outcome: takesOver ? "take_over" : "success", requestID: requestID)
                 let options = AccountWriteOptions(
-                    consuming: mark, revokeSessions: takesOver, issuing: session, recording: [event], enqueuing: jobs)
+                    consuming: mark, revokeSessions: takesOver, issuing: session, recording: [event], enqueuing: jobs,
+                    cutsOffCustomTokens: takesOver)
                 let updated = try await accounts.update(id: existing.id, options: options) { account in
                     guard account.email?.lowercased() == record.emailKey else {
                         throw ActionCodeError(.invalidCode, "the account's email changed")

@@ -1,16 +1,22 @@
+public import Foundation
+
 extension SignInFlow {
     /// Signs in with a verified Firebase custom token's `uid` (the Firebase listener's
-    /// `accounts:signInWithCustomToken`): the account is created when unknown (`isNewUser`). The token itself is
-    /// checked by the surface; this is the grant, the write and the minting every sign-in shares. The token's
-    /// `claims` go into every ID token of the session (as Firebase puts them in the ID token), not on the account.
+    /// `accounts:signInWithCustomToken`): the account is created when unknown (`isNewUser`); a token issued
+    /// (`issuedAt`, its `iat`) up to the uid's cutoff is refused
+    /// (``AccountService/customTokenSignIn(uid:issuedAt:session:requestID:)``). The token itself is checked by the
+    /// surface; this is the grant, the write and the minting every sign-in shares. The token's `claims` go into
+    /// every ID token of the session (as Firebase puts them in the ID token), not on the account.
     public func signIn(
-        customTokenUID uid: AccountID, claims: [String: JSONValue]? = nil, requestID: String, surface: SessionSurface
+        customTokenUID uid: AccountID, issuedAt: Date, claims: [String: JSONValue]? = nil, requestID: String,
+        surface: SessionSurface
     ) async throws -> SignInResult {
         let provider = ProviderID.custom.rawValue
         do {
             let text = claims.flatMap { $0.isEmpty ? nil : String(decoding: JSONValue.object($0).serialized(), as: UTF8.self) }
             let (refreshToken, grant) = sessions.grant(provider: provider, surface: surface, claims: text)
-            let (account, isNewUser) = try await accounts.customTokenSignIn(uid: uid, session: grant, requestID: requestID)
+            let (account, isNewUser) = try await accounts.customTokenSignIn(
+                uid: uid, issuedAt: issuedAt, session: grant, requestID: requestID)
             let tokens = try await sessions.tokens(for: account, grant: grant, refreshToken: refreshToken)
             metrics.increment(
                 "broker_signins_total", labels: ["provider": provider, "outcome": isNewUser ? "created" : "success"])

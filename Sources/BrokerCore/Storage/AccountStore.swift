@@ -12,6 +12,9 @@ public struct AccountStoreError: CodedError {
         case notFound
         /// The storage cannot be reached or stayed busy.
         case unavailable
+        /// A sign-in with a Firebase custom token minted at or before its uid's cutoff (a takeover, a password
+        /// reset or a deletion came after it): ``AccountWriteOptions/customTokenIssuedAt``.
+        case cutOff
     }
     /// The kind of failure.
     public var code: Code
@@ -30,6 +33,8 @@ public struct AccountStoreError: CodedError {
     public static let alreadyUsed = AccountStoreError(.alreadyUsed)
     /// The missing record.
     public static let notFound = AccountStoreError(.notFound)
+    /// The custom token minted before its uid's cutoff.
+    public static let cutOff = AccountStoreError(.cutOff)
 }
 
 /// Something accepted once only (a provider's single-use identity token), remembered until it expires.
@@ -106,12 +111,23 @@ public struct AccountWriteOptions: Sendable, Equatable {
     /// Queues these outbox jobs in the same transaction, so a delivery exists exactly when its change
     /// committed. A job without a uid gets the account's.
     public var enqueuing: [OutboxJob]
+    /// Sets the uid's custom-token cutoff to the current second in the same transaction, so that every Firebase
+    /// custom token of the uid minted up to that second signs nothing in any more (contract section 11): a
+    /// takeover, a password reset. Every deletion does so too, whatever its options; an admin revocation does not.
+    /// The cutoff outlives the account (it is kept by uid).
+    public var cutsOffCustomTokens: Bool
+    /// The write is a sign-in with a Firebase custom token issued at this instant (`iat`): it fails with
+    /// `AccountStoreError(.cutOff)`, writing nothing, when the uid's cutoff is at or after that whole second.
+    public var customTokenIssuedAt: Date?
 
     /// Creates options.
     public init(
         consuming: SingleUseMark? = nil, revokeSessions: Bool = false, issuing: SessionGrant? = nil,
-        recording: [AuditEvent] = [], enqueuing: [OutboxJob] = []
+        recording: [AuditEvent] = [], enqueuing: [OutboxJob] = [], cutsOffCustomTokens: Bool = false,
+        customTokenIssuedAt: Date? = nil
     ) {
+        self.cutsOffCustomTokens = cutsOffCustomTokens
+        self.customTokenIssuedAt = customTokenIssuedAt
         self.consuming = consuming
         self.revokeSessions = revokeSessions
         self.issuing = issuing
@@ -146,7 +162,9 @@ public protocol AccountStore: Sendable {
     ) async throws -> Account?
     /// Deletes the account, its identities and its sessions, consuming `options.consuming`, appending
     /// `options.recording` to the audit log and queuing `options.enqueuing` (a provider's revocation) in the same
-    /// transaction; the other options do not apply (the sessions go with the account).
+    /// transaction, and cutting off the uid's custom tokens minted up to the current second (see
+    /// ``AccountWriteOptions/cutsOffCustomTokens``); the other options do not apply (the sessions go with the
+    /// account).
     func delete(id: AccountID, options: AccountWriteOptions) async throws
     /// Like ``delete(id:options:)``, also queuing the jobs `jobs` derives from the account as it stood inside
     /// the transaction (what its linked providers are asked to do: ``AccountDeletion``); `jobs` throwing
@@ -155,6 +173,9 @@ public protocol AccountStore: Sendable {
         id: AccountID, options: AccountWriteOptions,
         enqueuingFor jobs: @escaping @Sendable (Account) throws -> [OutboxJob]
     ) async throws
+    /// The uid's custom-token cutoff (a whole second), if a takeover, a password reset or a deletion set one: a
+    /// Firebase custom token for `uid` minted at or before it signs nothing in. Kept after the account is deleted.
+    func customTokenCutoff(uid: AccountID) async throws -> Date?
     /// Records `mark` alone, changing no account (a provider's event about an identity no account holds, so a
     /// replay of it finds the mark even after that identity signs up); `alreadyUsed` if it was recorded before.
     func consume(_ mark: SingleUseMark) async throws
@@ -176,5 +197,20 @@ extension AccountStore {
         id: AccountID, _ body: @escaping @Sendable (inout Account) throws -> Void
     ) async throws -> Account {
         try await update(id: id, options: AccountWriteOptions(), body)
+    }
+}
+
+extension AccountWriteOptions {
+    /// The cutoff a takeover, a password reset or a deletion at `now` sets: its whole second, since a custom
+    /// token's `iat` has whole seconds.
+    public static func customTokenCutoff(at now: Date) -> Date {
+        Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+    }
+
+    /// Whether a custom token issued at `issuedAt` is cut off by `cutoff`: minted in the cutoff's second or
+    /// before (whole seconds).
+    public static func isCutOff(issuedAt: Date, by cutoff: Date?) -> Bool {
+        guard let cutoff else { return false }
+        return issuedAt.timeIntervalSince1970.rounded(.down) <= cutoff.timeIntervalSince1970.rounded(.down)
     }
 }

@@ -112,7 +112,7 @@ public struct BrokerApp: Sendable {
     public let services: BrokerServices
     private var router: Router
     private let fallback: any Surface
-    private let cors: CORSPolicy
+    private let cors: any CrossOriginPolicy
 
     /// Creates the application with the broker's own surfaces: native `/v1`, admin, operations.
     public init(services: BrokerServices) {
@@ -124,10 +124,14 @@ public struct BrokerApp: Sendable {
             ])
     }
 
-    /// Creates the application serving `surfaces`; the first renders answers to unmatched requests.
+    /// Creates the application serving `surfaces`; the first renders answers to unmatched requests. Its
+    /// cross-origin rules are those of the first surface that has its own (``Surface/crossOrigin``), else
+    /// `cors.allowedOrigins`.
     public init(services: BrokerServices, surfaces: [any Surface]) {
         self.services = services
-        cors = CORSPolicy(allowedOrigins: services.config.corsAllowedOrigins)
+        cors =
+            surfaces.lazy.compactMap(\.crossOrigin).first
+            ?? CORSPolicy(allowedOrigins: services.config.corsAllowedOrigins)
         fallback = surfaces.first ?? NativeSurface(services: services)
         router = Router()
         for surface in surfaces {

@@ -23,6 +23,8 @@ import Testing
             _ method: String = "POST", _ path: String, _ body: JSONValue? = nil, query: [String: String] = [:],
             headers: [String: String] = FirebaseAdminRoutesTests.owner
         ) async -> (status: Int, json: JSONValue?) {
+            var headers = headers
+            if body != nil { headers["Content-Type"] = "application/json" }
             let response = await app.handle(HTTPRequest(
                 method: method, path: path, query: query, headers: headers, body: body?.serialized() ?? []))
             return (response.status, JSONValue.parse(response.body))

@@ -43,6 +43,8 @@ import Testing
         _ app: BrokerApp, _ path: String, query: [String: String] = ["key": "any-api-key"],
         headers: [String: String] = ["Host": "127.0.0.1:9099"], body: JSONValue = [:]
     ) async -> (status: Int, json: JSONValue?) {
+        var headers = headers
+        if !headers.keys.contains(where: { $0.lowercased() == "content-type" }) { headers["Content-Type"] = "application/json" }
         let response = await app.handle(
             HTTPRequest(method: "POST", path: path, query: query, headers: headers, body: body.serialized()))
         return (response.status, JSONValue.parse(response.body))

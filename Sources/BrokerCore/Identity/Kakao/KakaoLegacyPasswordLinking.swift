@@ -102,6 +102,7 @@ struct KakaoLegacyPasswordLinking: LinkingStrategy {
         let expectedHash = owner.passwordHash
         var linking = accounts.signInOptions(signIn, .linked, uid: owner.id)
         linking.revokeSessions = true
+        linking.cutsOffCustomTokens = true
         linking.enqueuing = accounts.firebaseRevocation(owner.id, at: now)
         let updated = try await accounts.store.update(id: owner.id, options: linking) { account in
             guard !account.disabled else { throw AccountError(.userDisabled) }

@@ -17,6 +17,8 @@ public actor MemoryBrokerStore: BrokerStore {
     /// Single-use mark key -> expiry.
     var marks: [String: Date] = [:]
     private var tokens: [String: RefreshTokenRecord] = [:]
+    /// uid -> the second up to which its custom tokens are cut off (kept after the account is deleted).
+    private var customTokenCutoffs: [AccountID: Date] = [:]
     private var keys: [KeyID: StoredSigningKey] = [:]
     /// Lower-cased email -> failed password sign-ins (see `MemoryBrokerStore+LoginAttempts.swift`).
     var loginFailureLog: [String: [Date]] = [:]
@@ -89,6 +91,7 @@ public actor MemoryBrokerStore: BrokerStore {
     public func create(_ account: Account, options: AccountWriteOptions) throws {
         let account = Self.normalized(account)
         guard accounts[account.id] == nil else { throw AccountStoreError(.alreadyExists, "uid \(account.id)") }
+        try checkCustomToken(options, uid: account.id)
         try checkCanSave(account, replacing: nil)
         try checkCanConsume(options.consuming)
         try checkCanEnqueue(options.enqueuing)
@@ -121,6 +124,7 @@ public actor MemoryBrokerStore: BrokerStore {
         id: AccountID, options: AccountWriteOptions, _ body: @escaping @Sendable (inout Account) throws -> Void
     ) throws -> Account {
         guard let original = accounts[id] else { throw AccountStoreError(.notFound, "no account \(id)") }
+        try checkCustomToken(options, uid: id)
         var changed = original
         try body(&changed)
         guard changed.id == id else {
@@ -166,7 +170,22 @@ public actor MemoryBrokerStore: BrokerStore {
         }
         unindex(account)
         tokens = tokens.filter { $0.value.accountID != id }
-        finish(id, AccountWriteOptions(consuming: options.consuming, recording: options.recording, enqueuing: enqueuing))
+        finish(
+            id,
+            AccountWriteOptions(
+                consuming: options.consuming, recording: options.recording, enqueuing: enqueuing,
+                cutsOffCustomTokens: true))
+    }
+
+    /// The uid's custom-token cutoff, if one was set.
+    public func customTokenCutoff(uid: AccountID) -> Date? { customTokenCutoffs[uid] }
+
+    /// Refuses a custom-token sign-in (`options.customTokenIssuedAt`) whose token the uid's cutoff covers.
+    private func checkCustomToken(_ options: AccountWriteOptions, uid: AccountID) throws {
+        guard let issuedAt = options.customTokenIssuedAt else { return }
+        if AccountWriteOptions.isCutOff(issuedAt: issuedAt, by: customTokenCutoffs[uid]) {
+            throw AccountStoreError(.cutOff, "custom token of \(uid) minted before its cutoff")
+        }
     }
 
     /// Records `mark` alone; `alreadyUsed` if it was recorded before and has not expired.
@@ -340,6 +359,10 @@ public actor MemoryBrokerStore: BrokerStore {
     private func finish(_ id: AccountID, _ options: AccountWriteOptions) {
         let now = Self.normalized(clock.now)
         if let mark = options.consuming { record(mark) }
+        if options.cutsOffCustomTokens {
+            let cutoff = AccountWriteOptions.customTokenCutoff(at: now)
+            customTokenCutoffs[id] = max(customTokenCutoffs[id] ?? cutoff, cutoff)
+        }
         if options.revokeSessions {
             revokeSessions(accountID: id, at: now)
         }

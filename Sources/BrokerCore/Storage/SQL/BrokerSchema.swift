@@ -15,9 +15,21 @@ public enum BrokerSchema {
             SQLMigration(version: 7, statements: version7), SQLMigration(version: 8, statements: version8),
             SQLMigration(version: 9, statements: version9), SQLMigration(version: 10, statements: version10),
             SQLMigration(version: 11, statements: version11), SQLMigration(version: 12, statements: version12),
-            SQLMigration(version: 13, statements: version13),
+            SQLMigration(version: 13, statements: version13), SQLMigration(version: 14, statements: version14),
         ]
     }
+
+    /// Version 14: each uid's custom-token cutoff (epoch milliseconds of a whole second): a Firebase custom token
+    /// minted in that second or before signs nothing in. Set by a takeover, a password reset and a deletion, and
+    /// kept by uid, with no foreign key, so that it outlives the deleted account.
+    private static let version14 = [
+        """
+        CREATE TABLE custom_token_cutoffs (
+            uid TEXT PRIMARY KEY,
+            cut_off_at BIGINT NOT NULL
+        )
+        """
+    ]
 
     /// Version 13: when a session's sign-in happened (epoch milliseconds; its ID tokens' `auth_time`), kept by
     /// every token of the session (NULL for sessions stored before: their id begins with their creation time); and

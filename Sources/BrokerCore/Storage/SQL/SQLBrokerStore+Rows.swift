@@ -34,9 +34,10 @@ extension SQLBrokerStore {
     /// token's `iat` has whole seconds (a token minted later in that second must keep working).
     static func validAfter(_ now: Date) -> Date { Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down)) }
 
-    /// Revokes the account's sessions and earlier ID tokens, stores `grant`'s session and appends the audit
-    /// events, as `options` ask: the tail of every account write.
+    /// Cuts off the uid's custom tokens, revokes the account's sessions and earlier ID tokens, stores `grant`'s
+    /// session and appends the audit events, as `options` ask: the tail of every account write.
     static func applyWriteOptions(_ options: AccountWriteOptions, uid: AccountID, now: Date, in connection: any SQLConnection) throws {
+        if options.cutsOffCustomTokens { try cutOffCustomTokens(of: uid, now: now, in: connection) }
         if options.revokeSessions {
             try connection.execute(revokeTokensOfAccount, [millis(now), .text(uid.rawValue)])
             try connection.execute(invalidateIDTokensOfAccount, [millis(validAfter(now)), .text(uid.rawValue)])
@@ -51,6 +52,38 @@ extension SQLBrokerStore {
         for var job in options.enqueuing {
             if job.uid == nil { job.uid = uid }
             try connection.execute(insertOutboxJob, outboxJobValues(job))
+        }
+    }
+
+    // MARK: - Custom-token cutoffs
+
+    /// The uid's custom-token cutoff, read inside a transaction.
+    static func customTokenCutoff(of uid: AccountID, in connection: any SQLConnection) throws -> Date? {
+        try connection.query("SELECT cut_off_at FROM custom_token_cutoffs WHERE uid = ?", [.text(uid.rawValue)])
+            .first?.integer("cut_off_at").map(date)
+    }
+
+    /// Sets the uid's cutoff to `now`'s second (never moving it back).
+    static func cutOffCustomTokens(of uid: AccountID, now: Date, in connection: any SQLConnection) throws {
+        let cutoff = AccountWriteOptions.customTokenCutoff(at: now)
+        guard let current = try customTokenCutoff(of: uid, in: connection) else {
+            try connection.execute(
+                "INSERT INTO custom_token_cutoffs (uid, cut_off_at) VALUES (?, ?)",
+                [.text(uid.rawValue), millis(cutoff)])
+            return
+        }
+        guard current < cutoff else { return }
+        try connection.execute(
+            "UPDATE custom_token_cutoffs SET cut_off_at = ? WHERE uid = ?", [millis(cutoff), .text(uid.rawValue)])
+    }
+
+    /// Refuses a custom-token sign-in (`options.customTokenIssuedAt`) whose token the uid's cutoff covers.
+    static func checkCustomToken(
+        _ options: AccountWriteOptions, uid: AccountID, in connection: any SQLConnection
+    ) throws {
+        guard let issuedAt = options.customTokenIssuedAt else { return }
+        if AccountWriteOptions.isCutOff(issuedAt: issuedAt, by: try customTokenCutoff(of: uid, in: connection)) {
+            throw AccountStoreError(.cutOff, "custom token of \(uid) minted before its cutoff")
         }
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The ``BrokerStore`` over any ``SQLDatabase`` driver (SQLite today, PostgreSQL through a second driver).
 ///
@@ -48,6 +48,7 @@ public final class SQLBrokerStore: BrokerStore {
         let now = clock.now
         try Self.requireDistinctIdentities(account.identities)
         try await write { connection in
+            try Self.checkCustomToken(options, uid: account.id, in: connection)
             try Self.consume(options.consuming, now: now, in: connection)
             try connection.execute(Self.insertAccount, Self.accountValues(account))
             for identity in account.identities {
@@ -95,6 +96,7 @@ public final class SQLBrokerStore: BrokerStore {
         in connection: any SQLConnection
     ) throws -> Account {
         let id = original.id
+        try checkCustomToken(options, uid: id, in: connection)
         var changed = original
         try body(&changed)
         guard changed.id == original.id else {
@@ -114,8 +116,8 @@ public final class SQLBrokerStore: BrokerStore {
     }
 
     /// Deletes the account, its identities and its refresh tokens, consuming `options.consuming`, recording
-    /// `options.recording` and queuing `options.enqueuing` in the same transaction; `notFound` (and no change) if
-    /// absent.
+    /// `options.recording`, queuing `options.enqueuing` and cutting off the uid's custom tokens in the same
+    /// transaction; `notFound` (and no change) if absent.
     public func delete(id: AccountID, options: AccountWriteOptions) async throws {
         try await delete(id: id, options: options, enqueuingFor: { _ in [] })
     }
@@ -139,9 +141,15 @@ public final class SQLBrokerStore: BrokerStore {
             guard try connection.execute("DELETE FROM accounts WHERE uid = ?", [uid]) > 0 else {
                 throw AccountStoreError(.notFound, "no account \(id)")
             }
-            let tail = AccountWriteOptions(recording: options.recording, enqueuing: enqueuing)
+            let tail = AccountWriteOptions(
+                recording: options.recording, enqueuing: enqueuing, cutsOffCustomTokens: true)
             try Self.applyWriteOptions(tail, uid: id, now: now, in: connection)
         }
+    }
+
+    /// The uid's custom-token cutoff, if one was set (kept after the account is deleted).
+    public func customTokenCutoff(uid: AccountID) async throws -> Date? {
+        try await read { connection in try Self.customTokenCutoff(of: uid, in: connection) }
     }
 
     /// Records `mark` alone in its own transaction; `alreadyUsed` if it was recorded before.

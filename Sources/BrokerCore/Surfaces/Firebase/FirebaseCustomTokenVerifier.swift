@@ -1,5 +1,5 @@
 import BrokerCrypto
-import Foundation
+public import Foundation
 
 /// Checks the custom tokens of `accounts:signInWithCustomToken` (contract sections 3 and 11), strictly where
 /// Firebase's own emulator checks nothing: RS256 signed by the configured service account's key, `iss` = `sub` = its
@@ -7,7 +7,9 @@ import Foundation
 /// future and `exp` after now and at most an hour after `iat`, `claims` (if any) an object without reserved names.
 /// A token of another service account (another project) is `CREDENTIAL_MISMATCH`; anything else wrong,
 /// `INVALID_CUSTOM_TOKEN`. Unsigned (`alg: none`) tokens only with `firebaseCompat.acceptUnsignedCustomTokens`.
-/// A valid token may be used again until it expires, as Firebase allows.
+/// A valid token may be used again until it expires, as Firebase allows, unless a takeover, a password reset or
+/// a deletion of its uid came after its `iat` (the sign-in's write checks that:
+/// ``AccountWriteOptions/customTokenIssuedAt``).
 public struct FirebaseCustomTokenVerifier: Sendable {
     /// Claim names a custom token's `claims` may not use (Firebase's reserved ID-token claims).
     public static let reservedClaims: Set<String> = [
@@ -28,12 +30,14 @@ public struct FirebaseCustomTokenVerifier: Sendable {
         skew = services.config.clockSkew
     }
 
-    /// A verified token's uid and developer claims.
+    /// A verified token's uid, developer claims and issue time.
     public struct Verified: Sendable, Equatable {
         /// `uid`.
         public var uid: AccountID
         /// `claims`, if any.
         public var claims: [String: JSONValue]?
+        /// `iat`; `Date.distantPast` for an unsigned token without one (so any cutoff of its uid refuses it).
+        public var issuedAt: Date = .distantPast
     }
 
     static func invalid(_ detail: String) -> FirebaseError { FirebaseError("INVALID_CUSTOM_TOKEN", detail) }
@@ -59,7 +63,14 @@ public struct FirebaseCustomTokenVerifier: Sendable {
             if let expiry = claims["exp"] {
                 guard let seconds = expiry.doubleValue, seconds > now else { throw Self.invalid("Token expired.") }
             }
-            return try Self.verified(claims)
+            var verified = try Self.verified(claims)
+            if let issued = claims["iat"] {
+                guard let seconds = issued.doubleValue, seconds.isFinite, seconds <= now + skew else {
+                    throw Self.invalid("The custom token's iat is not valid.")
+                }
+                verified.issuedAt = Date(timeIntervalSince1970: seconds)
+            }
+            return verified
         case "RS256"?:
             guard let account else {
                 throw Self.invalid("No service account is configured: only the broker's own custom tokens are accepted.")
@@ -76,7 +87,9 @@ public struct FirebaseCustomTokenVerifier: Sendable {
             guard let issuedAt = claims["iat"]?.doubleValue, let expiry = claims["exp"]?.doubleValue,
                 issuedAt <= now + skew, expiry > now, expiry > issuedAt, expiry - issuedAt <= 3600
             else { throw Self.invalid("Token expired, or its iat and exp are not valid.") }
-            return try Self.verified(claims)
+            var verified = try Self.verified(claims)
+            verified.issuedAt = Date(timeIntervalSince1970: issuedAt)
+            return verified
         default:
             throw Self.invalid("The custom token's algorithm is not accepted.")
         }

@@ -58,6 +58,16 @@ public struct FirebaseError: Error, Sendable, Equatable {
     public static let hostRefused = FirebaseError(
         "PERMISSION_DENIED", "Host not allowed on this listener.", status: 403, reason: "forbidden",
         statusName: "PERMISSION_DENIED")
+    /// A request from a web page whose `Origin` the listener does not serve (``FirebaseOriginPolicy``): refused
+    /// before anything is done.
+    public static let originRefused = FirebaseError(
+        "PERMISSION_DENIED", "Origin not allowed on this listener.", status: 403, reason: "forbidden",
+        statusName: "PERMISSION_DENIED")
+    /// A request body whose media type is not `application/json` (or that has no `Content-Type`), outside
+    /// `securetoken`: refused before anything is done, so a page cannot send one without a CORS preflight.
+    public static let unsupportedMediaType = FirebaseError(
+        "INVALID_ARGUMENT", "The request body must be application/json (Content-Type).",
+        statusName: "INVALID_ARGUMENT")
     /// A client call without an API key (`key=` or `X-Goog-Api-Key`) and without admin authorization.
     public static let missingAPIKey = FirebaseError(
         "PERMISSION_DENIED", "The request is missing a valid API key.", status: 403, reason: "forbidden",
@@ -122,6 +132,9 @@ public struct FirebaseError: Error, Sendable, Equatable {
             mapped.headers["Retry-After"] = "1"
             return mapped
         case let error as AccountStoreError where error.code == .notFound: return userNotFound
+        case let error as AccountStoreError where error.code == .cutOff:
+            return FirebaseError(
+                "INVALID_CUSTOM_TOKEN", "The custom token was minted before its user was taken over, reset or deleted.")
         case let error as AccountStoreError where error.code == .unavailable: return unavailable
         case let error as SQLError where error.code == .busy || error.code == .unavailable: return unavailable
         case let error as APIError:

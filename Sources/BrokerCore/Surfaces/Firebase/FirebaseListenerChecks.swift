@@ -1,7 +1,9 @@
 import Foundation
 
 /// What every request to the Firebase listener passes before its handler runs, in this order, and nothing is
-/// done for one that fails: the `Host` check (no DNS rebinding from a browser), the caller (an API key or
+/// done (counted or stored) for one that fails: the `Host` check (no DNS rebinding from a browser), the `Origin`
+/// check (``FirebaseOriginPolicy``: no other site's page), the body's media type (`application/json`, except on
+/// `securetoken` and for an empty body: a page cannot send JSON without a preflight), the caller (an API key or
 /// `Bearer owner`; `Bearer owner` for admin routes), the project of a `projects/{project}` path, and the body.
 public struct FirebaseListenerChecks: Sendable {
     /// The most bytes of an API key (any value is accepted, as Firebase's emulator does; this only bounds it).
@@ -9,16 +11,20 @@ public struct FirebaseListenerChecks: Sendable {
 
     let listener: FirebaseSurface.Listener
     let projectID: String
+    let origins: FirebaseOriginPolicy
 
     /// The checks of `surface`'s listener.
     public init(surface: FirebaseSurface) {
         listener = surface.listener
         projectID = surface.projectID
+        origins = FirebaseOriginPolicy(surface: surface)
     }
 
     /// The call, or the error that refuses it.
     public func admit(_ request: HTTPRequest, _ context: RequestContext, access: FirebaseAccess) throws -> FirebaseCall {
         try checkHost(request)
+        try origins.check(request)
+        try Self.checkMediaType(request)
         let isAdmin = try Self.isOwner(request.headers["authorization"], access: access)
         let key = request.query["key"] ?? request.headers["x-goog-api-key"]
         let apiKey = key.flatMap { $0.isEmpty ? nil : $0 }
@@ -43,6 +49,21 @@ public struct FirebaseListenerChecks: Sendable {
         guard let host = request.headers["host"], Self.allows(host: host, listener: listener) else {
             throw FirebaseError.hostRefused
         }
+    }
+
+    /// Refuses a request with a body whose `Content-Type` is missing or not `application/json` (parameters such as
+    /// `charset` allowed, case-insensitively), except on `securetoken` (the JS SDK posts a form there). A request
+    /// without a body (no bytes: a `GET`, a `POST` with `Content-Length: 0`) is exempt: it reads as `{}`.
+    public static func checkMediaType(_ request: HTTPRequest) throws {
+        guard !request.body.isEmpty, request.path != FirebaseEndpoints.secureTokenPath else { return }
+        guard isJSON(contentType: request.headers["content-type"]) else { throw FirebaseError.unsupportedMediaType }
+    }
+
+    /// Whether a `Content-Type` value's media type is `application/json`.
+    static func isJSON(contentType value: String?) -> Bool {
+        guard let value, value.utf8.count <= 256 else { return false }
+        let type = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return type.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
     }
 
     /// Whether a `Host` header value names this listener.

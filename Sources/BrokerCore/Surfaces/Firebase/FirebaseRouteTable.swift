@@ -61,6 +61,7 @@ public struct FirebaseRouteTable: Sendable {
                     let verb = table.first(where: { $0.verb == target[target.index(after: colon)...] })
                 else {
                     try checks.checkHost(request)
+                    try checks.origins.check(request)
                     throw FirebaseError.notFound
                 }
                 var context = context

@@ -6,8 +6,8 @@
 /// Its routes come in three parts, each mounted from its own file: the client API (`mountClient`, in
 /// `FirebaseSurface+Client.swift`), the Admin SDK's project calls (`mountAdmin`, `FirebaseSurface+Admin.swift`)
 /// and the out-of-band flows (`mountOOB`, `FirebaseSurface+OOB.swift`). Each adds its routes to a
-/// ``FirebaseRouteTable``, which wraps every handler in the listener's checks: the `Host` check, the API key or
-/// `Bearer owner`, and `projects/{project}` being the broker's project.
+/// ``FirebaseRouteTable``, which wraps every handler in the listener's checks: the `Host` check, the `Origin`
+/// check, the body's media type, the API key or `Bearer owner`, and `projects/{project}` being the broker's project.
 public struct FirebaseSurface: Surface {
     /// The largest request body the listener reads (larger is 413): room for a `batchCreate` of Firebase's 1000
     /// users with their hashes, salts and provider data (the main listener keeps 64 KiB).
@@ -46,6 +46,10 @@ public struct FirebaseSurface: Surface {
     public var projectID: String { services.config.projectID }
     /// The `firebaseCompat` settings.
     public var settings: FirebaseCompatSettings { services.config.firebaseCompat }
+
+    /// The listener's own cross-origin rules (``FirebaseOriginPolicy``): loopback origins and
+    /// `firebaseCompat.allowedOrigins`, never `cors.allowedOrigins`.
+    public var crossOrigin: (any CrossOriginPolicy)? { FirebaseOriginPolicy(surface: self) }
 
     /// Mounts the three parts' routes, each wrapped in the listener's checks.
     public func mount(on router: inout Router) {

@@ -5,6 +5,14 @@ public protocol Surface: Sendable {
     func mount(on router: inout Router)
     /// The response for an error a route of this surface threw.
     func render(_ error: any Error) -> RenderedError
+    /// The listener's own cross-origin rules, when the surface serves a listener of its own; nil (the default):
+    /// the broker's ``CORSPolicy``.
+    var crossOrigin: (any CrossOriginPolicy)? { get }
+}
+
+extension Surface {
+    /// None: the broker's ``CORSPolicy``.
+    public var crossOrigin: (any CrossOriginPolicy)? { nil }
 }
 
 /// An error as a surface answers it.

@@ -62,6 +62,8 @@ public struct APIError: Error, Sendable, Equatable {
             return error
         case let error as AccountStoreError where error.code == .notFound:
             return notFound  // deleted while the request was under way
+        case let error as AccountStoreError where error.code == .cutOff:
+            return APIError(401, "INVALID_TOKEN", "The token is not valid.")  // a custom token minted before its cutoff
         case let error as AccountStoreError where error.code == .unavailable:
             return unavailable("STORAGE_UNAVAILABLE", "Storage is unavailable; try again shortly.")
         case let error as SQLError where error.code == .busy || error.code == .unavailable:
