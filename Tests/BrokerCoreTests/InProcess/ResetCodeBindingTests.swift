@@ -17,21 +17,10 @@ import Testing
         return (broker, clock)
     }
 
-    /// The codes of the reset mails queued to `email`, in the order they were queued.
-    static func resetCodes(_ broker: InProcessBroker, to email: String) async throws -> [String] {
-        try await broker.store.outboxJobs(uid: nil, limit: 100).sorted { $0.createdAt < $1.createdAt }.compactMap { job in
-            guard job.kind == .mail, let mail = JSONValue.parse(job.payload), mail["to"]?.stringValue == email,
-                let text = mail["text"]?.stringValue, text.contains("mode=resetPassword"),
-                let range = text.range(of: "oobCode=")
-            else { return nil }
-            return String(text[range.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
-        }
-    }
-
     static func requestReset(_ broker: InProcessBroker, _ email: String) async throws -> String {
-        let before = try await resetCodes(broker, to: email)
+        let before = try await broker.mailedCodes(to: email, mode: "resetPassword")
         #expect(await broker.post("/v1/password/reset", ["email": .string(email)]).status == 204)
-        let after = try await resetCodes(broker, to: email)
+        let after = try await broker.mailedCodes(to: email, mode: "resetPassword")
         return try #require(after.first { !before.contains($0) })
     }
 

@@ -34,18 +34,8 @@ import Testing
             headers: bearer(session))
         #expect(link.status == 200)
         #expect(await broker.post("/v1/email/verify", [:], headers: bearer(session)).status == 204)
-        let code = try #require(try await mailedCode(broker))
+        let code = try #require(try await broker.mailedCodes(to: victim).last)
         return (session, uid, code)
-    }
-
-    static func mailedCode(_ broker: InProcessBroker) async throws -> String? {
-        for job in try await broker.store.outboxJobs(uid: nil, limit: 100) where job.kind == .mail {
-            guard let mail = JSONValue.parse(job.payload), mail["to"]?.stringValue == victim,
-                let text = mail["text"]?.stringValue, let range = text.range(of: "oobCode=")
-            else { continue }
-            return String(text[range.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
-        }
-        return nil
     }
 
     /// The page for `code`, and its CSRF cookie.
