@@ -2121,6 +2121,10 @@ extension OpenAPIDocument {
                   "newPassword": {
                     "type": "string"
                   },
+                  "password": {
+                    "type": "string",
+                    "description": "The account's current password: asked when verifying the email of an account that has a password and never had its email verified (or `newPassword` instead, which acts as a reset)."
+                  },
                   "csrfToken": {
                     "type": "string"
                   }
