@@ -6,22 +6,28 @@ extension AccountService {
     /// Failures within the window that lock password sign-in.
     public static let lockoutThreshold = 10
 
-    /// Creates an email/password account (contract section 4). The email is unique case-insensitively.
-    /// `session` is stored with it, and with `requestID` its `sign_up` audit event, in one transaction.
-    public func signUp(
-        email rawEmail: String, password: String, displayName: String?, session: SessionGrant? = nil,
-        requestID: String? = nil
-    ) async throws -> Account {
+    /// A new email and password account, not yet stored (a sign-up's authentication): the email and password
+    /// follow ``PasswordPolicy``, the email is not taken (compared case-insensitively), and the password is hashed.
+    public func newPasswordAccount(email rawEmail: String, password: String, displayName: String?) async throws -> Account {
         let email = rawEmail.trimmingCharacters(in: .whitespaces)
         try PasswordPolicy.check(email: email, password: password)
         guard try await store.account(email: email) == nil else { throw AccountError(.emailExists) }
         let hash = try await passwords.hash(password)
         let now = clock.now
-        let account = Account(
+        return Account(
             id: AccountID.generate(), email: email, emailVerified: false, displayName: displayName, createdAt: now,
             lastSignInAt: now, passwordHash: hash, origin: .signup)
+    }
+
+    /// Stores `account` (from ``newPasswordAccount(email:password:displayName:)``) with `session` and, with
+    /// `requestID`, its `sign_up` audit event, in one transaction. An email taken meanwhile is `emailExists`.
+    public func createPasswordAccount(
+        _ account: Account, session: SessionGrant? = nil, requestID: String? = nil
+    ) async throws -> Account {
         do {
-            let events = requestID.map { [Self.passwordEvent(.signUp, uid: account.id, at: now, outcome: "created", requestID: $0)] }
+            let events = requestID.map {
+                [Self.passwordEvent(.signUp, uid: account.id, at: clock.now, outcome: "created", requestID: $0)]
+            }
             try await store.create(account, options: AccountWriteOptions(issuing: session, recording: events ?? []))
         } catch let error as AccountStoreError where error.code == .alreadyExists {
             throw AccountError(.emailExists)  // a concurrent sign-up with the same email won
@@ -29,12 +35,20 @@ extension AccountService {
         return account
     }
 
-    /// Signs in with email and password. A wrong email and a wrong password get the same answer after the
-    /// same work; ten failures for one email within 15 minutes lock it, even against the right password.
-    /// `session` is stored with the sign-in, and with `requestID` its `sign_in` audit event, in one transaction.
-    public func passwordSignIn(
-        email rawEmail: String, password: String, session: SessionGrant? = nil, requestID: String? = nil
-    ) async throws -> Account {
+    /// A password that verified against an account's hash, to record the sign-in with.
+    public struct VerifiedPassword: Sendable {
+        /// The account, as it was read.
+        public var account: Account
+        /// The hash the password matched.
+        public var verifiedHash: String
+        /// An Argon2id hash of the password replacing an imported one, if one was made.
+        public var rehash: String?
+    }
+
+    /// Checks email and password (a password sign-in's authentication). A wrong email and a wrong password get the
+    /// same answer after the same work; ten failures for one email within 15 minutes lock it, even against the
+    /// right password. A password a provider's mapping refuses (``PasswordSignInGuarding``) is a wrong one.
+    public func verifyPassword(email rawEmail: String, password: String) async throws -> VerifiedPassword {
         let email = rawEmail.trimmingCharacters(in: .whitespaces)
         let key = email.lowercased()
         let now = clock.now
@@ -64,15 +78,25 @@ extension AccountService {
         guard !account.disabled else { throw AccountError(.userDisabled) }
         try await store.clearLoginFailures(emailKey: key)
         // An imported hash (Firebase's scrypt and the others) is replaced by Argon2id in the sign-in's own
-        // transaction (contract section 8): the session and the new hash commit together, or neither does.
-        // When the hasher's queue is full the sign-in goes on with the old hash: the next one upgrades it.
+        // transaction (contract section 8). When the hasher's queue is full the sign-in goes on with the old hash:
+        // the next one upgrades it.
         let rehash = passwords.needsRehash(hash) ? try? await passwords.hash(password) : nil
+        return VerifiedPassword(account: account, verifiedHash: hash, rehash: rehash)
+    }
+
+    /// Records a verified password sign-in: `session` stored with it, and with `requestID` its `sign_in` audit
+    /// event, and the rehash, in one transaction; the password verified must still be the account's (a takeover
+    /// may have removed it meanwhile: then `invalidLoginCredentials`).
+    public func recordPasswordSignIn(
+        _ verified: VerifiedPassword, session: SessionGrant? = nil, requestID: String? = nil
+    ) async throws -> Account {
+        let now = clock.now
+        let id = verified.account.id
         do {
-            let events = requestID.map { [Self.passwordEvent(.signIn, uid: account.id, at: now, requestID: $0)] }
+            let events = requestID.map { [Self.passwordEvent(.signIn, uid: id, at: now, requestID: $0)] }
             let options = AccountWriteOptions(issuing: session, recording: events ?? [])
-            // The password verified above must still be the account's (a takeover may have removed it).
             return try await store.recordPasswordSignIn(
-                id: account.id, verifiedHash: hash, rehash: rehash, at: now, options: options)
+                id: id, verifiedHash: verified.verifiedHash, rehash: verified.rehash, at: now, options: options)
         } catch let error as AccountStoreError where error.code == .notFound {
             throw AccountError(.invalidLoginCredentials)  // deleted meanwhile
         }

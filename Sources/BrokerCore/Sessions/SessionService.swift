@@ -113,6 +113,11 @@ public struct SessionService: Sendable {
         return Date(timeIntervalSince1970: Double(millis) / 1000)
     }
 
+    /// Stores `grant`'s session for `account` on its own (a renewal with no account change).
+    public func store(_ grant: SessionGrant, for account: AccountID) async throws {
+        try await store.insertRefreshToken(grant.record(for: account))
+    }
+
     /// The session body's tokens for `account` whose sign-in stored `grant`, made with `refreshToken`.
     public func tokens(for account: Account, grant: SessionGrant, refreshToken: String) async throws -> SessionTokens {
         try await tokens(

@@ -1,10 +1,18 @@
-import Foundation
+public import Foundation
 
-/// The sign-in use case, once for every surface: resolve the provider, verify the credential, grant a session,
-/// decide and link in one transaction with the session and audit rows, mint the tokens, count the outcome.
+/// The sign-in use case, once for every method and every surface (`design/sign-in-pipeline.md`): ``run(_:_:)``
+/// is the one skeleton, with the phases
 ///
-/// A returning user's sign-in is one transaction (``AccountService/signIn(_:)``'s first step). A refused sign-in
-/// stores nothing but its audit event, recorded after the refusal.
+/// 1. **authenticate**: the ``SignInMethod`` verifies what was presented; nothing is written;
+/// 2. **second factor** and 3. **hooks**: seams with no behaviour yet (the issues that follow fill them);
+/// 4. **commit**: the method decides and writes, in one transaction, the account change, the session, the
+///    single-use mark, the audit event and the outbox jobs;
+/// 5. **tokens**: the session's tokens in the surface's format;
+/// 6. **count**: one count of the outcome; a refusal at any phase is also audited, once, here, with the method's
+///    label and the refusal's code, and stores nothing else.
+///
+/// ``renew(_:provider:because:surface:authTime:storedBy:)`` makes a new session for an account already signed in
+/// (a password change, a link): no hook, no second factor.
 public struct SignInFlow: Sendable {
     /// The enabled providers.
     public let providers: ProviderRegistry
@@ -31,85 +39,149 @@ public struct SignInFlow: Sendable {
         return provider
     }
 
-    /// Signs in with a provider credential.
-    public func signIn(_ request: SignInRequest) async throws -> SignInResult {
-        let name = request.provider.rawValue
+    /// Runs a sign-in with `method`: the only place that grants, mints, counts and audits a refusal.
+    public func run<Method: SignInMethod>(_ method: Method, _ context: SignInContext) async throws -> SignInStep {
+        var proven: Method.Proof?
         do {
-            let provider = try provider(request.provider)
-            let verified = try await provider.verify(request.credential, hints: request.hints)
-            // A Firebase session names its method as Firebase does (`firebaseProviderID`), in its tokens and refreshes.
-            let method = request.surface == .firebase ? provider.firebaseProviderID(for: request.credential.kind) : name
-            let (refreshToken, grant) = sessions.grant(provider: method, surface: request.surface)
-            let outcome = try await accounts.signIn(
-                SignInAttempt(verified, session: grant, requestID: request.requestID))
-            let tokens = try await sessions.tokens(for: outcome.account, grant: grant, refreshToken: refreshToken)
-            metrics.increment(
-                "broker_signins_total", labels: ["provider": name, "outcome": outcome.isNewUser ? "created" : "success"])
-            return SignInResult(account: outcome.account, change: outcome.change, tokens: tokens, signInProvider: name)
+            let proof = try await method.authenticate(context)
+            proven = proof
+            // The second-factor and hook phases come here, outside any transaction, once they exist.
+            let (refreshToken, grant) = sessions.grant(
+                provider: method.sessionProvider(on: context.surface), surface: context.surface,
+                claims: method.sessionClaims(proof))
+            let committed = try await method.commit(proof, session: grant, context: context)
+            let tokens = try await sessions.tokens(for: committed.account, grant: grant, refreshToken: refreshToken)
+            count(method, outcome: committed.change == .created ? "created" : "success")
+            return .signedIn(
+                SignInResult(
+                    account: committed.account, change: committed.change, tokens: tokens,
+                    signInProvider: grant.signInProvider, jobs: committed.jobs))
         } catch {
-            // An unknown provider is not counted: its name comes from the caller.
-            guard providers.provider(request.provider) != nil else { throw error }
-            let code = SignInFlow.outcomeCode(error)
-            metrics.increment("broker_signins_total", labels: ["provider": name, "outcome": code])
-            await auditor.record(.signIn, uid: nil, provider: name, outcome: code, requestID: request.requestID)
+            guard method.countsRefusal(error) else { throw error }
+            let outcome = Self.outcomeCode(error)
+            count(method, outcome: outcome)
+            await auditor.record(
+                method.refusalAction, uid: proven.flatMap(method.uid(of:)), provider: method.label, outcome: outcome,
+                requestID: context.requestID)
             throw error
         }
     }
 
-    /// Creates an email and password account and signs it in (contract section 4).
-    /// `surface` is the listener the session is for.
+    /// A new session for `account`, already signed in, whose change `write` stores with the session's grant in one
+    /// transaction (a password change) or, when nil, stored on its own (a link, new tokens after an update).
+    /// `authTime`, for a renewal that continues a session, is that session's sign-in time (default: now). Runs no
+    /// hook and asks for no second factor; counted by `reason` (`broker_session_renewals_total`).
+    public func renew(
+        _ account: Account, provider: String, because reason: RenewalReason, surface: SessionSurface,
+        authTime: Date? = nil, storedBy write: (@Sendable (SessionGrant) async throws -> Account)? = nil
+    ) async throws -> SignInResult {
+        let (refreshToken, grant) = sessions.grant(provider: provider, surface: surface, authTime: authTime)
+        let stored: Account
+        if let write {
+            stored = try await write(grant)
+        } else {
+            try await sessions.store(grant, for: account.id)
+            stored = account
+        }
+        let tokens = try await sessions.tokens(for: stored, grant: grant, refreshToken: refreshToken)
+        metrics.increment("broker_session_renewals_total", labels: ["reason": reason.rawValue])
+        return SignInResult(account: stored, change: .none, tokens: tokens, signInProvider: provider)
+    }
+
+    private func count<Method: SignInMethod>(_ method: Method, outcome: String) {
+        metrics.increment(method.counter, labels: ["provider": method.label, "outcome": outcome])
+    }
+
+    // MARK: - The methods, by the names the surfaces call them
+
+    /// Signs in with a provider credential (contract section 2).
+    public func signIn(_ request: SignInRequest) async throws -> SignInResult {
+        let method = ProviderTokenSignIn(request: request, providers: providers, accounts: accounts)
+        return try await run(method, SignInContext(requestID: request.requestID, surface: request.surface)).result
+    }
+
+    /// Creates an email and password account and signs it in (contract section 4), on `surface`'s listener.
     public func signUp(
         email: String, password: String, displayName: String?, requestID: String, surface: SessionSurface = .native
     ) async throws -> SignInResult {
-        let provider = ProviderID.password.rawValue
-        do {
-            let (refreshToken, grant) = sessions.grant(provider: provider, surface: surface)
-            let account = try await accounts.signUp(
-                email: email, password: password, displayName: displayName, session: grant, requestID: requestID)
-            let tokens = try await sessions.tokens(for: account, grant: grant, refreshToken: refreshToken)
-            metrics.increment("broker_signups_total")
-            return SignInResult(account: account, change: .created, tokens: tokens, signInProvider: provider)
-        } catch {
-            let code = SignInFlow.outcomeCode(error)
-            await auditor.record(.signUp, uid: nil, provider: provider, outcome: code, requestID: requestID)
-            throw error
-        }
+        let method = PasswordSignUp(email: email, password: password, displayName: displayName, accounts: accounts)
+        return try await run(method, SignInContext(requestID: requestID, surface: surface)).result
     }
 
-    /// Signs in with email and password (contract section 4).
-    /// `surface` is the listener the session is for.
+    /// Signs in with email and password (contract section 4), on `surface`'s listener.
     public func signIn(
         email: String, password: String, requestID: String, surface: SessionSurface = .native
     ) async throws -> SignInResult {
-        let provider = ProviderID.password.rawValue
+        let method = PasswordSignIn(email: email, password: password, accounts: accounts)
+        return try await run(method, SignInContext(requestID: requestID, surface: surface)).result
+    }
+
+    /// Signs in with a custom token that `verify` checks (the Firebase listener's `signInWithCustomToken`): its uid
+    /// is created when unknown (`isNewUser`); a token minted up to the uid's cutoff is refused. The token's
+    /// `claims` go into every ID token of the session (as Firebase puts them in the ID token), not on the account.
+    public func signIn(
+        customToken verify: @escaping @Sendable () async throws -> CustomTokenProof, requestID: String,
+        surface: SessionSurface
+    ) async throws -> SignInResult {
+        let method = CustomTokenSignIn(verify: verify, accounts: accounts)
+        return try await run(method, SignInContext(requestID: requestID, surface: surface)).result
+    }
+
+    /// Signs in with an email sign-in code (Firebase's `signInWithEmailLink`); the result carries the outbox jobs
+    /// queued with it (a takeover's Firebase revocation).
+    public func signIn(
+        emailLinkCode code: String, email: String, actionCodes: ActionCodeService, requestID: String,
+        surface: SessionSurface = .native
+    ) async throws -> SignInResult {
+        let method = EmailLinkSignIn(email: email, code: code, actionCodes: actionCodes)
+        return try await run(method, SignInContext(requestID: requestID, surface: surface)).result
+    }
+
+    /// Links another provider's identity to the signed-in account `uid` (its single-use mark recorded with the
+    /// link), and records the `link` event; a refusal is counted (`broker_links_total`) and audited (`link`) once.
+    public func link(_ uid: AccountID, _ request: SignInRequest) async throws -> Account {
+        let label = request.provider.rawValue
         do {
-            let (refreshToken, grant) = sessions.grant(provider: provider, surface: surface)
-            let account = try await accounts.passwordSignIn(
-                email: email, password: password, session: grant, requestID: requestID)
-            let tokens = try await sessions.tokens(for: account, grant: grant, refreshToken: refreshToken)
-            metrics.increment("broker_signins_total", labels: ["provider": provider, "outcome": "success"])
-            return SignInResult(account: account, change: .none, tokens: tokens, signInProvider: provider)
+            let provider = try provider(request.provider)
+            let verified = try await provider.verify(request.credential, hints: request.hints)
+            let linked = try await accounts.link(uid, verified)
+            await auditor.record(.link, uid: uid, provider: label, requestID: request.requestID)
+            metrics.increment("broker_links_total", labels: ["provider": label, "outcome": "success"])
+            return linked
         } catch {
-            let code = SignInFlow.outcomeCode(error)
-            metrics.increment("broker_signins_total", labels: ["provider": provider, "outcome": code])
-            await auditor.record(.signIn, uid: nil, provider: provider, outcome: code, requestID: requestID)
+            // An unknown provider is not counted: its name comes from the caller.
+            guard providers.provider(request.provider) != nil else { throw error }
+            let outcome = Self.outcomeCode(error)
+            metrics.increment("broker_links_total", labels: ["provider": label, "outcome": outcome])
+            await auditor.record(.link, uid: uid, provider: label, outcome: outcome, requestID: request.requestID)
             throw error
         }
     }
 
-    /// Links another provider's identity to the signed-in account `uid` (its single-use mark recorded with the
-    /// link), and records the `link` event.
-    public func link(_ uid: AccountID, _ request: SignInRequest) async throws -> Account {
-        let provider = try provider(request.provider)
-        let verified = try await provider.verify(request.credential, hints: request.hints)
-        let linked = try await accounts.link(uid, verified)
-        await auditor.record(.link, uid: uid, provider: provider.id.rawValue, requestID: request.requestID)
-        return linked
+    /// The contract's code for a refused sign-in (section 6), as metrics and audit events name outcomes whatever
+    /// surface carried the request; a surface's own refusal names its code (``SignInOutcomeNaming``).
+    static func outcomeCode(_ error: any Error) -> String {
+        if let error = error as? ActionCodeError { return actionCodeOutcome(error) }
+        if let named = error as? any SignInOutcomeNaming { return named.outcomeCode }
+        return APIError.mapping(error)?.code ?? "INTERNAL"
     }
 
-    /// The contract's code for a refused sign-in (section 6), as metrics and audit events name outcomes whatever
-    /// surface carried the request.
-    static func outcomeCode(_ error: any Error) -> String { APIError.mapping(error)?.code ?? "INTERNAL" }
+    /// The outcome label of a refused code (a fixed set, as metrics labels must be).
+    static func actionCodeOutcome(_ error: ActionCodeError) -> String {
+        switch error.code {
+        case .invalidCode: "INVALID_OOB_CODE"
+        case .expiredCode: "EXPIRED_OOB_CODE"
+        case .wrongEmail: "INVALID_EMAIL"
+        case .missingNewPassword, .accountNotFound, .invalidContinueURL: "INVALID_REQUEST"
+        }
+    }
+}
+
+/// A surface's own refusal of a sign-in (a Firebase custom token that does not verify), with the code metrics and
+/// audit events name it by.
+public protocol SignInOutcomeNaming: Error {
+    /// The outcome label: a code from a fixed set.
+    var outcomeCode: String { get }
 }
 
 extension ProviderID {

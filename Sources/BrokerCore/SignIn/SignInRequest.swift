@@ -34,6 +34,8 @@ public struct SignInResult: Sendable {
     public var tokens: SessionTokens
     /// The provider id the session was made with (`password` for email and password).
     public var signInProvider: String
+    /// The outbox jobs queued with the sign-in (to wake the worker once it has committed).
+    public var jobs: [OutboxJob] = []
 
     /// Whether the sign-in created the account.
     public var isNewUser: Bool { change == .created }

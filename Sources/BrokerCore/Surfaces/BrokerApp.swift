@@ -147,6 +147,11 @@ public struct BrokerApp: Sendable {
             "broker_discovery_refreshes_total", type: "counter",
             help: "OpenID Connect discovery document fetches by provider and outcome.")
         services.metrics.describe("broker_signups_total", type: "counter", help: "Email and password accounts created.")
+        services.metrics.describe(
+            "broker_links_total", type: "counter", help: "Providers linked to signed-in accounts, by provider and outcome.")
+        services.metrics.describe(
+            "broker_session_renewals_total", type: "counter",
+            help: "New sessions for signed-in accounts (a password change, a link), by reason.")
     }
 
     /// The routes the surfaces mounted: method and pattern (`{name}` for a parameter), as the router matches them.

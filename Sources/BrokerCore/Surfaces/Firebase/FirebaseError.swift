@@ -213,3 +213,8 @@ public struct FirebaseError: Error, Sendable, Equatable {
         }
     }
 }
+
+extension FirebaseError: SignInOutcomeNaming {
+    /// Firebase's code (`INVALID_CUSTOM_TOKEN`, ...), as a refused sign-in's outcome label.
+    public var outcomeCode: String { code }
+}

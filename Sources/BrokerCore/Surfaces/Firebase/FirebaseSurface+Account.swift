@@ -45,15 +45,19 @@ extension FirebaseSurface {
         var account = user.account
         // `password` (the SDKs' `updatePassword`): the account's other sessions end in the change's transaction,
         // and the new session's tokens are answered.
-        var passwordSession: (refreshToken: String, grant: SessionGrant)?
+        var passwordSession: SignInResult?
         if let password {
             // A password change needs a recent sign-in (contract section 4), checked before anything changes.
             try services.sessions.requireRecentSignIn(user.claims)
-            // First, so a refused password changes nothing.
-            let session = services.sessions.grant(provider: FirebaseUserInfo.passwordProviderID, surface: .firebase)
-            account = try await services.accounts.changePassword(
-                account.id, to: password, session: session.grant, requestID: call.requestID)
-            passwordSession = session
+            // First, so a refused password changes nothing. Its tokens are a new sign-in, as Firebase's are.
+            let (accounts, uid, requestID) = (services.accounts, account.id, call.requestID)
+            let renewed = try await services.signIn.renew(
+                account, provider: FirebaseUserInfo.passwordProviderID, because: .passwordChange, surface: .firebase
+            ) { grant in
+                try await accounts.changePassword(uid, to: password, session: grant, requestID: requestID)
+            }
+            account = renewed.account
+            passwordSession = renewed
         }
         if change.displayName != nil || change.photoURL != nil {
             account = try await services.accounts.updateProfile(account.id, change)
@@ -68,17 +72,15 @@ extension FirebaseSurface {
         for key in ["email", "emailVerified", "displayName", "photoUrl", "providerUserInfo", "passwordHash"] {
             fields[key] = info[key]
         }
-        if let (refreshToken, grant) = passwordSession {
+        if var session = passwordSession {
             // The password change ended every other session, this call's too: the new one's tokens.
-            let tokens = try await services.sessions.tokens(for: account, grant: grant, refreshToken: refreshToken)
-            let session = SignInResult(account: account, change: .none, tokens: tokens, signInProvider: grant.signInProvider)
+            session.account = account
             fields.merge(sessionFields(session)) { _, session in session }
         } else if try body.flag("returnSecureToken") {
             // New tokens for the same sign-in: its `auth_time` stays.
-            let session = try await newSession(
-                for: account, provider: user.signInProvider ?? FirebaseUserInfo.passwordProviderID,
-                authTime: SessionService.authTime(of: user.claims),
-                requestID: call.requestID)
+            let session = try await services.signIn.renew(
+                account, provider: user.signInProvider ?? FirebaseUserInfo.passwordProviderID, because: .update,
+                surface: .firebase, authTime: SessionService.authTime(of: user.claims))
             fields.merge(sessionFields(session)) { _, session in session }
         }
         return Self.ok(fields)

@@ -4,10 +4,12 @@ extension FirebaseSurface {
     /// unless it was minted before a takeover, a password reset or a deletion of its uid (`INVALID_CUSTOM_TOKEN`).
     func signInWithCustomToken(_ call: FirebaseCall) async throws -> HTTPResponse {
         let token = try call.body.string("token", missing: "MISSING_CUSTOM_TOKEN")
-        let verified = try FirebaseCustomTokenVerifier(services: services).verify(token)
+        let verifier = FirebaseCustomTokenVerifier(services: services)
         let result = try await services.signIn.signIn(
-            customTokenUID: verified.uid, issuedAt: verified.issuedAt, claims: verified.claims,
-            requestID: call.requestID, surface: .firebase)
+            customToken: {
+                let verified = try verifier.verify(token)
+                return CustomTokenProof(uid: verified.uid, issuedAt: verified.issuedAt, claims: verified.claims)
+            }, requestID: call.requestID, surface: .firebase)
         var fields = sessionFields(result)
         fields["kind"] = Self.kind("VerifyCustomTokenResponse")
         fields["isNewUser"] = .bool(result.isNewUser)

@@ -74,7 +74,8 @@ extension FirebaseSurface {
             if call.body.has("idToken") {
                 let user = try await authenticated(call)
                 let linked = try await services.signIn.link(user.account.id, assertion.request)
-                result = try await newSession(for: linked, provider: assertion.firebaseProviderID, requestID: call.requestID)
+                result = try await services.signIn.renew(
+                    linked, provider: assertion.firebaseProviderID, because: .link, surface: .firebase)
             } else {
                 result = try await services.signIn.signIn(assertion.request)
             }
@@ -105,16 +106,5 @@ extension FirebaseSurface {
             fields["errorMessage"] = "FEDERATED_USER_ID_ALREADY_LINKED"
             return Self.ok(fields)
         }
-    }
-
-    /// A new session of this listener for `account` (after a link, or an update asking for new tokens), stored
-    /// and minted by the session service as the flow's are.
-    func newSession(
-        for account: Account, provider: String, authTime: Date? = nil, requestID: String
-    ) async throws -> SignInResult {
-        let (refreshToken, grant) = services.sessions.grant(provider: provider, surface: .firebase, authTime: authTime)
-        try await services.store.insertRefreshToken(grant.record(for: account.id))
-        let tokens = try await services.sessions.tokens(for: account, grant: grant, refreshToken: refreshToken)
-        return SignInResult(account: account, change: .none, tokens: tokens, signInProvider: provider)
     }
 }

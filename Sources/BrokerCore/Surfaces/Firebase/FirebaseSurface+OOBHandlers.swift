@@ -187,10 +187,10 @@ extension FirebaseSurface {
         if call.body.has("idToken") {
             throw FirebaseError.operationNotAllowed("Linking an email link to a signed-in user is not supported.")
         }
-        let (result, jobs) = try await services.signIn.signIn(
+        let result = try await services.signIn.signIn(
             emailLinkCode: code, email: email, actionCodes: try actionCodes, requestID: call.requestID,
             surface: .firebase)
-        services.outbox?.jobsCommitted(jobs)
+        services.outbox?.jobsCommitted(result.jobs)
         return .json(
             200,
             [

@@ -47,11 +47,13 @@ extension NativeSurface {
             // The session that asked goes on only through the new tokens: same sign-in method and `auth_time`.
             let provider = session.claims["sign_in_provider"]?.stringValue ?? ProviderID.password.rawValue
             let authTime = SessionService.authTime(of: session.claims)
-            let (refreshToken, grant) = services.sessions.grant(provider: provider, authTime: authTime)
-            let updated = try await services.accounts.changePassword(
-                account.id, to: password, session: grant, requestID: context.requestID)
-            let tokens = try await services.sessions.tokens(for: updated, grant: grant, refreshToken: refreshToken)
-            return .json(200, tokens.body(user: updated, isNewUser: false))
+            let (accounts, requestID) = (services.accounts, context.requestID)
+            let renewed = try await services.signIn.renew(
+                account, provider: provider, because: .passwordChange, surface: .native, authTime: authTime
+            ) { grant in
+                try await accounts.changePassword(account.id, to: password, session: grant, requestID: requestID)
+            }
+            return .json(200, renewed.tokens.body(user: renewed.account, isNewUser: false))
         }
         me("POST", "/v1/me/identities/{provider}") { request, context, account in
             let signIn = try NativeSurface.signInRequest(request, context, services)

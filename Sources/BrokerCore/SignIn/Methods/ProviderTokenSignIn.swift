@@ -1,0 +1,28 @@
+/// Sign-in with a provider's token (contract section 2): the provider verifies it, and ``AccountService`` maps the
+/// identity to an account by the linking rules.
+struct ProviderTokenSignIn: SignInMethod {
+    let request: SignInRequest
+    let providers: ProviderRegistry
+    let accounts: AccountService
+
+    var label: String { request.provider.rawValue }
+
+    /// An unknown provider's refusal is not counted: its name comes from the caller.
+    func countsRefusal(_ error: any Error) -> Bool { providers.provider(request.provider) != nil }
+
+    /// A Firebase session names its method as Firebase does (`firebaseProviderID`), in its tokens and refreshes.
+    func sessionProvider(on surface: SessionSurface) -> String {
+        guard surface == .firebase, let provider = providers.provider(request.provider) else { return label }
+        return provider.firebaseProviderID(for: request.credential.kind)
+    }
+
+    func authenticate(_ context: SignInContext) async throws -> VerifiedIdentity {
+        guard let provider = providers.provider(request.provider) else { throw SignInError(.providerNotEnabled) }
+        return try await provider.verify(request.credential, hints: request.hints)
+    }
+
+    func commit(_ proof: VerifiedIdentity, session: SessionGrant, context: SignInContext) async throws -> CommittedSignIn {
+        let outcome = try await accounts.signIn(SignInAttempt(proof, session: session, requestID: context.requestID))
+        return CommittedSignIn(account: outcome.account, change: outcome.change)
+    }
+}
