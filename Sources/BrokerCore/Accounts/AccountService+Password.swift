@@ -8,7 +8,9 @@ extension AccountService {
 
     /// A new email and password account, not yet stored (a sign-up's authentication): the email and password
     /// follow ``PasswordPolicy``, the email is not taken (compared case-insensitively), and the password is hashed.
-    public func newPasswordAccount(email rawEmail: String, password: String, displayName: String?) async throws -> Account {
+    public func newPasswordAccount(
+        email rawEmail: String, password: String, displayName: String?
+    ) async throws -> Account {
         let email = rawEmail.trimmingCharacters(in: .whitespaces)
         try PasswordPolicy.check(email: email, password: password)
         guard try await store.account(email: email) == nil else { throw AccountError(.emailExists) }

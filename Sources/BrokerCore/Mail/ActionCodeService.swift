@@ -19,8 +19,8 @@ public struct ActionCodeService: Sendable {
     /// Creates the service. `issuer` is the broker's public address (links point at its `/auth/action`);
     /// `revokesFirebaseSessions` queues a `firebase.revoke` job whenever a code ends the account's sessions.
     public init(
-        accounts: any AccountStore & LoginAttemptStore, codes: any EmailActionStore, passwords: any PasswordHashing, clock: any Clock,
-        issuer: String, revokesFirebaseSessions: Bool
+        accounts: any AccountStore & LoginAttemptStore, codes: any EmailActionStore, passwords: any PasswordHashing,
+        clock: any Clock, issuer: String, revokesFirebaseSessions: Bool
     ) {
         self.accounts = accounts
         self.codes = codes
@@ -132,7 +132,9 @@ public struct ActionCodeService: Sendable {
     /// verification code of an account that has a usable password and has never had its email verified.
     public func verificationNeedsPassword(code: String) async throws -> Bool {
         let (record, _) = try await validRecord(code)
-        guard record.action == .verifyEmail, let account = try await accounts.account(id: record.uid) else { return false }
+        guard record.action == .verifyEmail, let account = try await accounts.account(id: record.uid) else {
+            return false
+        }
         return !account.emailVerified && account.hasUsablePassword
     }
 
@@ -194,7 +196,9 @@ public struct ActionCodeService: Sendable {
                 guard account.email?.lowercased() == record.emailKey else {
                     throw ActionCodeError(.invalidCode, "the account's email changed")
                 }
-                if let verifiedHash, account.passwordHash != verifiedHash { throw AccountError(.invalidLoginCredentials) }
+                if let verifiedHash, account.passwordHash != verifiedHash {
+                    throw AccountError(.invalidLoginCredentials)
+                }
                 if !account.emailVerified { account.identities = [] }
                 account.emailVerified = true
                 if let newHash {
@@ -206,7 +210,8 @@ public struct ActionCodeService: Sendable {
             throw ActionCodeError(.invalidCode, "used, or the account is gone")
         }
         return Confirmation(
-            account: updated, action: resets ? .resetPassword : record.action, continueURL: record.continueURL, jobs: jobs)
+            account: updated, action: resets ? .resetPassword : record.action, continueURL: record.continueURL,
+            jobs: jobs)
     }
 
     /// The Argon2id hash of a new password that follows ``PasswordPolicy``.

@@ -116,7 +116,8 @@ public struct EmailActionService: Sendable {
             action, language: language, appName: settings.appName, email: recipient?.email ?? email,
             link: link(action, code: secret, continueURL: continueURL))
         let message = MailMessage(
-            from: settings.from, to: recipient?.email ?? email, subject: parts.subject, text: parts.text, html: parts.html)
+            from: settings.from, to: recipient?.email ?? email, subject: parts.subject, text: parts.text,
+            html: parts.html)
         var job = MailOutboxHandler.job(for: message, uid: account == nil ? nil : uid, createdAt: now)
         if let cipher { job = try cipher.sealing(job) }
         // The request is audited either way: a mail queued, or none for an address without an (enabled) account.

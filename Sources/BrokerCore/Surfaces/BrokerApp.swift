@@ -148,7 +148,8 @@ public struct BrokerApp: Sendable {
             help: "OpenID Connect discovery document fetches by provider and outcome.")
         services.metrics.describe("broker_signups_total", type: "counter", help: "Email and password accounts created.")
         services.metrics.describe(
-            "broker_links_total", type: "counter", help: "Providers linked to signed-in accounts, by provider and outcome.")
+            "broker_links_total", type: "counter",
+            help: "Providers linked to signed-in accounts, by provider and outcome.")
         services.metrics.describe(
             "broker_session_renewals_total", type: "counter",
             help: "New sessions for signed-in accounts (a password change, a link), by reason.")

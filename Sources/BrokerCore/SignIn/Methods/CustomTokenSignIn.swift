@@ -34,7 +34,9 @@ struct CustomTokenSignIn: SignInMethod {
 
     func authenticate(_ context: SignInContext) async throws -> CustomTokenProof { try await verify() }
 
-    func commit(_ proof: CustomTokenProof, session: SessionGrant, context: SignInContext) async throws -> CommittedSignIn {
+    func commit(
+        _ proof: CustomTokenProof, session: SessionGrant, context: SignInContext
+    ) async throws -> CommittedSignIn {
         let (account, isNewUser) = try await accounts.customTokenSignIn(
             uid: proof.uid, issuedAt: proof.issuedAt, session: session, requestID: context.requestID)
         return CommittedSignIn(account: account, change: isNewUser ? .created : .none)

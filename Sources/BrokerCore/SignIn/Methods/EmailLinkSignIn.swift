@@ -15,7 +15,8 @@ struct EmailLinkSignIn: SignInMethod {
     func authenticate(_ context: SignInContext) async throws -> Bool { true }
 
     func commit(_ proof: Bool, session: SessionGrant, context: SignInContext) async throws -> CommittedSignIn {
-        let signedIn = try await actionCodes.signIn(email: email, code: code, session: session, requestID: context.requestID)
+        let signedIn = try await actionCodes.signIn(
+            email: email, code: code, session: session, requestID: context.requestID)
         return CommittedSignIn(account: signedIn.account, change: signedIn.change, jobs: signedIn.jobs)
     }
 }

@@ -21,7 +21,9 @@ struct ProviderTokenSignIn: SignInMethod {
         return try await provider.verify(request.credential, hints: request.hints)
     }
 
-    func commit(_ proof: VerifiedIdentity, session: SessionGrant, context: SignInContext) async throws -> CommittedSignIn {
+    func commit(
+        _ proof: VerifiedIdentity, session: SessionGrant, context: SignInContext
+    ) async throws -> CommittedSignIn {
         let outcome = try await accounts.signIn(SignInAttempt(proof, session: session, requestID: context.requestID))
         return CommittedSignIn(account: outcome.account, change: outcome.change)
     }

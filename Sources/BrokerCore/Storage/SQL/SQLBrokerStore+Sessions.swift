@@ -3,7 +3,8 @@ public import Foundation
 /// ``SessionStore``: refresh tokens, in the `refresh_tokens` table.
 extension SQLBrokerStore {
     static let tokenColumns =
-        "token_hash, session_id, uid, sign_in_provider, created_at, expires_at, rotated_at, revoked_at, surface, claims, auth_time"
+        "token_hash, session_id, uid, sign_in_provider, created_at, expires_at, rotated_at, revoked_at, surface, "
+        + "claims, auth_time"
     static let insertToken = "INSERT INTO refresh_tokens (\(tokenColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     /// Deletes refresh tokens and single-use marks that expired before `date`.
@@ -97,7 +98,8 @@ extension SQLBrokerStore {
         let createdAt = date(try requiredInteger(row, "created_at"))
         // A session stored before version 13 has no `auth_time`: its sign-in time is the one its id begins with
         // (``SessionService/newSessionID(at:)``), else the token's own.
-        let authTime = row.integer("auth_time").map(date) ?? SessionService.creationTime(ofSessionID: sessionID) ?? createdAt
+        let authTime =
+            row.integer("auth_time").map(date) ?? SessionService.creationTime(ofSessionID: sessionID) ?? createdAt
         return RefreshTokenRecord(
             tokenHash: try required(row, "token_hash"),
             sessionID: sessionID,

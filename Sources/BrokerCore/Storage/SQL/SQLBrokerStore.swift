@@ -108,7 +108,8 @@ public final class SQLBrokerStore: BrokerStore {
         try saveColumns(from: original, to: changed, in: connection)
         if changed.passwordHash != original.passwordHash {
             // A reset code is bound to the password it was issued against (contract section 9).
-            try connection.execute(deleteResetCodesOfAccount, [.text(id.rawValue), .text(MailAction.resetPassword.rawValue)])
+            try connection.execute(
+                deleteResetCodesOfAccount, [.text(id.rawValue), .text(MailAction.resetPassword.rawValue)])
         }
         try saveIdentities(from: original.identities, to: changed.identities, uid: id, in: connection)
         try applyWriteOptions(options, uid: id, now: now, in: connection)

@@ -15,8 +15,9 @@ extension FirebaseSurface {
     /// `accounts:update` / `setAccountInfo` with the user's `idToken`: `displayName`, `photoUrl`,
     /// `deleteAttribute` (`DISPLAY_NAME`, `PHOTO_URL`), `deleteProvider` (unlinks, never the last way in);
     /// `password` (a recent sign-in, contract section 4); `returnSecureToken` answers new tokens. Changing the
-    /// email or the phone number here is not supported (`OPERATION_NOT_ALLOWED`); nothing is changed then. A body with an `oobCode` applies a verification code
-    /// instead (``applyActionCode(_:)``, Firebase's `applyActionCode`, which sends no `idToken`).
+    /// email or the phone number here is not supported (`OPERATION_NOT_ALLOWED`); nothing is changed then. A body
+    /// with an `oobCode` applies a verification code instead (``applyActionCode(_:)``, Firebase's
+    /// `applyActionCode`, which sends no `idToken`).
     func update(_ call: FirebaseCall) async throws -> HTTPResponse {
         if let applied = try await applyActionCode(call) { return applied }
         let body = call.body

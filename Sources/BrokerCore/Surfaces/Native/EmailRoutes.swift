@@ -49,14 +49,16 @@ extension NativeSurface {
             }
             let csrf = Base64URL.encode(SecureRandom.bytes(24))
             // A verification of an account made with a password by someone who may not own the inbox asks for that
-            // password, or for a new one instead (contract section 9). A bad code gets the plain form: its POST says so.
+            // password, or for a new one instead (contract section 9). A bad code gets the plain form: its POST
+            // says so.
             let guarded = try await NativeSurface.verificationIsGuarded(mode, code: code, service)
             var response =
                 guarded
                 ? NativeSurface.page(
                     200, title: NativeSurface.title(mode), message: NativeSurface.guardedMessage,
                     form: NativeSurface.guardedForms(code: code, csrf: csrf))
-                : NativeSurface.page(200, title: NativeSurface.title(mode), form: NativeSurface.form(mode, code: code, csrf: csrf))
+                : NativeSurface.page(
+                    200, title: NativeSurface.title(mode), form: NativeSurface.form(mode, code: code, csrf: csrf))
             let secure = services.config.issuer.lowercased().hasPrefix("https://") ? "; Secure" : ""
             response.headers.append(("Set-Cookie", "broker_csrf=\(csrf); Path=/auth/action; HttpOnly; SameSite=Strict\(secure)"))
             return response
@@ -103,7 +105,10 @@ extension NativeSurface {
                 return NativeSurface.page(200, title: "Done", message: done)
             } catch {
                 let mapped = APIError.mapping(error)
-                let retry = guarded ? NativeSurface.guardedForms(code: code, csrf: cookie) : NativeSurface.form(mode, code: code, csrf: cookie)
+                let retry =
+                    guarded
+                    ? NativeSurface.guardedForms(code: code, csrf: cookie)
+                    : NativeSurface.form(mode, code: code, csrf: cookie)
                 if mapped?.code == "WEAK_PASSWORD" {
                     return NativeSurface.page(
                         400, title: NativeSurface.title(mode),
@@ -150,7 +155,9 @@ extension NativeSurface {
     /// Whether the page verifies with `code` only with the account's password or a new one
     /// (``EmailActionService/verificationNeedsPassword(code:)``); false for another mode or a bad code (the
     /// confirmation then refuses it).
-    static func verificationIsGuarded(_ mode: MailAction, code: String, _ service: EmailActionService) async throws -> Bool {
+    static func verificationIsGuarded(
+        _ mode: MailAction, code: String, _ service: EmailActionService
+    ) async throws -> Bool {
         guard mode == .verifyEmail else { return false }
         do {
             return try await service.verificationNeedsPassword(code: code)
@@ -170,12 +177,17 @@ extension NativeSurface {
         let hidden = [("mode", MailAction.verifyEmail.rawValue), ("oobCode", code), ("csrfToken", csrf)]
             .map { "<input type=\"hidden\" name=\"\($0.0)\" value=\"\(MailTemplates.htmlEscaped($0.1))\">" }.joined()
         let current =
-            "<p><label>Password <input type=\"password\" name=\"password\" autocomplete=\"current-password\" required></label></p>"
+            "<p><label>Password <input type=\"password\" name=\"password\" autocomplete=\"current-password\""
+            + " required></label></p>"
         let new =
-            "<p><label>New password <input type=\"password\" name=\"newPassword\" autocomplete=\"new-password\" minlength=\"\(PasswordPolicy.minimumLength)\" required></label></p>"
-        return "<form method=\"post\" action=\"/auth/action\">\(hidden)\(current)<p><button type=\"submit\">Verify email</button></p></form>"
-            + "<h2>I did not create this account</h2>"
-            + "<form method=\"post\" action=\"/auth/action\">\(hidden)\(new)<p><button type=\"submit\">Set a new password</button></p></form>"
+            "<p><label>New password <input type=\"password\" name=\"newPassword\" autocomplete=\"new-password\""
+            + " minlength=\"\(PasswordPolicy.minimumLength)\" required></label></p>"
+        func form(_ field: String, _ button: String) -> String {
+            "<form method=\"post\" action=\"/auth/action\">\(hidden)\(field)"
+                + "<p><button type=\"submit\">\(button)</button></p></form>"
+        }
+        return form(current, "Verify email") + "<h2>I did not create this account</h2>"
+            + form(new, "Set a new password")
     }
 
     /// A small HTML page: no script, no outside resources, not cached, not framed, no referrer.
