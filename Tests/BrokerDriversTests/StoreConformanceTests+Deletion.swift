@@ -21,7 +21,7 @@ extension StoreConformanceTests {
                 }
             }
             #expect(try await store.account(id: alice.id) == nil)
-            let jobs = try await #require(store as? any OutboxStore).outboxJobs(uid: alice.id, limit: 10)
+            let jobs = try await store.outboxJobs(uid: alice.id, limit: 10)
             #expect(Set(jobs.map(\.kind.rawValue)) == ["test.kakao", "test.apple"])
             #expect(Set(jobs.map { String(decoding: $0.payload, as: UTF8.self) }) == ["41", "c2VhbGVkLXRva2Vu"])
             #expect(jobs.allSatisfy { $0.state == .pending })
@@ -41,7 +41,7 @@ extension StoreConformanceTests {
                 }
             }
             #expect(try await store.account(id: alice.id) == alice)
-            #expect(try await #require(store as? any OutboxStore).outboxJobs(uid: alice.id, limit: 10).isEmpty)
+            #expect(try await store.outboxJobs(uid: alice.id, limit: 10).isEmpty)
             await expectStoreError(.notFound) {
                 try await store.delete(id: AccountID("nobody"), options: AccountWriteOptions()) { _ in [] }
             }

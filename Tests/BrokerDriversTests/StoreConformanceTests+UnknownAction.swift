@@ -33,7 +33,7 @@ extension StoreConformanceTests {
             #expect(listed.first?.action == .unrecognized("future_action"))
             #expect(listed.first?.action.rawValue == "future_action")
             #expect(listed.last == known)
-            let console = try #require(store as? any ConsoleStore)
+            let console = store
             let filtered = try await console.auditEvents(
                 matching: AuditFilter(action: AuditAction(rawValue: "future_action")), before: nil, limit: 10)
             #expect(filtered.map(\.id) == ["0002"])

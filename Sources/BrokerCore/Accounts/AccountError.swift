@@ -32,12 +32,27 @@ public struct AccountError: CodedError {
     public var existingProviders: [String]
     /// For `tooManyAttempts`: seconds until an attempt is allowed again.
     public var retryAfter: Int?
+    /// For `invalidLoginCredentials`: which part was wrong, for a surface that may say so (the Firebase listener
+    /// without email enumeration protection); the native API never does.
+    public var credentialProblem: CredentialProblem?
+
+    /// Which part of a password sign-in was wrong.
+    public enum CredentialProblem: String, Sendable {
+        /// No account holds the email, or it has no usable password.
+        case noSuchAccount
+        /// The account has a password, and this is not it.
+        case wrongPassword
+    }
 
     /// Creates an error.
-    public init(_ code: Code, existingProviders: [String] = [], retryAfter: Int? = nil) {
+    public init(
+        _ code: Code, existingProviders: [String] = [], retryAfter: Int? = nil,
+        credentialProblem: CredentialProblem? = nil
+    ) {
         self.code = code
         self.existingProviders = existingProviders
         self.retryAfter = retryAfter
+        self.credentialProblem = credentialProblem
     }
 
     /// The code says it all (``CodedError``).

@@ -71,11 +71,12 @@ extension AccountService {
             try? await store.releaseLoginAttempt(emailKey: key, at: now)
             throw error
         }
-        guard let account, let hash, matches else { throw AccountError(.invalidLoginCredentials) }
+        guard let account, let hash else { throw AccountError(.invalidLoginCredentials, credentialProblem: .noSuchAccount) }
+        guard matches else { throw AccountError(.invalidLoginCredentials, credentialProblem: .wrongPassword) }
         // A password a provider's mapping made that is not the owner's own (an imported account's public id at
         // that provider) is a wrong password, counted as one.
         guard !passwordGuards.contains(where: { $0.refusesPasswordSignIn(password, to: account) }) else {
-            throw AccountError(.invalidLoginCredentials)
+            throw AccountError(.invalidLoginCredentials, credentialProblem: .wrongPassword)
         }
         guard !account.disabled else { throw AccountError(.userDisabled) }
         try await store.clearLoginFailures(emailKey: key)

@@ -15,6 +15,9 @@ public struct ProfileChange: Sendable {
 }
 
 extension AccountService {
+    /// The account `id`, disabled or not; nil when there is none.
+    public func account(_ id: AccountID) async throws -> Account? { try await store.account(id: id) }
+
     /// The account `id` for a request authenticated as it: missing is `notFound`, disabled `userDisabled`.
     public func activeAccount(_ id: AccountID) async throws -> Account {
         guard let account = try await store.account(id: id) else { throw AccountError(.notFound) }

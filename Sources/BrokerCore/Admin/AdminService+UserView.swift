@@ -9,7 +9,7 @@ extension AdminService {
     public func userView(_ uid: AccountID) async throws -> JSONValue {
         let account = try await user(uid)
         guard case .object(var members) = account.adminJSON else { return account.adminJSON }
-        let jobs = try await (store as? any OutboxStore)?.outboxJobs(uid: uid, limit: Self.pendingJobsShown) ?? []
+        let jobs = try await store.outboxJobs(uid: uid, limit: Self.pendingJobsShown)
         members["pendingOutbox"] = .array(jobs.filter { $0.state == .pending }.map(\.json))
         return .object(members)
     }

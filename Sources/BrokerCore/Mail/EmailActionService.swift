@@ -61,12 +61,16 @@ public struct EmailActionService: Sendable {
     }
 
     /// Queues a reset mail when an account holds `email`; answers the same either way (no enumeration),
-    /// and counts the request either way.
+    /// and counts the request either way. With `requiringAccount` (a surface that tells unknown addresses apart:
+    /// the Firebase listener without email enumeration protection) an address no account holds is
+    /// ``ActionCodeError/Code/accountNotFound``, counted and stored nothing.
     public func requestPasswordReset(
-        email rawEmail: String, continueURL: String?, acceptLanguage: String?, requestID: String
+        email rawEmail: String, continueURL: String?, acceptLanguage: String?, requestID: String,
+        requiringAccount: Bool = false
     ) async throws -> [OutboxJob] {
         try await request(
-            .resetPassword, to: rawEmail, continueURL: continueURL, acceptLanguage: acceptLanguage, requestID: requestID)
+            .resetPassword, to: rawEmail, continueURL: continueURL, acceptLanguage: acceptLanguage, requestID: requestID,
+            requiringAccount: requiringAccount)
     }
 
     /// Queues an email sign-in mail (Firebase's `EMAIL_SIGNIN`) to `email`, whether or not an account holds
@@ -80,11 +84,13 @@ public struct EmailActionService: Sendable {
 
     /// `action`'s mail to the address `rawEmail` (trimmed, checked), with the account holding it, if any.
     private func request(
-        _ action: MailAction, to rawEmail: String, continueURL: String?, acceptLanguage: String?, requestID: String
+        _ action: MailAction, to rawEmail: String, continueURL: String?, acceptLanguage: String?, requestID: String,
+        requiringAccount: Bool = false
     ) async throws -> [OutboxJob] {
         let email = rawEmail.trimmingCharacters(in: .whitespaces)
         guard PasswordPolicy.isValidEmail(email) else { throw AccountError(.invalidEmail) }
         let account = try await accounts.account(email: email)
+        if requiringAccount && account == nil { throw ActionCodeError(.accountNotFound) }
         return try await request(
             action, email: email, account: account, continueURL: continueURL, acceptLanguage: acceptLanguage,
             requestID: requestID)

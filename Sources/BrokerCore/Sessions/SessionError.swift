@@ -9,14 +9,27 @@ public struct SessionError: CodedError {
         /// A sensitive change asked with an ID token whose session signed in too long ago (contract section 4).
         case recentSignInRequired
     }
+    /// Which refresh-token problem it was (for `invalidRefreshToken`), for a surface that answers them apart.
+    public enum RefreshProblem: String, Sendable {
+        /// No such token, or one of another listener's sessions.
+        case unknown
+        /// Its session ended: revoked, expired, reused, or issued before the account's sessions were revoked.
+        case ended
+        /// Its account is gone.
+        case accountGone
+    }
+
     /// The reason.
     public var code: Code
     /// Detail for logs; never a token.
     public var detail: String
+    /// For `invalidRefreshToken`: which problem.
+    public var refreshProblem: RefreshProblem?
 
     /// Creates an error.
-    public init(_ code: Code, _ detail: String = "") {
+    public init(_ code: Code, _ detail: String = "", refreshProblem: RefreshProblem? = nil) {
         self.code = code
         self.detail = detail
+        self.refreshProblem = refreshProblem
     }
 }

@@ -132,18 +132,23 @@ public struct SessionService: Sendable {
         let hash = SessionService.hash(refreshToken)
         let now = clock.now
         for _ in 0..<2 {
-            guard let record = try await store.refreshToken(hash: hash), record.revokedAt == nil,
-                record.expiresAt > now
-            else { throw SessionError(.invalidRefreshToken) }
+            guard let record = try await store.refreshToken(hash: hash) else {
+                throw SessionError(.invalidRefreshToken, "unknown", refreshProblem: .unknown)
+            }
             guard record.surface == surface else {
-                throw SessionError(.invalidRefreshToken, "a session of the \(record.surface.rawValue) listener")
+                throw SessionError(
+                    .invalidRefreshToken, "a session of the \(record.surface.rawValue) listener", refreshProblem: .unknown)
+            }
+            guard record.revokedAt == nil, record.expiresAt > now else {
+                throw SessionError(.invalidRefreshToken, "revoked or expired", refreshProblem: .ended)
             }
             guard let account = try await store.account(id: record.accountID) else {
-                throw SessionError(.invalidRefreshToken, "account gone")
+                throw SessionError(.invalidRefreshToken, "account gone", refreshProblem: .accountGone)
             }
             guard !account.disabled else { throw AccountError(.userDisabled) }
             if let validAfter = account.tokensValidAfter, record.createdAt < validAfter {
-                throw SessionError(.invalidRefreshToken, "issued before the account's sessions were revoked")
+                throw SessionError(
+                    .invalidRefreshToken, "issued before the account's sessions were revoked", refreshProblem: .ended)
             }
             let (token, successor) = newRefreshToken(
                 sessionID: record.sessionID, account: account.id, provider: record.signInProvider,
@@ -151,9 +156,12 @@ public struct SessionService: Sendable {
             if let rotatedAt = record.rotatedAt {
                 guard now.timeIntervalSince(rotatedAt) <= settings.reuseGrace else {
                     try await store.revokeSession(id: record.sessionID, at: now)
-                    throw SessionError(.invalidRefreshToken, "reused refresh token; session revoked")
+                    throw SessionError(
+                        .invalidRefreshToken, "reused refresh token; session revoked", refreshProblem: .ended)
                 }
-                guard try await store.addToSession(successor) else { throw SessionError(.invalidRefreshToken) }
+                guard try await store.addToSession(successor) else {
+                    throw SessionError(.invalidRefreshToken, "session revoked", refreshProblem: .ended)
+                }
             } else if try await !store.rotateRefreshToken(hash: hash, at: now, successor: successor) {
                 continue  // a concurrent refresh rotated it first: decide again as a retry
             }
@@ -164,7 +172,7 @@ public struct SessionService: Sendable {
                     surface: record.surface, claims: record.claims, authTime: record.authTime, now: now)
             )
         }
-        throw SessionError(.invalidRefreshToken)
+        throw SessionError(.invalidRefreshToken, "kept losing rotations", refreshProblem: .ended)
     }
 
     /// Revokes the session of `refreshToken` and returns its account; unknown tokens, and those of another
@@ -215,6 +223,11 @@ public struct SessionService: Sendable {
     /// The sign-in time (`auth_time`) a verified ID token's `claims` name, for a renewal that continues its session.
     public static func authTime(of claims: [String: JSONValue]) -> Date? {
         claims["auth_time"]?.doubleValue.map(Date.init(timeIntervalSince1970:))
+    }
+
+    /// Whether session `id` of `account` is live now: it holds a token neither revoked nor expired.
+    public func isLive(session id: String, of account: AccountID) async throws -> Bool {
+        try await store.isSessionLive(id: id, accountID: account, at: clock.now)
     }
 
     /// Verifies one of the broker's own ID tokens (signature, issuer, audience, expiry) and returns its claims;

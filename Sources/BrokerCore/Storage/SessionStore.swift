@@ -112,7 +112,8 @@ public protocol SigningKeyStore: Sendable {
     func rotateSigningKey(to key: StoredSigningKey, at date: Date) async throws
 }
 
-/// Everything the broker persists, behind one backend.
+/// Everything the broker persists, behind one backend: every store protocol, so a backend that lacks one does not
+/// compile and no code looks a feature up with `as?`.
 public typealias BrokerStore = AccountStore & SessionStore & SigningKeyStore & LoginAttemptStore & AccountDirectory
-    & AccountQuerying
-    & AuditLog & ConsoleStore & AccountImporting
+    & AccountQuerying & AuditLog & ConsoleStore & AccountImporting & EmailActionStore & OutboxStore
+    & StorageHealthChecking

@@ -41,6 +41,12 @@ public struct BrokerServices: Sendable {
     /// The Firebase service account (`firebase.serviceAccountFile`), when configured: the Firebase listener checks
     /// custom tokens against its key.
     public var firebaseServiceAccount: FirebaseServiceAccount? = nil
+    /// Action codes without mail: links for admin callers, look-ups, confirmations, email sign-in.
+    public var actionCodes: ActionCodeService
+    /// The email flows (contract section 9); nil without a `mail` section.
+    public var emailActions: EmailActionService?
+    /// The admin API's and console's read-only views: the audit log, sign-in counts.
+    public var insights: AdminInsights
 
     /// Builds every service from a config and a store (migrated), loading the signing keys. `catalog` names the
     /// provider types config entries may use.
@@ -78,6 +84,15 @@ public struct BrokerServices: Sendable {
             allowInsecurePhotoURLs: config.allowInsecureProviderURLs, revokesFirebaseSessions: firebaseAdmin != nil,
             deletion: deletion, passwordGuards: providers.passwordGuards)
         let auditor = Auditor(store: store, clock: clock, logger: logger)
+        let revokesFirebaseSessions = config.firebaseServiceAccountFile != nil
+        let actionCodes = ActionCodeService(
+            accounts: store, codes: store, passwords: passwords, clock: clock, issuer: config.issuer,
+            revokesFirebaseSessions: revokesFirebaseSessions)
+        let emailActions = config.mail.map {
+            EmailActionService(
+                accounts: store, codes: store, passwords: passwords, clock: clock, settings: $0, issuer: config.issuer,
+                revokesFirebaseSessions: revokesFirebaseSessions, cipher: cipher)
+        }
         var services = BrokerServices(
             config: config, providers: providers,
             signIn: SignInFlow(
@@ -88,7 +103,9 @@ public struct BrokerServices: Sendable {
                 revokesFirebaseSessions: firebaseAdmin != nil, deletion: deletion, passwords: passwords,
                 allowInsecurePhotoURLs: config.allowInsecureProviderURLs),
             adminGate: AdminGate(token: adminToken, clock: clock), auditor: auditor, firebaseAdmin: firebaseAdmin,
-            lifecycle: AccountLifecycle(store: store, clock: clock, policy: config.onUnlink, deletion: deletion), store: store, clock: clock, metrics: metrics, logger: logger, outboxCipher: cipher)
+            lifecycle: AccountLifecycle(store: store, clock: clock, policy: config.onUnlink, deletion: deletion),
+            store: store, clock: clock, metrics: metrics, logger: logger, outboxCipher: cipher,
+            actionCodes: actionCodes, emailActions: emailActions, insights: AdminInsights(store: store, clock: clock))
         services.firebaseServiceAccount = serviceAccount
         return services
     }

@@ -1,7 +1,7 @@
 public import Foundation
 
 /// The email flows' codes and per-address mail counts in memory, as ``SQLBrokerStore`` keeps them.
-extension MemoryBrokerStore: EmailActionStore {
+extension MemoryBrokerStore {
     /// Counts, checks and stores at once; see ``EmailActionStore``.
     public func requestMail(
         emailKey: String, at now: Date, limit: Int, window: TimeInterval, code: OOBCodeRecord?, mail: OutboxJob?,

@@ -1,5 +1,5 @@
 /// ``StorageHealthChecking``: memory is always there.
-extension MemoryBrokerStore: StorageHealthChecking {
+extension MemoryBrokerStore {
     /// Always ready.
     public nonisolated func checkStorage() async throws {}
 }

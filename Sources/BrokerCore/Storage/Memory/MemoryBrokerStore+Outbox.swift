@@ -9,7 +9,7 @@ struct LeasedOutboxJob: Sendable {
 
 /// The outbox in memory, with ``SQLBrokerStore``'s semantics (each call runs whole on the actor, so a claim
 /// is as atomic as the SQL store's conditional update).
-extension MemoryBrokerStore: OutboxStore {
+extension MemoryBrokerStore {
     /// Stores the jobs and events; a job id stored before throws `alreadyExists` and stores nothing.
     public func enqueue(_ jobs: [OutboxJob], recording events: [AuditEvent]) throws {
         try checkCanEnqueue(jobs)

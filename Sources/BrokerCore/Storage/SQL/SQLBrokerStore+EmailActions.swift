@@ -1,7 +1,7 @@
 public import Foundation
 
 /// The email flows' codes and per-address mail counts over SQL.
-extension SQLBrokerStore: EmailActionStore {
+extension SQLBrokerStore {
     /// Counts, checks and stores in one write transaction; see ``EmailActionStore``.
     public func requestMail(
         emailKey: String, at now: Date, limit: Int, window: TimeInterval, code: OOBCodeRecord?, mail: OutboxJob?,

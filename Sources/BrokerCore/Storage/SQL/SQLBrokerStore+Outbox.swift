@@ -7,7 +7,7 @@ public import Foundation
 /// A claim is a conditional update (`WHERE state = 'pending' AND` the lease is free or ran out): of two
 /// transactions racing for one row, the loser changes nothing (SQLite has one writer; PostgreSQL's
 /// serializable transactions rerun the loser, which then finds the lease taken).
-extension SQLBrokerStore: OutboxStore {
+extension SQLBrokerStore {
     static let outboxColumnNames = [
         "id", "kind", "uid", "payload", "secret", "sealed", "created_at", "attempts", "next_attempt_at", "state",
         "finished_at", "last_error",

@@ -75,7 +75,7 @@ public struct AdminSurface: Surface {
             return .json(200, ["customToken": .string(token)])
         }
         admin("GET", "/admin/v1/audit", query: ["uid", "action", "provider", "outcome", "limit", "cursor"]) { request, _ in
-            let (events, next) = try await AdminInsights(store: services.store, clock: services.clock).audit(
+            let (events, next) = try await services.insights.audit(
                 AdminSurface.auditFilter(request), cursor: request.query["cursor"], limit: try AdminSurface.limit(request))
             return .json(200, ["events": .array(events.map(\.json)), "nextCursor": next.map(JSONValue.string) ?? .null])
         }

@@ -40,9 +40,7 @@ extension AdminSurface {
 
     /// The console's sessions, or nil when no admin token is configured (then no session authenticates).
     static func consoleSessions(_ services: BrokerServices) async -> ConsoleSessions? {
-        await services.adminGate.consoleSessionKey.map {
-            ConsoleSessions(store: services.store, clock: services.clock, key: $0)
-        }
+        await services.consoleSessions()
     }
 
     /// The console's sessions for a session route: 404 with the console off, 401 with no admin token.
@@ -65,7 +63,7 @@ extension AdminSurface {
                 return try await handler(request, context)
             }
         }
-        let insights = AdminInsights(store: services.store, clock: services.clock)
+        let insights = services.insights
 
         router.add("POST", "/admin/v1/console/session") { request, context in
             guard services.config.consoleEnabled else { throw APIError.notFound }

@@ -7,14 +7,16 @@ import Foundation
 /// `USER_NOT_FOUND`; a disabled one `USER_DISABLED`.
 public struct FirebaseIDTokenVerifier: Sendable {
     let keys: KeyRing
-    let store: any BrokerStore
+    let accounts: AccountService
+    let sessions: SessionService
     let clock: any Clock
     let projectID: String
 
     /// The verifier of `services`' keys and project.
     public init(services: BrokerServices) {
         keys = services.keys
-        store = services.store
+        accounts = services.accounts
+        sessions = services.sessions
         clock = services.clock
         projectID = services.config.projectID
     }
@@ -33,11 +35,11 @@ public struct FirebaseIDTokenVerifier: Sendable {
         else { throw FirebaseError.invalidIDToken }
         let now = clock.now
         guard expiry > now.timeIntervalSince1970 else { throw FirebaseError.tokenExpired }
-        guard let account = try await store.account(id: AccountID(subject)) else { throw FirebaseError.userNotFound }
+        guard let account = try await accounts.account(AccountID(subject)) else { throw FirebaseError.userNotFound }
         if let validAfter = account.tokensValidAfter, issuedAt < validAfter.timeIntervalSince1970.rounded(.down) {
             throw FirebaseError.tokenExpired
         }
-        guard try await store.isSessionLive(id: sessionID, accountID: account.id, at: now) else {
+        guard try await sessions.isLive(session: sessionID, of: account.id) else {
             throw FirebaseError.tokenExpired
         }
         guard !account.disabled else { throw FirebaseError.userDisabled }

@@ -19,31 +19,17 @@ extension FirebaseSurface {
         }
     }
 
-    /// The action codes of the broker's store (links, look-ups, confirmations, email sign-in).
-    var actionCodes: ActionCodeService {
-        get throws {
-            guard let codes = services.store as? any EmailActionStore else {
-                throw FirebaseError.operationNotAllowed("This broker's store keeps no action codes.")
-            }
-            return ActionCodeService(
-                accounts: services.store, codes: codes, passwords: services.accounts.passwords, clock: services.clock,
-                issuer: services.config.issuer,
-                revokesFirebaseSessions: services.config.firebaseServiceAccountFile != nil)
-        }
-    }
+    /// The action codes (links, look-ups, confirmations, email sign-in).
+    var actionCodes: ActionCodeService { services.actionCodes }
 
     /// The mail service, or `OPERATION_NOT_ALLOWED` without a `mail` section (Firebase's answer for a flow the
     /// project has not enabled; the native API's is 501 `MAIL_NOT_CONFIGURED`).
     var mailActions: EmailActionService {
         get throws {
-            guard let mail = services.config.mail, let codes = services.store as? any EmailActionStore else {
+            guard let service = services.emailActions else {
                 throw FirebaseError.operationNotAllowed("Mail is not configured on this broker (the mail section).")
             }
-            return EmailActionService(
-                accounts: services.store, codes: codes, passwords: services.accounts.passwords, clock: services.clock,
-                settings: mail, issuer: services.config.issuer,
-                revokesFirebaseSessions: services.config.firebaseServiceAccountFile != nil,
-                cipher: services.outboxCipher)
+            return service
         }
     }
 
@@ -85,11 +71,9 @@ extension FirebaseSurface {
                     for: user.account, continueURL: continueURL, acceptLanguage: language, requestID: call.requestID)
             case .resetPassword:
                 email = try Self.email(body)
-                if !settings.emailEnumerationProtection, try await services.store.account(email: email) == nil {
-                    throw FirebaseError("EMAIL_NOT_FOUND")
-                }
                 jobs = try await mail.requestPasswordReset(
-                    email: email, continueURL: continueURL, acceptLanguage: language, requestID: call.requestID)
+                    email: email, continueURL: continueURL, acceptLanguage: language, requestID: call.requestID,
+                    requiringAccount: !settings.emailEnumerationProtection)
             case .signIn:
                 email = try Self.email(body)
                 jobs = try await mail.requestEmailSignIn(
@@ -137,7 +121,7 @@ extension FirebaseSurface {
     func resetPassword(_ call: FirebaseCall) async throws -> HTTPResponse {
         let code = try call.body.string("oobCode", missing: "MISSING_OOB_CODE")
         let newPassword = try call.body.optionalString("newPassword").flatMap { $0.isEmpty ? nil : $0 }
-        let service = try actionCodes
+        let service = actionCodes
         guard let newPassword else {
             let info = try await service.inspect(code: code)
             var answer: [String: JSONValue] = [
@@ -188,7 +172,7 @@ extension FirebaseSurface {
             throw FirebaseError.operationNotAllowed("Linking an email link to a signed-in user is not supported.")
         }
         let result = try await services.signIn.signIn(
-            emailLinkCode: code, email: email, actionCodes: try actionCodes, requestID: call.requestID,
+            emailLinkCode: code, email: email, actionCodes: actionCodes, requestID: call.requestID,
             surface: .firebase)
         services.outbox?.jobsCommitted(result.jobs)
         return .json(

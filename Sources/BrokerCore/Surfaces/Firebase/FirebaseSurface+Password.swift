@@ -31,9 +31,11 @@ extension FirebaseSurface {
             result = try await services.signIn.signIn(
                 email: email, password: password, requestID: call.requestID, surface: .firebase)
         } catch let error as AccountError where error.code == .invalidLoginCredentials {
-            guard !settings.emailEnumerationProtection else { throw error }
-            let account = try await services.store.account(email: email)
-            throw FirebaseError(account?.hasUsablePassword == true ? "INVALID_PASSWORD" : "EMAIL_NOT_FOUND")
+            guard !settings.emailEnumerationProtection, let problem = error.credentialProblem else { throw error }
+            switch problem {
+            case .noSuchAccount: throw FirebaseError("EMAIL_NOT_FOUND")
+            case .wrongPassword: throw FirebaseError("INVALID_PASSWORD")
+            }
         }
         var fields = sessionFields(result)
         fields["kind"] = Self.kind("VerifyPasswordResponse")

@@ -19,16 +19,11 @@ extension FirebaseSurface {
                 "user_id": .string(account.id.rawValue), "project_id": .string(projectID),
             ])
         } catch let error as SessionError where error.code == .invalidRefreshToken {
-            throw try await refreshRefusal(token)
+            switch error.refreshProblem {
+            case .accountGone: throw FirebaseError.userNotFound
+            case .ended: throw FirebaseError.tokenExpired
+            case .unknown, nil: throw FirebaseError("INVALID_REFRESH_TOKEN")
+            }
         }
-    }
-
-    /// Why a refresh token of this listener was refused, as Firebase says it.
-    func refreshRefusal(_ token: String) async throws -> FirebaseError {
-        guard let record = try await services.store.refreshToken(hash: SessionService.hash(token)),
-            record.surface == .firebase
-        else { return FirebaseError("INVALID_REFRESH_TOKEN") }
-        guard try await services.store.account(id: record.accountID) != nil else { return .userNotFound }
-        return .tokenExpired
     }
 }

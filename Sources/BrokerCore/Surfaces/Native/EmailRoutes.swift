@@ -127,13 +127,10 @@ extension NativeSurface {
 
     /// The email flows' service, or 501 `MAIL_NOT_CONFIGURED` without a `mail` section.
     static func emailActions(_ services: BrokerServices) throws -> EmailActionService {
-        guard let mail = services.config.mail, let codes = services.store as? any EmailActionStore else {
+        guard let service = services.emailActions else {
             throw APIError(501, "MAIL_NOT_CONFIGURED", "Mail is not configured on this broker.")
         }
-        return EmailActionService(
-            accounts: services.store, codes: codes, passwords: services.accounts.passwords, clock: services.clock,
-            settings: mail, issuer: services.config.issuer,
-            revokesFirebaseSessions: services.config.firebaseServiceAccountFile != nil, cipher: services.outboxCipher)
+        return service
     }
 
     static func title(_ mode: MailAction) -> String {

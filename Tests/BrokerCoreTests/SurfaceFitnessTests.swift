@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+
+/// `design/sign-in-pipeline.md`, "Services own their use cases": a surface only translates. It reads nothing from
+/// the store itself (no `services.store` under `Surfaces/` but the readiness probe, which asks the store whether it
+/// answers), so the reasons it tells apart travel in the refusals; and no code finds a store feature with `as?`:
+/// `BrokerStore` composes every store protocol.
+@Suite struct SurfaceFitnessTests {
+    static let core = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Sources/BrokerCore")
+
+    /// Every Swift file under `folder` of BrokerCore, as (path relative to BrokerCore, text).
+    static func sources(under folder: String = "") throws -> [(String, String)] {
+        let root = folder.isEmpty ? core : core.appendingPathComponent(folder)
+        let enumerator = try #require(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil))
+        var found: [(String, String)] = []
+        for case let url as URL in enumerator where url.pathExtension == "swift" {
+            found.append((String(url.path.dropFirst(core.path.count + 1)), try String(contentsOf: url, encoding: .utf8)))
+        }
+        return found.sorted { $0.0 < $1.0 }
+    }
+
+    @Test func noSurfaceReadsTheStoreButTheReadinessProbe() throws {
+        let reading = try Self.sources(under: "Surfaces").filter { path, text in
+            path != "Surfaces/Operations/ReadinessRoutes.swift" && text.contains("services.store")
+        }.map(\.0)
+        #expect(reading == [], "\(reading) read services.store")
+    }
+
+    @Test func noStoreFeatureIsFoundWithACast() throws {
+        let features = [
+            "EmailActionStore", "OutboxStore", "StorageHealthChecking", "ConsoleStore", "AuditLog", "LoginAttemptStore",
+        ]
+        let casting = try Self.sources().filter { _, text in
+            features.contains { text.contains("as? any \($0)") || text.contains("as? (any \($0)") }
+        }.map(\.0)
+        #expect(casting == [], "\(casting) cast a store to one of its features")
+    }
+}
