@@ -25,14 +25,28 @@ extension AccountService {
         return account
     }
 
+    /// The user's own change's audit event (`actor` the user), to record in the change's transaction; none without
+    /// a request id.
+    func selfServiceEvents(_ action: AuditAction, _ id: AccountID, provider: String? = nil, requestID: String?)
+        -> [AuditEvent]
+    {
+        requestID.map {
+            [AuditEvent(time: clock.now, uid: id, action: action, provider: provider, actor: .user, requestID: $0)]
+        } ?? []
+    }
+
     /// Applies a profile change; a photo URL must follow ``PhotoURL``'s rule (`invalidPhotoURL`, nothing changed).
-    public func updateProfile(_ id: AccountID, _ change: ProfileChange) async throws -> Account {
+    /// With `requestID`, its `update` audit event is recorded in the change's transaction.
+    public func updateProfile(
+        _ id: AccountID, _ change: ProfileChange, requestID: String? = nil
+    ) async throws -> Account {
         if case .some(.some(let photoURL)) = change.photoURL,
             !PhotoURL.isAcceptable(photoURL, allowInsecure: allowInsecurePhotoURLs)
         {
             throw AccountError(.invalidPhotoURL)
         }
-        return try await store.update(id: id) { account in
+        let options = AccountWriteOptions(recording: selfServiceEvents(.update, id, requestID: requestID))
+        return try await store.update(id: id, options: options) { account in
             guard !account.disabled else { throw AccountError(.userDisabled) }
             if let displayName = change.displayName { account.displayName = displayName }
             if let photoURL = change.photoURL { account.photoURL = photoURL }
@@ -69,9 +83,11 @@ extension AccountService {
     }
 
     /// Unlinks `provider` from account `id`, never its last way to sign in (`lastIdentity`: an account needs an
-    /// identity or a usable password). The admin API's unlink follows the same rule.
-    public func unlink(_ id: AccountID, provider: ProviderID) async throws -> Account {
-        try await store.update(id: id) { account in
+    /// identity or a usable password). The admin API's unlink follows the same rule. With `requestID`, its `unlink`
+    /// audit event is recorded in the change's transaction.
+    public func unlink(_ id: AccountID, provider: ProviderID, requestID: String? = nil) async throws -> Account {
+        let events = selfServiceEvents(.unlink, id, provider: provider.rawValue, requestID: requestID)
+        return try await store.update(id: id, options: AccountWriteOptions(recording: events)) { account in
             guard account.identity(provider) != nil else { throw AccountError(.notFound) }
             account.identities.removeAll { $0.provider == provider }
             guard !account.identities.isEmpty || account.hasUsablePassword else { throw AccountError(.lastIdentity) }
@@ -79,10 +95,11 @@ extension AccountService {
     }
 
     /// Deletes account `id` with its identities and sessions, queuing what ``AccountDeletion`` asks in the same
-    /// transaction.
-    public func delete(_ id: AccountID) async throws {
+    /// transaction, and with `requestID` its `delete` audit event.
+    public func delete(_ id: AccountID, requestID: String? = nil) async throws {
         do {
-            try await deletion.delete(id, from: store, at: clock.now)
+            try await deletion.delete(
+                id, from: store, at: clock.now, recording: selfServiceEvents(.delete, id, requestID: requestID))
         } catch let error as AccountStoreError where error.code == .notFound {
             throw AccountError(.notFound)
         }

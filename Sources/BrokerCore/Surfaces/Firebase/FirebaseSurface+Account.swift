@@ -61,12 +61,10 @@ extension FirebaseSurface {
             passwordSession = renewed
         }
         if change.displayName != nil || change.photoURL != nil {
-            account = try await services.accounts.updateProfile(account.id, change)
-            await services.audit(.update, uid: account.id, context: call.context)
+            account = try await services.accounts.updateProfile(account.id, change, requestID: call.requestID)
         }
         for provider in unlinks {
-            account = try await services.accounts.unlink(account.id, provider: provider)
-            await services.audit(.unlink, uid: account.id, provider: provider.rawValue, context: call.context)
+            account = try await services.accounts.unlink(account.id, provider: provider, requestID: call.requestID)
         }
         let info = FirebaseUserInfo(account, services: services).json(.client)
         var fields: [String: JSONValue] = ["kind": Self.kind("SetAccountInfoResponse"), "localId": .string(account.id.rawValue)]
@@ -93,8 +91,7 @@ extension FirebaseSurface {
     func deleteAccount(_ call: FirebaseCall) async throws -> HTTPResponse {
         let user = try await authenticated(call)
         try services.sessions.requireRecentSignIn(user.claims)
-        try await services.accounts.delete(user.account.id)
-        await services.audit(.delete, uid: user.account.id, context: call.context)
+        try await services.accounts.delete(user.account.id, requestID: call.requestID)
         return Self.ok(["kind": Self.kind("DeleteAccountResponse")])
     }
 }

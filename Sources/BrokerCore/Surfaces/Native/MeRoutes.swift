@@ -22,8 +22,7 @@ extension NativeSurface {
             var change = ProfileChange()
             if body.has("displayName") { change.displayName = .some(try body.optionalString("displayName")) }
             if body.has("photoUrl") { change.photoURL = .some(try body.optionalString("photoUrl")) }
-            let updated = try await services.accounts.updateProfile(account.id, change)
-            await services.audit(.update, uid: account.id, context: context)
+            let updated = try await services.accounts.updateProfile(account.id, change, requestID: context.requestID)
             return .json(200, updated.json)
         }
         /// Registers a route of a sensitive change: also needs a sign-in at most 5 minutes old (contract section 4).
@@ -35,8 +34,7 @@ extension NativeSurface {
             }
         }
         recent("DELETE", "/v1/me") { _, context, account, _ in
-            try await services.accounts.delete(account.id)
-            await services.audit(.delete, uid: account.id, context: context)
+            try await services.accounts.delete(account.id, requestID: context.requestID)
             return HTTPResponse(status: 204)
         }
         recent("POST", "/v1/me/password") { request, context, account, session in
@@ -61,8 +59,8 @@ extension NativeSurface {
         }
         me("DELETE", "/v1/me/identities/{provider}") { _, context, account in
             let provider = ProviderID(context.parameters["provider"] ?? "")
-            let unlinked = try await services.accounts.unlink(account.id, provider: provider)
-            await services.audit(.unlink, uid: account.id, provider: provider.rawValue, context: context)
+            let unlinked = try await services.accounts.unlink(
+                account.id, provider: provider, requestID: context.requestID)
             return .json(200, unlinked.json)
         }
     }
