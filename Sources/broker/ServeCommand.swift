@@ -31,7 +31,7 @@ enum ServeCommand {
         // What providers deliver through the outbox (a revocation, an unlink on deletion).
         for (kind, handler) in services.providers.outboxHandlers { await outbox.register(kind, handler) }
         services.outboxCipher = outboxCipher
-        services.outbox = outbox
+        services.doorbell.connect(outbox)
         let app = BrokerApp(services: services)
         let openFiles = MicroHTTPDServer.raiseOpenFilesLimit(wanted: config.serverLimits.maxConnections + 64)
         if let openFiles, openFiles < config.serverLimits.maxConnections + 64 {

@@ -267,4 +267,31 @@ struct OutboxWorkerTests {
         await running.value
         #expect(handler.deliveries.map(\.id) == ["j1"])
     }
+
+    /// The doorbell the services ring after a commit that queued jobs wakes the worker it is connected to; before it
+    /// is connected a ring does nothing (the poll finds the job).
+    @Test func theDoorbellWakesTheConnectedWorker() async throws {
+        let store = MemoryBrokerStore()
+        let metrics = Metrics()
+        let worker = OutboxWorker(store: store, settings: OutboxSettings(pollInterval: 30), metrics: metrics)
+        let handler = ScriptedOutboxHandler()
+        await worker.register(.mail, handler)
+        let doorbell = OutboxDoorbell()
+        let early = OutboxJob(kind: .mail, payload: [0], createdAt: Date(), id: "j0")
+        doorbell.ring([early])  // no worker yet
+        #expect(!metrics.exposition().contains("broker_outbox_queued_total"))
+        doorbell.connect(worker)
+        let running = Task { await worker.run() }
+        try await Task.sleep(nanoseconds: 100_000_000)
+        let job = OutboxJob(kind: .mail, payload: [1], createdAt: Date(), id: "j1")
+        try await store.enqueue([job])
+        let committed = Date()
+        doorbell.ring([job])
+        await handler.nextAttempt()
+        #expect(Date().timeIntervalSince(committed) < 25)
+        await worker.stop()
+        await running.value
+        #expect(handler.deliveries.map(\.id) == ["j1"])
+        #expect(metrics.value("broker_outbox_queued_total", labels: ["kind": "mail"]) == 1)
+    }
 }

@@ -3,8 +3,9 @@ import Testing
 
 /// `design/sign-in-pipeline.md`, "Services own their use cases": a surface only translates. It reads nothing from
 /// the store itself (no `services.store` under `Surfaces/` but the readiness probe, which asks the store whether it
-/// answers), so the reasons it tells apart travel in the refusals; and no code finds a store feature with `as?`:
-/// `BrokerStore` composes every store protocol.
+/// answers), so the reasons it tells apart travel in the refusals; it does not wake the outbox (the service whose
+/// write queued jobs rings ``OutboxDoorbell``); and no code finds a store feature with `as?`: `BrokerStore` composes
+/// every store protocol.
 @Suite struct SurfaceFitnessTests {
     static let core = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -26,6 +27,13 @@ import Testing
             path != "Surfaces/Operations/ReadinessRoutes.swift" && text.contains("services.store")
         }.map(\.0)
         #expect(reading == [], "\(reading) read services.store")
+    }
+
+    @Test func noSurfaceWakesTheOutbox() throws {
+        let waking = try Self.sources(under: "Surfaces").filter { _, text in
+            text.contains("jobsCommitted") || text.contains("doorbell.ring")
+        }.map(\.0)
+        #expect(waking == [], "\(waking) wake the outbox: the service whose write queued the jobs does")
     }
 
     @Test func noStoreFeatureIsFoundWithACast() throws {

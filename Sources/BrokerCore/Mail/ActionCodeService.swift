@@ -15,13 +15,15 @@ public struct ActionCodeService: Sendable {
     let clock: any Clock
     let issuer: String
     let revokesFirebaseSessions: Bool
+    let doorbell: OutboxDoorbell?
 
     /// Creates the service. `issuer` is the broker's public address (links point at its `/auth/action`);
     /// `revokesFirebaseSessions` queues a `firebase.revoke` job whenever a code ends the account's sessions.
     public init(
         accounts: any AccountStore & LoginAttemptStore, codes: any EmailActionStore, passwords: any PasswordHashing,
-        clock: any Clock, issuer: String, revokesFirebaseSessions: Bool
+        clock: any Clock, issuer: String, revokesFirebaseSessions: Bool, doorbell: OutboxDoorbell? = nil
     ) {
+        self.doorbell = doorbell
         self.accounts = accounts
         self.codes = codes
         self.passwords = passwords
@@ -209,6 +211,7 @@ public struct ActionCodeService: Sendable {
         } catch let error as AccountStoreError where error.code == .alreadyUsed || error.code == .notFound {
             throw ActionCodeError(.invalidCode, "used, or the account is gone")
         }
+        doorbell?.ring(jobs)
         return Confirmation(
             account: updated, action: resets ? .resetPassword : record.action, continueURL: record.continueURL,
             jobs: jobs)

@@ -22,14 +22,17 @@ public struct EmailActionService: Sendable {
     let issuer: String
     let revokesFirebaseSessions: Bool
     let cipher: OutboxCipher?
+    let doorbell: OutboxDoorbell?
 
     /// Creates the service. `issuer` is the broker's public address (the mails link to its `/auth/action`);
     /// `revokesFirebaseSessions` queues a `firebase.revoke` job with each reset, and with a verification that
     /// removes a never-verified account's identities (a service account is set).
     public init(
         accounts: any AccountStore & LoginAttemptStore, codes: any EmailActionStore, passwords: any PasswordHashing,
-        clock: any Clock, settings: MailSettings, issuer: String, revokesFirebaseSessions: Bool, cipher: OutboxCipher?
+        clock: any Clock, settings: MailSettings, issuer: String, revokesFirebaseSessions: Bool, cipher: OutboxCipher?,
+        doorbell: OutboxDoorbell? = nil
     ) {
+        self.doorbell = doorbell
         self.accounts = accounts
         self.codes = codes
         self.passwords = passwords
@@ -51,6 +54,7 @@ public struct EmailActionService: Sendable {
     }
 
     /// Queues a verification mail to `account`'s email. Returns the jobs queued (to wake the worker).
+    @discardableResult
     public func requestVerification(
         for account: Account, continueURL: String?, acceptLanguage: String?, requestID: String
     ) async throws -> [OutboxJob] {
@@ -64,6 +68,7 @@ public struct EmailActionService: Sendable {
     /// and counts the request either way. With `requiringAccount` (a surface that tells unknown addresses apart:
     /// the Firebase listener without email enumeration protection) an address no account holds is
     /// ``ActionCodeError/Code/accountNotFound``, counted and stored nothing.
+    @discardableResult
     public func requestPasswordReset(
         email rawEmail: String, continueURL: String?, acceptLanguage: String?, requestID: String,
         requiringAccount: Bool = false
@@ -76,6 +81,7 @@ public struct EmailActionService: Sendable {
     /// Queues an email sign-in mail (Firebase's `EMAIL_SIGNIN`) to `email`, whether or not an account holds
     /// it (the sign-in creates one when none does); a disabled account's address gets none. Counts toward the
     /// per-address limit like the other mails.
+    @discardableResult
     public func requestEmailSignIn(
         email rawEmail: String, continueURL: String?, acceptLanguage: String?, requestID: String
     ) async throws -> [OutboxJob] {
@@ -135,7 +141,9 @@ public struct EmailActionService: Sendable {
             emailKey: emailKey, at: now, limit: Self.mailsPerHour, window: 3600, code: recipient == nil ? nil : code,
             mail: mail, recording: [event])
         guard accepted else { throw AccountError(.tooManyAttempts, retryAfter: 3600) }
-        return mail.map { [$0] } ?? []
+        let jobs = mail.map { [$0] } ?? []
+        doorbell?.ring(jobs)
+        return jobs
     }
 
     /// The page link in a mail: `{issuer}/auth/action?mode=…&oobCode=…[&continueUrl=…]`.
@@ -193,7 +201,7 @@ public struct EmailActionService: Sendable {
     private var actionCodes: ActionCodeService {
         ActionCodeService(
             accounts: accounts, codes: codes, passwords: passwords, clock: clock, issuer: issuer,
-            revokesFirebaseSessions: revokesFirebaseSessions)
+            revokesFirebaseSessions: revokesFirebaseSessions, doorbell: doorbell)
     }
 
     /// Lowercase hex SHA-256 of a code.

@@ -20,12 +20,14 @@ public struct SignInFlow: Sendable {
     let sessions: SessionService
     let auditor: Auditor
     let metrics: Metrics
+    let doorbell: OutboxDoorbell?
 
-    /// Creates the flow.
+    /// Creates the flow; `doorbell` wakes the outbox after a sign-in that queued jobs.
     public init(
         providers: ProviderRegistry, accounts: AccountService, sessions: SessionService, auditor: Auditor,
-        metrics: Metrics
+        metrics: Metrics, doorbell: OutboxDoorbell? = nil
     ) {
+        self.doorbell = doorbell
         self.providers = providers
         self.accounts = accounts
         self.sessions = sessions
@@ -50,6 +52,7 @@ public struct SignInFlow: Sendable {
                 provider: method.sessionProvider(on: context.surface), surface: context.surface,
                 claims: method.sessionClaims(proof))
             let committed = try await method.commit(proof, session: grant, context: context)
+            doorbell?.ring(committed.jobs)
             let tokens = try await sessions.tokens(for: committed.account, grant: grant, refreshToken: refreshToken)
             count(method, outcome: committed.change == .created ? "created" : "success")
             return .signedIn(

@@ -36,8 +36,9 @@ public struct BrokerServices: Sendable {
     public var logger: Logger
     /// Seals secret outbox payloads (`BROKER_ENCRYPTION_KEY`); nil: stored as given.
     public var outboxCipher: OutboxCipher? = nil
-    /// The outbox worker to wake after a commit that queued jobs (nil: its poll finds them).
-    public var outbox: OutboxWorker? = nil
+    /// Wakes the outbox worker (once `serve` connects one) after a service's write committed jobs; surfaces never
+    /// do (nothing connected: the worker's poll finds them).
+    public let doorbell: OutboxDoorbell
     /// The Firebase service account (`firebase.serviceAccountFile`), when configured: the Firebase listener checks
     /// custom tokens against its key.
     public var firebaseServiceAccount: FirebaseServiceAccount? = nil
@@ -84,19 +85,21 @@ public struct BrokerServices: Sendable {
             allowInsecurePhotoURLs: config.allowInsecureProviderURLs, revokesFirebaseSessions: firebaseAdmin != nil,
             deletion: deletion, passwordGuards: providers.passwordGuards)
         let auditor = Auditor(store: store, clock: clock, logger: logger)
+        let doorbell = OutboxDoorbell()
         let revokesFirebaseSessions = config.firebaseServiceAccountFile != nil
         let actionCodes = ActionCodeService(
             accounts: store, codes: store, passwords: passwords, clock: clock, issuer: config.issuer,
-            revokesFirebaseSessions: revokesFirebaseSessions)
+            revokesFirebaseSessions: revokesFirebaseSessions, doorbell: doorbell)
         let emailActions = config.mail.map {
             EmailActionService(
                 accounts: store, codes: store, passwords: passwords, clock: clock, settings: $0, issuer: config.issuer,
-                revokesFirebaseSessions: revokesFirebaseSessions, cipher: cipher)
+                revokesFirebaseSessions: revokesFirebaseSessions, cipher: cipher, doorbell: doorbell)
         }
         var services = BrokerServices(
             config: config, providers: providers,
             signIn: SignInFlow(
-                providers: providers, accounts: accounts, sessions: sessions, auditor: auditor, metrics: metrics),
+                providers: providers, accounts: accounts, sessions: sessions, auditor: auditor, metrics: metrics,
+                doorbell: doorbell),
             accounts: accounts, sessions: sessions, keys: keys,
             admin: AdminService(
                 store: store, sessions: sessions, clock: clock, logger: logger,
@@ -104,7 +107,7 @@ public struct BrokerServices: Sendable {
                 allowInsecurePhotoURLs: config.allowInsecureProviderURLs),
             adminGate: AdminGate(token: adminToken, clock: clock), auditor: auditor, firebaseAdmin: firebaseAdmin,
             lifecycle: AccountLifecycle(store: store, clock: clock, policy: config.onUnlink, deletion: deletion),
-            store: store, clock: clock, metrics: metrics, logger: logger, outboxCipher: cipher,
+            store: store, clock: clock, metrics: metrics, logger: logger, outboxCipher: cipher, doorbell: doorbell,
             actionCodes: actionCodes, emailActions: emailActions, insights: AdminInsights(store: store, clock: clock))
         services.firebaseServiceAccount = serviceAccount
         return services

@@ -60,23 +60,22 @@ extension FirebaseSurface {
         }
         let language = call.request.headers["x-firebase-locale"] ?? call.request.headers["accept-language"]
         var email: String
-        let jobs: [OutboxJob]
         do {
             switch action {
             case .verifyEmail:
                 let user = try await idTokens.verify(try body.string("idToken", missing: "INVALID_ID_TOKEN"))
                 guard let address = user.account.email else { throw FirebaseError("MISSING_EMAIL") }
                 email = address
-                jobs = try await mail.requestVerification(
+                try await mail.requestVerification(
                     for: user.account, continueURL: continueURL, acceptLanguage: language, requestID: call.requestID)
             case .resetPassword:
                 email = try Self.email(body)
-                jobs = try await mail.requestPasswordReset(
+                try await mail.requestPasswordReset(
                     email: email, continueURL: continueURL, acceptLanguage: language, requestID: call.requestID,
                     requiringAccount: !settings.emailEnumerationProtection)
             case .signIn:
                 email = try Self.email(body)
-                jobs = try await mail.requestEmailSignIn(
+                try await mail.requestEmailSignIn(
                     email: email, continueURL: continueURL, acceptLanguage: language, requestID: call.requestID)
             }
         } catch let error as AccountError where error.code == .tooManyAttempts {
@@ -85,7 +84,6 @@ extension FirebaseSurface {
             mapped.headers["Retry-After"] = String(error.retryAfter ?? 3600)
             throw mapped
         }
-        services.outbox?.jobsCommitted(jobs)
         return .json(200, ["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(email)])
     }
 
@@ -133,7 +131,6 @@ extension FirebaseSurface {
         }
         let done = try await service.confirm(
             code: code, expecting: .resetPassword, newPassword: newPassword, requestID: call.requestID)
-        services.outbox?.jobsCommitted(done.jobs)
         return .json(
             200,
             [
@@ -150,7 +147,6 @@ extension FirebaseSurface {
         let code = try call.body.string("oobCode", missing: "INVALID_OOB_CODE")
         let done = try await actionCodes.confirm(
             code: code, expecting: .verifyEmail, newPassword: nil, requestID: call.requestID)
-        services.outbox?.jobsCommitted(done.jobs)
         var answer: [String: JSONValue] = [
             "kind": "identitytoolkit#SetAccountInfoResponse", "localId": .string(done.account.id.rawValue),
             "emailVerified": .bool(done.account.emailVerified),
@@ -174,7 +170,6 @@ extension FirebaseSurface {
         let result = try await services.signIn.signIn(
             emailLinkCode: code, email: email, actionCodes: actionCodes, requestID: call.requestID,
             surface: .firebase)
-        services.outbox?.jobsCommitted(result.jobs)
         return .json(
             200,
             [

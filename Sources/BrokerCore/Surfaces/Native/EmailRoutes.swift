@@ -11,30 +11,27 @@ extension NativeSurface {
             let account = try await NativeSurface.authenticate(request, services)
             let body = request.body.isEmpty ? NativeBody(members: [:]) : try NativeBody(request)
             try body.allowOnly(["continueUrl"])
-            let jobs = try await service.requestVerification(
+            try await service.requestVerification(
                 for: account, continueURL: try body.optionalString("continueUrl"),
                 acceptLanguage: request.headers["accept-language"], requestID: context.requestID)
-            services.outbox?.jobsCommitted(jobs)
             return HTTPResponse(status: 204)
         }
         router.add("POST", "/v1/password/reset") { [services] request, context in
             let service = try NativeSurface.emailActions(services)
             let body = try NativeBody(request)
             try body.allowOnly(["email", "continueUrl"])
-            let jobs = try await service.requestPasswordReset(
+            try await service.requestPasswordReset(
                 email: try body.string("email"), continueURL: try body.optionalString("continueUrl"),
                 acceptLanguage: request.headers["accept-language"], requestID: context.requestID)
-            services.outbox?.jobsCommitted(jobs)
             return HTTPResponse(status: 204)
         }
         router.add("POST", "/v1/oob/confirm") { [services] request, context in
             let service = try NativeSurface.emailActions(services)
             let body = try NativeBody(request)
             try body.allowOnly(["oobCode", "newPassword"])
-            let (confirmation, jobs) = try await service.confirm(
+            let (confirmation, _) = try await service.confirm(
                 code: try body.string("oobCode"), newPassword: try body.optionalString("newPassword"),
                 requestID: context.requestID)
-            services.outbox?.jobsCommitted(jobs)
             return .json(200, ["email": .string(confirmation.email), "action": .string(confirmation.action)])
         }
         router.add("GET", "/auth/action") { [services] request, _ in
@@ -88,10 +85,9 @@ extension NativeSurface {
                 }
             }
             do {
-                let (confirmation, jobs) = try await service.confirm(
+                let (confirmation, _) = try await service.confirm(
                     code: code, newPassword: mode == .resetPassword ? (form["newPassword"] ?? "") : nil, proof: proof,
                     requestID: context.requestID)
-                services.outbox?.jobsCommitted(jobs)
                 if let next = confirmation.continueURL, services.config.mail?.allowsContinueURL(next) == true {
                     return HTTPResponse(
                         status: 303, headers: [("Location", next), ("Cache-Control", "no-store"), ("Referrer-Policy", "no-referrer")])
