@@ -44,8 +44,9 @@ enum AdminCommand {
         defer { Task { await client.shutdown() } }
         let admin = AdminService(
             store: store, sessions: sessions, clock: SystemClock(), logger: Logger(),
-            revokesFirebaseSessions: firebase != nil,
-            deletion: AccountDeletion(providers: providers, revokesFirebaseSessions: firebase != nil, cipher: cipher))
+            revocation: SessionRevocation(firebase: firebase != nil),
+            deletion: AccountDeletion(
+                providers: providers, revocation: SessionRevocation(firebase: firebase != nil), cipher: cipher))
         let json = options.switches.contains("--json")
         do {
             switch (area, words.dropFirst().first) {

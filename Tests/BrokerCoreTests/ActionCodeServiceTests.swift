@@ -17,7 +17,8 @@ import Testing
             store = MemoryBrokerStore(clock: clock)
             service = ActionCodeService(
                 accounts: store, codes: store, passwords: SaltedDigestPasswordHasher(), clock: clock,
-                issuer: "https://auth.example.com", revokesFirebaseSessions: revokesFirebaseSessions)
+                issuer: "https://auth.example.com",
+                revocation: SessionRevocation(firebase: revokesFirebaseSessions))
         }
 
         func grant(_ name: String) -> SessionGrant {

@@ -7,26 +7,26 @@ public import Foundation
 public struct AccountDeletion: Sendable {
     /// The enabled providers (an identity of a provider no longer enabled asks nothing).
     let providers: ProviderRegistry
-    /// Whether the uid's Firebase sessions are revoked too.
-    let revokesFirebaseSessions: Bool
+    /// What ending the uid's sessions reaches.
+    let revocation: SessionRevocation
     /// Seals jobs whose payload holds a secret (`BROKER_ENCRYPTION_KEY`); nil: stored as given.
     let cipher: OutboxCipher?
 
     /// Creates the deletion rules.
-    public init(providers: ProviderRegistry, revokesFirebaseSessions: Bool, cipher: OutboxCipher?) {
+    public init(providers: ProviderRegistry, revocation: SessionRevocation, cipher: OutboxCipher?) {
         self.providers = providers
-        self.revokesFirebaseSessions = revokesFirebaseSessions
+        self.revocation = revocation
         self.cipher = cipher
     }
 
     /// Only the Firebase revocation (no provider asks anything).
-    public init(revokesFirebaseSessions: Bool) {
-        self.init(providers: ProviderRegistry(providers: []), revokesFirebaseSessions: revokesFirebaseSessions, cipher: nil)
+    public init(revocation: SessionRevocation) {
+        self.init(providers: ProviderRegistry(providers: []), revocation: revocation, cipher: nil)
     }
 
     /// The jobs deleting `account` at `date` queues, secret payloads sealed when a key is configured.
     public func jobs(for account: Account, at date: Date) throws -> [OutboxJob] {
-        var jobs: [OutboxJob] = revokesFirebaseSessions ? [FirebaseRevocation.job(uid: account.id, at: date)] : []
+        var jobs = revocation.jobs(for: account.id, at: date)
         for identity in account.identities {
             guard let provider = providers.provider(identity.provider) as? any AccountDeletionParticipating else {
                 continue

@@ -94,7 +94,7 @@ public struct AccountLifecycle: ProviderLifecycle {
         if disabling { recording.append(event(.disable, provider, uid: account.id, requestID: requestID)) }
         let options = AccountWriteOptions(
             consuming: mark, revokeSessions: true, recording: recording,
-            enqueuing: deletion.revokesFirebaseSessions ? [FirebaseRevocation.job(uid: account.id, at: now)] : [])
+            enqueuing: deletion.revocation.jobs(for: account.id, at: now))
         do {
             let updated = try await store.update(linkedTo: provider, subject: subject, options: options) { stored in
                 // The premises of the events recorded must still hold inside the transaction.

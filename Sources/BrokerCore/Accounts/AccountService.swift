@@ -40,7 +40,7 @@ public struct AccountService: Sendable {
     let allowInsecurePhotoURLs: Bool
     /// Whether changes that end an account's sessions also queue the revocation of its Firebase sessions (a
     /// service account is configured).
-    let revokesFirebaseSessions: Bool
+    let revocation: SessionRevocation
     /// What a deletion queues for the uid's Firebase sessions and its providers.
     let deletion: AccountDeletion
     /// A hash of nothing anyone knows, verified against when an email has no account, so that a wrong email
@@ -52,12 +52,12 @@ public struct AccountService: Sendable {
     /// Creates the service; `allowInsecurePhotoURLs` keeps `http` photo URLs too (see ``PhotoURL``).
     public init(
         store: any AccountStore & LoginAttemptStore, clock: any Clock, linkByVerifiedEmail: Bool,
-        passwords: any PasswordHashing, allowInsecurePhotoURLs: Bool = false, revokesFirebaseSessions: Bool = false,
+        passwords: any PasswordHashing, allowInsecurePhotoURLs: Bool = false, revocation: SessionRevocation = .brokerOnly,
         deletion: AccountDeletion? = nil, passwordGuards: [any PasswordSignInGuarding] = []
     ) async throws {
         self.passwordGuards = passwordGuards
-        self.revokesFirebaseSessions = revokesFirebaseSessions
-        self.deletion = deletion ?? AccountDeletion(revokesFirebaseSessions: revokesFirebaseSessions)
+        self.revocation = revocation
+        self.deletion = deletion ?? AccountDeletion(revocation: revocation)
         self.store = store
         self.clock = clock
         self.linkByVerifiedEmail = linkByVerifiedEmail
@@ -90,7 +90,7 @@ public struct AccountService: Sendable {
     /// The outbox job that ends `uid`'s Firebase sessions, when a service account is configured (contract
     /// section 2), for a write that ends the account's broker sessions.
     func firebaseRevocation(_ uid: AccountID, at date: Date) -> [OutboxJob] {
-        revokesFirebaseSessions ? [FirebaseRevocation.job(uid: uid, at: date)] : []
+        revocation.jobs(for: uid, at: date)
     }
 
     /// Runs `attempt` again (up to four times) when it lost a race to a concurrent change.

@@ -32,26 +32,26 @@ public struct AdminService: Sendable {
     private let sessions: SessionService
     let clock: any Clock
     let logger: Logger
-    let revokesFirebaseSessions: Bool
+    let revocation: SessionRevocation
     let deletion: AccountDeletion
     /// Hashes the passwords administrators set through Firebase's admin API (nil: such calls are refused).
     let passwords: (any PasswordHashing)?
     /// Whether `http` photo URLs are accepted too (`allowInsecureProviderUrls`).
     let allowInsecurePhotoURLs: Bool
 
-    /// Creates the service; `revokesFirebaseSessions` (a service account is configured) makes a revocation and a
+    /// Creates the service; `revocation` (`.alsoFirebase`: a service account is configured) makes a revocation and a
     /// deletion also queue the end of the uid's Firebase sessions, in the same transaction; `deletion` (default:
     /// the Firebase revocation alone) is what a deletion queues; `passwords` hashes the passwords Firebase's
     /// admin API sets (``createFirebaseAccount(_:requestID:)``).
     public init(
         store: any BrokerStore, sessions: SessionService, clock: any Clock, logger: Logger = .disabled,
-        revokesFirebaseSessions: Bool = false, deletion: AccountDeletion? = nil, passwords: (any PasswordHashing)? = nil,
+        revocation: SessionRevocation = .brokerOnly, deletion: AccountDeletion? = nil, passwords: (any PasswordHashing)? = nil,
         allowInsecurePhotoURLs: Bool = false
     ) {
         self.passwords = passwords
         self.allowInsecurePhotoURLs = allowInsecurePhotoURLs
-        self.revokesFirebaseSessions = revokesFirebaseSessions
-        self.deletion = deletion ?? AccountDeletion(revokesFirebaseSessions: revokesFirebaseSessions)
+        self.revocation = revocation
+        self.deletion = deletion ?? AccountDeletion(revocation: revocation)
         self.store = store
         self.sessions = sessions
         self.clock = clock
@@ -162,7 +162,7 @@ public struct AdminService: Sendable {
     }
 
     func firebaseRevocation(_ uid: AccountID) -> [OutboxJob] {
-        revokesFirebaseSessions ? [FirebaseRevocation.job(uid: uid, at: clock.now)] : []
+        revocation.jobs(for: uid, at: clock.now)
     }
 
     /// A Firebase custom token for an existing account, with optional developer claims.

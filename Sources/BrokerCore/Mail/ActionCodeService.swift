@@ -14,14 +14,14 @@ public struct ActionCodeService: Sendable {
     let passwords: any PasswordHashing
     let clock: any Clock
     let issuer: String
-    let revokesFirebaseSessions: Bool
+    let revocation: SessionRevocation
     let doorbell: OutboxDoorbell?
 
     /// Creates the service. `issuer` is the broker's public address (links point at its `/auth/action`);
-    /// `revokesFirebaseSessions` queues a `firebase.revoke` job whenever a code ends the account's sessions.
+    /// `revocation` (`.alsoFirebase`) queues a `firebase.revoke` job whenever a code ends the account's sessions.
     public init(
         accounts: any AccountStore & LoginAttemptStore, codes: any EmailActionStore, passwords: any PasswordHashing,
-        clock: any Clock, issuer: String, revokesFirebaseSessions: Bool, doorbell: OutboxDoorbell? = nil
+        clock: any Clock, issuer: String, revocation: SessionRevocation, doorbell: OutboxDoorbell? = nil
     ) {
         self.doorbell = doorbell
         self.accounts = accounts
@@ -29,7 +29,7 @@ public struct ActionCodeService: Sendable {
         self.passwords = passwords
         self.clock = clock
         self.issuer = issuer
-        self.revokesFirebaseSessions = revokesFirebaseSessions
+        self.revocation = revocation
     }
 
     /// A link handed to the caller instead of mailed.
@@ -323,13 +323,9 @@ public struct ActionCodeService: Sendable {
         return (record, hash)
     }
 
-    /// The `firebase.revoke` job of `uid`, when a service account is configured.
+    /// The jobs that end `uid`'s sessions beyond the broker's (Firebase's, with a service account).
     private func revocationJobs(for uid: AccountID, at now: Date) -> [OutboxJob] {
-        guard revokesFirebaseSessions else { return [] }
-        let payload: JSONValue = [
-            "localId": .string(uid.rawValue), "validSince": .int(Int64(now.timeIntervalSince1970)),
-        ]
-        return [OutboxJob(kind: .firebaseRevoke, uid: uid, payload: payload.serialized(), createdAt: now)]
+        revocation.jobs(for: uid, at: now)
     }
 
     /// Refuses a `continueUrl` that is not an absolute URL with a host (or is longer than 2,048 bytes).

@@ -20,16 +20,16 @@ public struct EmailActionService: Sendable {
     let clock: any Clock
     let settings: MailSettings
     let issuer: String
-    let revokesFirebaseSessions: Bool
+    let revocation: SessionRevocation
     let cipher: OutboxCipher?
     let doorbell: OutboxDoorbell?
 
     /// Creates the service. `issuer` is the broker's public address (the mails link to its `/auth/action`);
-    /// `revokesFirebaseSessions` queues a `firebase.revoke` job with each reset, and with a verification that
+    /// `revocation` (`.alsoFirebase`) queues a `firebase.revoke` job with each reset, and with a verification that
     /// removes a never-verified account's identities (a service account is set).
     public init(
         accounts: any AccountStore & LoginAttemptStore, codes: any EmailActionStore, passwords: any PasswordHashing,
-        clock: any Clock, settings: MailSettings, issuer: String, revokesFirebaseSessions: Bool, cipher: OutboxCipher?,
+        clock: any Clock, settings: MailSettings, issuer: String, revocation: SessionRevocation, cipher: OutboxCipher?,
         doorbell: OutboxDoorbell? = nil
     ) {
         self.doorbell = doorbell
@@ -39,7 +39,7 @@ public struct EmailActionService: Sendable {
         self.clock = clock
         self.settings = settings
         self.issuer = issuer
-        self.revokesFirebaseSessions = revokesFirebaseSessions
+        self.revocation = revocation
         self.cipher = cipher
     }
 
@@ -201,7 +201,7 @@ public struct EmailActionService: Sendable {
     private var actionCodes: ActionCodeService {
         ActionCodeService(
             accounts: accounts, codes: codes, passwords: passwords, clock: clock, issuer: issuer,
-            revokesFirebaseSessions: revokesFirebaseSessions, doorbell: doorbell)
+            revocation: revocation, doorbell: doorbell)
     }
 
     /// Lowercase hex SHA-256 of a code.

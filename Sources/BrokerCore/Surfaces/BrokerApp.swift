@@ -79,21 +79,21 @@ public struct BrokerServices: Sendable {
         var sessions = SessionService(
             store: store, keys: keys, clock: clock, settings: SessionSettings(config: config), firebase: firebase)
         sessions.firebaseProviderName = { id in providers.provider(id)?.firebaseProviderID(for: .idToken) ?? id.rawValue }
-        let deletion = AccountDeletion(providers: providers, revokesFirebaseSessions: firebaseAdmin != nil, cipher: cipher)
+        let revocation = SessionRevocation(firebase: firebaseAdmin != nil)
+        let deletion = AccountDeletion(providers: providers, revocation: revocation, cipher: cipher)
         let accounts = try await AccountService(
             store: store, clock: clock, linkByVerifiedEmail: config.linkByVerifiedEmail, passwords: passwords,
-            allowInsecurePhotoURLs: config.allowInsecureProviderURLs, revokesFirebaseSessions: firebaseAdmin != nil,
+            allowInsecurePhotoURLs: config.allowInsecureProviderURLs, revocation: revocation,
             deletion: deletion, passwordGuards: providers.passwordGuards)
         let auditor = Auditor(store: store, clock: clock, logger: logger)
         let doorbell = OutboxDoorbell()
-        let revokesFirebaseSessions = config.firebaseServiceAccountFile != nil
         let actionCodes = ActionCodeService(
             accounts: store, codes: store, passwords: passwords, clock: clock, issuer: config.issuer,
-            revokesFirebaseSessions: revokesFirebaseSessions, doorbell: doorbell)
+            revocation: revocation, doorbell: doorbell)
         let emailActions = config.mail.map {
             EmailActionService(
                 accounts: store, codes: store, passwords: passwords, clock: clock, settings: $0, issuer: config.issuer,
-                revokesFirebaseSessions: revokesFirebaseSessions, cipher: cipher, doorbell: doorbell)
+                revocation: revocation, cipher: cipher, doorbell: doorbell)
         }
         var services = BrokerServices(
             config: config, providers: providers,
@@ -103,7 +103,7 @@ public struct BrokerServices: Sendable {
             accounts: accounts, sessions: sessions, keys: keys,
             admin: AdminService(
                 store: store, sessions: sessions, clock: clock, logger: logger,
-                revokesFirebaseSessions: firebaseAdmin != nil, deletion: deletion, passwords: passwords,
+                revocation: revocation, deletion: deletion, passwords: passwords,
                 allowInsecurePhotoURLs: config.allowInsecureProviderURLs),
             adminGate: AdminGate(token: adminToken, clock: clock), auditor: auditor, firebaseAdmin: firebaseAdmin,
             lifecycle: AccountLifecycle(store: store, clock: clock, policy: config.onUnlink, deletion: deletion),

@@ -14,7 +14,7 @@ import Testing
         }
         let link = try await ActionCodeService(
             accounts: broker.store, codes: broker.store, passwords: SaltedDigestPasswordHasher(), clock: broker.services.clock,
-            issuer: broker.services.config.issuer, revokesFirebaseSessions: false
+            issuer: broker.services.config.issuer, revocation: .brokerOnly
         ).issueLink(.signIn, email: "page@example.com", continueURL: nil, requestID: "t")
         return (broker, link.oobCode)
     }
@@ -42,7 +42,7 @@ import Testing
         #expect(try await broker.store.account(email: "page@example.com") == nil)
         let info = try await ActionCodeService(
             accounts: broker.store, codes: broker.store, passwords: SaltedDigestPasswordHasher(),
-            clock: broker.services.clock, issuer: broker.services.config.issuer, revokesFirebaseSessions: false
+            clock: broker.services.clock, issuer: broker.services.config.issuer, revocation: .brokerOnly
         ).inspect(code: code)
         #expect(info.action == .signIn)
     }

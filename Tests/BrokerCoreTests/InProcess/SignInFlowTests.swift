@@ -102,7 +102,7 @@ import Testing
         let broker = try await Self.start()
         let codes = ActionCodeService(
             accounts: broker.store, codes: broker.store, passwords: SaltedDigestPasswordHasher(),
-            clock: broker.services.clock, issuer: broker.services.config.issuer, revokesFirebaseSessions: false)
+            clock: broker.services.clock, issuer: broker.services.config.issuer, revocation: .brokerOnly)
         await #expect(throws: ActionCodeError.self) {
             _ = try await broker.services.signIn.signIn(
                 emailLinkCode: "bm8tc3VjaC1jb2Rl", email: "a@example.com", actionCodes: codes, requestID: "r")

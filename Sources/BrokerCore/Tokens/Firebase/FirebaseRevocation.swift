@@ -12,6 +12,27 @@ public enum FirebaseRevocation {
     }
 }
 
+/// What ending an account's sessions reaches (contract section 2): the broker's own sessions only, or, with a
+/// service account configured, the uid's Firebase sessions too (a `firebase.revoke` job in the same transaction).
+/// Decided once, at composition, for every service that ends sessions.
+public enum SessionRevocation: Sendable, Equatable {
+    /// Only the broker's sessions (no service account).
+    case brokerOnly
+    /// The broker's and Firebase's.
+    case alsoFirebase
+
+    /// `.alsoFirebase` when `serviceAccount` is true.
+    public init(firebase serviceAccount: Bool) { self = serviceAccount ? .alsoFirebase : .brokerOnly }
+
+    /// The outbox jobs that end `uid`'s sessions beyond the broker's, at `date`.
+    public func jobs(for uid: AccountID, at date: Date) -> [OutboxJob] {
+        switch self {
+        case .brokerOnly: []
+        case .alsoFirebase: [FirebaseRevocation.job(uid: uid, at: date)]
+        }
+    }
+}
+
 /// Delivers `firebase.revoke` jobs with Firebase's admin API. A refusal Firebase gives for good (a 4xx other
 /// than 401 and 429) ends the job, audited by the worker; anything else is retried with backoff.
 public struct FirebaseRevokeHandler: OutboxHandling {
