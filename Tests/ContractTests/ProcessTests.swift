@@ -62,6 +62,25 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("b.sqlite").path))
     }
 
+    /// A port in use stops `serve` with a message that says so and how to find the process holding it, and
+    /// before anything is opened or created: no database file is left behind (issue 36, item 2).
+    @Test func aPortInUseIsNamedAndNothingIsCreated() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let holder = MicroHTTPDServer()
+        let port = try holder.start(host: "127.0.0.1", port: 0, maxBodyBytes: 1024) { _ in HTTPResponse(status: 200) }
+        let database = directory.appendingPathComponent("b.sqlite").path
+        let child = try Self.spawn(
+            ["serve", "--config", Self.shippedConfig, "--database", database, "--port", String(port)])
+        let status = try await child.wait()
+        await holder.shutdown()
+        #expect(status == 1)
+        #expect(child.stderr.contains("cannot listen on 127.0.0.1:\(port): address already in use"), "\(child.stderr)")
+        #expect(child.stderr.contains("ss -ltnp 'sport = :\(port)'"))
+        #expect(!child.stderr.contains("MHD_start_daemon"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
     @Test func serveAnswersAndDrainsOnSIGTERM() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
