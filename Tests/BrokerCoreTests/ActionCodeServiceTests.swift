@@ -65,7 +65,7 @@ import Testing
         #expect(record.action == .resetPassword)
         #expect(try await fixture.store.oobCode(hash: link.oobCode) == nil)
         #expect(try await fixture.store.outboxJobs(uid: nil, limit: 10).isEmpty)
-        let events = try await fixture.store.auditEvents(uid: AccountID("u1"), before: nil, limit: 10)
+        let events = await fixture.store.auditEvents(uid: AccountID("u1"), before: nil, limit: 10)
         #expect(events.map(\.action.rawValue) == ["oob_link_issued"])
         #expect(events.first?.actor == .admin)
     }
@@ -209,7 +209,7 @@ import Testing
                 == false)
         #expect(
             try await fixture.store.isSessionLive(id: "session-owner", accountID: squatted.id, at: fixture.clock.now))
-        let events = try await fixture.store.auditEvents(uid: squatted.id, before: nil, limit: 10)
+        let events = await fixture.store.auditEvents(uid: squatted.id, before: nil, limit: 10)
         #expect(events.contains { $0.action == .signIn && $0.outcome == "take_over" })
     }
 

@@ -41,7 +41,7 @@ extension StoreConformanceTests {
             let sessionID = SessionService.newSessionID(at: date(ms: Self.t0 - 3_600_000))
             try await store.insertRefreshToken(Self.token("old", session: sessionID, uid: "alice"))
             try await store.insertRefreshToken(Self.token("random", session: "s-random", uid: "alice"))
-            try await database.write { connection in
+            _ = try await database.write { connection in
                 try connection.execute("UPDATE refresh_tokens SET auth_time = NULL", [])
             }
             #expect(try await store.refreshToken(hash: "old")?.authTime == date(ms: Self.t0 - 3_600_000))

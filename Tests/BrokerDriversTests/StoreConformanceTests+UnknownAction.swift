@@ -15,7 +15,7 @@ extension StoreConformanceTests {
             try await store.appendAuditEvent(known)
             if let database = fixture.database {
                 // Written as another broker would: straight into the table.
-                try await database.write { connection in
+                _ = try await database.write { connection in
                     try connection.execute(
                         "INSERT INTO audit_events (id, at, uid, action, provider, actor, outcome, request_id) "
                             + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -33,7 +33,7 @@ extension StoreConformanceTests {
             #expect(listed.first?.action == .unrecognized("future_action"))
             #expect(listed.first?.action.rawValue == "future_action")
             #expect(listed.last == known)
-            let console = try #require(store as? any ConsoleStore)
+            let console: any ConsoleStore = store
             let filtered = try await console.auditEvents(
                 matching: AuditFilter(action: AuditAction(rawValue: "future_action")), before: nil, limit: 10)
             #expect(filtered.map(\.id) == ["0002"])

@@ -34,7 +34,7 @@ import Testing
     }
 
     static func actions(_ broker: InProcessBroker) async throws -> [String] {
-        try await broker.store.auditEvents(uid: nil, before: nil, limit: 100).map { "\($0.action):\($0.outcome)" }
+        await broker.store.auditEvents(uid: nil, before: nil, limit: 100).map { "\($0.action):\($0.outcome)" }
     }
 
     @Test func theTokenBecomesAnHttpOnlySecureStrictCookieStoredOnlyAsItsHash() async throws {
@@ -125,7 +125,7 @@ import Testing
             "PATCH", "/admin/v1/users/\(uid)", json: ["disabled": true], headers: cookie.merging(["X-CSRF-Token": csrf]) { $1 })
         #expect(accepted.status == 200)
         #expect(try await broker.store.account(id: AccountID(uid))?.disabled == true)
-        let events = try await broker.store.auditEvents(uid: AccountID(uid), before: nil, limit: 10)
+        let events = await broker.store.auditEvents(uid: AccountID(uid), before: nil, limit: 10)
         #expect(events.first?.action == .disable && events.first?.actor == .admin)
     }
 

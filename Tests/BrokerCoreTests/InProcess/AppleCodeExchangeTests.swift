@@ -52,7 +52,7 @@ import Testing
     }
 
     static func appleIdentity(_ broker: InProcessBroker, _ subject: String) async throws -> Identity? {
-        try await broker.store.account(provider: ProviderID("apple"), subject: subject)?.identity(ProviderID("apple"))
+        await broker.store.account(provider: ProviderID("apple"), subject: subject)?.identity(ProviderID("apple"))
     }
 
     @Test func aCodeIsExchangedAndTheRefreshTokenKeptSealed() async throws {
@@ -156,7 +156,7 @@ import Testing
         let refresh = try #require(broker.stubs.appleAuth.issuedRefreshTokens.first)
         broker.stubs.appleAuth.setFault(.down)
         #expect(await broker.request("DELETE", "/v1/me", headers: ["Authorization": "Bearer " + idToken]).status == 204)
-        let queued = try await broker.store.outboxJobs(uid: AccountID(uid), limit: 10).filter { $0.kind == .appleRevoke }
+        let queued = await broker.store.outboxJobs(uid: AccountID(uid), limit: 10).filter { $0.kind == .appleRevoke }
         #expect(queued.count == 1)
         #expect(queued.first?.secret == true)
         #expect(queued.first?.sealed == true)

@@ -63,7 +63,7 @@ import Testing
         #expect(back.status == 200)
         #expect(try await broker.store.account(id: uid)?.disabled == false)
         // Newest first: the sign-in, and the enable it caused, written with it.
-        let trail = try await broker.store.auditEvents(uid: uid, before: nil, limit: 10)
+        let trail = await broker.store.auditEvents(uid: uid, before: nil, limit: 10)
         #expect(trail.prefix(2).map(\.action.rawValue) == ["sign_in", "enable"])
         #expect(trail[1].actor == .system && trail[1].provider == "apple")
         #expect(trail.filter { $0.action == .enable }.count == 1)
@@ -133,7 +133,7 @@ import Testing
         #expect(await Self.deliver(broker, enabled).status == 200)
         account = try #require(try await broker.store.account(id: uid))
         #expect(account.identity(ProviderID("apple"))?.email == relay)
-        let actions = try await broker.store.auditEvents(uid: uid, before: nil, limit: 20).map(\.action.rawValue)
+        let actions = await broker.store.auditEvents(uid: uid, before: nil, limit: 20).map(\.action.rawValue)
         #expect(actions.contains("email_disabled") && actions.contains("email_enabled"))
     }
 

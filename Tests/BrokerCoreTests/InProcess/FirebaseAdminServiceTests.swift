@@ -37,7 +37,7 @@ import Testing
         #expect(!hash.contains("secret-pw"))
         #expect(try await SaltedDigestPasswordHasher().verify("secret-pw", against: hash))
         #expect(try await broker.store.account(phoneNumber: "+15551230001")?.id == created.id)
-        let events = try await broker.store.auditEvents(uid: created.id, before: nil, limit: 5)
+        let events = await broker.store.auditEvents(uid: created.id, before: nil, limit: 5)
         #expect(events.map(\.action.rawValue) == ["create"])
         #expect(events.first?.actor == .admin)
 
@@ -92,7 +92,7 @@ import Testing
         #expect(updated.customClaims.flatMap { JSONValue.parse(Array($0.utf8)) } == ["role": "admin", "level": 3])
         #expect(try await broker.store.account(id: uid) == updated)
         #expect(try await broker.store.account(phoneNumber: "+15551230001") == nil)
-        let actions = try await broker.store.auditEvents(uid: uid, before: nil, limit: 10).map(\.action.rawValue)
+        let actions = await broker.store.auditEvents(uid: uid, before: nil, limit: 10).map(\.action.rawValue)
         #expect(Set(actions) == ["create", "disable", "update"])
 
         let cleared = try await admin.updateFirebaseAccount(
@@ -111,7 +111,7 @@ import Testing
         let hash = try #require(updated.passwordHash)
         #expect(try await SaltedDigestPasswordHasher().verify("second-pass", against: hash))
         #expect(await broker.post("/v1/token", ["refreshToken": .string(refresh)]).status == 401)
-        let revocations = try await broker.store.outboxJobs(uid: uid, limit: 10).filter { $0.kind == .firebaseRevoke }
+        let revocations = await broker.store.outboxJobs(uid: uid, limit: 10).filter { $0.kind == .firebaseRevoke }
         #expect(revocations.count == 1)
         #expect(await broker.post("/v1/signin/password", ["email": "pw@example.com", "password": "second-pass"]).status == 200)
     }
@@ -127,7 +127,7 @@ import Testing
         #expect(updated.tokensValidAfter == Date(timeIntervalSince1970: TimeInterval(seconds)))
         #expect(try await broker.store.account(id: uid)?.tokensValidAfter == Date(timeIntervalSince1970: TimeInterval(seconds)))
         #expect(await broker.post("/v1/token", ["refreshToken": .string(refresh)]).status == 401)
-        let actions = try await broker.store.auditEvents(uid: uid, before: nil, limit: 10).map(\.action.rawValue)
+        let actions = await broker.store.auditEvents(uid: uid, before: nil, limit: 10).map(\.action.rawValue)
         #expect(actions.contains("revoke_sessions"))
         await Self.expectAdminError(.invalidValidSince) {
             _ = try await admin.updateFirebaseAccount(uid, FirebaseAccountChange(validSince: -1), requestID: Self.request)

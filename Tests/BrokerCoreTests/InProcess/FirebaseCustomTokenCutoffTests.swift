@@ -36,7 +36,7 @@ import Testing
     static func expectRefused(
         _ broker: InProcessBroker, _ token: String, uid: String, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
-        let before = try await broker.store.account(id: AccountID(uid))
+        let before = await broker.store.account(id: AccountID(uid))
         let sessions = await broker.store.sessionSummary(accountID: AccountID(uid), at: broker.services.clock.now)
         let refused = await signIn(broker, token)
         #expect(refused.status == 400, sourceLocation: sourceLocation)

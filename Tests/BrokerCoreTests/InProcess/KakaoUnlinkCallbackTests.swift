@@ -51,7 +51,7 @@ import Testing
     }
 
     static func actions(_ broker: InProcessBroker, _ uid: AccountID) async throws -> [String] {
-        try await broker.store.auditEvents(uid: uid, before: nil, limit: 50).map(\.action.rawValue)
+        await broker.store.auditEvents(uid: uid, before: nil, limit: 50).map(\.action.rawValue)
     }
 
     @Test func anUnlinkRevokesTheSessionsAndDisablesUntilTheNextKakaoSignIn() async throws {

@@ -102,7 +102,7 @@ import Testing
         let old = await broker.post("/v1/signin/password", ["email": "c@example.com", "password": "old-secret"])
         #expect(old.errorCode == "INVALID_LOGIN_CREDENTIALS")
         #expect(await broker.post("/v1/signin/password", ["email": "c@example.com", "password": "new-secret"]).status == 200)
-        let events = try await broker.store.auditEvents(uid: AccountID(try #require(changed.json?["user"]?["uid"]?.stringValue)), before: nil, limit: 50)
+        let events = await broker.store.auditEvents(uid: AccountID(try #require(changed.json?["user"]?["uid"]?.stringValue)), before: nil, limit: 50)
         #expect(events.contains { $0.action == .passwordChange })
     }
 

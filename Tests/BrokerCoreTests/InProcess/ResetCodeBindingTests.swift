@@ -112,7 +112,7 @@ import Testing
         let unknown = await broker.post("/v1/password/reset", ["email": "Nobody@example.com"])
         #expect(unknown.status == 204)
         #expect(try await broker.store.outboxJobs(uid: nil, limit: 10).isEmpty)
-        let events = try await broker.store.auditEvents(uid: nil, before: nil, limit: 10)
+        let events = await broker.store.auditEvents(uid: nil, before: nil, limit: 10)
         #expect(events.count == 1)
         #expect(events.first?.action == .mailQueued)
         #expect(events.first?.outcome == "no_account")
