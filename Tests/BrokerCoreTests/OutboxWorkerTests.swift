@@ -102,7 +102,7 @@ struct OutboxWorkerTests {
         }
         #expect(waits == [1, 2, 4, 8, 10, 10])
         #expect(try await fixture.worker.runOnce() == 1)
-        #expect(try await fixture.store.outboxJob(id: "j1")?.state == .delivered)
+        #expect(await fixture.store.outboxJob(id: "j1")?.state == .delivered)
         #expect(handler.deliveries.count == 7)
         #expect(fixture.metrics.value("broker_outbox_failed_total", labels: ["kind": "mail", "result": "retry"]) == 6)
     }
@@ -173,11 +173,11 @@ struct OutboxWorkerTests {
         #expect(!String(decoding: sealed.payload, as: UTF8.self).contains("SECRET-CODE-123"))
         #expect(try cipher.sealing(fixture.job("open")).sealed == false)
         try await fixture.store.enqueue([sealed])
-        #expect(try await fixture.store.outboxJob(id: "j1")?.payload == sealed.payload)
+        #expect(await fixture.store.outboxJob(id: "j1")?.payload == sealed.payload)
 
         try await fixture.worker.runOnce()
         #expect(handler.deliveries.first?.payload == plain.payload)
-        #expect(try await fixture.store.outboxJob(id: "j1")?.state == .delivered)
+        #expect(await fixture.store.outboxJob(id: "j1")?.state == .delivered)
     }
 
     @Test func aTamperedOrUnkeyedSealedPayloadIsNotDelivered() async throws {
@@ -198,7 +198,7 @@ struct OutboxWorkerTests {
         try await unkeyed.store.enqueue([try cipher.sealing(unkeyed.job("j2", secret: true))])
         try await unkeyed.worker.runOnce()
         #expect(handler.deliveries.isEmpty)
-        #expect(try await unkeyed.store.outboxJob(id: "j2")?.lastError?.contains("BROKER_ENCRYPTION_KEY") == true)
+        #expect(await unkeyed.store.outboxJob(id: "j2")?.lastError?.contains("BROKER_ENCRYPTION_KEY") == true)
     }
 
     @Test func theEncryptionKeyComesFromTheEnvironmentOrAFile() throws {

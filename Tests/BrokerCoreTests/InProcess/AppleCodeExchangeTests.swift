@@ -171,7 +171,7 @@ import Testing
         fixture.clock.advance(by: 2)
         #expect(try await worker.runOnce() == 1)
         #expect(broker.stubs.appleAuth.revokedTokens == [refresh])
-        let done = try #require(try await broker.store.outboxJobs(uid: AccountID(uid), limit: 10).first { $0.kind == .appleRevoke })
+        let done = try #require(await broker.store.outboxJobs(uid: AccountID(uid), limit: 10).first { $0.kind == .appleRevoke })
         #expect(done.state == .delivered)
         #expect(done.payload.isEmpty)
         fixture.clock.advance(by: 600)
@@ -187,7 +187,7 @@ import Testing
         let deleted = await broker.request(
             "DELETE", "/admin/v1/users/\(uid)", headers: ["Authorization": "Bearer " + Self.adminToken])
         #expect(deleted.status == 204)
-        #expect(try await broker.store.outboxJobs(uid: AccountID(uid), limit: 10).isEmpty)
+        #expect(await broker.store.outboxJobs(uid: AccountID(uid), limit: 10).isEmpty)
     }
 
     @Test(arguments: ["no key", "bad team id", "unreadable key file", "not a P-256 key"])

@@ -54,7 +54,7 @@ import Testing
         broker.stubs.kakaoAdmin.setFault(.down)
         let deleted = await broker.request("DELETE", "/v1/me", headers: ["Authorization": "Bearer " + idToken])
         #expect(deleted.status == 204)
-        #expect(try await broker.store.account(id: AccountID(uid)) == nil)
+        #expect(await broker.store.account(id: AccountID(uid)) == nil)
         #expect(try await Self.unlinkJobs(broker, uid).map(\.state) == [.pending])
         #expect(broker.stubs.kakaoAdmin.callCount == 0)
 
