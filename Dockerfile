@@ -27,7 +27,8 @@ RUN swift build -c release --static-swift-stdlib --product broker \
     && cp "$bin/broker" "$bin/stub-providers" /staging/
 
 # Runtime stage: Debian 12 slim with the shared libraries the binaries link (OpenSSL 3, libcurl, SQLite,
-# libmicrohttpd; Argon2 and libpq for the features on the roadmap) and curl for health checks.
+# libmicrohttpd, Argon2 for password hashing, libpq for PostgreSQL, libcrypt for imported bcrypt hashes) and curl
+# for health checks.
 FROM debian:bookworm-slim
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update \

@@ -29,6 +29,7 @@ public final class ChildProcess: @unchecked Sendable {
     private var exitStatus: Int32?
     private var collected: [Int32: [UInt8]] = [1: [], 2: []]
     private var openStreams = 0
+    private var disowned = false
 
     /// Starts `executable` with `arguments` and exactly `environment`.
     public init(_ executable: String, _ arguments: [String], environment: [String: String], output: Output = .collect) throws {
@@ -88,7 +89,7 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     deinit {
-        if exitStatus == nil {
+        if exitStatus == nil && !disowned {
             kill(pid, SIGKILL)
             var status: Int32 = 0
             _ = waitpid(pid, &status, 0)
@@ -133,6 +134,12 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     public var isRunning: Bool { status == nil }
+
+    /// Leaves the child running when this object goes away (it is killed otherwise): for a daemon that
+    /// outlives the process that started it.
+    public func disown() {
+        lock.withLock { disowned = true }
+    }
 
     /// Sends `signal` (SIGTERM unless told) if the child still runs.
     public func terminate(_ signal: Int32 = SIGTERM) {

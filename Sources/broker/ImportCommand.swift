@@ -55,7 +55,13 @@ enum ImportCommand {
             BrokerCLI.printError("broker admin import: \(words[2]): \(error)")
             return 2
         }
-        let (store, database) = try await Startup.openStore(options.database, environment: environment)
+        let dryRun = options.switches.contains("--dry-run")
+        // A dry run changes nothing: with no SQLite file there yet, it compares with an empty database in memory
+        // rather than creating the file.
+        let location =
+            dryRun && !Startup.isPostgres(options.database) && !FileManager.default.fileExists(atPath: options.database)
+            ? ":memory:" : options.database
+        let (store, database) = try await Startup.openStore(location, environment: environment)
         defer { Task { await database.close() } }
         let importer = FirebaseImporter(
             store: store, options: importOptions, clock: SystemClock(), source: URL(fileURLWithPath: words[2]).lastPathComponent)
@@ -67,8 +73,7 @@ enum ImportCommand {
         do {
             // The importer checks the whole file before it writes anything.
             report = try await importer.run(
-                export, dryRun: options.switches.contains("--dry-run"),
-                progress: progress)
+                export, dryRun: dryRun, progress: progress)
         } catch let error as ImportedHashError {
             BrokerCLI.printError("broker admin import: \(error)")
             return 2
@@ -76,7 +81,7 @@ enum ImportCommand {
         if options.switches.contains("--json") {
             print(AdminCommand.pretty(report.json))
         } else {
-            let verb = options.switches.contains("--dry-run") ? "would import" : "imported"
+            let verb = dryRun ? "would import" : "imported"
             print("\(verb) \(report.imported), unchanged \(report.unchanged), failed \(report.failed.count)")
             for failure in report.failed {
                 print("  #\(failure.index) \(failure.uid ?? "-"): \(failure.reason)")

@@ -13,7 +13,25 @@ enum ServeCommand {
         for warning in validation.warnings { logger.warning("configuration", metadata: ["field": warning.field, "problem": warning.message]) }
         let adminToken = try Startup.adminToken(environment)  // refused before anything is created
         let outboxCipher = try OutboxCipher.fromEnvironment(environment)  // a bad key is refused at start
-        let (store, database) = try await Startup.openStore(options.database, environment: environment)
+        let openFiles = MicroHTTPDServer.raiseOpenFilesLimit(wanted: config.serverLimits.maxConnections + 64)
+        // The ports are bound before anything is opened or created (the database file above all): a port in use
+        // stops the start with nothing left behind. Connections wait in the backlog until `serve`.
+        let server = MicroHTTPDServer(limits: config.serverLimits, trustedProxies: config.trustedProxies)
+        let port = try server.listen(host: options.host, port: options.port)
+        let firebase = config.firebaseCompat
+        let firebaseServer = firebase.enabled
+            ? MicroHTTPDServer(limits: config.serverLimits, trustedProxies: config.trustedProxies) : nil
+        let firebasePort: Int
+        let store: SQLBrokerStore
+        let database: any SQLDatabase
+        do {
+            firebasePort = try firebaseServer?.listen(host: firebase.host, port: firebase.port) ?? 0
+            (store, database) = try await Startup.openStore(options.database, environment: environment)
+        } catch {
+            await server.shutdown()
+            await firebaseServer?.shutdown()
+            throw error
+        }
         var services = try await BrokerServices.make(
             config: config, store: store, httpClient: client, passwords: MigratingPasswordHasher(),
             adminToken: adminToken, logger: logger, cipher: outboxCipher)
@@ -33,7 +51,6 @@ enum ServeCommand {
         services.outboxCipher = outboxCipher
         services.doorbell.connect(outbox)
         let app = BrokerApp(services: services)
-        let openFiles = MicroHTTPDServer.raiseOpenFilesLimit(wanted: config.serverLimits.maxConnections + 64)
         if let openFiles, openFiles < config.serverLimits.maxConnections + 64 {
             logger.warning(
                 "the open-files limit is below server.maxConnections",
@@ -42,15 +59,12 @@ enum ServeCommand {
                     "maxConnections": .int(Int64(config.serverLimits.maxConnections)),
                 ])
         }
-        let server = MicroHTTPDServer(limits: config.serverLimits, trustedProxies: config.trustedProxies)
-        let port = try server.start(host: options.host, port: options.port, maxBodyBytes: 64 * 1024) { request in
+        try server.serve(maxBodyBytes: 64 * 1024) { request in
             await app.handle(request)
         }
         // The Firebase-compatible listener (contract section 11): its own server and port, serving only the
         // Firebase surface (and the Firebase routes are on no other listener).
-        let firebase = config.firebaseCompat
-        var firebaseServer: MicroHTTPDServer?
-        if firebase.enabled {
+        if let firebaseServer {
             let firebaseApp = BrokerApp(
                 services: services,
                 surfaces: [
@@ -58,13 +72,9 @@ enum ServeCommand {
                         services: services,
                         listener: FirebaseSurface.Listener(host: firebase.host, port: firebase.port == 0 ? nil : firebase.port))
                 ])
-            let server = MicroHTTPDServer(limits: config.serverLimits, trustedProxies: config.trustedProxies)
-            let firebasePort = try server.start(
-                host: firebase.host, port: firebase.port, maxBodyBytes: FirebaseSurface.maxBodyBytes
-            ) {
-                request in await firebaseApp.handle(request)
+            try firebaseServer.serve(maxBodyBytes: FirebaseSurface.maxBodyBytes) { request in
+                await firebaseApp.handle(request)
             }
-            firebaseServer = server
             logger.info(
                 "listening (Firebase-compatible)",
                 metadata: [

@@ -61,12 +61,12 @@ import Testing
         #expect(Base64URL.decode(link.oobCode)?.count == 32)
         // Only the hash is stored; no mail is queued.
         let hash = Hex.encode(Digest.sha256(Array(link.oobCode.utf8)))
-        let record = try #require(try await fixture.store.oobCode(hash: hash))
+        let record = try #require(await fixture.store.oobCode(hash: hash))
         #expect(record.uid == AccountID("u1"))
         #expect(record.action == .resetPassword)
-        #expect(try await fixture.store.oobCode(hash: link.oobCode) == nil)
-        #expect(try await fixture.store.outboxJobs(uid: nil, limit: 10).isEmpty)
-        let events = try await fixture.store.auditEvents(uid: AccountID("u1"), before: nil, limit: 10)
+        #expect(await fixture.store.oobCode(hash: link.oobCode) == nil)
+        #expect(await fixture.store.outboxJobs(uid: nil, limit: 10).isEmpty)
+        let events = await fixture.store.auditEvents(uid: AccountID("u1"), before: nil, limit: 10)
         #expect(events.map(\.action.rawValue) == ["oob_link_issued"])
         #expect(events.first?.actor == .admin)
     }
@@ -86,8 +86,8 @@ import Testing
             _ = try await fixture.service.issueLink(
                 .signIn, email: "a@example.com", continueURL: "/relative", requestID: "r")
         }
-        #expect(try await fixture.store.auditEvents(uid: nil, before: nil, limit: 10).isEmpty)
-        #expect(try await fixture.store.account(email: "nobody@example.com") == nil)
+        #expect(await fixture.store.auditEvents(uid: nil, before: nil, limit: 10).isEmpty)
+        #expect(await fixture.store.account(email: "nobody@example.com") == nil)
     }
 
     @Test func inspectingACodeUsesNothingAndAResetEndsEverySession() async throws {
@@ -110,14 +110,14 @@ import Testing
                 code: link.oobCode, expecting: .verifyEmail, newPassword: nil, requestID: "r")
         }
         #expect(
-            try await fixture.store.isSessionLive(id: "session-old", accountID: AccountID("u1"), at: fixture.clock.now))
+            await fixture.store.isSessionLive(id: "session-old", accountID: AccountID("u1"), at: fixture.clock.now))
 
         let done = try await fixture.service.confirm(code: link.oobCode, newPassword: "new-secret-1", requestID: "r")
         #expect(done.action == .resetPassword)
         #expect(done.jobs.map(\.kind) == [.firebaseRevoke])
         #expect(done.account.passwordHash != "salted$old")
         #expect(
-            try await fixture.store.isSessionLive(id: "session-old", accountID: AccountID("u1"), at: fixture.clock.now)
+            await fixture.store.isSessionLive(id: "session-old", accountID: AccountID("u1"), at: fixture.clock.now)
                 == false)
         // The reset changed the password, which retires every reset code of the account, this one included.
         await #expect(throws: ActionCodeError(.invalidCode, "unknown")) {
@@ -126,7 +126,7 @@ import Testing
         await #expect(throws: ActionCodeError.self) {
             _ = try await fixture.service.confirm(code: link.oobCode, newPassword: "newer-secret-2", requestID: "r")
         }
-        #expect(try await fixture.store.account(id: AccountID("u1"))?.passwordHash == done.account.passwordHash)
+        #expect(await fixture.store.account(id: AccountID("u1"))?.passwordHash == done.account.passwordHash)
     }
 
     @Test func anExpiredCodeIsExpiredAndAMalformedOneInvalid() async throws {
@@ -144,7 +144,7 @@ import Testing
         } catch let error as ActionCodeError {
             #expect(error.code == .expiredCode)
         }
-        #expect(try await fixture.store.account(email: "new@example.com") == nil)
+        #expect(await fixture.store.account(email: "new@example.com") == nil)
     }
 
     @Test func anEmailSignInCreatesTheVerifiedAccountOnceWithTheSession() async throws {
@@ -157,29 +157,29 @@ import Testing
             _ = try await fixture.service.signIn(
                 email: "other@example.com", code: link.oobCode, session: nil, requestID: "r")
         }
-        #expect(try await fixture.store.account(email: "other@example.com") == nil)
+        #expect(await fixture.store.account(email: "other@example.com") == nil)
         // It is no verification or reset code either.
         await #expect(throws: ActionCodeError.self) {
             _ = try await fixture.service.confirm(code: link.oobCode, newPassword: "whatever-1", requestID: "r")
         }
-        #expect(try await fixture.store.account(email: "new@example.com") == nil)
+        #expect(await fixture.store.account(email: "new@example.com") == nil)
 
         let signedIn = try await fixture.service.signIn(
             email: "new@example.com", code: link.oobCode, session: fixture.grant("new"), requestID: "r")
         #expect(signedIn.isNewUser)
-        let stored = try #require(try await fixture.store.account(email: "new@example.com"))
+        let stored = try #require(await fixture.store.account(email: "new@example.com"))
         #expect(stored.id == signedIn.account.id)
         #expect(stored.emailVerified)
         #expect(stored.passwordHash == nil)
         #expect(stored.origin == .emailLink)
-        #expect(try await fixture.store.isSessionLive(id: "session-new", accountID: stored.id, at: fixture.clock.now))
+        #expect(await fixture.store.isSessionLive(id: "session-new", accountID: stored.id, at: fixture.clock.now))
 
         await #expect(throws: ActionCodeError.self) {
             _ = try await fixture.service.signIn(
                 email: "new@example.com", code: link.oobCode, session: fixture.grant("again"), requestID: "r")
         }
         #expect(
-            try await fixture.store.isSessionLive(id: "session-again", accountID: stored.id, at: fixture.clock.now)
+            await fixture.store.isSessionLive(id: "session-again", accountID: stored.id, at: fixture.clock.now)
                 == false)
 
         // A second link signs in to the same account.
@@ -200,17 +200,17 @@ import Testing
             email: "victim@example.com", code: link.oobCode, session: fixture.grant("owner"), requestID: "r")
         #expect(signedIn.isNewUser == false)
         #expect(signedIn.jobs.map(\.kind) == [.firebaseRevoke])
-        let stored = try #require(try await fixture.store.account(id: squatted.id))
+        let stored = try #require(await fixture.store.account(id: squatted.id))
         #expect(stored.emailVerified)
         #expect(stored.identities.isEmpty)
         #expect(stored.passwordHash == nil)
-        #expect(try await fixture.store.account(provider: ProviderID("google"), subject: "g-squatter") == nil)
+        #expect(await fixture.store.account(provider: ProviderID("google"), subject: "g-squatter") == nil)
         #expect(
-            try await fixture.store.isSessionLive(id: "session-squatter", accountID: squatted.id, at: fixture.clock.now)
+            await fixture.store.isSessionLive(id: "session-squatter", accountID: squatted.id, at: fixture.clock.now)
                 == false)
         #expect(
-            try await fixture.store.isSessionLive(id: "session-owner", accountID: squatted.id, at: fixture.clock.now))
-        let events = try await fixture.store.auditEvents(uid: squatted.id, before: nil, limit: 10)
+            await fixture.store.isSessionLive(id: "session-owner", accountID: squatted.id, at: fixture.clock.now))
+        let events = await fixture.store.auditEvents(uid: squatted.id, before: nil, limit: 10)
         #expect(events.contains { $0.action == .signIn && $0.outcome == "take_over" })
     }
 
@@ -226,9 +226,9 @@ import Testing
             _ = try await fixture.service.signIn(
                 email: "off@example.com", code: link.oobCode, session: fixture.grant("off"), requestID: "r")
         }
-        #expect(try await fixture.store.account(id: AccountID("off"))?.emailVerified == false)
+        #expect(await fixture.store.account(id: AccountID("off"))?.emailVerified == false)
         #expect(
-            try await fixture.store.isSessionLive(id: "session-off", accountID: AccountID("off"), at: fixture.clock.now)
+            await fixture.store.isSessionLive(id: "session-off", accountID: AccountID("off"), at: fixture.clock.now)
                 == false)
         #expect(try await fixture.service.inspect(code: link.oobCode).action == .signIn)
     }

@@ -13,7 +13,7 @@ import Testing
         try await second.load()
         let original = try await first.current().id
         #expect(try await second.current().id == original)
-        #expect(try await store.signingKeys().count == 1)
+        #expect(await store.signingKeys().count == 1)
 
         try await first.rotate()
         let rotated = try await first.current().id

@@ -73,7 +73,7 @@ struct OutboxWorkerTests {
         #expect(handler.deliveries.first?.payload == job.payload)
         let stored = try #require(await fixture.store.outboxJob(id: "j1"))
         #expect(stored.state == .delivered && stored.payload.isEmpty && stored.attempts == 1)
-        let events = try await fixture.store.auditEvents(uid: AccountID("alice"), before: nil, limit: 10)
+        let events = await fixture.store.auditEvents(uid: AccountID("alice"), before: nil, limit: 10)
         #expect(events.map(\.action.rawValue) == ["outbox_delivered"])
         #expect(events.first?.provider == "mail")
         #expect(fixture.metrics.value("broker_outbox_queued_total", labels: ["kind": "mail"]) == 1)
@@ -102,7 +102,7 @@ struct OutboxWorkerTests {
         }
         #expect(waits == [1, 2, 4, 8, 10, 10])
         #expect(try await fixture.worker.runOnce() == 1)
-        #expect(try await fixture.store.outboxJob(id: "j1")?.state == .delivered)
+        #expect(await fixture.store.outboxJob(id: "j1")?.state == .delivered)
         #expect(handler.deliveries.count == 7)
         #expect(fixture.metrics.value("broker_outbox_failed_total", labels: ["kind": "mail", "result": "retry"]) == 6)
     }
@@ -114,7 +114,7 @@ struct OutboxWorkerTests {
         try await fixture.store.enqueue([fixture.job("j1", secret: true)])
 
         var passes = 0
-        while try await fixture.store.outboxJob(id: "j1")?.state == .pending, passes < 200 {
+        while await fixture.store.outboxJob(id: "j1")?.state == .pending, passes < 200 {
             try await fixture.worker.runOnce()
             fixture.clock.advance(by: 60)
             passes += 1
@@ -122,7 +122,7 @@ struct OutboxWorkerTests {
         let stored = try #require(await fixture.store.outboxJob(id: "j1"))
         #expect(stored.state == .givenUp && stored.payload.isEmpty)
         #expect(stored.finishedAt.map { $0.timeIntervalSince(stored.createdAt) } ?? 0 <= 3600 + 60)
-        let events = try await fixture.store.auditEvents(uid: AccountID("alice"), before: nil, limit: 10)
+        let events = await fixture.store.auditEvents(uid: AccountID("alice"), before: nil, limit: 10)
         #expect(events.map(\.action.rawValue) == ["outbox_given_up"])
         #expect(events.first?.outcome == "given_up")
         let attempts = handler.deliveries.count
@@ -143,7 +143,7 @@ struct OutboxWorkerTests {
         #expect(handler.deliveries.count == 1)
         let stored = try #require(await fixture.store.outboxJob(id: "j1"))
         #expect(stored.state == .refused && stored.payload.isEmpty && stored.lastError == "550 mailbox unavailable")
-        let events = try await fixture.store.auditEvents(uid: AccountID("alice"), before: nil, limit: 10)
+        let events = await fixture.store.auditEvents(uid: AccountID("alice"), before: nil, limit: 10)
         #expect(events.map(\.action.rawValue) == ["outbox_refused"])
         #expect(fixture.metrics.value("broker_outbox_failed_total", labels: ["kind": "mail", "result": "refused"]) == 1)
     }
@@ -173,11 +173,11 @@ struct OutboxWorkerTests {
         #expect(!String(decoding: sealed.payload, as: UTF8.self).contains("SECRET-CODE-123"))
         #expect(try cipher.sealing(fixture.job("open")).sealed == false)
         try await fixture.store.enqueue([sealed])
-        #expect(try await fixture.store.outboxJob(id: "j1")?.payload == sealed.payload)
+        #expect(await fixture.store.outboxJob(id: "j1")?.payload == sealed.payload)
 
         try await fixture.worker.runOnce()
         #expect(handler.deliveries.first?.payload == plain.payload)
-        #expect(try await fixture.store.outboxJob(id: "j1")?.state == .delivered)
+        #expect(await fixture.store.outboxJob(id: "j1")?.state == .delivered)
     }
 
     @Test func aTamperedOrUnkeyedSealedPayloadIsNotDelivered() async throws {
@@ -198,7 +198,7 @@ struct OutboxWorkerTests {
         try await unkeyed.store.enqueue([try cipher.sealing(unkeyed.job("j2", secret: true))])
         try await unkeyed.worker.runOnce()
         #expect(handler.deliveries.isEmpty)
-        #expect(try await unkeyed.store.outboxJob(id: "j2")?.lastError?.contains("BROKER_ENCRYPTION_KEY") == true)
+        #expect(await unkeyed.store.outboxJob(id: "j2")?.lastError?.contains("BROKER_ENCRYPTION_KEY") == true)
     }
 
     @Test func theEncryptionKeyComesFromTheEnvironmentOrAFile() throws {

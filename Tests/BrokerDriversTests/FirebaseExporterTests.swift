@@ -74,7 +74,7 @@ import Testing
             store: target, options: try FirebaseImportOptions(hash: nil), clock: ManualClock(), source: "backup.json")
         let report = try await importer.run(try FirebaseExport(data: Data(file.serialized())))
         #expect(report == FirebaseImporter.Report(imported: 1))
-        let imported = try #require(try await target.account(id: account.id))
+        let imported = try #require(await target.account(id: account.id))
         #expect(imported.passwordHash == stored)
         #expect(imported.origin == .signup)
         #expect(imported.imported?.file == "backup.json")
@@ -135,6 +135,6 @@ import Testing
         ).run(export)
         #expect(report.failed.map(\.reason) == [reason])
         #expect(report.imported == 0)
-        #expect(try await store.account(id: AccountID("a")) == nil)
+        #expect(await store.account(id: AccountID("a")) == nil)
     }
 }

@@ -106,6 +106,7 @@ import Testing
         #expect(error?.code == .badHost)
     }
 
+    /// A port in use is named as such, with the command that shows who holds it (issue 36, item 2).
     @Test func startRefusesAPortInUse() async throws {
         let first = MicroHTTPDServer()
         let port = try first.start(host: "127.0.0.1", port: 0, maxBodyBytes: 1024) { _ in HTTPResponse(status: 200) }
@@ -118,7 +119,9 @@ import Testing
         }
         await first.shutdown()
 
-        #expect(error?.code == .startFailed)
+        #expect(error?.code == .addressInUse)
+        #expect(error?.detail.contains("127.0.0.1:\(port): address already in use") == true)
+        #expect(error?.detail.contains("ss -ltnp 'sport = :\(port)'") == true)
         #expect(again?.code == .alreadyStarted)
     }
 

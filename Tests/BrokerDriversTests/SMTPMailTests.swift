@@ -85,7 +85,7 @@ struct SMTPMailTests {
         try await worker.runOnce()
         let stored = try #require(await store.outboxJob(id: job.id))
         #expect(stored.state == .refused && stored.payload.isEmpty)
-        #expect(try await store.auditEvents(uid: AccountID("alice"), before: nil, limit: 5).map(\.action.rawValue) == ["outbox_refused"])
+        #expect(await store.auditEvents(uid: AccountID("alice"), before: nil, limit: 5).map(\.action.rawValue) == ["outbox_refused"])
     }
 
     struct RefusingMailer: MailSending {

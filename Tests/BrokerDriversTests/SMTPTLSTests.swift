@@ -79,7 +79,7 @@ struct SMTPTLSTests {
         let stored = try #require(await store.outboxJob(id: job.id))
         #expect(stored.state == .pending && stored.attempts == 2 && !stored.payload.isEmpty)
         #expect(stored.lastError?.contains("certificate") == true || stored.lastError?.contains("SSL") == true)
-        #expect(try await store.auditEvents(uid: AccountID("alice"), before: nil, limit: 5).isEmpty)
+        #expect(await store.auditEvents(uid: AccountID("alice"), before: nil, limit: 5).isEmpty)
         #expect(try server.messages().isEmpty)
     }
 

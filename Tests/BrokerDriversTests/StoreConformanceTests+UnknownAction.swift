@@ -15,7 +15,7 @@ extension StoreConformanceTests {
             try await store.appendAuditEvent(known)
             if let database = fixture.database {
                 // Written as another broker would: straight into the table.
-                try await database.write { connection in
+                _ = try await database.write { connection in
                     try connection.execute(
                         "INSERT INTO audit_events (id, at, uid, action, provider, actor, outcome, request_id) "
                             + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

@@ -64,7 +64,7 @@ import Testing
         #expect(try await child.wait(seconds: 60) == 1)
         #expect(
             child.stderr.contains(
-                "(file): line 3, column 1: expected a field name in double quotes, found '}' (JSON allows no trailing comma)"),
+                "\(path): line 3, column 1: expected a field name in double quotes, found '}' (JSON allows no trailing comma)"),
             "\(child.stderr)")
     }
 

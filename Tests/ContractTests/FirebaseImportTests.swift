@@ -61,6 +61,7 @@ import Testing
         let (dryStatus, dryOut, _) = try await Self.runImport([file, "--dry-run", "--json"] + Self.hashFlags, database: database)
         #expect(dryStatus == 0)
         #expect(JSONValue.parse(Array(dryOut.utf8)) == .object(["imported": 2, "unchanged": 0, "failed": []]))
+        #expect(!FileManager.default.fileExists(atPath: database))  // a dry run creates no database (issue 36)
         #expect(try await Self.accounts(in: database).isEmpty)
 
         let (status, out, _) = try await Self.runImport([file, "--json"] + Self.hashFlags, database: database)

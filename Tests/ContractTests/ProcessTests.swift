@@ -62,6 +62,25 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("b.sqlite").path))
     }
 
+    /// A port in use stops `serve` with a message that says so and how to find the process holding it, and
+    /// before anything is opened or created: no database file is left behind (issue 36, item 2).
+    @Test func aPortInUseIsNamedAndNothingIsCreated() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let holder = MicroHTTPDServer()
+        let port = try holder.start(host: "127.0.0.1", port: 0, maxBodyBytes: 1024) { _ in HTTPResponse(status: 200) }
+        let database = directory.appendingPathComponent("b.sqlite").path
+        let child = try Self.spawn(
+            ["serve", "--config", Self.shippedConfig, "--database", database, "--port", String(port)])
+        let status = try await child.wait()
+        await holder.shutdown()
+        #expect(status == 1)
+        #expect(child.stderr.contains("cannot listen on 127.0.0.1:\(port): address already in use"), "\(child.stderr)")
+        #expect(child.stderr.contains("ss -ltnp 'sport = :\(port)'"))
+        #expect(!child.stderr.contains("MHD_start_daemon"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
     @Test func serveAnswersAndDrainsOnSIGTERM() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -254,6 +273,77 @@ import Testing
         await client.shutdown()
         child.terminate()
         #expect(try await child.wait() == 0)
+    }
+
+    /// The first code block of docs/operations.md's "Local stand-ins for the providers, without Docker".
+    static func stubRecipe() throws -> [String] {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let docs = try String(contentsOf: root.appendingPathComponent("docs/operations.md"), encoding: .utf8)
+        let section = try #require(docs.range(of: "## Local stand-ins for the providers, without Docker"))
+        let block = try #require(docs[section.upperBound...].range(of: "```sh\n"))
+        let end = try #require(docs[block.upperBound...].range(of: "```"))
+        return docs[block.upperBound..<end.lowerBound].split(separator: "\n").map(String.init)
+    }
+
+    /// The stub recipe runs as docs/operations.md prints it, pasted into a shell (issue 36, items 1 and 5): the
+    /// second command finds the config the first wrote, the broker signs in with the stubs' tokens, and the
+    /// service account puts a `customToken` in the answer. `swift run NAME` runs the built NAME (this test runs
+    /// under `swift test`, which holds SwiftPM's build lock), `/tmp/` is a directory of this test's own, and
+    /// `BROKER_PORT=0` spares port 8080; the text is otherwise run as it is. `stub-providers --help` prints it.
+    @Test func theStubRecipeWorksAsPrinted() async throws {
+        let recipe = try Self.stubRecipe()
+        #expect(recipe.count == 2)
+        let help = try ProcessTests.spawn(["--help"], binary: Self.binary("stub-providers"))
+        #expect(try await help.wait() == 0)
+        for line in recipe where !line.contains("--service-account") {
+            #expect(help.stdout.contains(line), "stub-providers --help lacks \(line)")
+        }
+        let directory = try ProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bin = Self.binary("broker").deletingLastPathComponent().path
+        let prelude = """
+            swift() {
+              [ "$1" = run ] || return 97
+              local name=$2; shift 2
+              if [ "$name" = broker ]; then exec "\(bin)/$name" "$@"; fi
+              "\(bin)/$name" "$@"
+            }
+            """
+        let script = recipe.joined(separator: "\n").replacingOccurrences(of: "/tmp/", with: directory.path + "/")
+        let shell = try ProcessTests.spawn(
+            ["-c", prelude + "\n" + script], binary: URL(fileURLWithPath: "/bin/bash"), environment: ["BROKER_PORT": "0"])
+        var stubsPID: pid_t?
+        defer { if let stubsPID { kill(stubsPID, SIGTERM) } }
+        let listening: String
+        do {
+            listening = try await shell.waitForLog("\"listening\"")
+        } catch {
+            Issue.record("the broker did not start: \(shell.stdout)\n\(shell.stderr)")
+            let killLine = shell.stdout.split(separator: "\n").first { $0.contains("stop them with: kill ") }
+            stubsPID = killLine.flatMap { $0.split(separator: " ").last.flatMap { pid_t($0) } }
+            return
+        }
+        let killLine = try #require(shell.stdout.split(separator: "\n").first { $0.contains("stop them with: kill ") })
+        stubsPID = killLine.split(separator: " ").last.flatMap { pid_t($0) }
+        #expect(stubsPID != nil)
+        let stubsLine = try #require(shell.stdout.split(separator: "\n").first { $0.contains("listening on") })
+        let stubs = try #require(stubsLine.split(separator: " ").last.map(String.init))
+        let port = try #require(JSONValue.parse(Array(listening.utf8))?["port"]?.intValue)
+        let client = try CurlHTTPClient()
+        let minted = try await client.send(
+            HTTPClientRequest(method: "POST", url: stubs + "/google/token", body: Array(#"{"claims":{"sub":"me"}}"#.utf8)))
+        let token = try #require(JSONValue.parse(minted.body)?["token"]?.stringValue)
+        let signIn = try await client.send(
+            HTTPClientRequest(
+                method: "POST", url: "http://127.0.0.1:\(port)/v1/signin/google",
+                headers: [("Content-Type", "application/json")],
+                body: JSONValue.object(["idToken": .string(token)]).serialized()))
+        await client.shutdown()
+        #expect(signIn.status == 201)
+        #expect(JSONValue.parse(signIn.body)?["customToken"]?.stringValue?.split(separator: ".").count == 3)
+        shell.terminate()
+        #expect(try await shell.wait() == 0)
     }
 
     @Test func theDemoSignsInWithEveryProvider() async throws {

@@ -52,9 +52,14 @@ public struct BrokerConfig: Sendable {
     /// that field's default, so that all errors are reported at once; only a document that is not a JSON object
     /// still throws. Without, the first bad field throws.
     public init(parsing bytes: [UInt8], environment: [String: String], issues: ConfigIssues?) throws {
+        try self.init(parsing: bytes, environment: environment, issues: issues, file: "(file)")
+    }
+
+    /// Parses the config file's bytes; a syntax error names `file` (the file's path as given).
+    init(parsing bytes: [UInt8], environment: [String: String], issues: ConfigIssues?, file: String) throws {
         guard let document = JSONValue.parse(bytes) else {
             let where_ = JSONSyntaxError.firstError(in: bytes).map(\.description) ?? "is not valid JSON"
-            throw ConfigError(field: "(file)", where_)
+            throw ConfigError(field: file, where_)
         }
         func read<T>(_ fallback: T, _ body: () throws -> T) throws -> T {
             guard let issues else { return try body() }
@@ -135,6 +140,6 @@ public struct BrokerConfig: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigError(field: "(file)", "cannot read \(path)")
         }
-        try self.init(parsing: Array(data), environment: environment, issues: issues)
+        try self.init(parsing: Array(data), environment: environment, issues: issues, file: path)
     }
 }

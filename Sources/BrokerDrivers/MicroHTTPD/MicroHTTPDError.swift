@@ -1,6 +1,7 @@
 import CBrokerShims
 public import BrokerCore
 import CMicroHTTPD
+import Foundation
 
 /// Why the libmicrohttpd server driver could not do what it was asked.
 public struct MicroHTTPDError: CodedError {
@@ -8,8 +9,12 @@ public struct MicroHTTPDError: CodedError {
     public enum Code: String, Sendable {
         /// The host is not a numeric IPv4 or IPv6 address.
         case badHost
-        /// libmicrohttpd could not start listening (port in use, no permission, no resources).
+        /// The listening socket could not be made or bound (no permission, no resources), or libmicrohttpd
+        /// could not start.
         case startFailed
+        /// Another socket holds the address and port (EADDRINUSE): another process, or another broker, listens
+        /// there.
+        case addressInUse
         /// `start` was called on a server that is already running or has been shut down.
         case alreadyStarted
         /// A libmicrohttpd call answered `.NO`.
@@ -36,12 +41,26 @@ func mhdCheck(_ result: MHD_Result, _ operation: @autoclosure () -> String) thro
 }
 
 /// The funnel for `broker_mhd_start`'s error out-parameter.
-func mhdCheckStart(_ daemon: OpaquePointer?, error: Int32, host: String, port: Int) throws(MicroHTTPDError)
-    -> OpaquePointer
-{
+func mhdCheckStart(_ daemon: OpaquePointer?, error: Int32, host: String) throws(MicroHTTPDError) -> OpaquePointer {
     if let daemon, error == Int32(BROKER_MHD_START_OK.rawValue) { return daemon }
     if error == Int32(BROKER_MHD_START_BAD_HOST.rawValue) {
         throw MicroHTTPDError(.badHost, "'\(host)' is not a numeric IPv4 or IPv6 address")
     }
-    throw MicroHTTPDError(.startFailed, "MHD_start_daemon on \(host) port \(port) failed")
+    throw MicroHTTPDError(.startFailed, "MHD_start_daemon on \(host) failed")
+}
+
+extension MicroHTTPDError {
+    /// The error for `broker_listen_socket`'s result `socket` (-1: `error` is a broker_mhd_start_error; -2: an
+    /// errno), naming the address and, for a port in use, how to find who holds it.
+    static func listenFailed(host: String, port: Int, socket: Int32, error: Int32) -> MicroHTTPDError {
+        if socket == -1 { return MicroHTTPDError(.badHost, "'\(host)' is not a numeric IPv4 or IPv6 address") }
+        let address = "\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        if error == EADDRINUSE {
+            return MicroHTTPDError(
+                .addressInUse,
+                "cannot listen on \(address): address already in use (another process listens on port \(port); "
+                    + "`ss -ltnp 'sport = :\(port)'` shows which)")
+        }
+        return MicroHTTPDError(.startFailed, "cannot listen on \(address): \(String(cString: strerror(error)))")
+    }
 }

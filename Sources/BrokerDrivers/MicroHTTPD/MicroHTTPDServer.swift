@@ -10,21 +10,24 @@ import Foundation
 /// the connection, and the polling thread queues the response. No thread waits while a handler awaits, so a
 /// slow handler never delays a fast one.
 ///
-/// `@unchecked Sendable`: `dispatcher` and `stopping` are guarded by `lock`.
+/// `@unchecked Sendable`: `dispatcher`, `stopping` and `listening` are guarded by `lock`.
 public final class MicroHTTPDServer: HTTPServer, @unchecked Sendable {
     /// The connection limits and timeouts (contract section 7).
     public let limits: HTTPServerLimits
     /// Whose connections are exempt from the per-address cap.
     public let trustedProxies: TrustedProxies
 
-    /// Guards `dispatcher` and `stopping`.
+    /// Guards `dispatcher`, `stopping` and `listening`.
     private let lock = NSLock()
     /// The running daemon's dispatcher; nil before `start`.
     private var dispatcher: MHDDispatcher?
     /// The shutdown in progress or done, shared by every caller of `shutdown`.
     private var stopping: Task<Void, Never>?
+    /// The socket ``listen(host:port:)`` bound and its host, until ``serve(maxBodyBytes:handler:)`` hands it to
+    /// libmicrohttpd.
+    private var listening: (host: String, socket: Int32)?
 
-    /// Creates a server; nothing listens until ``start(host:port:maxBodyBytes:handler:)``.
+    /// Creates a server; nothing listens until ``start(host:port:maxBodyBytes:handler:)`` or ``listen(host:port:)``.
     /// - Parameters:
     ///   - limits: the total and per-address connection caps, the idle timeout and the request deadline.
     ///   - trustedProxies: peers whose connections the per-address cap does not count.
@@ -43,6 +46,7 @@ public final class MicroHTTPDServer: HTTPServer, @unchecked Sendable {
     }
 
     deinit {
+        if let listening { close(listening.socket) }  // bound, never served
         // Never stopped: drain and stop in the background rather than pulling connections from under
         // running handlers.
         if stopping == nil, let dispatcher {
@@ -51,43 +55,73 @@ public final class MicroHTTPDServer: HTTPServer, @unchecked Sendable {
     }
 
     /// Starts listening on `host` (a numeric IPv4 or IPv6 address, e.g. `127.0.0.1`, `0.0.0.0`, `::1`) and
-    /// `port` (0 picks a free port) and returns the bound port. Throws ``MicroHTTPDError``.
+    /// `port` (0 picks a free port) and returns the bound port: ``listen(host:port:)`` then
+    /// ``serve(maxBodyBytes:handler:)``. Throws ``MicroHTTPDError``.
     public func start(
         host: String, port: Int, maxBodyBytes: Int,
         handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
     ) throws -> Int {
+        let bound = try listen(host: host, port: port)
+        try serve(maxBodyBytes: maxBodyBytes, handler: handler)
+        return bound
+    }
+
+    /// Binds and listens on `host` (a numeric IPv4 or IPv6 address) and `port` (0 picks a free port) and returns
+    /// the bound port, answering nobody yet: connections wait in the backlog until
+    /// ``serve(maxBodyBytes:handler:)``. A port another socket holds is ``MicroHTTPDError/Code/addressInUse``.
+    public func listen(host: String, port: Int) throws -> Int {
         guard let requestedPort = UInt16(exactly: port) else {
             throw MicroHTTPDError(.startFailed, "port \(port) out of range")
         }
-        let connections = MHDConnectionGuard(limits: limits, trustedProxies: trustedProxies)
-        let dispatcher = MHDDispatcher(maxBodyBytes: max(0, maxBodyBytes), connections: connections, handler: handler)
+        var boundPort: UInt16 = 0
+        var error: Int32 = 0
+        let socket = broker_listen_socket(host, requestedPort, &boundPort, &error)
+        guard socket >= 0 else { throw MicroHTTPDError.listenFailed(host: host, port: port, socket: socket, error: error) }
         let claimed: Bool = lock.withLock {
-            guard self.dispatcher == nil, stopping == nil else { return false }
-            self.dispatcher = dispatcher
+            guard listening == nil, dispatcher == nil, stopping == nil else { return false }
+            listening = (host, socket)
             return true
         }
-        guard claimed else { throw MicroHTTPDError(.alreadyStarted, "a server instance starts once") }
+        guard claimed else {
+            close(socket)
+            throw MicroHTTPDError(.alreadyStarted, "a server instance starts once")
+        }
+        return Int(boundPort)
+    }
+
+    /// Starts answering on the socket ``listen(host:port:)`` bound. Throws ``MicroHTTPDError``.
+    public func serve(
+        maxBodyBytes: Int, handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
+    ) throws {
+        let connections = MHDConnectionGuard(limits: limits, trustedProxies: trustedProxies)
+        let dispatcher = MHDDispatcher(maxBodyBytes: max(0, maxBodyBytes), connections: connections, handler: handler)
+        let listener: (host: String, socket: Int32)? = lock.withLock {
+            guard let listening, self.dispatcher == nil, stopping == nil else { return nil }
+            self.dispatcher = dispatcher
+            self.listening = nil
+            return listening
+        }
+        guard let listener else { throw MicroHTTPDError(.alreadyStarted, "serve needs listen first, once") }
         let flags =
             MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         // libmicrohttpd holds this reference until `MHDDispatcher.shutdown` gives it back.
         let context = Unmanaged.passRetained(dispatcher).toOpaque()
         var error: Int32 = 0
         let started = broker_mhd_start(
-            host, requestedPort, UInt32(flags), UInt32(clamping: limits.idleTimeoutSeconds),
+            listener.host, listener.socket, UInt32(flags), UInt32(clamping: limits.idleTimeoutSeconds),
             UInt32(clamping: limits.maxConnections), 0, mhdAcceptPolicy, context,
             mhdAccessHandler, context, mhdRequestCompleted, context, mhdConnectionNotified, context, &error)
         let daemon: OpaquePointer
         do {
-            daemon = try mhdCheckStart(started, error: error, host: host, port: port)
+            daemon = try mhdCheckStart(started, error: error, host: listener.host)
         } catch {
+            close(listener.socket)
             Unmanaged<MHDDispatcher>.fromOpaque(context).release()
             lock.withLock { self.dispatcher = nil }
             throw error
         }
         dispatcher.attach(daemon)
         connections.start()
-        let bound = Int(broker_mhd_bound_port(daemon))
-        return bound != 0 ? bound : port
     }
 
     /// Stops accepting connections (new attempts are refused at once), waits until every request already
@@ -96,6 +130,10 @@ public final class MicroHTTPDServer: HTTPServer, @unchecked Sendable {
     /// meanwhile are still served, with `Connection: close`. Safe to call more than once.
     public func shutdown() async {
         let task: Task<Void, Never>? = lock.withLock {
+            if let listening {  // bound, never served: stop listening
+                close(listening.socket)
+                self.listening = nil
+            }
             if let stopping { return stopping }
             guard let dispatcher else { return nil }
             let task = Task { await dispatcher.shutdown() }

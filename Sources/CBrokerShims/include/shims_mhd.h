@@ -12,17 +12,24 @@ enum broker_mhd_start_error {
     BROKER_MHD_START_OK = 0,
     /* `host` is neither a numeric IPv4 nor a numeric IPv6 address. */
     BROKER_MHD_START_BAD_HOST = 1,
-    /* MHD_start_daemon failed (port in use, no permission, out of resources); `errno` may say more. */
+    /* MHD_start_daemon failed (out of resources); `errno` may say more. */
     BROKER_MHD_START_FAILED = 2,
 };
 
-/* MHD_start_daemon bound to the numeric address `host` (IPv4 or IPv6; MHD_USE_IPv6 is added for IPv6, MHD_USE_DUAL_STACK for "::") and
-   `port` (0 = ephemeral), with the given flags, an idle-connection timeout in seconds, a connection limit
+/* A listening TCP socket on the numeric address `host` (IPv4 or IPv6; "::" is dual-stack, another IPv6 address
+   IPv6 only) and `port` (0 = ephemeral), close-on-exec and non-blocking, with SO_REUSEADDR, as
+   libmicrohttpd would make it. Returns the socket and stores the bound port in `*bound_port`; returns -1 with
+   `*error` set to BROKER_MHD_START_BAD_HOST, or -2 with `*error` set to the failing call's errno (EADDRINUSE
+   when another socket holds the address, EACCES for a privileged port). */
+int broker_listen_socket(const char *host, uint16_t port, uint16_t *bound_port, int *error);
+
+/* MHD_start_daemon on `listen_socket` (from broker_listen_socket, for the numeric address `host`: MHD_USE_IPv6
+   is added for IPv6, MHD_USE_DUAL_STACK for "::"; libmicrohttpd owns the socket once this succeeds), with the given flags, an idle-connection timeout in seconds, a connection limit
    (0 = libmicrohttpd's default), an accept policy (may be NULL) and three callbacks: the access handler,
    MHD_OPTION_NOTIFY_COMPLETED and MHD_OPTION_NOTIFY_CONNECTION (either notifier may be NULL). `strict` is
    MHD_OPTION_STRICT_FOR_CLIENT's level. Returns NULL and sets `*error` on failure. */
 struct MHD_Daemon *broker_mhd_start(
-    const char *host, uint16_t port, unsigned int flags, unsigned int connection_timeout,
+    const char *host, int listen_socket, unsigned int flags, unsigned int connection_timeout,
     unsigned int connection_limit, int strict,
     MHD_AcceptPolicyCallback accept_policy, void *accept_policy_context,
     MHD_AccessHandlerCallback access_handler, void *access_handler_context,

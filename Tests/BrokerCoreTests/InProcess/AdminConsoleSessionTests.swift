@@ -34,7 +34,7 @@ import Testing
     }
 
     static func actions(_ broker: InProcessBroker) async throws -> [String] {
-        try await broker.store.auditEvents(uid: nil, before: nil, limit: 100).map { "\($0.action):\($0.outcome)" }
+        await broker.store.auditEvents(uid: nil, before: nil, limit: 100).map { "\($0.action):\($0.outcome)" }
     }
 
     @Test func theTokenBecomesAnHttpOnlySecureStrictCookieStoredOnlyAsItsHash() async throws {
@@ -53,9 +53,9 @@ import Testing
         // The store holds the value's HMAC under the admin token's key, never the value (nor its plain digest).
         let key = try #require(await broker.services.adminGate.consoleSessionKey)
         let sessions = ConsoleSessions(store: broker.store, clock: broker.services.clock, key: key)
-        #expect(try await broker.store.consoleSession(hash: sessions.hash(value)) != nil)
-        #expect(try await broker.store.consoleSession(hash: value) == nil)
-        #expect(try await broker.store.consoleSession(hash: Hex.encode(Digest.sha256(value))) == nil)
+        #expect(await broker.store.consoleSession(hash: sessions.hash(value)) != nil)
+        #expect(await broker.store.consoleSession(hash: value) == nil)
+        #expect(await broker.store.consoleSession(hash: Hex.encode(Digest.sha256(value))) == nil)
         #expect(await broker.store.consoleSessionCount == 1)
         #expect(try await Self.actions(broker) == ["console_sign_in:success"])
     }
@@ -117,15 +117,15 @@ import Testing
             #expect(delete.status == 401)
         }
         // Refused changes changed nothing.
-        let after = try #require(try await broker.store.account(id: AccountID(uid)))
+        let after = try #require(await broker.store.account(id: AccountID(uid)))
         #expect(!after.disabled)
         #expect(try await Self.actions(broker).filter { !$0.hasPrefix("sign_") && !$0.hasPrefix("console_") } == [])
 
         let accepted = await broker.request(
             "PATCH", "/admin/v1/users/\(uid)", json: ["disabled": true], headers: cookie.merging(["X-CSRF-Token": csrf]) { $1 })
         #expect(accepted.status == 200)
-        #expect(try await broker.store.account(id: AccountID(uid))?.disabled == true)
-        let events = try await broker.store.auditEvents(uid: AccountID(uid), before: nil, limit: 10)
+        #expect(await broker.store.account(id: AccountID(uid))?.disabled == true)
+        let events = await broker.store.auditEvents(uid: AccountID(uid), before: nil, limit: 10)
         #expect(events.first?.action == .disable && events.first?.actor == .admin)
     }
 
@@ -134,7 +134,7 @@ import Testing
         let uid = try await Self.signUp(broker, "bea@example.com")
         let response = await broker.request("PATCH", "/admin/v1/users/\(uid)", json: ["disabled": true], headers: Self.bearer)
         #expect(response.status == 200)
-        #expect(try await broker.store.account(id: AccountID(uid))?.disabled == true)
+        #expect(await broker.store.account(id: AccountID(uid))?.disabled == true)
         // A wrong bearer token is not rescued by a valid cookie.
         let (cookie, csrf) = try await Self.signIn(broker)
         let mixed = await broker.get(

@@ -52,7 +52,7 @@ import Testing
     }
 
     static func appleIdentity(_ broker: InProcessBroker, _ subject: String) async throws -> Identity? {
-        try await broker.store.account(provider: ProviderID("apple"), subject: subject)?.identity(ProviderID("apple"))
+        await broker.store.account(provider: ProviderID("apple"), subject: subject)?.identity(ProviderID("apple"))
     }
 
     @Test func aCodeIsExchangedAndTheRefreshTokenKeptSealed() async throws {
@@ -156,7 +156,7 @@ import Testing
         let refresh = try #require(broker.stubs.appleAuth.issuedRefreshTokens.first)
         broker.stubs.appleAuth.setFault(.down)
         #expect(await broker.request("DELETE", "/v1/me", headers: ["Authorization": "Bearer " + idToken]).status == 204)
-        let queued = try await broker.store.outboxJobs(uid: AccountID(uid), limit: 10).filter { $0.kind == .appleRevoke }
+        let queued = await broker.store.outboxJobs(uid: AccountID(uid), limit: 10).filter { $0.kind == .appleRevoke }
         #expect(queued.count == 1)
         #expect(queued.first?.secret == true)
         #expect(queued.first?.sealed == true)
@@ -171,7 +171,7 @@ import Testing
         fixture.clock.advance(by: 2)
         #expect(try await worker.runOnce() == 1)
         #expect(broker.stubs.appleAuth.revokedTokens == [refresh])
-        let done = try #require(try await broker.store.outboxJobs(uid: AccountID(uid), limit: 10).first { $0.kind == .appleRevoke })
+        let done = try #require(await broker.store.outboxJobs(uid: AccountID(uid), limit: 10).first { $0.kind == .appleRevoke })
         #expect(done.state == .delivered)
         #expect(done.payload.isEmpty)
         fixture.clock.advance(by: 600)
@@ -187,7 +187,7 @@ import Testing
         let deleted = await broker.request(
             "DELETE", "/admin/v1/users/\(uid)", headers: ["Authorization": "Bearer " + Self.adminToken])
         #expect(deleted.status == 204)
-        #expect(try await broker.store.outboxJobs(uid: AccountID(uid), limit: 10).isEmpty)
+        #expect(await broker.store.outboxJobs(uid: AccountID(uid), limit: 10).isEmpty)
     }
 
     @Test(arguments: ["no key", "bad team id", "unreadable key file", "not a P-256 key"])

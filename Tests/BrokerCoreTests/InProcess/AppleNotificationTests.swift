@@ -52,18 +52,18 @@ import Testing
         let response = await Self.deliver(
             broker, try broker.stubs.appleNotification(type: "consent-revoked", subject: "apple-n-1"))
         #expect(response.status == 200)
-        let account = try #require(try await broker.store.account(id: uid))
+        let account = try #require(await broker.store.account(id: uid))
         #expect(account.disabled && account.disabledBy == ProviderID("apple"))
         #expect(account.identity(ProviderID("apple"))?.providerToken == nil)
         #expect(await Self.me(broker, idToken).status == 401)
         // Nothing is asked of Apple: the user revoked already.
-        #expect(try await broker.store.outboxJobs(uid: uid, limit: 10).isEmpty)
+        #expect(await broker.store.outboxJobs(uid: uid, limit: 10).isEmpty)
 
         let back = try await Self.signIn(broker, subject: "apple-n-1")
         #expect(back.status == 200)
-        #expect(try await broker.store.account(id: uid)?.disabled == false)
+        #expect(await broker.store.account(id: uid)?.disabled == false)
         // Newest first: the sign-in, and the enable it caused, written with it.
-        let trail = try await broker.store.auditEvents(uid: uid, before: nil, limit: 10)
+        let trail = await broker.store.auditEvents(uid: uid, before: nil, limit: 10)
         #expect(trail.prefix(2).map(\.action.rawValue) == ["sign_in", "enable"])
         #expect(trail[1].actor == .system && trail[1].provider == "apple")
         #expect(trail.filter { $0.action == .enable }.count == 1)
@@ -92,8 +92,8 @@ import Testing
         let (uid, _) = try await Self.session(broker, subject: "apple-n-2")
         let body = try broker.stubs.appleNotification(type: "consent-revoked", subject: "apple-n-2")
         #expect(await Self.deliver(broker, body).status == 200)
-        #expect(try await broker.store.account(id: uid) == nil)
-        #expect(try await broker.store.outboxJobs(uid: uid, limit: 10).filter { $0.kind.rawValue == "apple.revoke" }.isEmpty)
+        #expect(await broker.store.account(id: uid) == nil)
+        #expect(await broker.store.outboxJobs(uid: uid, limit: 10).filter { $0.kind.rawValue == "apple.revoke" }.isEmpty)
     }
 
     @Test func accountDeleteDeletesTheAccountWhenAppleWasTheOnlyWayIn() async throws {
@@ -101,7 +101,7 @@ import Testing
         let (uid, idToken) = try await Self.session(broker, subject: "apple-n-3")
         let body = try broker.stubs.appleNotification(type: "account-delete", subject: "apple-n-3")
         #expect(await Self.deliver(broker, body).status == 200)
-        #expect(try await broker.store.account(id: uid) == nil)
+        #expect(await broker.store.account(id: uid) == nil)
         #expect(await Self.me(broker, idToken).status == 401)
     }
 
@@ -113,10 +113,10 @@ import Testing
         }
         let body = try broker.stubs.appleNotification(type: "account-delete", subject: "apple-n-4")
         #expect(await Self.deliver(broker, body).status == 200)
-        let account = try #require(try await broker.store.account(id: uid))
+        let account = try #require(await broker.store.account(id: uid))
         #expect(account.identities.map(\.provider) == [ProviderID("google")])
         #expect(!account.disabled)
-        #expect(try await broker.store.account(provider: ProviderID("apple"), subject: "apple-n-4") == nil)
+        #expect(await broker.store.account(provider: ProviderID("apple"), subject: "apple-n-4") == nil)
     }
 
     @Test func emailDisabledClearsTheIdentitysEmailAndEmailEnabledRestoresIt() async throws {
@@ -125,15 +125,15 @@ import Testing
         let (uid, _) = try await Self.session(broker, subject: "apple-n-5", email: relay)
         let disabled = try broker.stubs.appleNotification(type: "email-disabled", subject: "apple-n-5", email: relay)
         #expect(await Self.deliver(broker, disabled).status == 200)
-        var account = try #require(try await broker.store.account(id: uid))
+        var account = try #require(await broker.store.account(id: uid))
         #expect(account.identity(ProviderID("apple"))?.email == nil)
         #expect(account.email == relay)  // the account's own email is left alone
         #expect(!account.disabled)
         let enabled = try broker.stubs.appleNotification(type: "email-enabled", subject: "apple-n-5", email: relay)
         #expect(await Self.deliver(broker, enabled).status == 200)
-        account = try #require(try await broker.store.account(id: uid))
+        account = try #require(await broker.store.account(id: uid))
         #expect(account.identity(ProviderID("apple"))?.email == relay)
-        let actions = try await broker.store.auditEvents(uid: uid, before: nil, limit: 20).map(\.action.rawValue)
+        let actions = await broker.store.auditEvents(uid: uid, before: nil, limit: 20).map(\.action.rawValue)
         #expect(actions.contains("email_disabled") && actions.contains("email_enabled"))
     }
 
@@ -158,7 +158,7 @@ import Testing
         #expect(await Self.deliver(broker, ["payload": .string(token)]).errorCode == "INVALID_WEBHOOK")
         #expect(await Self.deliver(broker, ["payload": "not-a-jwt"]).errorCode == "INVALID_WEBHOOK")
         #expect(await Self.deliver(broker, ["nothing": "here"]).status == 400)
-        #expect(try await broker.store.account(id: uid)?.disabled == false)
+        #expect(await broker.store.account(id: uid)?.disabled == false)
         #expect(await Self.me(broker, idToken).status == 200)
     }
 
@@ -171,12 +171,12 @@ import Testing
         let future = try broker.stubs.appleNotification(
             type: "consent-revoked", subject: "apple-n-7", issuedAt: Date().addingTimeInterval(3600))
         #expect(await Self.deliver(broker, future).errorCode == "INVALID_WEBHOOK")
-        #expect(try await broker.store.account(id: uid)?.disabled == false)
+        #expect(await broker.store.account(id: uid)?.disabled == false)
         // 23 hours old is still accepted.
         let recent = try broker.stubs.appleNotification(
             type: "consent-revoked", subject: "apple-n-7", issuedAt: Date().addingTimeInterval(-23 * 3600))
         #expect(await Self.deliver(broker, recent).status == 200)
-        #expect(try await broker.store.account(id: uid)?.disabled == true)
+        #expect(await broker.store.account(id: uid)?.disabled == true)
     }
 
     @Test func aReplayedJTIChangesNothing() async throws {
@@ -188,11 +188,11 @@ import Testing
         #expect(try await Self.signIn(broker, subject: "apple-n-8").status == 200)
         let replay = await Self.deliver(broker, body)
         #expect(replay.status == 200)
-        #expect(try await broker.store.account(id: uid)?.disabled == false)
+        #expect(await broker.store.account(id: uid)?.disabled == false)
         // Another notification with the same jti is a replay too.
         let again = try broker.stubs.appleNotification(type: "consent-revoked", subject: "apple-n-8", jti: "jti-once")
         #expect(await Self.deliver(broker, again).status == 200)
-        #expect(try await broker.store.account(id: uid)?.disabled == false)
+        #expect(await broker.store.account(id: uid)?.disabled == false)
     }
 
     @Test func aReplayedDeletionDoesNotDeleteTheAccountTheUserMadeSince() async throws {
@@ -200,12 +200,12 @@ import Testing
         let (gone, _) = try await Self.session(broker, subject: "apple-n-10")
         let body = try broker.stubs.appleNotification(type: "account-delete", subject: "apple-n-10", jti: "jti-delete")
         #expect(await Self.deliver(broker, body).status == 200)
-        #expect(try await broker.store.account(id: gone) == nil)
+        #expect(await broker.store.account(id: gone) == nil)
         // The same Apple user signs up again; the replayed deletion finds the jti and leaves the new account be.
         let (uid, idToken) = try await Self.session(broker, subject: "apple-n-10")
         #expect(uid != gone)
         #expect(await Self.deliver(broker, body).status == 200)
-        #expect(try await broker.store.account(id: uid) != nil)
+        #expect(await broker.store.account(id: uid) != nil)
         #expect(await Self.me(broker, idToken).status == 200)
     }
 
@@ -216,7 +216,7 @@ import Testing
         // The notification found nobody; the user signs up afterwards, and a replay must not disable them.
         let (uid, idToken) = try await Self.session(broker, subject: "apple-n-11")
         #expect(await Self.deliver(broker, body).status == 200)
-        #expect(try await broker.store.account(id: uid)?.disabled == false)
+        #expect(await broker.store.account(id: uid)?.disabled == false)
         #expect(await Self.me(broker, idToken).status == 200)
     }
 
@@ -231,7 +231,7 @@ import Testing
         #expect(minted.status == 200)
         let body = try #require(JSONValue.parse(minted.body))
         #expect(await Self.deliver(broker, body).status == 200)
-        #expect(try await broker.store.account(id: uid)?.disabled == true)
+        #expect(await broker.store.account(id: uid)?.disabled == true)
 
         let stale = try await client.send(
             HTTPClientRequest(
@@ -254,6 +254,6 @@ import Testing
         // No adminKeyFile here, and a wrong key besides: refused, nothing changed.
         #expect(sent.errorCode == "INVALID_WEBHOOK")
         #expect(headers["Authorization"] == "KakaoAK wrong")
-        #expect(try await broker.store.account(id: kakaoUID)?.disabled == false)
+        #expect(await broker.store.account(id: kakaoUID)?.disabled == false)
     }
 }

@@ -39,7 +39,7 @@ import Testing
             "POST", "/auth/action", body: form,
             headers: ["Content-Type": "application/x-www-form-urlencoded", "Cookie": "broker_csrf=t"])
         #expect(posted.status == 400)
-        #expect(try await broker.store.account(email: "page@example.com") == nil)
+        #expect(await broker.store.account(email: "page@example.com") == nil)
         let info = try await ActionCodeService(
             accounts: broker.store, codes: broker.store, passwords: SaltedDigestPasswordHasher(),
             clock: broker.services.clock, issuer: broker.services.config.issuer, revocation: .brokerOnly

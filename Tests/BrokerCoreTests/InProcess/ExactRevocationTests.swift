@@ -51,10 +51,10 @@ import Testing
         let delete = await broker.request("DELETE", "/v1/me", headers: Self.bearer(squatter))
         #expect(delete.status == 401)
 
-        let account = try #require(try await broker.store.account(id: AccountID(uid)))
+        let account = try #require(await broker.store.account(id: AccountID(uid)))
         #expect(account.identities.map(\.provider) == [ProviderID("google")])
         #expect(account.displayName == nil)
-        #expect(try await broker.store.account(provider: ProviderID("kakao"), subject: "777") == nil)
+        #expect(await broker.store.account(provider: ProviderID("kakao"), subject: "777") == nil)
         // The owner's own token, minted in the same second, works.
         #expect(await broker.get("/v1/me", headers: Self.bearer(owner)).status == 200)
     }
@@ -118,7 +118,7 @@ import Testing
         let sid = try #require(jwt.claims["sid"]?.stringValue)
         #expect(!sid.isEmpty)
         // The same account's token minted by the broker's own key without a session is not accepted.
-        let account = try #require(try await broker.store.account(email: "e@example.com"))
+        let account = try #require(await broker.store.account(email: "e@example.com"))
         var claims = jwt.claims
         claims["sid"] = nil
         let key = try await broker.services.keys.current()

@@ -88,8 +88,8 @@ import Testing
         #expect(refused.status == 400)
         #expect(Self.code(refused.json) == code)
         #expect(refused.json?["error"]?["code"] == 400)
-        #expect(try await firebase.store.account(id: AccountID("new")) == nil)
-        #expect(try await firebase.store.listAccounts(afterUID: nil, limit: 10).count == 1)
+        #expect(await firebase.store.account(id: AccountID("new")) == nil)
+        #expect(await firebase.store.listAccounts(afterUID: nil, limit: 10).count == 1)
     }
 
     /// The native admin API shows a phone number set through the Firebase surface (`AdminUser.phoneNumber`),
@@ -125,21 +125,21 @@ import Testing
             "POST", client + "delete", ["localId": "cp"], query: ["key": "any"], headers: ["Host": "127.0.0.1:9099"])
         #expect(asClient.status == 400)
         #expect(Self.code(asClient.json) == "MISSING_ID_TOKEN")
-        #expect(try await firebase.store.account(id: AccountID("cp")) != nil)
+        #expect(await firebase.store.account(id: AccountID("cp")) != nil)
         let delete = await firebase.send("POST", client + "delete", ["localId": "cp"])
         #expect(delete.status == 200)
-        #expect(try await firebase.store.account(id: AccountID("cp")) == nil)
+        #expect(await firebase.store.account(id: AccountID("cp")) == nil)
     }
 
     @Test func withoutBearerOwnerNothingIsDone() async throws {
         let firebase = try await Firebase()
         let refused = await firebase.send("POST", Self.accounts, ["localId": "sneaky"], headers: ["Host": "127.0.0.1:9099"])
         #expect(refused.status == 401)
-        #expect(try await firebase.store.account(id: AccountID("sneaky")) == nil)
+        #expect(await firebase.store.account(id: AccountID("sneaky")) == nil)
         let wrongProject = await firebase.send(
             "POST", FirebaseEndpoints.identityToolkitPath + "/projects/other-project/accounts", ["localId": "sneaky"])
         #expect(wrongProject.status != 200)
-        #expect(try await firebase.store.account(id: AccountID("sneaky")) == nil)
+        #expect(await firebase.store.account(id: AccountID("sneaky")) == nil)
     }
 
     @Test func updateTranslatesDeletionsProvidersAndValidSince() async throws {
@@ -155,7 +155,7 @@ import Testing
         #expect(updated.status == 200)
         #expect(updated.json?["localId"] == "upd")
         #expect(updated.json?["displayName"] == nil)
-        let account = try #require(try await firebase.store.account(id: AccountID("upd")))
+        let account = try #require(await firebase.store.account(id: AccountID("upd")))
         #expect(account.displayName == nil && account.photoURL == nil && account.phoneNumber == nil)
         #expect(account.disabled)
         #expect(account.customClaims == #"{"tier":"gold"}"#)
@@ -171,7 +171,7 @@ import Testing
         #expect(Self.code(missing.json) == "MISSING_LOCAL_ID")
         let reserved = await firebase.post(":update", ["localId": "upd", "customAttributes": #"{"iss":"x"}"#, "displayName": "X"])
         #expect(Self.code(reserved.json) == "FORBIDDEN_CLAIM")
-        #expect(try await firebase.store.account(id: AccountID("upd")) == account)
+        #expect(await firebase.store.account(id: AccountID("upd")) == account)
     }
 
     @Test func batchGetPagesInUidOrderWithTheStoredHash() async throws {
@@ -209,14 +209,14 @@ import Testing
         #expect(errors[0]["message"]?.stringValue?.hasPrefix("DUPLICATE_LOCAL_ID") == true)
         #expect(errors[1]["message"]?.stringValue?.hasPrefix("DUPLICATE_EMAIL") == true)
         #expect(errors[3]["message"]?.stringValue?.hasPrefix("UNSUPPORTED_HASH_ALGORITHM") == true)
-        let imported = try #require(try await firebase.store.account(id: AccountID("imp-1")))
+        let imported = try #require(await firebase.store.account(id: AccountID("imp-1")))
         #expect(imported.createdAt == Date(timeIntervalSince1970: 1_600_000_000))
         #expect(imported.lastSignInAt == Date(timeIntervalSince1970: 1_700_000_000))
-        for uid in ["imp-2", "imp-3", "imp-4"] { #expect(try await firebase.store.account(id: AccountID(uid)) == nil) }
+        for uid in ["imp-2", "imp-3", "imp-4"] { #expect(await firebase.store.account(id: AccountID(uid)) == nil) }
 
         let badAlgorithm = await firebase.post(":batchCreate", ["users": [["localId": "imp-9"]], "hashAlgorithm": "ROT13"])
         #expect(Self.code(badAlgorithm.json) == "INVALID_HASH_ALGORITHM")
-        #expect(try await firebase.store.account(id: AccountID("imp-9")) == nil)
+        #expect(await firebase.store.account(id: AccountID("imp-9")) == nil)
     }
 
     @Test func batchDeleteAndDelete() async throws {
@@ -226,10 +226,10 @@ import Testing
         let kept = await firebase.post(":batchDelete", ["localIds": ["on", "off", "ghost"]])
         #expect(kept.status == 200)
         #expect(kept.json?["errors"]?.arrayValue?.first?["localId"] == "on")
-        #expect(try await firebase.store.account(id: AccountID("off")) == nil)
+        #expect(await firebase.store.account(id: AccountID("off")) == nil)
         let forced = await firebase.post(":batchDelete", ["localIds": ["on"], "force": true])
         #expect(forced.json == [:])
-        #expect(try await firebase.store.account(id: AccountID("on")) == nil)
+        #expect(await firebase.store.account(id: AccountID("on")) == nil)
         _ = await firebase.post("", ["localId": "one"])
         let deleted = await firebase.post(":delete", ["localId": "one"])
         #expect(deleted.json?["kind"] == "identitytoolkit#DeleteAccountResponse")

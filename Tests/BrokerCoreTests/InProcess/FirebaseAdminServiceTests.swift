@@ -36,8 +36,8 @@ import Testing
         let hash = try #require(created.passwordHash)
         #expect(!hash.contains("secret-pw"))
         #expect(try await SaltedDigestPasswordHasher().verify("secret-pw", against: hash))
-        #expect(try await broker.store.account(phoneNumber: "+15551230001")?.id == created.id)
-        let events = try await broker.store.auditEvents(uid: created.id, before: nil, limit: 5)
+        #expect(await broker.store.account(phoneNumber: "+15551230001")?.id == created.id)
+        let events = await broker.store.auditEvents(uid: created.id, before: nil, limit: 5)
         #expect(events.map(\.action.rawValue) == ["create"])
         #expect(events.first?.actor == .admin)
 
@@ -65,8 +65,8 @@ import Testing
             FirebaseNewAccount(uid: "taken", email: "taken@example.com", phoneNumber: "+15551230001"),
             requestID: Self.request)
         await Self.expectAdminError(code) { _ = try await admin.createFirebaseAccount(new, requestID: Self.request) }
-        #expect(try await broker.store.account(id: AccountID("new")) == nil)
-        #expect(try await broker.store.listAccounts(afterUID: nil, limit: 10).map(\.id.rawValue) == ["taken"])
+        #expect(await broker.store.account(id: AccountID("new")) == nil)
+        #expect(await broker.store.listAccounts(afterUID: nil, limit: 10).map(\.id.rawValue) == ["taken"])
     }
 
     // MARK: - Update
@@ -90,9 +90,9 @@ import Testing
         #expect(updated.displayName == nil && updated.photoURL == nil && updated.phoneNumber == nil)
         #expect(updated.disabled)
         #expect(updated.customClaims.flatMap { JSONValue.parse(Array($0.utf8)) } == ["role": "admin", "level": 3])
-        #expect(try await broker.store.account(id: uid) == updated)
-        #expect(try await broker.store.account(phoneNumber: "+15551230001") == nil)
-        let actions = try await broker.store.auditEvents(uid: uid, before: nil, limit: 10).map(\.action.rawValue)
+        #expect(await broker.store.account(id: uid) == updated)
+        #expect(await broker.store.account(phoneNumber: "+15551230001") == nil)
+        let actions = await broker.store.auditEvents(uid: uid, before: nil, limit: 10).map(\.action.rawValue)
         #expect(Set(actions) == ["create", "disable", "update"])
 
         let cleared = try await admin.updateFirebaseAccount(
@@ -111,7 +111,7 @@ import Testing
         let hash = try #require(updated.passwordHash)
         #expect(try await SaltedDigestPasswordHasher().verify("second-pass", against: hash))
         #expect(await broker.post("/v1/token", ["refreshToken": .string(refresh)]).status == 401)
-        let revocations = try await broker.store.outboxJobs(uid: uid, limit: 10).filter { $0.kind == .firebaseRevoke }
+        let revocations = await broker.store.outboxJobs(uid: uid, limit: 10).filter { $0.kind == .firebaseRevoke }
         #expect(revocations.count == 1)
         #expect(await broker.post("/v1/signin/password", ["email": "pw@example.com", "password": "second-pass"]).status == 200)
     }
@@ -125,9 +125,9 @@ import Testing
         let updated = try await admin.updateFirebaseAccount(
             uid, FirebaseAccountChange(validSince: seconds), requestID: Self.request)
         #expect(updated.tokensValidAfter == Date(timeIntervalSince1970: TimeInterval(seconds)))
-        #expect(try await broker.store.account(id: uid)?.tokensValidAfter == Date(timeIntervalSince1970: TimeInterval(seconds)))
+        #expect(await broker.store.account(id: uid)?.tokensValidAfter == Date(timeIntervalSince1970: TimeInterval(seconds)))
         #expect(await broker.post("/v1/token", ["refreshToken": .string(refresh)]).status == 401)
-        let actions = try await broker.store.auditEvents(uid: uid, before: nil, limit: 10).map(\.action.rawValue)
+        let actions = await broker.store.auditEvents(uid: uid, before: nil, limit: 10).map(\.action.rawValue)
         #expect(actions.contains("revoke_sessions"))
         await Self.expectAdminError(.invalidValidSince) {
             _ = try await admin.updateFirebaseAccount(uid, FirebaseAccountChange(validSince: -1), requestID: Self.request)
@@ -145,14 +145,14 @@ import Testing
             _ = try await admin.updateFirebaseAccount(
                 uid, FirebaseAccountChange(unlinking: [ProviderID("google")]), requestID: Self.request)
         }
-        #expect(try await broker.store.account(id: uid)?.identity(ProviderID("google")) != nil)
+        #expect(await broker.store.account(id: uid)?.identity(ProviderID("google")) != nil)
 
         _ = try await admin.updateFirebaseAccount(uid, FirebaseAccountChange(password: "a-password"), requestID: Self.request)
         let unlinked = try await admin.updateFirebaseAccount(
             uid, FirebaseAccountChange(unlinking: [ProviderID("google")]), requestID: Self.request)
         #expect(unlinked.identities.isEmpty)
-        #expect(try await broker.store.account(provider: ProviderID("google"), subject: "g-unlink") == nil)
-        #expect(try await broker.store.auditEvents(uid: uid, before: nil, limit: 10).contains { $0.action == .unlink })
+        #expect(await broker.store.account(provider: ProviderID("google"), subject: "g-unlink") == nil)
+        #expect(await broker.store.auditEvents(uid: uid, before: nil, limit: 10).contains { $0.action == .unlink })
 
         let removed = try await admin.updateFirebaseAccount(
             uid, FirebaseAccountChange(phoneNumber: "+15551239999"), requestID: Self.request)
@@ -160,7 +160,7 @@ import Testing
         await Self.expectAdminError(.lastIdentity) {
             _ = try await admin.updateFirebaseAccount(uid, FirebaseAccountChange(removesPassword: true), requestID: Self.request)
         }
-        #expect(try await broker.store.account(id: uid)?.hasUsablePassword == true)
+        #expect(await broker.store.account(id: uid)?.hasUsablePassword == true)
     }
 
     @Test(arguments: [
@@ -190,8 +190,8 @@ import Testing
         await Self.expectAdminError(code) {
             _ = try await admin.updateFirebaseAccount(AccountID("target"), refused, requestID: Self.request)
         }
-        #expect(try await broker.store.account(id: AccountID("target")) == before)
-        #expect(try await broker.store.auditEvents(uid: AccountID("target"), before: nil, limit: 5).map(\.action.rawValue) == ["create"])
+        #expect(await broker.store.account(id: AccountID("target")) == before)
+        #expect(await broker.store.auditEvents(uid: AccountID("target"), before: nil, limit: 5).map(\.action.rawValue) == ["create"])
     }
 
     @Test func anUnknownUidIsUserNotFound() async throws {
@@ -215,10 +215,10 @@ import Testing
             [AccountID("ghost"), AccountID("on"), AccountID("off")], force: false, requestID: Self.request)
         #expect(failures.map(\.index) == [1])
         #expect(failures.first?.message.hasPrefix("NOT_DISABLED") == true)
-        #expect(try await broker.store.account(id: AccountID("on")) != nil)
-        #expect(try await broker.store.account(id: AccountID("off")) == nil)
+        #expect(await broker.store.account(id: AccountID("on")) != nil)
+        #expect(await broker.store.account(id: AccountID("off")) == nil)
         #expect(try await admin.deleteFirebaseAccounts([AccountID("on")], force: true, requestID: Self.request).isEmpty)
-        #expect(try await broker.store.account(id: AccountID("on")) == nil)
+        #expect(await broker.store.account(id: AccountID("on")) == nil)
         await Self.expectAdminError(.localIDListExceedsLimit) {
             _ = try await admin.deleteFirebaseAccounts([], force: true, requestID: Self.request)
         }
@@ -293,12 +293,12 @@ import Testing
         #expect(failures.map { $0.message.split(separator: " ").first.map(String.init) ?? "" } == [
             "DUPLICATE_LOCAL_ID", "DUPLICATE_EMAIL", "PHONE_NUMBER_EXISTS", "DUPLICATE_LOCAL_ID",
         ])
-        let imported = try #require(try await broker.store.account(id: AccountID("new1")))
+        let imported = try #require(await broker.store.account(id: AccountID("new1")))
         #expect(imported.origin == .import)
         #expect(imported.phoneNumber == "+15551230002")
         #expect(imported.passwordHash.map(ImportedPasswordHash.isImported) == true)
-        #expect(try await broker.store.account(provider: ProviderID("google"), subject: "g-imp")?.id == AccountID("g1"))
-        for uid in ["clash", "clash2"] { #expect(try await broker.store.account(id: AccountID(uid)) == nil) }
+        #expect(await broker.store.account(provider: ProviderID("google"), subject: "g-imp")?.id == AccountID("g1"))
+        for uid in ["clash", "clash2"] { #expect(await broker.store.account(id: AccountID(uid)) == nil) }
 
         // An algorithm the broker cannot verify refuses only the users with a hash.
         let refusal = try await admin.importFirebaseAccounts(
@@ -306,8 +306,8 @@ import Testing
             options: try FirebaseImportOptions(hash: nil), hashRefusal: "UNSUPPORTED_HASH_ALGORITHM : MD5",
             requestID: Self.request)
         #expect(refusal == [AdminService.ImportFailure(index: 0, message: "UNSUPPORTED_HASH_ALGORITHM : MD5")])
-        #expect(try await broker.store.account(id: AccountID("md5")) == nil)
-        #expect(try await broker.store.account(id: AccountID("nohash")) != nil)
+        #expect(await broker.store.account(id: AccountID("md5")) == nil)
+        #expect(await broker.store.account(id: AccountID("nohash")) != nil)
         await Self.expectAdminError(.maximumUserCountExceeded) {
             _ = try await admin.importFirebaseAccounts([], options: options, requestID: Self.request)
         }

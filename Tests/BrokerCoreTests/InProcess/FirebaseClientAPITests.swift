@@ -65,7 +65,7 @@ import Testing
         #expect(signUp.json?["refreshToken"]?.stringValue?.isEmpty == false)
         let idToken = try #require(signUp.json?["idToken"]?.stringValue)
         #expect(JWKSVerification.decode(idToken)?.claims["user_id"]?.stringValue == uid)
-        #expect(try await broker.store.account(id: AccountID(uid))?.hasUsablePassword == true)
+        #expect(await broker.store.account(id: AccountID(uid))?.hasUsablePassword == true)
 
         let signIn = await Self.iOS(
             broker, "verifyPassword", ["email": "ios@example.com", "password": "secret-pass", "returnSecureToken": true])
@@ -106,7 +106,7 @@ import Testing
         #expect(wrongType.status == 400)
         #expect(Self.code(wrongType) == "INVALID_ARGUMENT")
         for email in ["weak@example.com", "np@example.com", "nope"] {
-            #expect(try await broker.store.account(email: email) == nil)
+            #expect(await broker.store.account(email: email) == nil)
         }
         // The v1 name answers the same.
         let v1 = await broker.firebasePost(Self.v1 + "/accounts:signUp?key=k", ["email": "v1@example.com", "password": "secret-pass"])
@@ -137,7 +137,7 @@ import Testing
             "POST", Self.legacy + "/signupNewUser?key=k", json: ["email": "dns@example.com", "password": "secret-pass"],
             headers: headers)
         #expect(response.status == 403)
-        #expect(try await broker.store.account(email: "dns@example.com") == nil)
+        #expect(await broker.store.account(email: "dns@example.com") == nil)
     }
 
     // MARK: Providers
@@ -179,7 +179,7 @@ import Testing
         #expect(Self.code(refused) == "MISSING_OR_INVALID_NONCE")
         let missing = try broker.stubs.idToken("apple", claims: ["sub": "a-ios", "nonce": .string(hashed)])
         #expect(Self.code(await Self.verifyAssertion(broker, postBody: "providerId=apple.com&id_token=\(missing)")) == "MISSING_OR_INVALID_NONCE")
-        #expect(try await broker.store.account(provider: ProviderID("apple"), subject: "a-ios") == nil)
+        #expect(await broker.store.account(provider: ProviderID("apple"), subject: "a-ios") == nil)
 
         let token = try broker.stubs.idToken("apple", claims: ["sub": "a-ios", "nonce": .string(hashed)])
         let user = #"{"name":{"firstName":"Ada","lastName":"Lovelace"}}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
@@ -187,7 +187,7 @@ import Testing
         #expect(accepted.status == 200)
         #expect(accepted.json?["providerId"]?.stringValue == "apple.com")
         #expect(accepted.json?["isNewUser"]?.boolValue == true)
-        let stored = try #require(try await broker.store.account(provider: ProviderID("apple"), subject: "a-ios"))
+        let stored = try #require(await broker.store.account(provider: ProviderID("apple"), subject: "a-ios"))
         #expect(stored.id.rawValue == accepted.json?["localId"]?.stringValue)
         #expect(stored.displayName == "Ada Lovelace")
     }
@@ -207,8 +207,8 @@ import Testing
         #expect(Self.code(unknown) == "INVALID_PROVIDER_ID")
         let noBody = await Self.iOS(broker, "verifyAssertion", ["requestUri": "http://localhost", "returnSecureToken": true])
         #expect(Self.code(noBody) == "INVALID_CREDENTIAL_OR_PROVIDER_ID")
-        #expect(try await broker.store.account(provider: ProviderID("google"), subject: "g-forged") == nil)
-        #expect(try await broker.store.account(provider: ProviderID("google"), subject: "g-expired") == nil)
+        #expect(await broker.store.account(provider: ProviderID("google"), subject: "g-forged") == nil)
+        #expect(await broker.store.account(provider: ProviderID("google"), subject: "g-expired") == nil)
     }
 
     @Test func anAccessTokenProviderIsReachedByItsOwnID() async throws {
@@ -218,7 +218,7 @@ import Testing
             broker, postBody: "providerId=kakao&access_token=\(broker.stubs.kakaoAccessToken(for: kakao))")
         #expect(response.status == 200)
         #expect(response.json?["providerId"]?.stringValue == "kakao")
-        #expect(try await broker.store.account(provider: ProviderID("kakao"), subject: "4242") != nil)
+        #expect(await broker.store.account(provider: ProviderID("kakao"), subject: "4242") != nil)
     }
 
     @Test func kakaosIDTokenIsOIDCKakaoAndItsAccessTokenIsKakao() async throws {
@@ -251,7 +251,7 @@ import Testing
         #expect(response.json?["needConfirmation"]?.boolValue == true)
         #expect(response.json?["verifiedProvider"] == ["google.com"])
         #expect(response.json?["idToken"] == nil)
-        #expect(try await broker.store.account(provider: ProviderID("apple"), subject: "a-other") == nil)
+        #expect(await broker.store.account(provider: ProviderID("apple"), subject: "a-other") == nil)
     }
 
     @Test func linkingWithAnIDTokenAndAnIdentityLinkedElsewhere() async throws {
@@ -264,7 +264,7 @@ import Testing
         #expect(linked.status == 200)
         #expect(linked.json?["localId"]?.stringValue == uid)
         #expect(linked.json?["idToken"]?.stringValue?.isEmpty == false)
-        #expect(try await broker.store.account(provider: ProviderID("google"), subject: "g-link")?.id.rawValue == uid)
+        #expect(await broker.store.account(provider: ProviderID("google"), subject: "g-link")?.id.rawValue == uid)
 
         let other = await Self.signUp(broker, "second@example.com")
         let otherToken = try #require(other.json?["idToken"]?.stringValue)
@@ -278,7 +278,7 @@ import Testing
         #expect(inBody.status == 200)
         #expect(inBody.json?["errorMessage"]?.stringValue == "FEDERATED_USER_ID_ALREADY_LINKED")
         #expect(inBody.json?["idToken"] == nil)
-        #expect(try await broker.store.account(provider: ProviderID("google"), subject: "g-link")?.id.rawValue == uid)
+        #expect(await broker.store.account(provider: ProviderID("google"), subject: "g-link")?.id.rawValue == uid)
     }
 
     // MARK: Custom tokens
@@ -308,7 +308,7 @@ import Testing
         let claims = try #require(JWKSVerification.decode(firstToken)?.claims)
         #expect(claims["user_id"]?.stringValue == "custom-uid-1")
         #expect(claims["firebase"]?["sign_in_provider"]?.stringValue == "custom")
-        #expect(try await broker.store.account(id: AccountID("custom-uid-1")) != nil)
+        #expect(await broker.store.account(id: AccountID("custom-uid-1")) != nil)
         let second = await Self.iOS(broker, "verifyCustomToken", ["token": .string(token), "returnSecureToken": true])
         #expect(second.status == 200)
         #expect(second.json?["isNewUser"]?.boolValue == false)
@@ -322,11 +322,11 @@ import Testing
             "POST", FirebaseEndpoints.secureTokenPath + "?key=k", json: ["grant_type": "refresh_token", "refresh_token": .string(refresh)])
         let refreshedToken = try #require(refreshed.json?["id_token"]?.stringValue)
         #expect(JWKSVerification.decode(refreshedToken)?.claims["premium"]?.boolValue == true)
-        #expect(try await broker.store.account(id: AccountID("custom-uid-1"))?.customClaims == nil)
+        #expect(await broker.store.account(id: AccountID("custom-uid-1"))?.customClaims == nil)
         let reserved = try Self.customToken(uid: "custom-uid-1", developerClaims: ["sub": "someone-else"])
         #expect(Self.code(await Self.iOS(broker, "verifyCustomToken", ["token": .string(reserved)])) == "INVALID_CUSTOM_TOKEN")
         // The broker's own minted custom token works too.
-        let account = try #require(try await broker.store.account(id: AccountID("custom-uid-1")))
+        let account = try #require(await broker.store.account(id: AccountID("custom-uid-1")))
         let minted = try #require(try broker.services.sessions.customToken(for: account))
         #expect(await Self.iOS(broker, "verifyCustomToken", ["token": .string(minted)]).status == 200)
     }
@@ -351,13 +351,13 @@ import Testing
         }
         #expect(Self.code(await Self.iOS(broker, "verifyCustomToken", [:])) == "MISSING_CUSTOM_TOKEN")
         for uid in ["bad-1", "bad-2", "bad-3", "bad-4", "bad-5"] {
-            #expect(try await broker.store.account(id: AccountID(uid)) == nil)
+            #expect(await broker.store.account(id: AccountID(uid)) == nil)
         }
         // Valid when made, refused once expired.
         let token = try Self.customToken(uid: "later", issuedAt: now)
         clock.advance(by: 3601)
         #expect(Self.code(await Self.iOS(broker, "verifyCustomToken", ["token": .string(token)])) == "INVALID_CUSTOM_TOKEN")
-        #expect(try await broker.store.account(id: AccountID("later")) == nil)
+        #expect(await broker.store.account(id: AccountID("later")) == nil)
     }
 
     static func unsigned(uid: String) -> String {
@@ -373,7 +373,7 @@ import Testing
         // Without a service account, a signed token is not one the broker can check.
         let signed = await Self.iOS(broker, "verifyCustomToken", ["token": .string(try Self.customToken(uid: "emu-2"))])
         #expect(Self.code(signed) == "INVALID_CUSTOM_TOKEN")
-        #expect(try await broker.store.account(id: AccountID("emu-2")) == nil)
+        #expect(await broker.store.account(id: AccountID("emu-2")) == nil)
     }
 
     // MARK: Refresh
@@ -462,14 +462,14 @@ import Testing
         #expect(update.json?["photoUrl"]?.stringValue == "https://example.com/p.png")
         let newToken = try #require(update.json?["idToken"]?.stringValue)
         #expect(JWKSVerification.decode(newToken)?.claims["name"]?.stringValue == "New Name")
-        #expect(try await broker.store.account(id: AccountID(uid))?.displayName == "New Name")
+        #expect(await broker.store.account(id: AccountID(uid))?.displayName == "New Name")
 
         let cleared = await Self.iOS(broker, "setAccountInfo", ["idToken": .string(idToken), "deleteAttribute": ["DISPLAY_NAME"]])
         #expect(cleared.status == 200)
         #expect(cleared.json?["displayName"] == nil)
         let email = await Self.iOS(broker, "setAccountInfo", ["idToken": .string(idToken), "email": "x@example.com"])
         #expect(Self.code(email) == "OPERATION_NOT_ALLOWED")
-        #expect(try await broker.store.account(id: AccountID(uid))?.email == "ios@example.com")
+        #expect(await broker.store.account(id: AccountID(uid))?.email == "ios@example.com")
         #expect(Self.code(await Self.iOS(broker, "setAccountInfo", ["displayName": "x"])) == "MISSING_ID_TOKEN")
 
         // updatePassword: the old sessions end, the new tokens work, the new password signs in.
@@ -493,7 +493,7 @@ import Testing
         let deleted = await Self.iOS(broker, "deleteAccount", ["idToken": .string(changedToken)])
         #expect(deleted.status == 200)
         #expect(deleted.json?["kind"]?.stringValue == "identitytoolkit#DeleteAccountResponse")
-        #expect(try await broker.store.account(id: AccountID(uid)) == nil)
+        #expect(await broker.store.account(id: AccountID(uid)) == nil)
         let gone = await Self.iOS(broker, "getAccountInfo", ["idToken": .string(changedToken)])
         #expect(gone.status == 400)
         #expect(Self.code(gone) == "USER_NOT_FOUND")

@@ -36,13 +36,13 @@ import Testing
     static func expectRefused(
         _ broker: InProcessBroker, _ token: String, uid: String, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
-        let before = try await broker.store.account(id: AccountID(uid))
+        let before = await broker.store.account(id: AccountID(uid))
         let sessions = await broker.store.sessionSummary(accountID: AccountID(uid), at: broker.services.clock.now)
         let refused = await signIn(broker, token)
         #expect(refused.status == 400, sourceLocation: sourceLocation)
         #expect(code(refused) == "INVALID_CUSTOM_TOKEN", sourceLocation: sourceLocation)
         #expect(refused.json?["idToken"] == nil, sourceLocation: sourceLocation)
-        #expect(try await broker.store.account(id: AccountID(uid)) == before, sourceLocation: sourceLocation)
+        #expect(await broker.store.account(id: AccountID(uid)) == before, sourceLocation: sourceLocation)
         #expect(await broker.store.sessionSummary(accountID: AccountID(uid), at: broker.services.clock.now) == sessions, sourceLocation: sourceLocation)
     }
 
@@ -65,7 +65,7 @@ import Testing
              "returnSecureToken": true])
         #expect(victim.status == 200)
         #expect(victim.json?["localId"]?.stringValue == uid)
-        #expect(try await broker.store.customTokenCutoff(uid: AccountID(uid)) != nil)
+        #expect(await broker.store.customTokenCutoff(uid: AccountID(uid)) != nil)
 
         // The squatter's token, and one minted in the takeover's own second, sign nothing in.
         try await Self.expectRefused(broker, squattersToken, uid: uid)
@@ -121,7 +121,7 @@ import Testing
             Self.v1 + "/projects/stub-project/accounts:delete", ["localId": "deleted-uid"], headers: Self.owner)
         #expect(deleted.status == 200)
         try await Self.expectRefused(broker, token, uid: "deleted-uid")
-        #expect(try await broker.store.account(id: AccountID("deleted-uid")) == nil)
+        #expect(await broker.store.account(id: AccountID("deleted-uid")) == nil)
         let lookup = await broker.firebasePost(
             Self.v1 + "/projects/stub-project/accounts:lookup", ["localId": ["deleted-uid"]], headers: Self.owner)
         #expect(lookup.status == 200)
@@ -144,13 +144,13 @@ import Testing
         clock.advance(by: 0.5)
         #expect(await broker.request("DELETE", "/v1/me", headers: ["Authorization": "Bearer " + idToken]).status == 204)
         try await Self.expectRefused(broker, token, uid: uid)
-        #expect(try await broker.store.account(id: AccountID(uid)) == nil)
+        #expect(await broker.store.account(id: AccountID(uid)) == nil)
         let batch = await broker.firebasePost(
             Self.v1 + "/projects/stub-project/accounts:batchDelete", ["localIds": ["batch-uid"], "force": true],
             headers: Self.owner)
         #expect(batch.status == 200)
         try await Self.expectRefused(broker, batchToken, uid: "batch-uid")
-        #expect(try await broker.store.account(id: AccountID("batch-uid")) == nil)
+        #expect(await broker.store.account(id: AccountID("batch-uid")) == nil)
     }
 
     /// The Kakao `email-password` link of an imported workaround account is takeover-like: whoever knew the public

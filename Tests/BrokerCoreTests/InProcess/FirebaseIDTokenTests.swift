@@ -130,7 +130,7 @@ import Testing
         #expect(native.errorCode == "INVALID_REFRESH_TOKEN")
         let (_, rotated) = try await broker.services.sessions.refresh(firebase.tokens.refreshToken, surface: .firebase)
         #expect(JWKSVerification.decode(rotated.idToken)?.claims["user_id"]?.stringValue == firebase.account.id.rawValue)
-        let record = try #require(try await broker.store.refreshToken(hash: Hex.encode(Digest.sha256(rotated.refreshToken))))
+        let record = try #require(await broker.store.refreshToken(hash: Hex.encode(Digest.sha256(rotated.refreshToken))))
         #expect(record.surface == .firebase)
         #expect(record.signInProvider == "password")
 

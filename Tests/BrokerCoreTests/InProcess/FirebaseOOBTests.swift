@@ -55,7 +55,7 @@ import Testing
 
     /// The code in the newest mail queued to `email`.
     static func mailedCode(_ broker: InProcessBroker, to email: String) async throws -> String? {
-        for job in try await broker.store.outboxJobs(uid: nil, limit: 100) where job.kind == .mail {
+        for job in await broker.store.outboxJobs(uid: nil, limit: 100) where job.kind == .mail {
             guard let mail = JSONValue.parse(job.payload), mail["to"]?.stringValue == email,
                 let text = mail["text"]?.stringValue, let range = text.range(of: "oobCode=")
             else { continue }
@@ -65,7 +65,7 @@ import Testing
     }
 
     static func mails(_ broker: InProcessBroker) async throws -> Int {
-        try await broker.store.outboxJobs(uid: nil, limit: 100).filter { $0.kind == .mail }.count
+        await broker.store.outboxJobs(uid: nil, limit: 100).filter { $0.kind == .mail }.count
     }
 
     static func signUp(_ broker: InProcessBroker, _ email: String) async throws -> SignInResult {
@@ -86,7 +86,7 @@ import Testing
         let anonymous = await broker.firebasePost(path + "?key=k", body)
         #expect(anonymous.status == 401)
         #expect(
-            try await broker.store.auditEvents(uid: user.account.id, before: nil, limit: 10).allSatisfy {
+            await broker.store.auditEvents(uid: user.account.id, before: nil, limit: 10).allSatisfy {
                 $0.action != .oobLinkIssued
             })
         // A client may not ask for the link itself.
@@ -124,7 +124,7 @@ import Testing
         }
         _ = try await broker.services.signIn.signIn(
             email: "reset@example.com", password: "new-password-1", requestID: "t")
-        #expect(try await broker.store.account(id: user.account.id)?.emailVerified == true)
+        #expect(await broker.store.account(id: user.account.id)?.emailVerified == true)
         let again = await Self.client(
             broker, "resetPassword", ["oobCode": .string(code), "newPassword": "new-password-2"])
         #expect(again.status == 400)
@@ -152,8 +152,8 @@ import Testing
         let response = await Self.adminLink(broker, .object(members))
         #expect(response.status == 400)
         #expect(Self.code(response) == expected)
-        #expect(try await broker.store.auditEvents(uid: nil, before: nil, limit: 10).isEmpty)
-        #expect(try await broker.store.account(email: "nobody@example.com") == nil)
+        #expect(await broker.store.auditEvents(uid: nil, before: nil, limit: 10).isEmpty)
+        #expect(await broker.store.account(email: "nobody@example.com") == nil)
     }
 
     // MARK: Client mail
@@ -173,7 +173,7 @@ import Testing
         #expect(Self.code(admin) == "OPERATION_NOT_ALLOWED")
         #expect(try await Self.mails(broker) == 0)
         #expect(
-            try await broker.store.auditEvents(uid: nil, before: nil, limit: 10).allSatisfy {
+            await broker.store.auditEvents(uid: nil, before: nil, limit: 10).allSatisfy {
                 $0.action != .oobLinkIssued && $0.action != .mailQueued
             })
     }
@@ -236,13 +236,13 @@ import Testing
         func update(_ body: JSONValue) async -> TestResponse {
             await broker.firebasePost(Self.legacy + "/setAccountInfo?key=k", body)
         }
-        #expect(try await broker.store.account(id: user.account.id)?.emailVerified == false)
+        #expect(await broker.store.account(id: user.account.id)?.emailVerified == false)
         let applied = await update(["oobCode": .string(code)])
         #expect(applied.status == 200)
         #expect(applied.json?["emailVerified"]?.boolValue == true)
         #expect(applied.json?["localId"]?.stringValue == user.account.id.rawValue)
         #expect(applied.json?["passwordHash"]?.stringValue == "UkVEQUNURUQ=")
-        #expect(try await broker.store.account(id: user.account.id)?.emailVerified == true)
+        #expect(await broker.store.account(id: user.account.id)?.emailVerified == true)
         let again = await update(["oobCode": .string(code)])
         #expect(again.status == 400)
         #expect(Self.code(again) == "INVALID_OOB_CODE")
@@ -274,7 +274,7 @@ import Testing
                 "continueUrl": "https://app.example.com/finish",
             ])
         #expect(sent.status == 200)
-        #expect(try await broker.store.account(email: "new@example.com") == nil)
+        #expect(await broker.store.account(email: "new@example.com") == nil)
         let code = try #require(try await Self.mailedCode(broker, to: "new@example.com"))
 
         let inspect = await Self.client(broker, "resetPassword", ["oobCode": .string(code)])
@@ -284,21 +284,21 @@ import Testing
             broker, "signInWithEmailLink", ["email": "other@example.com", "oobCode": .string(code)])
         #expect(wrong.status == 400)
         #expect(Self.code(wrong) == "INVALID_EMAIL")
-        #expect(try await broker.store.account(email: "other@example.com") == nil)
+        #expect(await broker.store.account(email: "other@example.com") == nil)
         let linking = await Self.client(
             broker, "signInWithEmailLink", ["email": "new@example.com", "oobCode": .string(code), "idToken": "x"])
         #expect(Self.code(linking) == "OPERATION_NOT_ALLOWED")
         #expect(
             Self.code(await Self.client(broker, "signInWithEmailLink", ["email": "new@example.com"]))
                 == "MISSING_OOB_CODE")
-        #expect(try await broker.store.account(email: "new@example.com") == nil)
+        #expect(await broker.store.account(email: "new@example.com") == nil)
 
         let signedIn = await Self.client(
             broker, "signInWithEmailLink", ["email": "new@example.com", "oobCode": .string(code)])
         #expect(signedIn.status == 200)
         #expect(signedIn.json?["isNewUser"]?.boolValue == true)
         #expect(signedIn.json?["expiresIn"]?.stringValue == String(Int(broker.services.config.idTokenTTL)))
-        let account = try #require(try await broker.store.account(email: "new@example.com"))
+        let account = try #require(await broker.store.account(email: "new@example.com"))
         #expect(account.emailVerified)
         #expect(signedIn.json?["localId"]?.stringValue == account.id.rawValue)
         let user = try await FirebaseIDTokenVerifier(services: broker.services)
@@ -325,7 +325,7 @@ import Testing
             Self.legacy + "/emailLinkSignin?key=k", ["email": "late@example.com", "oobCode": .string(code)])
         #expect(late.status == 400)
         #expect(Self.code(late) == "EXPIRED_OOB_CODE")
-        #expect(try await broker.store.account(email: "late@example.com") == nil)
+        #expect(await broker.store.account(email: "late@example.com") == nil)
     }
 
     // MARK: Session cookies
@@ -387,7 +387,7 @@ import Testing
             headers: Self.iOSHeaders)
         #expect(reset.status == 200)
         #expect(reset.json?["email"]?.stringValue == "ios@example.com")
-        let mail = try #require(try await broker.store.outboxJobs(uid: nil, limit: 10).first { $0.kind == .mail })
+        let mail = try #require(await broker.store.outboxJobs(uid: nil, limit: 10).first { $0.kind == .mail })
         #expect(JSONValue.parse(mail.payload)?["subject"]?.stringValue?.contains("비밀번호") == true)  // X-Firebase-Locale
 
         // Auth.auth().sendSignInLink(toEmail:actionCodeSettings:), then signIn(withEmail:link:):

@@ -10,7 +10,7 @@ import Testing
     static let adminToken = "an-admin-token-of-32-characters!"
 
     static func revocations(_ broker: InProcessBroker, _ uid: String) async throws -> [OutboxJob] {
-        try await broker.store.outboxJobs(uid: AccountID(uid), limit: 10).filter { $0.kind == .firebaseRevoke }
+        await broker.store.outboxJobs(uid: AccountID(uid), limit: 10).filter { $0.kind == .firebaseRevoke }
     }
 
     @Test func aTakeoverQueuesTheRevocationAndTheOutboxDeliversItOnce() async throws {
@@ -65,7 +65,7 @@ import Testing
         #expect(kakao.status == 200)
         #expect(kakao.json?["user"]?["uid"] == "firebase-kakao-uid")
         #expect(try await Self.revocations(broker, uid.rawValue).count == 1)
-        #expect(try await broker.store.account(id: uid)?.passwordHash == nil)
+        #expect(await broker.store.account(id: uid)?.passwordHash == nil)
     }
 
     /// Issue 12: a takeover of an imported account (its email never verified in Firebase) keeps the Firebase uid,
@@ -90,7 +90,7 @@ import Testing
                 "google", claims: ["sub": "g-owner", "email": "owner@example.com", "email_verified": true]))])
         #expect(owner.status == 200)
         #expect(owner.json?["user"]?["uid"] == "firebase-uid-of-squatted")
-        let account = try #require(try await broker.store.account(id: uid))
+        let account = try #require(await broker.store.account(id: uid))
         #expect(account.passwordHash == nil)
         #expect(account.identities.map(\.provider.rawValue) == ["google"])
         #expect(account.emailVerified)
@@ -98,7 +98,7 @@ import Testing
         #expect(try await Self.revocations(broker, uid.rawValue).count == 1)
         let refreshed = await broker.post("/v1/token", ["refreshToken": .string(squattersRefresh)])
         #expect(refreshed.errorCode == "INVALID_REFRESH_TOKEN")
-        let events = try await broker.store.auditEvents(uid: uid, before: nil, limit: 10).map(\.action.rawValue)
+        let events = await broker.store.auditEvents(uid: uid, before: nil, limit: 10).map(\.action.rawValue)
         #expect(events.contains("take_over"))
     }
 

@@ -182,7 +182,7 @@ import Testing
             #expect(response.json?["error"]?["code"]?.intValue == 404)
             #expect(Self.code(response.json) == "NOT_FOUND")
         }
-        #expect(try await broker.store.account(email: "a@example.com") == nil)
+        #expect(await broker.store.account(email: "a@example.com") == nil)
     }
 
     // MARK: Errors

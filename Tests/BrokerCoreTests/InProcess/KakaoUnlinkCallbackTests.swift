@@ -51,7 +51,7 @@ import Testing
     }
 
     static func actions(_ broker: InProcessBroker, _ uid: AccountID) async throws -> [String] {
-        try await broker.store.auditEvents(uid: uid, before: nil, limit: 50).map(\.action.rawValue)
+        await broker.store.auditEvents(uid: uid, before: nil, limit: 50).map(\.action.rawValue)
     }
 
     @Test func anUnlinkRevokesTheSessionsAndDisablesUntilTheNextKakaoSignIn() async throws {
@@ -61,7 +61,7 @@ import Testing
 
         let response = await Self.deliver(broker, .init(userID: 4_200_000_001))
         #expect(response.status == 200)
-        let account = try #require(try await broker.store.account(id: uid))
+        let account = try #require(await broker.store.account(id: uid))
         #expect(account.disabled)
         #expect(account.disabledBy == ProviderID("kakao"))
         #expect(account.identity(ProviderID("kakao"))?.subject == "4200000001")  // the link is kept
@@ -71,13 +71,13 @@ import Testing
         let actions = try await Self.actions(broker, uid)
         #expect(actions.contains("consent_revoked") && actions.contains("revoke_sessions") && actions.contains("disable"))
         // Kakao's own unlink is not asked for: the user left already.
-        #expect(try await broker.store.outboxJobs(uid: uid, limit: 10).isEmpty)
+        #expect(await broker.store.outboxJobs(uid: uid, limit: 10).isEmpty)
 
         let back = await Self.signIn(broker, id: 4_200_000_001)
         #expect(back.status == 200)
         #expect(back.json?["user"]?["uid"]?.stringValue == uid.rawValue)
         #expect(back.json?["user"]?["disabled"] == false)
-        let enabled = try #require(try await broker.store.account(id: uid))
+        let enabled = try #require(await broker.store.account(id: uid))
         #expect(!enabled.disabled && enabled.disabledBy == nil)
         #expect(await Self.me(broker, try #require(back.json?["idToken"]?.stringValue)).status == 200)
         #expect(await Self.me(broker, idToken).status == 401)  // the old session stays ended
@@ -91,7 +91,7 @@ import Testing
             headers: ["Authorization": "Bearer " + Self.adminToken])
         #expect(disabled.status == 200)
         #expect(await Self.deliver(broker, .init(userID: 4_200_000_002)).status == 200)
-        let account = try #require(try await broker.store.account(id: uid))
+        let account = try #require(await broker.store.account(id: uid))
         #expect(account.disabled && account.disabledBy == nil)
         let refused = await Self.signIn(broker, id: 4_200_000_002)
         #expect(refused.status == 403)
@@ -106,7 +106,7 @@ import Testing
             "PATCH", "/admin/v1/users/\(uid.rawValue)", json: ["disabled": true],
             headers: ["Authorization": "Bearer " + Self.adminToken])
         #expect(patched.status == 200)
-        #expect(try await broker.store.account(id: uid)?.disabledBy == nil)
+        #expect(await broker.store.account(id: uid)?.disabledBy == nil)
         #expect(await Self.signIn(broker, id: 4_200_000_009).errorCode == "USER_DISABLED")
     }
 
@@ -114,8 +114,8 @@ import Testing
         let broker = try await Self.start(onUnlink: "delete")
         let (uid, idToken) = try await Self.session(broker, id: 4_200_000_003)
         #expect(await Self.deliver(broker, .init(userID: 4_200_000_003)).status == 200)
-        #expect(try await broker.store.account(id: uid) == nil)
-        #expect(try await broker.store.outboxJobs(uid: uid, limit: 10).filter { $0.kind == .kakaoUnlink }.isEmpty)
+        #expect(await broker.store.account(id: uid) == nil)
+        #expect(await broker.store.outboxJobs(uid: uid, limit: 10).filter { $0.kind == .kakaoUnlink }.isEmpty)
         #expect(await Self.me(broker, idToken).status == 401)
         #expect(try await Self.actions(broker, uid).contains("delete"))
         // A later sign-in is a new account.
@@ -130,7 +130,7 @@ import Testing
                 Identity(provider: ProviderID("google"), subject: "g-4", email: nil, linkedAt: Date()))
         }
         #expect(await Self.deliver(broker, .init(userID: 4_200_000_004)).status == 200)
-        let account = try #require(try await broker.store.account(id: uid))
+        let account = try #require(await broker.store.account(id: uid))
         #expect(!account.disabled)
         #expect(account.identities.count == 2)
         #expect(await Self.me(broker, idToken).status == 401)
@@ -152,7 +152,7 @@ import Testing
             "POST", StubProviders.KakaoUnlinkCallback.path, body: wrongApp.body,
             headers: ["Content-Type": "application/x-www-form-urlencoded"])
         #expect(noHeader.errorCode == "INVALID_WEBHOOK")
-        let account = try #require(try await broker.store.account(id: uid))
+        let account = try #require(await broker.store.account(id: uid))
         #expect(!account.disabled && account.tokensValidAfter == nil)
         #expect(await Self.me(broker, idToken).status == 200)
         #expect(!(try await Self.actions(broker, uid).contains("consent_revoked")))
@@ -164,7 +164,7 @@ import Testing
         let response = await Self.deliver(broker, .init(userID: 4_200_000_006))
         #expect(response.status == 401)
         #expect(response.errorCode == "INVALID_WEBHOOK")
-        #expect(try await broker.store.account(id: uid)?.disabled == false)
+        #expect(await broker.store.account(id: uid)?.disabled == false)
     }
 
     @Test func failedCallsCountTowardTheAdminThrottle() async throws {
@@ -187,10 +187,10 @@ import Testing
         let differing = await Self.deliver(broker, .init(userID: 4_200_000_007), query: "?user_id=4200000008")
         #expect(differing.status == 400)
         #expect(differing.errorCode == "INVALID_REQUEST")
-        #expect(try await broker.store.account(id: uid)?.disabled == false)
+        #expect(await broker.store.account(id: uid)?.disabled == false)
         // The same value in both is fine; so are query fields alone.
         #expect(await Self.deliver(broker, .init(userID: 4_200_000_007), query: "?user_id=4200000007").status == 200)
-        #expect(try await broker.store.account(id: uid)?.disabled == true)
+        #expect(await broker.store.account(id: uid)?.disabled == true)
         let callback = StubProviders.KakaoUnlinkCallback(userID: 4_200_000_007)
         let queryOnly = await broker.request(
             "POST",
@@ -206,7 +206,7 @@ import Testing
     @Test func anUnknownUserIsAnswered200() async throws {
         let broker = try await Self.start()
         #expect(await Self.deliver(broker, .init(userID: 4_299_999_999)).status == 200)
-        #expect(try await broker.store.account(provider: ProviderID("kakao"), subject: "4299999999") == nil)
+        #expect(await broker.store.account(provider: ProviderID("kakao"), subject: "4299999999") == nil)
     }
 
     @Test func onUnlinkIsValidated() async throws {

@@ -44,7 +44,7 @@ import Testing
     }
 
     static func unlinkJobs(_ broker: InProcessBroker, _ uid: String) async throws -> [OutboxJob] {
-        try await broker.store.outboxJobs(uid: AccountID(uid), limit: 10).filter { $0.kind == .kakaoUnlink }
+        await broker.store.outboxJobs(uid: AccountID(uid), limit: 10).filter { $0.kind == .kakaoUnlink }
     }
 
     @Test func aDeletionWhileKakaoIsDownAnswersAtOnceAndTheUnlinkArrivesOnceKakaoIsBack() async throws {
@@ -54,7 +54,7 @@ import Testing
         broker.stubs.kakaoAdmin.setFault(.down)
         let deleted = await broker.request("DELETE", "/v1/me", headers: ["Authorization": "Bearer " + idToken])
         #expect(deleted.status == 204)
-        #expect(try await broker.store.account(id: AccountID(uid)) == nil)
+        #expect(await broker.store.account(id: AccountID(uid)) == nil)
         #expect(try await Self.unlinkJobs(broker, uid).map(\.state) == [.pending])
         #expect(broker.stubs.kakaoAdmin.callCount == 0)
 
@@ -91,7 +91,7 @@ import Testing
         #expect(job.state == .refused)
         #expect(job.lastError?.contains("-401") == true)
         #expect(job.lastError?.contains("not-the-admin-key") == false)
-        let refusals = try await broker.store.auditEvents(uid: AccountID(uid), before: nil, limit: 10)
+        let refusals = await broker.store.auditEvents(uid: AccountID(uid), before: nil, limit: 10)
             .filter { $0.action == .outboxRefused }
         #expect(refusals.map(\.provider) == ["kakao.unlink"])
         clock.advance(by: 3600)

@@ -8,7 +8,7 @@ import Testing
 /// without sockets, libcurl, SQLite or Argon2.
 @Suite struct NativeSignInTests {
     static func accounts(_ broker: InProcessBroker) async throws -> Int {
-        try await broker.store.listAccounts(filter: AccountFilter(), after: nil, limit: 1000).count
+        await broker.store.listAccounts(filter: AccountFilter(), after: nil, limit: 1000).count
     }
 
     @Test(arguments: [
@@ -65,7 +65,7 @@ import Testing
         #expect(second.json?["isNewUser"] == false)
         #expect(second.json?["user"]?["uid"] == first.json?["user"]?["uid"])
         #expect(try await Self.accounts(broker) == 1)
-        let events = try await broker.store.auditEvents(uid: nil, before: nil, limit: 10).map(\.outcome)
+        let events = await broker.store.auditEvents(uid: nil, before: nil, limit: 10).map(\.outcome)
         #expect(events == ["success", "created"])
     }
 
@@ -100,7 +100,7 @@ import Testing
         #expect(mismatch.status == 401)
         #expect(mismatch.errorCode == "KAKAO_APP_MISMATCH")
         #expect(try await Self.accounts(broker) == 0)
-        let refusals = try await broker.store.auditEvents(uid: nil, before: nil, limit: 10).map(\.outcome)
+        let refusals = await broker.store.auditEvents(uid: nil, before: nil, limit: 10).map(\.outcome)
         #expect(refusals == ["KAKAO_APP_MISMATCH", "KAKAO_EMAIL_REQUIRED"])
     }
 }

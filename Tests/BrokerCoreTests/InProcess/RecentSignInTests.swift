@@ -50,7 +50,7 @@ import Testing
         let delete = await broker.request("DELETE", "/v1/me", headers: Self.bearer(again))
         #expect(delete.status == 401)
         #expect(delete.errorCode == "RECENT_SIGN_IN_REQUIRED")
-        #expect(try await broker.store.account(email: "a@example.com") != nil)
+        #expect(await broker.store.account(email: "a@example.com") != nil)
     }
 
     @Test func deletingTheAccountNeedsASignInAtMostFiveMinutesOld() async throws {
@@ -62,7 +62,7 @@ import Testing
         let refused = await broker.request("DELETE", "/v1/me", headers: Self.bearer(session))
         #expect(refused.status == 401)
         #expect(refused.errorCode == "RECENT_SIGN_IN_REQUIRED")
-        #expect(try await broker.store.account(id: AccountID(uid)) != nil)
+        #expect(await broker.store.account(id: AccountID(uid)) != nil)
         // The session itself still works for everything else.
         #expect(await broker.get("/v1/me", headers: Self.bearer(session)).status == 200)
 
@@ -70,7 +70,7 @@ import Testing
         clock.advance(by: SessionService.recentSignInWindow)
         let deleted = await broker.request("DELETE", "/v1/me", headers: Self.bearer(fresh))
         #expect(deleted.status == 204)
-        #expect(try await broker.store.account(id: AccountID(uid)) == nil)
+        #expect(await broker.store.account(id: AccountID(uid)) == nil)
     }
 
     @Test func aPasswordChangeAnswersANewSessionAndEndsEveryOther() async throws {
@@ -102,7 +102,7 @@ import Testing
         let old = await broker.post("/v1/signin/password", ["email": "c@example.com", "password": "old-secret"])
         #expect(old.errorCode == "INVALID_LOGIN_CREDENTIALS")
         #expect(await broker.post("/v1/signin/password", ["email": "c@example.com", "password": "new-secret"]).status == 200)
-        let events = try await broker.store.auditEvents(uid: AccountID(try #require(changed.json?["user"]?["uid"]?.stringValue)), before: nil, limit: 50)
+        let events = await broker.store.auditEvents(uid: AccountID(try #require(changed.json?["user"]?["uid"]?.stringValue)), before: nil, limit: 50)
         #expect(events.contains { $0.action == .passwordChange })
     }
 
@@ -131,7 +131,7 @@ import Testing
         #expect(await broker.get("/v1/me", headers: Self.bearer(session)).status == 200)
         #expect(await broker.post("/v1/signin/password", ["email": "d@example.com", "password": "old-secret"]).status == 200)
         let uid = AccountID(try #require(session.json?["user"]?["uid"]?.stringValue))
-        #expect(try await broker.store.auditEvents(uid: uid, before: nil, limit: 50).contains { $0.action == .passwordChange } == false)
+        #expect(await broker.store.auditEvents(uid: uid, before: nil, limit: 50).contains { $0.action == .passwordChange } == false)
     }
 
     @Test func aProviderAccountSetsAFirstPassword() async throws {
@@ -172,7 +172,7 @@ import Testing
         #expect(delete.status == 400)
         #expect(delete.json?["error"]?["message"]?.stringValue == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
         // Nothing changed: the account is there with its old password, the session lives.
-        #expect(try await broker.store.account(id: uid) != nil)
+        #expect(await broker.store.account(id: uid) != nil)
         let lookup = await broker.firebasePost(Self.v1 + "/accounts:lookup" + Self.key, ["idToken": .string(idToken)])
         #expect(lookup.status == 200)
         // A profile change is not sensitive.
@@ -194,6 +194,6 @@ import Testing
         let newToken = try #require(changed.json?["idToken"]?.stringValue)
         let deleted = await broker.firebasePost(Self.v1 + "/accounts:delete" + Self.key, ["idToken": .string(newToken)])
         #expect(deleted.status == 200)
-        #expect(try await broker.store.account(id: uid) == nil)
+        #expect(await broker.store.account(id: uid) == nil)
     }
 }

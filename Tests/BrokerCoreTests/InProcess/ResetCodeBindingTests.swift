@@ -70,7 +70,7 @@ import Testing
         let stale = await Self.confirm(broker, mailed, "mailed-pass")
         #expect(stale.errorCode == "INVALID_OOB_CODE")
         #expect(await Self.signsIn(broker, "b@example.com", "linked-pass"))
-        #expect(try await broker.store.account(id: AccountID(uid))?.emailVerified == true)
+        #expect(await broker.store.account(id: AccountID(uid))?.emailVerified == true)
     }
 
     @Test func aPasswordChangeRetiresEveryOutstandingCode() async throws {
@@ -101,7 +101,7 @@ import Testing
         #expect(await broker.post("/v1/me/password", ["newPassword": "changed-pass"], headers: bearer).status == 200)
         let verified = await broker.post("/v1/oob/confirm", ["oobCode": .string(code)])
         #expect(verified.status == 200)
-        #expect(try await broker.store.account(id: uid)?.emailVerified == true)
+        #expect(await broker.store.account(id: uid)?.emailVerified == true)
     }
 
     /// Issue 25 finding 6: a reset for an address without an account makes the code and renders the mail as one
@@ -111,8 +111,8 @@ import Testing
         let (broker, _) = try await Self.start()
         let unknown = await broker.post("/v1/password/reset", ["email": "Nobody@example.com"])
         #expect(unknown.status == 204)
-        #expect(try await broker.store.outboxJobs(uid: nil, limit: 10).isEmpty)
-        let events = try await broker.store.auditEvents(uid: nil, before: nil, limit: 10)
+        #expect(await broker.store.outboxJobs(uid: nil, limit: 10).isEmpty)
+        let events = await broker.store.auditEvents(uid: nil, before: nil, limit: 10)
         #expect(events.count == 1)
         #expect(events.first?.action == .mailQueued)
         #expect(events.first?.outcome == "no_account")

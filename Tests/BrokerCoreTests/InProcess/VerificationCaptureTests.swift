@@ -66,11 +66,11 @@ import Testing
         let guessed = await Self.submit(broker, code, cookie: cookie, "&password=a-guess-1")
         #expect(guessed.status == 400)
         #expect(String(decoding: guessed.body, as: UTF8.self).contains("not this account&#39;s password"))
-        let account = try #require(try await broker.store.account(id: uid))
+        let account = try #require(await broker.store.account(id: uid))
         #expect(account.emailVerified == false)
         #expect(account.identities.map(\.provider) == [ProviderID("kakao")])
         // The wrong guess counts toward the account's lockout, as a password sign-in's does.
-        #expect(try await broker.store.loginFailures(emailKey: Self.victim, since: Date(timeIntervalSince1970: 0)).count == 1)
+        #expect(await broker.store.loginFailures(emailKey: Self.victim, since: Date(timeIntervalSince1970: 0)).count == 1)
 
         // So the victim's verified Google sign-in still takes the account over, as the pre-hijack rule says.
         let google = await broker.post(
@@ -92,7 +92,7 @@ import Testing
         #expect(chosen.status == 200)
         #expect(String(decoding: chosen.body, as: UTF8.self).contains("password has been changed"))
 
-        let account = try #require(try await broker.store.account(id: uid))
+        let account = try #require(await broker.store.account(id: uid))
         #expect(account.emailVerified)
         #expect(account.identities.isEmpty)
         // The squatter's password, ID token and refresh token are all dead; the victim's password signs in.
@@ -102,7 +102,7 @@ import Testing
         let refresh = await broker.post(
             "/v1/token", ["refreshToken": .string(squatter.json?["refreshToken"]?.stringValue ?? "")])
         #expect(refresh.errorCode == "INVALID_REFRESH_TOKEN")
-        #expect(try await broker.store.account(provider: ProviderID("kakao"), subject: "4242") == nil)
+        #expect(await broker.store.account(provider: ProviderID("kakao"), subject: "4242") == nil)
         let victim = await broker.post("/v1/signin/password", ["email": .string(Self.victim), "password": "victims-own-pass"])
         #expect(victim.status == 200)
         #expect(victim.json?["user"]?["uid"]?.stringValue == uid.rawValue)
@@ -118,7 +118,7 @@ import Testing
         let verified = await Self.submit(broker, code, cookie: cookie, "&password=squatter-pass")
         #expect(verified.status == 200)
         #expect(String(decoding: verified.body, as: UTF8.self).contains("email address has been verified"))
-        let account = try #require(try await broker.store.account(id: uid))
+        let account = try #require(await broker.store.account(id: uid))
         #expect(account.emailVerified)
         // The password stays; what was linked before the email was proven goes, and with it the sessions.
         #expect(await broker.post("/v1/signin/password", ["email": .string(Self.victim), "password": "squatter-pass"]).status == 200)
@@ -133,6 +133,6 @@ import Testing
         let confirmed = await broker.post("/v1/oob/confirm", ["oobCode": .string(code)])
         #expect(confirmed.status == 200)
         #expect(confirmed.json?["action"]?.stringValue == "VERIFY_EMAIL")
-        #expect(try await broker.store.account(id: uid)?.emailVerified == true)
+        #expect(await broker.store.account(id: uid)?.emailVerified == true)
     }
 }

@@ -5,7 +5,7 @@ extension FirebaseSurface {
         let body = call.body
         let email = try body.optionalString("email")
         let password = try body.optionalString("password")
-        if try body.has("idToken") || ((email ?? "").isEmpty && (password ?? "").isEmpty) {
+        if body.has("idToken") || ((email ?? "").isEmpty && (password ?? "").isEmpty) {
             throw FirebaseError.operationNotAllowed("Anonymous accounts are not supported by this broker.")
         }
         guard let email, !email.isEmpty else { throw FirebaseError("MISSING_EMAIL") }
