@@ -52,7 +52,8 @@ public struct AccountService: Sendable {
     /// Creates the service; `allowInsecurePhotoURLs` keeps `http` photo URLs too (see ``PhotoURL``).
     public init(
         store: any AccountStore & LoginAttemptStore, clock: any Clock, linkByVerifiedEmail: Bool,
-        passwords: any PasswordHashing, allowInsecurePhotoURLs: Bool = false, revocation: SessionRevocation = .brokerOnly,
+        passwords: any PasswordHashing, allowInsecurePhotoURLs: Bool = false,
+        revocation: SessionRevocation = .brokerOnly,
         deletion: AccountDeletion? = nil, passwordGuards: [any PasswordSignInGuarding] = []
     ) async throws {
         self.passwordGuards = passwordGuards

@@ -45,7 +45,8 @@ public struct AdminService: Sendable {
     /// admin API sets (``createFirebaseAccount(_:requestID:)``).
     public init(
         store: any BrokerStore, sessions: SessionService, clock: any Clock, logger: Logger = .disabled,
-        revocation: SessionRevocation = .brokerOnly, deletion: AccountDeletion? = nil, passwords: (any PasswordHashing)? = nil,
+        revocation: SessionRevocation = .brokerOnly, deletion: AccountDeletion? = nil,
+        passwords: (any PasswordHashing)? = nil,
         allowInsecurePhotoURLs: Bool = false
     ) {
         self.passwords = passwords
