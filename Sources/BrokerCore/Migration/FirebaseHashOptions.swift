@@ -19,7 +19,7 @@ public struct FirebaseHashOptions: Sendable, Equatable {
 
     /// The algorithm.
     public var algorithm: Algorithm
-    /// `--hash-key`: SCRYPT's signer key, or HMAC_SHA256's key.
+    /// `--hash-key`: SCRYPT's signer key (at least 16 bytes), or HMAC_SHA256's key.
     public var hashKey: [UInt8]
     /// `--salt-separator`: appended to each user's salt (all algorithms but BCRYPT).
     public var saltSeparator: [UInt8]
@@ -110,7 +110,7 @@ public struct FirebaseHashOptions: Sendable, Equatable {
         switch algorithm {
         case .scrypt:
             guard !hashKey.isEmpty else { throw ImportedHashError(.missingParameter, "SCRYPT needs --hash-key") }
-            try ImportedPasswordHash.check(hashKey.count, in: Bounds.keyLength, "--hash-key length")
+            try ImportedPasswordHash.check(hashKey.count, in: Bounds.signerKeyLength, "--hash-key length")
             try ImportedPasswordHash.check(try require(rounds, "--rounds"), in: Bounds.firebaseRounds, "--rounds")
             try ImportedPasswordHash.check(try require(memCost, "--mem-cost"), in: Bounds.firebaseMemoryCost, "--mem-cost")
         case .standardScrypt:

@@ -59,8 +59,12 @@ public enum ImportedPasswordHash: Sendable, Equatable {
         public static let pbkdf2Rounds = 1...1_000_000
         /// The length of a derived key (a hash) for scrypt and PBKDF2: shorter ones match too many passwords.
         public static let derivedLength = 16...256
-        /// The length of a key (signer key, HMAC key) in bytes.
+        /// The length of an HMAC key in bytes.
         public static let keyLength = 1...1024
+        /// The length of Firebase SCRYPT's signer key in bytes. The hash is the signer key encrypted, as long as
+        /// the key, so a short key is a short hash that many passwords match (a 1-byte key, one in 256): at least
+        /// 16 bytes, as ``derivedLength`` holds the other algorithms' hashes. Firebase's own keys are 64 bytes.
+        public static let signerKeyLength = 16...1024
         /// The length of a user's salt in bytes.
         public static let saltLength = 0...1024
         /// The length of the salt separator in bytes.
@@ -93,7 +97,7 @@ public enum ImportedPasswordHash: Sendable, Equatable {
         case let .firebaseScrypt(signerKey, separator, rounds, memoryCost, salt, hash):
             try Self.check(rounds, in: Bounds.firebaseRounds, "rounds")
             try Self.check(memoryCost, in: Bounds.firebaseMemoryCost, "mem-cost")
-            try Self.check(signerKey.count, in: Bounds.keyLength, "hash-key length")
+            try Self.check(signerKey.count, in: Bounds.signerKeyLength, "hash-key length")
             try Self.checkSalts(salt, separator)
             // The hash is the signer key encrypted in CTR mode: exactly as long as the key.
             guard hash.count == signerKey.count else { throw ImportedHashError(.hashMismatch, "SCRYPT hash length") }
