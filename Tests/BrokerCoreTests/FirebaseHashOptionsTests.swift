@@ -27,6 +27,12 @@ import Testing
         (["hashAlgo": "STANDARD_SCRYPT", "memCost": "1000", "blockSize": "8", "parallelization": "1", "dkLen": "64"], .parameterOutOfRange),
         (["hashAlgo": "STANDARD_SCRYPT", "memCost": "16384", "blockSize": "8", "parallelization": "17", "dkLen": "64"], .parameterOutOfRange),
         (["hashAlgo": "STANDARD_SCRYPT", "memCost": "16384", "blockSize": "8", "parallelization": "1", "dkLen": "8"], .parameterOutOfRange),
+        // The time budget (issue 25, finding 7): 128 * N * r * p at most 64 MiB, about 250 ms of one core. N = 2^16,
+        // r = 8, p = 4 is within the memory bound but costs about 1 s; so do p = 2, and N = 2^15 with p = 4.
+        (["hashAlgo": "STANDARD_SCRYPT", "memCost": "65536", "blockSize": "8", "parallelization": "4", "dkLen": "64"], .parameterOutOfRange),
+        (["hashAlgo": "STANDARD_SCRYPT", "memCost": "65536", "blockSize": "8", "parallelization": "2", "dkLen": "64"], .parameterOutOfRange),
+        (["hashAlgo": "STANDARD_SCRYPT", "memCost": "32768", "blockSize": "8", "parallelization": "4", "dkLen": "64"], .parameterOutOfRange),
+        (["hashAlgo": "STANDARD_SCRYPT", "memCost": "2", "blockSize": "1", "parallelization": "17", "dkLen": "64"], .parameterOutOfRange),
         (["hashAlgo": "PBKDF2_SHA256"], .missingParameter),
         (["hashAlgo": "PBKDF2_SHA256", "rounds": "1000001"], .parameterOutOfRange),
         (["hashAlgo": "PBKDF2_SHA256", "rounds": "0"], .parameterOutOfRange),
@@ -49,6 +55,7 @@ import Testing
         _ = try Self.options(["hashAlgo": "scrypt", "hashKey": Self.key64, "rounds": "8", "memCost": "14"])
         _ = try Self.options(["hashAlgo": "scrypt", "hashKey": Self.key16, "rounds": "8", "memCost": "14"])
         _ = try Self.options(["hashAlgo": "STANDARD_SCRYPT", "memCost": "65536", "blockSize": "8", "parallelization": "1", "dkLen": "64"])
+        _ = try Self.options(["hashAlgo": "STANDARD_SCRYPT", "memCost": "16384", "blockSize": "8", "parallelization": "4", "dkLen": "64"])
         _ = try Self.options(["hashAlgo": "PBKDF2_SHA256", "rounds": "1000000"])
         _ = try Self.options(["hashAlgo": "BCRYPT"])
         let hmac = try Self.options(["hashAlgo": "HMAC_SHA256", "hashKey": "c2VjcmV0", "hashInputOrder": "password_first"])
@@ -114,6 +121,25 @@ import Testing
         #expect(throws: ImportedHashError.self) { try ImportedPasswordHash(encoded: short.encoded) }
         let scrypt = try Self.options(["hashAlgo": "SCRYPT", "hashKey": Self.key16, "rounds": "8", "memCost": "14"])
         #expect(try scrypt.importedHash(passwordHash: [UInt8](repeating: 1, count: 16), salt: [1]).algorithmName == "SCRYPT")
+    }
+
+    /// A bcrypt hash an import takes in costs at most 12 (about 200 ms; 14 is about 800 ms); one the broker already
+    /// holds is read up to 14, so users imported before the time budget still sign in.
+    @Test func bcryptCostAboveTwelveIsRefusedOnImportButAStoredOneStillReads() throws {
+        let bcrypt = try Self.options(["hashAlgo": "BCRYPT"])
+        for cost in ["13", "14"] {
+            let crypt = "$2b$\(cost)$abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0"
+            #expect(throws: ImportedHashError(.parameterOutOfRange, "bcrypt cost must be within 4...12")) {
+                try bcrypt.importedHash(passwordHash: Array(crypt.utf8), salt: [])
+            }
+            #expect(try ImportedPasswordHash(encoded: crypt) == .bcrypt(crypt))
+        }
+        let twelve = "$2b$12$abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0"
+        #expect(try bcrypt.importedHash(passwordHash: Array(twelve.utf8), salt: []) == .bcrypt(twelve))
+        // A stored standard scrypt of the earlier bounds (p = 4) still reads back.
+        let stored = ImportedPasswordHash.standardScrypt(
+            n: 65536, blockSize: 8, parallelization: 4, saltSeparator: [], salt: [1], hash: [UInt8](repeating: 2, count: 32))
+        #expect(try ImportedPasswordHash(encoded: stored.encoded) == stored)
     }
 
     static func options(_ flags: [String: String]) throws -> FirebaseHashOptions {

@@ -43,8 +43,12 @@ public enum ImportedPasswordHash: Sendable, Equatable {
     public enum Bounds {
         /// scrypt's memory, 128 · N · r bytes, at most 64 MiB.
         public static let scryptMemory = 64 * 1024 * 1024
-        /// scrypt's total work, 128 · N · r · p bytes passed over, at most 256 MiB.
+        /// scrypt's total work, 128 · N · r · p bytes passed over, at most 256 MiB: the ceiling for a hash the broker
+        /// holds already (stored, or in its own export). What an import takes in is held to ``scryptImportWork``.
         public static let scryptWork = 256 * 1024 * 1024
+        /// STANDARD_SCRYPT's work for a hash an import takes in (`--hash-algo` flags, `batchCreate`): 128 · N · r · p
+        /// at most 64 MiB (N = 2^16, r = 8, p = 1), about 250 ms of one core (docs/migration.md has the figures).
+        public static let scryptImportWork = 64 * 1024 * 1024
         /// Firebase's SCRYPT: rounds (r) 1...8, memory cost (log2 N) 1...14, as `firebase auth:import` allows.
         public static let firebaseRounds = 1...8
         /// Firebase's SCRYPT memory cost, log2 N.
@@ -53,8 +57,10 @@ public enum ImportedPasswordHash: Sendable, Equatable {
         public static let scryptBlockSize = 1...32
         /// STANDARD_SCRYPT's parallelization.
         public static let scryptParallelization = 1...16
-        /// bcrypt's cost (log2 of the rounds).
+        /// bcrypt's cost (log2 of the rounds): the ceiling for a hash the broker holds already.
         public static let bcryptCost = 4...14
+        /// bcrypt's cost for a hash an import takes in: cost 12 is about 200 ms of one core, 14 about 800 ms.
+        public static let bcryptImportCost = 4...12
         /// PBKDF2's rounds, at most 10^6.
         public static let pbkdf2Rounds = 1...1_000_000
         /// The length of a derived key (a hash) for scrypt and PBKDF2: shorter ones match too many passwords.
