@@ -104,7 +104,7 @@ extension SQLBrokerStore: OutboxStore {
             for event in events { try connection.execute(Self.insertAuditEvent, Self.auditEventValues(event)) }
             return true
         }
-        // A secret payload (a mail's code, an Apple token) was just emptied: out of the files with it too.
+        // A secret payload (a mail's code, a provider's token) was just emptied: out of the files with it too.
         if finished, claim.job.secret {
             if case .retry = outcome {} else { database.eraseDeletedContent() }
         }
