@@ -36,10 +36,11 @@ extension StubProviders {
 
     /// An Apple server-to-server notification signed with the stubs' Apple key, as the JSON body Apple posts:
     /// `{"payload": JWT}` whose claims are Apple's (`iss`, `aud` the stubs' audience, `iat`, `jti`, and `events` a
-    /// JSON string with `type`, `sub`, `event_time` and, for the email events, `email`). No `exp`, no `sub`.
+    /// JSON string with `type`, `sub`, `event_time` and, for the email events, `email`). No `sub`; no `exp`
+    /// unless `expiresAt` is given.
     public func appleNotification(
         type: String, subject: String, email: String? = nil, jti: String = UUID().uuidString,
-        issuedAt: Date = Date(), signingKey: RSAPrivateKey? = nil
+        issuedAt: Date = Date(), expiresAt: Date? = nil, signingKey: RSAPrivateKey? = nil
     ) throws -> JSONValue {
         var event: [String: JSONValue] = [
             "type": .string(type), "sub": .string(subject), "event_time": .int(Int64(issuedAt.timeIntervalSince1970) * 1000),
@@ -52,7 +53,8 @@ extension StubProviders {
         let token = try idToken(
             "apple",
             claims: [
-                "sub": .null, "exp": .null, "iat": .int(Int64(issuedAt.timeIntervalSince1970)), "jti": .string(jti),
+                "sub": .null, "exp": expiresAt.map { .int(Int64($0.timeIntervalSince1970)) } ?? .null,
+                "iat": .int(Int64(issuedAt.timeIntervalSince1970)), "jti": .string(jti),
                 "events": .string(events),
             ], signingKey: signingKey)
         return ["payload": .string(token)]

@@ -23,7 +23,8 @@ enum ExportCommand {
         let target = URL(fileURLWithPath: words[1])
         // The configured providers give identities their Firebase provider ids (google -> google.com).
         let config = try BrokerConfig(contentsOf: options.configPath, environment: environment)
-        let (registry, client) = try Startup.providers(config)
+        let cipher = try OutboxCipher.fromEnvironment(environment)  // as serve builds them
+        let (registry, client) = try Startup.providers(config, cipher: cipher)
         defer { Task { await client.shutdown() } }
         var names: [ProviderID: String] = [:]
         for (firebaseID, provider) in FirebaseImportOptions.wellKnownProviders(registry) {

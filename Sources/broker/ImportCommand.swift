@@ -36,7 +36,8 @@ enum ImportCommand {
             }
             // The configured providers say which Firebase provider ids map to them without --map-provider.
             let config = try BrokerConfig(contentsOf: options.configPath, environment: environment)
-            let (registry, client) = try Startup.providers(config)
+            let cipher = try OutboxCipher.fromEnvironment(environment)  // as serve builds them
+            let (registry, client) = try Startup.providers(config, cipher: cipher)
             defer { Task { await client.shutdown() } }
             importOptions = try FirebaseImportOptions(
                 hash: hash, providers: FirebaseImportOptions.wellKnownProviders(registry),

@@ -21,8 +21,10 @@ enum Startup {
     }
 
     /// The configured providers, for a CLI command: each factory validates its entry, nothing is fetched. The
-    /// client is there only to build them; shut it down when the command ends.
-    static func providers(_ config: BrokerConfig, cipher: OutboxCipher? = nil) throws -> (ProviderRegistry, CurlHTTPClient) {
+    /// client is there only to build them; shut it down when the command ends. `cipher` is the one `serve` uses
+    /// (``OutboxCipher/fromEnvironment(_:)``): a provider that keeps a secret at rest (Apple's `clientSecret`)
+    /// refuses to be built without it, so every command passes it.
+    static func providers(_ config: BrokerConfig, cipher: OutboxCipher?) throws -> (ProviderRegistry, CurlHTTPClient) {
         let client = try CurlHTTPClient()
         let context = ProviderContext(
             httpClient: client, clock: SystemClock(), metrics: Metrics(), logger: .disabled,

@@ -3,6 +3,8 @@ import Testing
 
 @Suite struct FirebaseHashOptionsTests {
     static let key64 = String(repeating: "A", count: 86) + "=="  // 64 zero bytes
+    static let key15 = String(repeating: "A", count: 20)  // 15 zero bytes
+    static let key16 = String(repeating: "A", count: 22) + "=="  // 16 zero bytes
 
     /// Flags that cannot be used are refused by code before any user is read.
     @Test(arguments: [
@@ -15,6 +17,9 @@ import Testing
         (["hashAlgo": "SCRYPT", "hashKey": key64, "rounds": "-1", "memCost": "14"], .parameterOutOfRange),
         (["hashAlgo": "SCRYPT", "hashKey": key64, "rounds": "99999999999", "memCost": "14"], .parameterOutOfRange),
         (["hashAlgo": "SCRYPT", "hashKey": "not base64!", "rounds": "8", "memCost": "14"], .parameterOutOfRange),
+        // A signer key under 16 bytes is a hash under 16 bytes: one in 256 passwords matches a 1-byte one.
+        (["hashAlgo": "SCRYPT", "hashKey": "AQ==", "rounds": "8", "memCost": "14"], .parameterOutOfRange),
+        (["hashAlgo": "SCRYPT", "hashKey": key15, "rounds": "8", "memCost": "14"], .parameterOutOfRange),
         (["hashAlgo": "SCRYPT", "hashKey": key64, "saltSeparator": "B w==", "rounds": "8", "memCost": "14"], .parameterOutOfRange),
         (["hashAlgo": "STANDARD_SCRYPT", "memCost": "16384", "blockSize": "8", "parallelization": "1"], .missingParameter),
         // 128 * 2^17 * 8 = 128 MiB, above the 64 MiB bound.
@@ -22,6 +27,12 @@ import Testing
         (["hashAlgo": "STANDARD_SCRYPT", "memCost": "1000", "blockSize": "8", "parallelization": "1", "dkLen": "64"], .parameterOutOfRange),
         (["hashAlgo": "STANDARD_SCRYPT", "memCost": "16384", "blockSize": "8", "parallelization": "17", "dkLen": "64"], .parameterOutOfRange),
         (["hashAlgo": "STANDARD_SCRYPT", "memCost": "16384", "blockSize": "8", "parallelization": "1", "dkLen": "8"], .parameterOutOfRange),
+        // The time budget (issue 25, finding 7): 128 * N * r * p at most 64 MiB, about 250 ms of one core. N = 2^16,
+        // r = 8, p = 4 is within the memory bound but costs about 1 s; so do p = 2, and N = 2^15 with p = 4.
+        (["hashAlgo": "STANDARD_SCRYPT", "memCost": "65536", "blockSize": "8", "parallelization": "4", "dkLen": "64"], .parameterOutOfRange),
+        (["hashAlgo": "STANDARD_SCRYPT", "memCost": "65536", "blockSize": "8", "parallelization": "2", "dkLen": "64"], .parameterOutOfRange),
+        (["hashAlgo": "STANDARD_SCRYPT", "memCost": "32768", "blockSize": "8", "parallelization": "4", "dkLen": "64"], .parameterOutOfRange),
+        (["hashAlgo": "STANDARD_SCRYPT", "memCost": "2", "blockSize": "1", "parallelization": "17", "dkLen": "64"], .parameterOutOfRange),
         (["hashAlgo": "PBKDF2_SHA256"], .missingParameter),
         (["hashAlgo": "PBKDF2_SHA256", "rounds": "1000001"], .parameterOutOfRange),
         (["hashAlgo": "PBKDF2_SHA256", "rounds": "0"], .parameterOutOfRange),
@@ -42,7 +53,9 @@ import Testing
 
     @Test func boundaryValuesAreAccepted() throws {
         _ = try Self.options(["hashAlgo": "scrypt", "hashKey": Self.key64, "rounds": "8", "memCost": "14"])
+        _ = try Self.options(["hashAlgo": "scrypt", "hashKey": Self.key16, "rounds": "8", "memCost": "14"])
         _ = try Self.options(["hashAlgo": "STANDARD_SCRYPT", "memCost": "65536", "blockSize": "8", "parallelization": "1", "dkLen": "64"])
+        _ = try Self.options(["hashAlgo": "STANDARD_SCRYPT", "memCost": "16384", "blockSize": "8", "parallelization": "4", "dkLen": "64"])
         _ = try Self.options(["hashAlgo": "PBKDF2_SHA256", "rounds": "1000000"])
         _ = try Self.options(["hashAlgo": "BCRYPT"])
         let hmac = try Self.options(["hashAlgo": "HMAC_SHA256", "hashKey": "c2VjcmV0", "hashInputOrder": "password_first"])
@@ -77,7 +90,8 @@ import Testing
     /// Every stored form reads back as itself, and only in its one canonical spelling.
     @Test func storedFormsRoundTrip() throws {
         let hashes: [ImportedPasswordHash] = [
-            .firebaseScrypt(signerKey: [1, 2, 3], saltSeparator: [7], rounds: 8, memoryCost: 14, salt: [9, 9], hash: [4, 5, 6]),
+            .firebaseScrypt(
+                signerKey: Array(1...16), saltSeparator: [7], rounds: 8, memoryCost: 14, salt: [9, 9], hash: Array(17...32)),
             .standardScrypt(n: 16384, blockSize: 8, parallelization: 1, saltSeparator: [], salt: [1], hash: [UInt8](repeating: 3, count: 32)),
             .bcrypt("$2b$10$abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0"),
             .pbkdf2SHA256(rounds: 10000, saltSeparator: [], salt: [], hash: [UInt8](repeating: 5, count: 32)),
@@ -87,13 +101,45 @@ import Testing
             #expect(try ImportedPasswordHash(encoded: hash.encoded) == hash)
             #expect(ImportedPasswordHash.isImported(hash.encoded))
         }
-        #expect(hashes[0].encoded == "$firebase-scrypt$r=8,m=14,k=AQID,s=Bw$CQk$BAUG")
+        #expect(hashes[0].encoded == "$firebase-scrypt$r=8,m=14,k=AQIDBAUGBwgJCgsMDQ4PEA,s=Bw$CQk$ERITFBUWFxgZGhscHR4fIA")
         #expect(hashes[0].algorithmName == "SCRYPT")
         #expect(!ImportedPasswordHash.isImported("$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA"))
         for variant in ["$firebase-scrypt$r=8,m=14,k=AQID,s=Bw==$CQk$BAUG", "$firebase-scrypt$r=8,m=14,k=AQID,s=Bw$CQk$BAUG$",
                         "$firebase-scrypt$r=8,m=014,k=AQID,s=Bw$CQk$BAUG", "$firebase-scrypt$r=8,m=14,k=AQ-D,s=Bw$CQk$BAUG"] {
             #expect(throws: ImportedHashError.self) { try ImportedPasswordHash(encoded: variant) }
         }
+    }
+
+    /// A stored SCRYPT hash whose signer key is under 16 bytes does not read back, so it never verifies: a row
+    /// imported before the bound, or written by hand, signs no one in with one of the passwords that collide.
+    @Test func aStoredScryptHashWithAShortSignerKeyIsRefused() throws {
+        let short = ImportedPasswordHash.firebaseScrypt(
+            signerKey: [1], saltSeparator: [], rounds: 8, memoryCost: 14, salt: [9], hash: [4])
+        #expect(throws: ImportedHashError(.parameterOutOfRange, "hash-key length must be within 16...1024")) {
+            try short.validate()
+        }
+        #expect(throws: ImportedHashError.self) { try ImportedPasswordHash(encoded: short.encoded) }
+        let scrypt = try Self.options(["hashAlgo": "SCRYPT", "hashKey": Self.key16, "rounds": "8", "memCost": "14"])
+        #expect(try scrypt.importedHash(passwordHash: [UInt8](repeating: 1, count: 16), salt: [1]).algorithmName == "SCRYPT")
+    }
+
+    /// A bcrypt hash an import takes in costs at most 12 (about 200 ms; 14 is about 800 ms); one the broker already
+    /// holds is read up to 14, so users imported before the time budget still sign in.
+    @Test func bcryptCostAboveTwelveIsRefusedOnImportButAStoredOneStillReads() throws {
+        let bcrypt = try Self.options(["hashAlgo": "BCRYPT"])
+        for cost in ["13", "14"] {
+            let crypt = "$2b$\(cost)$abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0"
+            #expect(throws: ImportedHashError(.parameterOutOfRange, "bcrypt cost must be within 4...12")) {
+                try bcrypt.importedHash(passwordHash: Array(crypt.utf8), salt: [])
+            }
+            #expect(try ImportedPasswordHash(encoded: crypt) == .bcrypt(crypt))
+        }
+        let twelve = "$2b$12$abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0"
+        #expect(try bcrypt.importedHash(passwordHash: Array(twelve.utf8), salt: []) == .bcrypt(twelve))
+        // A stored standard scrypt of the earlier bounds (p = 4) still reads back.
+        let stored = ImportedPasswordHash.standardScrypt(
+            n: 65536, blockSize: 8, parallelization: 4, saltSeparator: [], salt: [1], hash: [UInt8](repeating: 2, count: 32))
+        #expect(try ImportedPasswordHash(encoded: stored.encoded) == stored)
     }
 
     static func options(_ flags: [String: String]) throws -> FirebaseHashOptions {

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerCrypto
 import BrokerDrivers
 import BrokerTesting
 import Foundation
@@ -59,6 +60,49 @@ struct EmailFlowTests {
             let code = try #require(URLComponents(string: link)?.queryItems?.first { $0.name == "oobCode" }?.value)
             return (code, link, mail)
         }
+    }
+
+    /// Issue 25, finding 9: once the outbox has delivered a reset mail, neither the SQLite database file nor its WAL
+    /// holds the code or its link (no `BROKER_ENCRYPTION_KEY`): `secure_delete` zeroes the emptied payload, and the
+    /// WAL, whose older frames still hold it, is copied back and emptied. Before delivery both files are read the
+    /// same way and do hold the code, so the scan can see it.
+    @Test func aDeliveredMailsCodeIsLeftInNeitherTheDatabaseFileNorItsWAL() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { await fixture.harness.stop() } }
+        _ = try await fixture.signUp("files@example.com")
+        #expect(try await fixture.harness.post("/v1/password/reset", ["email": "files@example.com"]).status == 204)
+        let job = try #require(try await fixture.harness.store.outboxJobs(uid: nil, limit: 10).first { $0.secret })
+        let payload = job.payload
+        let marker = Array("oobCode=".utf8)
+        let offset = try #require(
+            (0...(payload.count - marker.count)).first { Array(payload[$0..<$0 + marker.count]) == marker }) + marker.count
+        let length = payload[offset...].prefix { byte in
+            byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || (48...57).contains(byte) || (65...90).contains(byte)
+                || (97...122).contains(byte)
+        }.count
+        #expect(length >= 20)
+        let code = String(decoding: payload[offset..<offset + length], as: UTF8.self)
+        // The payload is stored as base64: the whole groups of four characters that encode only the code's bytes.
+        let encoded = Array(Base64.encode(payload).utf8)
+        let codeInBase64 = String(decoding: encoded[((offset + 2) / 3 * 4)..<((offset + length) / 3 * 4)], as: UTF8.self)
+        let database = fixture.harness.directory.appendingPathComponent("broker.sqlite").path
+        let readable = { (needles: [String]) -> [String] in
+            let files = [database, database + "-wal"].compactMap { FileManager.default.contents(atPath: $0) }
+            return needles.filter { needle in files.contains { $0.range(of: Data(needle.utf8)) != nil } }
+        }
+        // The scan sees the code while the mail waits.
+        #expect(readable([codeInBase64]) == [codeInBase64])
+
+        let (mailed, link, _) = try await fixture.deliverAndReadCode()
+        #expect(mailed == code)
+        #expect(try await fixture.harness.store.outboxJob(id: job.id)?.payload.isEmpty == true)
+        let needles = [code, link, codeInBase64]
+        var left = needles
+        for _ in 0..<200 where !left.isEmpty {
+            try await Task.sleep(for: .milliseconds(50))
+            left = readable(needles)
+        }
+        #expect(left.isEmpty, "still readable in \(database) or its WAL after delivery")
     }
 
     @Test func aPasswordResetThroughThePageChangesThePasswordAndRetiresSessions() async throws {

@@ -110,6 +110,13 @@ import Testing
         #expect(badFlag == 2)
         #expect(badFlagErr.contains("HASH_PARAMETER_OUT_OF_RANGE"))
         #expect(!badFlagErr.contains("jxspr8Ki0RYyc"))  // never the key
+        // A 1-byte signer key: its hash is one byte, which one wrong password in 256 matches.
+        var shortKey = Self.hashFlags
+        shortKey[3] = "AQ=="
+        let (shortKeyStatus, _, shortKeyErr) = try await Self.runImport([file] + shortKey, database: database)
+        #expect(shortKeyStatus == 2)
+        #expect(shortKeyErr.contains("HASH_PARAMETER_OUT_OF_RANGE"), "\(shortKeyErr)")
+        #expect(shortKeyErr.contains("--hash-key length"))
         let (unknown, _, unknownErr) = try await Self.runImport([file, "--map-provider", "oidc.github=github"] + Self.hashFlags, database: database)
         #expect(unknown == 2)
         #expect(unknownErr.contains("github is not a configured provider"))

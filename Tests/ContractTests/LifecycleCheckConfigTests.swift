@@ -52,4 +52,35 @@ import Testing
         #expect(!child.stderr.contains(Self.adminKey) && !child.stdout.contains(Self.adminKey))
         #expect(!child.stdout.contains("PRIVATE KEY") && !child.stderr.contains("PRIVATE KEY"))
     }
+
+    /// `broker admin import` and `broker admin export` build the providers as `serve` does, with the key of
+    /// `BROKER_ENCRYPTION_KEY`: with a Sign in with Apple client secret configured and the key set, both work.
+    @Test func importAndExportWorkWithAClientSecretAndTheKey() async throws {
+        let directory = try ProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = try Self.writeConfig(into: directory)
+        let database = directory.appendingPathComponent("b.sqlite").path
+        let users = try FirebaseImportTests.write([FirebaseImportTests.googleUser], in: directory)
+        let environment = ["BROKER_ENCRYPTION_KEY": Base64.encode(Array(repeating: 5, count: 32))]
+
+        let importer = try ProcessTests.spawn(
+            ["admin", "import", "firebase", users, "--json", "--config", config, "--database", database],
+            environment: environment)
+        #expect(try await importer.wait(seconds: 60) == 0, "\(importer.stderr)")
+        #expect(JSONValue.parse(Array(importer.stdout.utf8)) == .object(["imported": 1, "unchanged": 0, "failed": []]))
+        let stored = try await FirebaseImportTests.accounts(in: database)
+        #expect(stored[AccountID("firebase-uid-of-jane")]?.identities.map(\.subject) == ["g-jane"])
+
+        let exported = directory.appendingPathComponent("export.json")
+        let exporter = try ProcessTests.spawn(
+            ["admin", "export", exported.path, "--json", "--config", config, "--database", database],
+            environment: environment)
+        #expect(try await exporter.wait(seconds: 60) == 0, "\(exporter.stderr)")
+        let file = try #require(FileManager.default.contents(atPath: exported.path))
+        guard case .object(let document)? = JSONValue.parse(Array(file)), case .array(let written)? = document["users"]
+        else { Issue.record("the export is not a users document"); return }
+        #expect(written.count == 1)
+        #expect(written.first?["localId"] == "firebase-uid-of-jane")
+        #expect(!importer.stderr.contains("PRIVATE KEY") && !exporter.stderr.contains("PRIVATE KEY"))
+    }
 }

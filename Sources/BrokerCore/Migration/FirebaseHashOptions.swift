@@ -19,7 +19,7 @@ public struct FirebaseHashOptions: Sendable, Equatable {
 
     /// The algorithm.
     public var algorithm: Algorithm
-    /// `--hash-key`: SCRYPT's signer key, or HMAC_SHA256's key.
+    /// `--hash-key`: SCRYPT's signer key (at least 16 bytes), or HMAC_SHA256's key.
     public var hashKey: [UInt8]
     /// `--salt-separator`: appended to each user's salt (all algorithms but BCRYPT).
     public var saltSeparator: [UInt8]
@@ -38,8 +38,10 @@ public struct FirebaseHashOptions: Sendable, Equatable {
     public var hashInputOrder: ImportedPasswordHash.HashInputOrder
 
     /// Parses the flags' texts (nil for a flag not given), and checks that the algorithm has what it needs
-    /// within ``ImportedPasswordHash/Bounds``. Base64 in either alphabet. Throws ``ImportedHashError``:
-    /// `unsupportedAlgorithm`, `missingParameter` or `parameterOutOfRange`.
+    /// within ``ImportedPasswordHash/Bounds``, including the time budget of what an import takes in
+    /// (``ImportedPasswordHash/Bounds/scryptImportWork``, ``ImportedPasswordHash/Bounds/bcryptImportCost``).
+    /// Base64 in either alphabet. Throws ``ImportedHashError``: `unsupportedAlgorithm`, `missingParameter` or
+    /// `parameterOutOfRange`.
     public init(
         hashAlgo: String, hashKey: String? = nil, saltSeparator: String? = nil, rounds: String? = nil,
         memCost: String? = nil, parallelization: String? = nil, blockSize: String? = nil, dkLen: String? = nil,
@@ -84,11 +86,14 @@ public struct FirebaseHashOptions: Sendable, Equatable {
             guard let crypt = String(validating: passwordHash, as: UTF8.self) else {
                 throw ImportedHashError(.hashMismatch, "not a bcrypt hash")
             }
+            let cost: Int
             do {
-                _ = try ImportedPasswordHash.bcryptCost(crypt)
+                cost = try ImportedPasswordHash.bcryptCost(crypt)
             } catch let error as ImportedHashError where error.code == .malformed {
                 throw ImportedHashError(.hashMismatch, "not a bcrypt hash")
             }
+            // The time budget of one verification (``ImportedPasswordHash/Bounds/bcryptImportCost``).
+            try ImportedPasswordHash.check(cost, in: ImportedPasswordHash.Bounds.bcryptImportCost, "bcrypt cost")
             hash = .bcrypt(crypt)
         case .pbkdf2SHA256:
             if let dkLen, passwordHash.count != dkLen {
@@ -110,7 +115,7 @@ public struct FirebaseHashOptions: Sendable, Equatable {
         switch algorithm {
         case .scrypt:
             guard !hashKey.isEmpty else { throw ImportedHashError(.missingParameter, "SCRYPT needs --hash-key") }
-            try ImportedPasswordHash.check(hashKey.count, in: Bounds.keyLength, "--hash-key length")
+            try ImportedPasswordHash.check(hashKey.count, in: Bounds.signerKeyLength, "--hash-key length")
             try ImportedPasswordHash.check(try require(rounds, "--rounds"), in: Bounds.firebaseRounds, "--rounds")
             try ImportedPasswordHash.check(try require(memCost, "--mem-cost"), in: Bounds.firebaseMemoryCost, "--mem-cost")
         case .standardScrypt:
@@ -124,6 +129,10 @@ public struct FirebaseHashOptions: Sendable, Equatable {
                 n: n, blockSize: r, parallelization: p, saltSeparator: saltSeparator, salt: [],
                 hash: [UInt8](repeating: 0, count: length)
             ).validate()
+            // And the time budget of one verification, which bounds N · r · p (and so p) more tightly.
+            guard 128 * n * r * p <= Bounds.scryptImportWork else {
+                throw ImportedHashError(.parameterOutOfRange, "scrypt work (128 * N * r * p) above 64 MiB")
+            }
         case .bcrypt:
             break
         case .pbkdf2SHA256:

@@ -43,8 +43,12 @@ public enum ImportedPasswordHash: Sendable, Equatable {
     public enum Bounds {
         /// scrypt's memory, 128 · N · r bytes, at most 64 MiB.
         public static let scryptMemory = 64 * 1024 * 1024
-        /// scrypt's total work, 128 · N · r · p bytes passed over, at most 256 MiB.
+        /// scrypt's total work, 128 · N · r · p bytes passed over, at most 256 MiB: the ceiling for a hash the broker
+        /// holds already (stored, or in its own export). What an import takes in is held to ``scryptImportWork``.
         public static let scryptWork = 256 * 1024 * 1024
+        /// STANDARD_SCRYPT's work for a hash an import takes in (`--hash-algo` flags, `batchCreate`): 128 · N · r · p
+        /// at most 64 MiB (N = 2^16, r = 8, p = 1), about 250 ms of one core (docs/migration.md has the figures).
+        public static let scryptImportWork = 64 * 1024 * 1024
         /// Firebase's SCRYPT: rounds (r) 1...8, memory cost (log2 N) 1...14, as `firebase auth:import` allows.
         public static let firebaseRounds = 1...8
         /// Firebase's SCRYPT memory cost, log2 N.
@@ -53,14 +57,20 @@ public enum ImportedPasswordHash: Sendable, Equatable {
         public static let scryptBlockSize = 1...32
         /// STANDARD_SCRYPT's parallelization.
         public static let scryptParallelization = 1...16
-        /// bcrypt's cost (log2 of the rounds).
+        /// bcrypt's cost (log2 of the rounds): the ceiling for a hash the broker holds already.
         public static let bcryptCost = 4...14
+        /// bcrypt's cost for a hash an import takes in: cost 12 is about 200 ms of one core, 14 about 800 ms.
+        public static let bcryptImportCost = 4...12
         /// PBKDF2's rounds, at most 10^6.
         public static let pbkdf2Rounds = 1...1_000_000
         /// The length of a derived key (a hash) for scrypt and PBKDF2: shorter ones match too many passwords.
         public static let derivedLength = 16...256
-        /// The length of a key (signer key, HMAC key) in bytes.
+        /// The length of an HMAC key in bytes.
         public static let keyLength = 1...1024
+        /// The length of Firebase SCRYPT's signer key in bytes. The hash is the signer key encrypted, as long as
+        /// the key, so a short key is a short hash that many passwords match (a 1-byte key, one in 256): at least
+        /// 16 bytes, as ``derivedLength`` holds the other algorithms' hashes. Firebase's own keys are 64 bytes.
+        public static let signerKeyLength = 16...1024
         /// The length of a user's salt in bytes.
         public static let saltLength = 0...1024
         /// The length of the salt separator in bytes.
@@ -93,7 +103,7 @@ public enum ImportedPasswordHash: Sendable, Equatable {
         case let .firebaseScrypt(signerKey, separator, rounds, memoryCost, salt, hash):
             try Self.check(rounds, in: Bounds.firebaseRounds, "rounds")
             try Self.check(memoryCost, in: Bounds.firebaseMemoryCost, "mem-cost")
-            try Self.check(signerKey.count, in: Bounds.keyLength, "hash-key length")
+            try Self.check(signerKey.count, in: Bounds.signerKeyLength, "hash-key length")
             try Self.checkSalts(salt, separator)
             // The hash is the signer key encrypted in CTR mode: exactly as long as the key.
             guard hash.count == signerKey.count else { throw ImportedHashError(.hashMismatch, "SCRYPT hash length") }

@@ -13,7 +13,8 @@ public final class Argon2PasswordHasher: PasswordHashing {
     public let iterations: UInt32
     /// Lanes.
     public let parallelism: UInt32
-    /// The threads every hash runs on (``MigratingPasswordHasher`` runs imported verifications here too).
+    /// The threads every Argon2id hash runs on (``MigratingPasswordHasher`` runs imported verifications on
+    /// threads of their own).
     let pool: BoundedWorkerPool
 
     private static let saltLength = 16

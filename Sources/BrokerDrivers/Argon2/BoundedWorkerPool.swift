@@ -44,6 +44,13 @@ final class BoundedWorkerPool: @unchecked Sendable {
         return peak
     }
 
+    /// How many jobs wait for a thread now.
+    var waiting: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return jobs.count
+    }
+
     /// How many jobs the pool's threads have taken up (counted before each runs, so before its caller resumes).
     var jobsStarted: Int {
         condition.lock()

@@ -16,8 +16,10 @@ import Foundation
 ///    them and the WAL would keep growing. (A reader still using old frames can put the start-over off; the
 ///    frames count from the last checkpoint, so that does not start one checkpoint after another.)
 ///
-/// `@unchecked Sendable`: `scheduled`, `completed`, `copiedThrough` and `copiedBeside` are guarded by `lock`;
-/// the connection is only used on the worker's queue.
+/// ``erase()`` runs one now, whatever the WAL's length, and empties the WAL after it.
+///
+/// `@unchecked Sendable`: `scheduled`, `completed`, `copiedThrough`, `copiedBeside` and `erasePending` are guarded
+/// by `lock`; the connection is only used on the worker's queue.
 final class SQLiteCheckpointer: @unchecked Sendable {
     /// WAL frames (pages) added since the last checkpoint that make the next one due.
     let pages: Int
@@ -33,6 +35,8 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     private var copiedThrough = 0
     /// Frames copied by step 1, over all checkpoints (for tests).
     private var copiedBeside = 0
+    /// ``erase()`` was asked for while a checkpoint was under way: one runs after it.
+    private var erasePending = false
 
     /// Opens the checkpointing connection to `path`; `onWriter` queues a body on the writer's queue.
     init(
@@ -61,7 +65,28 @@ final class SQLiteCheckpointer: @unchecked Sendable {
             scheduled = true
             return true
         }
-        guard start else { return }
+        if start { run(erasing: false) }
+    }
+
+    /// A checkpoint now, whatever the WAL's length (one after the current one if one is under way), followed on
+    /// the writer's queue by emptying the WAL (``SQLiteConnection/truncateWAL()``): a checkpoint alone copies
+    /// the newest copy of each page, but leaves the older frames in the WAL file, and with them content a write
+    /// has deleted since. While a reader still uses the WAL, truncating is retried every 20 ms for up to 2 s.
+    /// Returns at once.
+    func erase() {
+        let start: Bool = lock.withLock {
+            if scheduled {
+                erasePending = true
+                return false
+            }
+            scheduled = true
+            return true
+        }
+        if start { run(erasing: true) }
+    }
+
+    /// The two steps of a checkpoint (and, when `erasing`, the WAL emptied after them); `scheduled` is set.
+    private func run(erasing: Bool) {
         let onWriter = self.onWriter
         worker.perform { connection in
             // A failed checkpoint leaves the WAL longer; the next commit past the threshold tries again.
@@ -79,11 +104,41 @@ final class SQLiteCheckpointer: @unchecked Sendable {
                 let copied = (try? writer.checkpoint())?.copied
                 self.lock.withLock {
                     if let copied { self.copiedThrough = copied }
-                    self.scheduled = false
-                    self.completed += 1
+                }
+                if erasing {
+                    self.truncate(onWriter: onWriter, writer: writer, triesLeft: 100)
+                } else {
+                    self.finish()
                 }
             }
         }
+    }
+
+    /// Empties the WAL on the writer's queue, or tries again in 20 ms while a reader holds it.
+    private func truncate(
+        onWriter: @escaping @Sendable (@escaping @Sendable (SQLiteConnection) -> Void) -> Void,
+        writer: SQLiteConnection, triesLeft: Int
+    ) {
+        let truncated = (try? writer.truncateWAL()) ?? false
+        if truncated { lock.withLock { copiedThrough = 0 } }
+        if truncated || triesLeft <= 1 {
+            finish()
+            return
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) {
+            onWriter { writer in self.truncate(onWriter: onWriter, writer: writer, triesLeft: triesLeft - 1) }
+        }
+    }
+
+    /// Ends a checkpoint; starts the erasing one asked for meanwhile.
+    private func finish() {
+        let again: Bool = lock.withLock {
+            scheduled = false
+            completed += 1
+            defer { erasePending = false }
+            return erasePending
+        }
+        if again { erase() }
     }
 
     /// Closes the connection once a queued checkpoint has finished.

@@ -45,7 +45,7 @@ final class SQLiteConnection: SQLConnection {
         handle = opened
         sqlite3_extended_result_codes(handle, 1)
 
-        try execute("PRAGMA busy_timeout = 5000", [])
+        sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
         try execute("PRAGMA foreign_keys = ON", [])
         // Statement journals (every write of a group commit runs in a savepoint) and sorts stay in memory:
         // as temporary files they cost an open, an unlink, writes and a close per transaction. The price: a
@@ -60,6 +60,9 @@ final class SQLiteConnection: SQLConnection {
                 }
             }
             try execute("PRAGMA synchronous = FULL", [])
+            // Deleted content is overwritten with zeros (a delivered mail's code, an Apple token), not left in the
+            // page's free space or a free page for anyone who reads the file; ``truncateWAL()`` does the rest.
+            try execute("PRAGMA secure_delete = ON", [])
             // A returning user's sign-in reads its account inside the write transaction: the writer's cache
             // (SQLite's default is 2 MiB) holds the index pages a thousand users of a million-account database
             // touch, at the cost of a few MiB of resident memory.
@@ -105,6 +108,21 @@ final class SQLiteConnection: SQLConnection {
         if code & 0xFF != SQLITE_BUSY { try sqliteCheck(code, handle, "checkpoint") }
         return (Int(walFrames), Int(copied))
     }
+
+    /// Copies all of the WAL into the database file and truncates the WAL to nothing
+    /// (`SQLITE_CHECKPOINT_TRUNCATE`) without waiting: false (nothing truncated) when a reader still uses frames
+    /// of the WAL or another connection holds the lock; try again later. Run it on the writer, between writes.
+    func truncateWAL() throws -> Bool {
+        sqlite3_busy_timeout(handle, 0)
+        defer { sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds) }
+        let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+        if code & 0xFF == SQLITE_BUSY { return false }
+        try sqliteCheck(code, handle, "truncating the WAL")
+        return true
+    }
+
+    /// How long a statement waits for a lock another connection holds (`busy_timeout`).
+    static let busyTimeoutMilliseconds: Int32 = 5000
 
     /// Runs a statement to completion and returns the number of rows it changed.
     @discardableResult

@@ -10,7 +10,7 @@ import Foundation
 /// connection would see a different, empty database). A file database's WAL is copied back into the
 /// database file mostly by a connection of its own (``SQLiteCheckpointer``), never inside a commit. Every
 /// connection runs with `synchronous=FULL`, `busy_timeout=5000`, `foreign_keys=ON` and `temp_store=MEMORY`, and
-/// caches its prepared statements by SQL text.
+/// caches its prepared statements by SQL text; the writer with `secure_delete=ON`, so deleted content is zeroed.
 public final class SQLiteDatabase: SQLDatabase {
     /// Always ``SQLDialect/sqlite``.
     public let dialect = SQLDialect.sqlite
@@ -69,6 +69,13 @@ public final class SQLiteDatabase: SQLDatabase {
                 })
             }
         }
+    }
+
+    /// Copies the WAL into the database file now, whatever its length, and then empties the WAL, so content a
+    /// write deleted (zeroed by `secure_delete` in the page's newest copy) is left in neither file; see
+    /// ``SQLiteCheckpointer/erase()``. Returns at once. Nothing to do for `":memory:"`.
+    public func eraseDeletedContent() {
+        checkpointer?.erase()
     }
 
     /// Checkpoints finished so far (for tests).

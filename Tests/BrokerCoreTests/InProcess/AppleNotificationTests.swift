@@ -179,6 +179,33 @@ import Testing
         #expect(await broker.store.account(id: uid)?.disabled == true)
     }
 
+    /// A notification needs no `exp`, but one that carries a past `exp` (beyond the clock skew) is refused like any
+    /// other invalid notification and acts on nothing; its `jti` is not spent.
+    @Test func aCorrectlySignedNotificationWhoseExpIsPastIsRefused() async throws {
+        let broker = try await Self.start()
+        let (uid, idToken) = try await Self.session(broker, subject: "apple-n-13")
+        let expired = try broker.stubs.appleNotification(
+            type: "consent-revoked", subject: "apple-n-13", jti: "jti-expired", issuedAt: Date().addingTimeInterval(-3600),
+            expiresAt: Date().addingTimeInterval(-600))
+        let response = await Self.deliver(broker, expired)
+        #expect(response.status == 401)
+        #expect(response.errorCode == "INVALID_WEBHOOK")
+        let account = try #require(try await broker.store.account(id: uid))
+        #expect(!account.disabled)
+        #expect(await Self.me(broker, idToken).status == 200)
+        #expect(try await broker.store.auditEvents(uid: uid, before: nil, limit: 10).allSatisfy { $0.action != .disable })
+        let deletion = try broker.stubs.appleNotification(
+            type: "account-delete", subject: "apple-n-13", expiresAt: Date().addingTimeInterval(-600))
+        #expect(await Self.deliver(broker, deletion).errorCode == "INVALID_WEBHOOK")
+        #expect(try await broker.store.account(id: uid) != nil)
+
+        // An exp still ahead is accepted, and the refused one's jti was not spent.
+        let fresh = try broker.stubs.appleNotification(
+            type: "consent-revoked", subject: "apple-n-13", jti: "jti-expired", expiresAt: Date().addingTimeInterval(600))
+        #expect(await Self.deliver(broker, fresh).status == 200)
+        #expect(try await broker.store.account(id: uid)?.disabled == true)
+    }
+
     @Test func aReplayedJTIChangesNothing() async throws {
         let broker = try await Self.start()
         let (uid, _) = try await Self.session(broker, subject: "apple-n-8")

@@ -217,6 +217,15 @@ import Testing
         let badAlgorithm = await firebase.post(":batchCreate", ["users": [["localId": "imp-9"]], "hashAlgorithm": "ROT13"])
         #expect(Self.code(badAlgorithm.json) == "INVALID_HASH_ALGORITHM")
         #expect(await firebase.store.account(id: AccountID("imp-9")) == nil)
+
+        // A SCRYPT signer key under 16 bytes refuses the whole request, as the import's exit status 2 does.
+        let shortKey = await firebase.post(":batchCreate", [
+            "users": [["localId": "imp-10", "email": "imp10@example.com", "passwordHash": "BA", "salt": "CQ"]],
+            "hashAlgorithm": "SCRYPT", "signerKey": "AQ", "rounds": 8, "memoryCost": 14,
+        ])
+        #expect(shortKey.status == 400)
+        #expect(Self.code(shortKey.json) == "INVALID_HASH_ALGORITHM")
+        #expect(await firebase.store.account(id: AccountID("imp-10")) == nil)
     }
 
     @Test func batchDeleteAndDelete() async throws {

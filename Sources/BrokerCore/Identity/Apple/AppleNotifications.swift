@@ -5,7 +5,8 @@ import Foundation
 /// `{"payload": "<JWT>"}`.
 ///
 /// The payload is verified like an identity token, minus what a notification lacks: RS256 against Apple's JWKS,
-/// `iss` and `aud` as for identity tokens, no `exp` and no nonce; `iat` at most 24 hours old and not in the future
+/// `iss` and `aud` as for identity tokens, no nonce, `exp` not required but, when present, not past (beyond the
+/// clock skew: such a notification is refused and acts on nothing); `iat` at most 24 hours old and not in the future
 /// (beyond the clock skew); a `jti` of at most 256 characters, each accepted once within those 24 hours (a mark in
 /// the store, consumed in the event's transaction, so a replay here or on another instance changes nothing);
 /// `events` a JSON string (an object is accepted too) with `type`, `sub` and `event_time`. What passes becomes a

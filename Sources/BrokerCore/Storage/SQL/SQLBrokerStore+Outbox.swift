@@ -84,7 +84,7 @@ extension SQLBrokerStore {
     {
         let id = SQLValue.text(claim.job.id)
         let token = SQLValue.text(claim.leaseToken)
-        return try await write { connection in
+        let finished = try await write { connection in
             let changed: Int
             switch outcome {
             case .delivered:
@@ -104,6 +104,11 @@ extension SQLBrokerStore {
             for event in events { try connection.execute(Self.insertAuditEvent, Self.auditEventValues(event)) }
             return true
         }
+        // A secret payload (a mail's code, a provider's token) was just emptied: out of the files with it too.
+        if finished, claim.job.secret {
+            if case .retry = outcome {} else { database.eraseDeletedContent() }
+        }
+        return finished
     }
 
     /// Up to `limit` jobs (of `uid`, if given), newest first.

@@ -114,4 +114,13 @@ public protocol SQLDatabase: Sendable {
     func migrate(_ migrations: [SQLMigration]) async throws
     /// Closes the database.
     func close() async
+    /// Asks the database to make what committed writes deleted or overwrote (a delivered mail's code) unreadable
+    /// in its files soon; returns at once. SQLite zeroes deleted content (`secure_delete`), so this copies the WAL
+    /// into the database file and empties the WAL, whose older frames still hold it. The default does nothing.
+    func eraseDeletedContent()
+}
+
+extension SQLDatabase {
+    /// Nothing to do (PostgreSQL: its files are the server's, and `VACUUM` its business).
+    public func eraseDeletedContent() {}
 }

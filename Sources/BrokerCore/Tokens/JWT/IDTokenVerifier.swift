@@ -21,8 +21,8 @@ public struct IDTokenRules: Sendable {
     public var nonce: NonceRequirement
     /// The algorithms a token may be signed with (pinned per provider; RS256 unless the provider says otherwise).
     public var algorithms: [JWSAlgorithm]
-    /// Whether `exp` is required and checked (true for every ID token; false for a provider's signed
-    /// notification, which carries none: Apple's server-to-server notifications).
+    /// Whether `exp` is required (true for every ID token; false for a provider's signed notification, which
+    /// need not carry one: Apple's server-to-server notifications). An `exp` that is present is checked either way.
     public var requiresExpiry = true
     /// Whether a non-empty `sub` is required (false for a notification, whose subject is inside its events).
     public var requiresSubject = true
@@ -114,7 +114,7 @@ public struct IDTokenVerifier: Sendable {
         guard let issued = try IDTokenVerifier.timeClaim("iat", in: claims) else { throw TokenError(.malformed, "iat") }
         let notBefore = try IDTokenVerifier.timeClaim("nbf", in: claims)
         _ = try IDTokenVerifier.timeClaim("auth_time", in: claims)
-        if rules.requiresExpiry, let expiry, expiry + rules.clockSkew <= now { throw TokenError(.expired) }
+        if let expiry, expiry + rules.clockSkew <= now { throw TokenError(.expired) }
         guard issued <= now + rules.clockSkew else { throw TokenError(.issuedInFuture) }
         if let notBefore, notBefore > now + rules.clockSkew { throw TokenError(.notYetValid) }
         if rules.requiresSubject {
