@@ -11,6 +11,7 @@ final class BoundedWorkerPool: @unchecked Sendable {
     private var started = 0
     private let condition = NSCondition()
     private let maximumQueued: Int
+    private let workers: Int
 
     /// The pool's queue is full.
     struct Full: Error {}
@@ -18,7 +19,8 @@ final class BoundedWorkerPool: @unchecked Sendable {
     /// Starts `workers` threads named `name`; at most `maximumQueued` jobs wait.
     init(workers: Int, name: String, maximumQueued: Int = .max) {
         self.maximumQueued = maximumQueued
-        for index in 0..<max(1, workers) {
+        self.workers = max(1, workers)
+        for index in 0..<self.workers {
             let thread = Thread { [self] in loop() }
             thread.name = "\(name)-\(index)"
             thread.start()
@@ -66,10 +68,13 @@ final class BoundedWorkerPool: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Queues `job` unless `maximumQueued` jobs already wait. A job an idle thread is about to take up does not
+    /// wait: it counts against the idle threads first, so a burst that arrives before they wake is not refused.
     private func enqueue(_ job: @escaping @Sendable () -> Void) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        guard jobs.count < maximumQueued else { return false }
+        let idle = max(0, workers - running)
+        guard max(0, jobs.count - idle) < maximumQueued else { return false }
         jobs.append(job)
         condition.signal()
         return true
