@@ -9,6 +9,8 @@ enum PostgresTestEnvironment {
     static var url: String? { variable("BROKER_TEST_POSTGRES_URL") }
     /// The outage tests' own cluster, which they stop and start (`BROKER_TEST_OUTAGE_POSTGRES_URL`).
     static var outageURL: String? { variable("BROKER_TEST_OUTAGE_POSTGRES_URL") }
+    /// The shared cluster's database through a PgBouncer in `pool_mode = transaction` (`BROKER_TEST_PGBOUNCER_URL`).
+    static var pgbouncerURL: String? { variable("BROKER_TEST_PGBOUNCER_URL") }
     /// `pg_ctl` for the outage cluster, with its data directory and user filled in.
     static var outagePGCtl: String? { variable("BROKER_TEST_OUTAGE_PG_CTL") }
 
@@ -37,8 +39,9 @@ struct PostgresContractSchema: Sendable {
     /// The database's URL, without the schema.
     let baseURL: String
 
-    /// The URL whose connections use the schema (libpq's `options` sets their `search_path`).
-    var url: String { baseURL + (baseURL.contains("?") ? "&" : "?") + "options=-csearch_path%3D" + name }
+    /// The URL whose transactions use the schema (the broker's `searchPath` sets their `search_path` with
+    /// `SET LOCAL`, so it works through a transaction-pooling PgBouncer too).
+    var url: String { baseURL + (baseURL.contains("?") ? "&" : "?") + "searchPath=" + name }
 
     /// Creates a new, empty schema in the database at `baseURL`.
     static func create(in baseURL: String) async throws -> PostgresContractSchema {

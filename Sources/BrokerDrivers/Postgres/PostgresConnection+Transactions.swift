@@ -46,7 +46,7 @@ extension PostgresConnection {
             attempt += 1
             clearFailures()
             do {
-                try command(kind.begin)
+                try command(begin(kind))
             } catch let error as SQLError where isBroken && attempt == 1 {
                 throw StaleConnection(underlying: error)
             }
@@ -73,16 +73,20 @@ extension PostgresConnection {
     }
 
     /// Applies the migrations not yet recorded in `schema_migrations`, in version order, each in its own
-    /// transaction with its row. A session advisory lock, keyed by the current schema, is held throughout,
-    /// so instances starting together on one database migrate one after the other.
+    /// transaction with its row. Each of those transactions first takes a transaction-level advisory lock
+    /// keyed by the current schema (released by its `COMMIT` or `ROLLBACK`: nothing outlives a transaction,
+    /// as a transaction-pooling PgBouncer requires), so instances starting together apply each version once.
     func migrate(_ migrations: [SQLMigration]) throws {
-        let lockKey = "hashtext('social-login-broker/schema_migrations/' || coalesce(current_schema(), ''))"
-        try executeOnce("SELECT pg_advisory_lock(\(lockKey))")
-        defer { _ = try? executeOnce("SELECT pg_advisory_unlock(\(lockKey))") }
-        try executeOnce(
-            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)")
+        let lock = "SELECT pg_advisory_xact_lock(hashtext('social-login-broker/schema_migrations/' || "
+            + "coalesce(current_schema(), '')))"
+        try transaction(.migration) { connection in
+            try connection.executeOnce(lock)
+            try connection.executeOnce(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)")
+        }
         for migration in migrations.sorted(by: { $0.version < $1.version }) {
             try transaction(.migration) { connection in
+                try connection.executeOnce(lock)
                 let version = SQLValue.integer(Int64(migration.version))
                 let applied = try connection.query("SELECT 1 AS applied FROM schema_migrations WHERE version = ?", [version])
                 guard applied.isEmpty else { return }

@@ -67,6 +67,13 @@ final class PostgresConnection: SQLConnection {
     /// `COMMIT` would quietly roll back.
     var isTransactionFailed: Bool { PQtransactionStatus(handle) == PQTRANS_INERROR }
 
+    /// What begins a transaction of `kind`: its `BEGIN`, then the URL's `searchPath` as `SET LOCAL`, sent as
+    /// one simple-protocol message (one round trip), so nothing is left set on the server connection after the
+    /// transaction: behind a transaction-pooling PgBouncer the next transaction may run on another one.
+    func begin(_ kind: TransactionKind) -> String {
+        settings.searchPathStatement.map { "\(kind.begin); \($0)" } ?? kind.begin
+    }
+
     /// Forgets the recorded failures.
     func clearFailures() { failures.removeAll() }
 
