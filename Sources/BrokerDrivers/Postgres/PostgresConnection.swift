@@ -3,25 +3,30 @@ import CBrokerShims
 import CLibPQ
 import Foundation
 
-/// One libpq connection (`PGconn`) with its prepared-statement cache.
+/// One libpq connection (`PGconn`).
+///
+/// Every statement goes out with `PQexecParams` (parse, bind and execute in one round trip, as an unnamed
+/// statement) and `BEGIN`/`COMMIT` with `PQexec`: nothing is left on the server connection between two
+/// transactions (no named prepared statement), so a transaction-pooling PgBouncer may hand each transaction
+/// to a different server connection, and one server connection to several brokers. The `?` to `$n` rewrite is
+/// cached per connection, keyed by the SQL text.
 ///
 /// Not `Sendable`: a connection is confined to the serial queue of the ``PostgresWorker`` that owns it, and is
 /// only ever handed to code running on that queue.
 final class PostgresConnection: SQLConnection {
-    /// A statement prepared on this connection.
-    private struct Prepared {
-        var name: String
+    /// A statement's text with `$n` placeholders and their count.
+    private struct Rewritten {
+        var text: String
         var parameterCount: Int
     }
 
     private let handle: OpaquePointer
     private let settings: PostgresSettings
-    /// Prepared statements keyed by their SQL text (with `?` placeholders).
-    private var statements: [String: Prepared] = [:]
-    private var statementCounter = 0
-    /// Beyond this many the cache is emptied (`DEALLOCATE ALL`): the broker's SQL is a fixed set of
-    /// constants, so only ad-hoc SQL can reach it.
-    private let statementCacheLimit = 256
+    /// Rewritten statements keyed by their SQL text (with `?` placeholders); client-side only.
+    private var rewritten: [String: Rewritten] = [:]
+    /// Beyond this many the cache is emptied: the broker's SQL is a fixed set of constants, so only ad-hoc
+    /// SQL can reach it.
+    private let rewriteCacheLimit = 256
     /// SQLSTATEs of the statements that failed since ``clearFailures()``.
     private(set) var failures: [String?] = []
 
@@ -94,19 +99,13 @@ final class PostgresConnection: SQLConnection {
         return try rows(result, sql)
     }
 
-    /// Runs one statement without preparing it for reuse (migrations, one-off DDL).
+    /// Runs one statement (migrations, one-off DDL): the same as ``execute(_:_:)``, without caching its rewrite.
     @discardableResult
     func executeOnce(_ sql: String, _ binds: [SQLValue] = []) throws -> Int {
         let (text, count) = PostgresPlaceholders.rewrite(sql)
-        guard count == binds.count else {
-            throw SQLError(.other, "\(sql): \(binds.count) values bound to \(count) placeholders")
-        }
-        let result = try withParameters(binds, sql) { values in
-            PQexecParams(handle, text, Int32(binds.count), nil, values, nil, nil, 0)
-        }
-        let checked = try check(result, sql)
-        defer { PQclear(checked) }
-        return Self.changes(checked)
+        let result = try run(sql, Rewritten(text: text, parameterCount: count), binds)
+        defer { PQclear(result) }
+        return Self.changes(result)
     }
 
     /// Runs a statement without parameters through the simple protocol: `BEGIN`, `COMMIT`, `ROLLBACK`.
@@ -117,28 +116,27 @@ final class PostgresConnection: SQLConnection {
     // MARK: - Statements
 
     private func run(_ sql: String, _ binds: [SQLValue]) throws -> OpaquePointer {
-        let statement = try prepared(sql)
+        try run(sql, rewrite(sql), binds)
+    }
+
+    /// Parses, binds and executes `statement` in one round trip (`PQexecParams`: an unnamed statement).
+    private func run(_ sql: String, _ statement: Rewritten, _ binds: [SQLValue]) throws -> OpaquePointer {
         guard statement.parameterCount == binds.count else {
             throw SQLError(.other, "\(sql): \(binds.count) values bound to \(statement.parameterCount) placeholders")
         }
         let result = try withParameters(binds, sql) { values in
-            PQexecPrepared(handle, statement.name, Int32(binds.count), values, nil, nil, 0)
+            PQexecParams(handle, statement.text, Int32(binds.count), nil, values, nil, nil, 0)
         }
         return try check(result, sql)
     }
 
-    /// The prepared statement for `sql`, preparing it on first use.
-    private func prepared(_ sql: String) throws -> Prepared {
-        if let cached = statements[sql] { return cached }
+    /// `sql` with `$n` placeholders, rewritten on first use.
+    private func rewrite(_ sql: String) -> Rewritten {
+        if let cached = rewritten[sql] { return cached }
         let (text, count) = PostgresPlaceholders.rewrite(sql)
-        if statements.count >= statementCacheLimit {
-            try command("DEALLOCATE ALL")
-            statements.removeAll(keepingCapacity: true)
-        }
-        statementCounter += 1
-        let statement = Prepared(name: "broker_\(statementCounter)", parameterCount: count)
-        PQclear(try check(PQprepare(handle, statement.name, text, 0, nil), "preparing \(sql)"))
-        statements[sql] = statement
+        if rewritten.count >= rewriteCacheLimit { rewritten.removeAll(keepingCapacity: true) }
+        let statement = Rewritten(text: text, parameterCount: count)
+        rewritten[sql] = statement
         return statement
     }
 
