@@ -215,6 +215,23 @@ struct PostgresDatabaseTests {
         }
     }
 
+    /// A call that gets no answer within `callTimeout` fails `.unavailable` and its connection is dropped from
+    /// the pool (contract section 17): the next call runs on a new server connection.
+    @Test func aCallWithoutAnAnswerInTimeIsUnavailableAndItsConnectionIsDropped() async throws {
+        try await withDatabase(poolSize: 1, query: "callTimeout=1") { database, _ in
+            let pid = try await database.read { try $0.query("SELECT pg_backend_pid() AS pid", []).first?.integer("pid") }
+            let before = try #require(pid)
+            let error = await #expect(throws: SQLError.self) {
+                _ = try await database.write { try $0.query("SELECT pg_sleep(5)", []) }
+            }
+            #expect(error?.code == .unavailable)
+            #expect(error?.message.contains("no answer from the database within 1 s") == true, "\(String(describing: error))")
+            let after = try await database.read { try $0.query("SELECT pg_backend_pid() AS pid", []).first?.integer("pid") }
+            #expect(after != nil)
+            #expect(after != before)
+        }
+    }
+
     @Test func anUnreachableServerIsUnavailableAndTheMessageHidesThePassword() async throws {
         // Port 1 on loopback: nothing listens there, the connection is refused at once.
         let url = "postgres://broker:pw-very-secret@127.0.0.1:1/broker"

@@ -71,4 +71,15 @@ struct PostgresSettingsTests {
         #expect(error?.message.contains("searchPath") == true)
         #expect(error?.message.contains("pw-secret") == false)
     }
+
+    @Test func theCallTimeoutIsTakenOutAndBounded() throws {
+        let settings = try PostgresSettings(url: "postgres://db/broker?callTimeout=9&sslmode=disable")
+        #expect(settings.callTimeout == .seconds(9))
+        #expect(settings.conninfo == "postgres://db/broker?sslmode=disable")
+        #expect(try PostgresSettings(url: "postgres://db/broker").callTimeout == PostgresSettings.defaultCallTimeout)
+        for value in ["0", "601", "1.5", ""] {
+            let error = #expect(throws: SQLError.self) { try PostgresSettings(url: "postgres://db/broker?callTimeout=\(value)") }
+            #expect(error?.message.contains("callTimeout") == true)
+        }
+    }
 }

@@ -26,6 +26,35 @@ enum PostgresTestEnvironment {
         return try await child.wait(seconds: 120)
     }
 
+    /// The outage cluster's data directory (`BROKER_TEST_OUTAGE_POSTGRES_DATADIR`).
+    static var outageDataDirectory: String? { variable("BROKER_TEST_OUTAGE_POSTGRES_DATADIR") }
+
+    /// The outage cluster's postmaster (first line of `postmaster.pid`) and its children, read from `/proc`.
+    static func outageServerProcesses() throws -> [pid_t] {
+        guard let directory = outageDataDirectory else { throw Missing(name: "BROKER_TEST_OUTAGE_POSTGRES_DATADIR") }
+        let pidFile = try String(contentsOfFile: directory + "/postmaster.pid", encoding: .utf8)
+        guard let line = pidFile.split(separator: "\n").first, let postmaster = pid_t(line) else {
+            throw Missing(name: "a postmaster.pid in \(directory)")
+        }
+        var processes = [postmaster]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = pid_t(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            // pid (comm) state ppid ...: the fields after the command name, which may hold spaces.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, pid_t(fields[1]) == postmaster { processes.append(pid) }
+        }
+        return processes
+    }
+
+    /// Stops (SIGSTOP) or resumes (SIGCONT) every process of the outage cluster: a server that stops answering
+    /// without closing its connections, as a host that vanished from the network.
+    static func signalOutageServer(_ signal: Int32) throws {
+        for pid in try outageServerProcesses() { kill(pid, signal) }
+    }
+
     struct Missing: Error, CustomStringConvertible {
         var name: String
         var description: String { "\(name) is not set: run under scripts/with-postgres.sh" }

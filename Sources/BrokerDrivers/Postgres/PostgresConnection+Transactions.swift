@@ -25,6 +25,7 @@ extension PostgresConnection {
 
     /// Thrown when `BEGIN` failed on a connection that turned out to be broken (a server restart closed it
     /// while it sat in the pool): nothing ran, so the worker may run the transaction again on a new connection.
+    /// Not when `BEGIN` got no answer in time: a server that stopped answering would only be waited on again.
     struct StaleConnection: Error {
         var underlying: SQLError
     }
@@ -47,7 +48,7 @@ extension PostgresConnection {
             clearFailures()
             do {
                 try command(begin(kind))
-            } catch let error as SQLError where isBroken && attempt == 1 {
+            } catch let error as SQLError where isBroken && !timedOut && attempt == 1 {
                 throw StaleConnection(underlying: error)
             }
             do {
@@ -77,6 +78,10 @@ extension PostgresConnection {
     /// keyed by the current schema (released by its `COMMIT` or `ROLLBACK`: nothing outlives a transaction,
     /// as a transaction-pooling PgBouncer requires), so instances starting together apply each version once.
     func migrate(_ migrations: [SQLMigration]) throws {
+        // A migration may rewrite a large table: its calls are not bounded by the call timeout.
+        let bounded = callTimeout
+        callTimeout = nil
+        defer { callTimeout = bounded }
         let lock = "SELECT pg_advisory_xact_lock(hashtext('social-login-broker/schema_migrations/' || "
             + "coalesce(current_schema(), '')))"
         try transaction(.migration) { connection in

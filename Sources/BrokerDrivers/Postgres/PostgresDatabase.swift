@@ -45,7 +45,8 @@ public final class PostgresDatabase: SQLDatabase {
         self.poolSize = size
         redactedURL = settings.redacted
         pool = PostgresPool(
-            workers: (0..<size).map { PostgresWorker(label: "broker.postgres.\($0)", settings: settings) })
+            workers: (0..<size).map { PostgresWorker(label: "broker.postgres.\($0)", settings: settings) },
+            waitTimeout: settings.callTimeout)
     }
 
     /// `url` as logs may show it: `scheme://user@hosts/database`, without password or parameters; nil when

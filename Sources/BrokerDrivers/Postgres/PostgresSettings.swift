@@ -10,7 +10,11 @@ import Foundation
 /// message ``scrub(_:)`` has seen.
 struct PostgresSettings: Sendable {
     /// The query parameters the broker reads and libpq must not see.
-    static let brokerParameters: Set<String> = ["poolSize", "searchPath"]
+    static let brokerParameters: Set<String> = ["poolSize", "searchPath", "callTimeout"]
+    /// How long one database call waits for the server's answer, and a request for a free connection, by default.
+    static let defaultCallTimeout: Duration = .seconds(4)
+    /// The longest `callTimeout` the URL may ask for, in seconds.
+    static let maximumCallTimeoutSeconds = 600
     /// The largest pool the broker opens.
     static let maximumPoolSize = 100
 
@@ -23,6 +27,10 @@ struct PostgresSettings: Sendable {
     /// as a startup `options`, which a transaction-pooling PgBouncer refuses and whose effect would not follow
     /// the pooler's server connections anyway.
     let searchPath: [String]
+    /// The `callTimeout` query parameter (whole seconds), else ``defaultCallTimeout``: how long one statement,
+    /// `BEGIN` or `COMMIT` waits for the server's answer before the connection is dropped and the call fails
+    /// `.unavailable`, and how long a request waits for a free connection. Migrations are not bounded.
+    let callTimeout: Duration
     /// `scheme://user@hosts/database`: no password, no query. For messages and logs.
     let redacted: String
     /// Strings never to show: the password, as written and percent-decoded.
@@ -36,6 +44,7 @@ struct PostgresSettings: Sendable {
             conninfo = url
             poolSize = nil
             self.searchPath = []
+            callTimeout = Self.defaultCallTimeout
             redacted = "PostgreSQL (connection string)"
             secrets = Self.keywordPasswords(in: url)
             try Self.validate(conninfo, redacted: redacted, secrets: secrets)
@@ -66,6 +75,7 @@ struct PostgresSettings: Sendable {
         var kept: [Substring] = []
         var poolSize: Int?
         var searchPath: [String] = []
+        var callTimeout = Self.defaultCallTimeout
         for item in query.split(separator: "&") {
             let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let key = String(pair[0])
@@ -76,6 +86,12 @@ struct PostgresSettings: Sendable {
                     throw SQLError(.other, "database URL: poolSize must be a whole number from 1 to \(Self.maximumPoolSize)")
                 }
                 poolSize = size
+            } else if key == "callTimeout" {
+                guard let seconds = Int(value), (1...Self.maximumCallTimeoutSeconds).contains(seconds) else {
+                    throw SQLError(
+                        .other, "database URL: callTimeout must be a whole number of seconds from 1 to \(Self.maximumCallTimeoutSeconds)")
+                }
+                callTimeout = .seconds(seconds)
             } else if key == "searchPath" {
                 searchPath = try Self.schemas(value)
             } else {
@@ -86,6 +102,7 @@ struct PostgresSettings: Sendable {
         self.secrets = Array(Set(secrets.filter { !$0.isEmpty })).sorted { $0.count > $1.count }
         self.poolSize = poolSize
         self.searchPath = searchPath
+        self.callTimeout = callTimeout
         redacted = "\(scheme)://\(user.map { "\($0)@" } ?? "")\(hosts)\(path)"
         conninfo = "\(scheme)://\(main)" + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&"))
         try Self.validate(conninfo, redacted: redacted, secrets: self.secrets)
