@@ -19,6 +19,10 @@
 #                                        `pool_mode = transaction` in front of the shared cluster: the store
 #                                        conformance suite and the two-instance tests run through it too. Only
 #                                        when pgbouncer is installed (Debian: apt-get install pgbouncer).
+#   BROKER_TEST_FAILOVER_PAIR            scripts/postgres-failover-pair.sh, which makes a primary with a
+#                                        synchronous streaming standby in a new directory under
+#   BROKER_TEST_FAILOVER_DIR             (each pair left there is stopped and removed at the end), for the
+#                                        failover tests
 #
 # Exits with CMD's status. Without PostgreSQL's server binaries (Debian: apt-get install postgresql) it warns
 # and runs CMD alone, so the PostgreSQL cases are skipped.
@@ -61,7 +65,10 @@ fi
 workdirs=()
 pgbouncer_pidfile=""
 cleanup() {
-  local workdir
+  local workdir pair
+  if [ -n "${BROKER_TEST_FAILOVER_DIR:-}" ]; then
+    for pair in "$BROKER_TEST_FAILOVER_DIR"/*/stop; do [ -x "$pair" ] && "$pair" || true; done
+  fi
   if [ -n "$pgbouncer_pidfile" ] && [ -s "$pgbouncer_pidfile" ]; then
     kill "$(cat "$pgbouncer_pidfile")" 2>/dev/null || true
   fi
@@ -181,6 +188,13 @@ CONF
   fi
   url="postgres://postgres@127.0.0.1:$port/broker_test"
 }
+
+# The failover tests make their own primary-and-standby pairs (scripts/postgres-failover-pair.sh) in here.
+BROKER_TEST_FAILOVER_DIR="$(mktemp -d "${TMPDIR:-/tmp}/broker-failover.XXXXXX")"
+workdirs+=("$BROKER_TEST_FAILOVER_DIR")
+chmod 755 "$BROKER_TEST_FAILOVER_DIR"
+export BROKER_TEST_FAILOVER_DIR BROKER_TEST_PG_BINDIR="$bindir"
+export BROKER_TEST_FAILOVER_PAIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/postgres-failover-pair.sh"
 
 pgbouncer="$(command -v pgbouncer || true)"
 [ -n "$pgbouncer" ] || [ ! -x /usr/sbin/pgbouncer ] || pgbouncer=/usr/sbin/pgbouncer

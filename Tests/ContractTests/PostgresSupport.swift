@@ -26,12 +26,21 @@ enum PostgresTestEnvironment {
         return try await child.wait(seconds: 120)
     }
 
+    /// scripts/postgres-failover-pair.sh (`BROKER_TEST_FAILOVER_PAIR`), and the directory its pairs go in.
+    static var failoverPair: String? { variable("BROKER_TEST_FAILOVER_PAIR") }
+    static var failoverDirectory: String? { variable("BROKER_TEST_FAILOVER_DIR") }
     /// The outage cluster's data directory (`BROKER_TEST_OUTAGE_POSTGRES_DATADIR`).
     static var outageDataDirectory: String? { variable("BROKER_TEST_OUTAGE_POSTGRES_DATADIR") }
 
-    /// The outage cluster's postmaster (first line of `postmaster.pid`) and its children, read from `/proc`.
+    /// The outage cluster's postmaster and its children.
     static func outageServerProcesses() throws -> [pid_t] {
         guard let directory = outageDataDirectory else { throw Missing(name: "BROKER_TEST_OUTAGE_POSTGRES_DATADIR") }
+        return try serverProcesses(dataDirectory: directory)
+    }
+
+    /// The postmaster of the cluster in `directory` (first line of `postmaster.pid`) and its children, read
+    /// from `/proc`.
+    static func serverProcesses(dataDirectory directory: String) throws -> [pid_t] {
         let pidFile = try String(contentsOfFile: directory + "/postmaster.pid", encoding: .utf8)
         guard let line = pidFile.split(separator: "\n").first, let postmaster = pid_t(line) else {
             throw Missing(name: "a postmaster.pid in \(directory)")
@@ -53,6 +62,11 @@ enum PostgresTestEnvironment {
     /// without closing its connections, as a host that vanished from the network.
     static func signalOutageServer(_ signal: Int32) throws {
         for pid in try outageServerProcesses() { kill(pid, signal) }
+    }
+
+    /// The same for the cluster in `directory`.
+    static func signalServer(dataDirectory directory: String, _ signal: Int32) throws {
+        for pid in try serverProcesses(dataDirectory: directory) { kill(pid, signal) }
     }
 
     struct Missing: Error, CustomStringConvertible {
