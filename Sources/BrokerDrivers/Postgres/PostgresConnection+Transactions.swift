@@ -87,7 +87,8 @@ extension PostgresConnection {
         try transaction(.migration) { connection in
             try connection.executeOnce(lock)
             try connection.executeOnce(
-                "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)")
+                "CREATE TABLE IF NOT EXISTS schema_migrations "
+                    + "(version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)")
         }
         for migration in migrations.sorted(by: { $0.version < $1.version }) {
             try transaction(.migration) { connection in

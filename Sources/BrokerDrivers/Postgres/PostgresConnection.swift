@@ -5,11 +5,12 @@ import Foundation
 
 /// One libpq connection (`PGconn`).
 ///
-/// Every statement goes out with `PQexecParams` (parse, bind and execute in one round trip, as an unnamed
-/// statement) and `BEGIN`/`COMMIT` with `PQexec`: nothing is left on the server connection between two
-/// transactions (no named prepared statement), so a transaction-pooling PgBouncer may hand each transaction
-/// to a different server connection, and one server connection to several brokers. The `?` to `$n` rewrite is
-/// cached per connection, keyed by the SQL text.
+/// Every statement goes out as `PQexecParams` sends it (`PQsendQueryParams`: parse, bind and execute in one
+/// round trip, as an unnamed statement) and `BEGIN`/`COMMIT` as `PQexec` does (`PQsendQuery`): nothing is left
+/// on the server connection between two transactions (no named prepared statement), so a transaction-pooling
+/// PgBouncer may hand each transaction to a different server connection, and one server connection to several
+/// brokers. The answer is awaited with `poll` for at most ``callTimeout``. The `?` to `$n` rewrite is cached
+/// per connection, keyed by the SQL text.
 ///
 /// Not `Sendable`: a connection is confined to the serial queue of the ``PostgresWorker`` that owns it, and is
 /// only ever handed to code running on that queue.
@@ -139,7 +140,9 @@ final class PostgresConnection: SQLConnection {
             throw SQLError(.other, "\(sql): \(binds.count) values bound to \(statement.parameterCount) placeholders")
         }
         let result = try withParameters(binds, sql) { values in
-            try exchange(sql) { PQsendQueryParams(handle, statement.text, Int32(binds.count), nil, values, nil, nil, 0) }
+            try exchange(sql) {
+                PQsendQueryParams(handle, statement.text, Int32(binds.count), nil, values, nil, nil, 0)
+            }
         }
         return try check(result, sql)
     }
@@ -200,7 +203,8 @@ final class PostgresConnection: SQLConnection {
                 failures.append(nil)
                 throw SQLError(
                     .unavailable,
-                    "\(context()): no answer from the database within \(timeout.components.seconds) s; the connection is dropped")
+                    "\(context()): no answer from the database within \(timeout.components.seconds) s; "
+                        + "the connection is dropped")
             }
             let (seconds, attoseconds) = remaining.components
             milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)

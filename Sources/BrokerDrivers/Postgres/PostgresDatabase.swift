@@ -98,7 +98,9 @@ public final class PostgresDatabase: SQLDatabase {
 
     /// Runs `body` on a pooled connection outside any transaction: for tests that look at what a transaction
     /// left behind on the server connection.
-    func withConnectionForTests<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+    func withConnectionForTests<T: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) throws -> T
+    ) async throws -> T {
         try await pool.withWorker { worker in try await worker.withConnection(body) }
     }
 

@@ -89,7 +89,9 @@ struct PostgresSettings: Sendable {
             } else if key == "callTimeout" {
                 guard let seconds = Int(value), (1...Self.maximumCallTimeoutSeconds).contains(seconds) else {
                     throw SQLError(
-                        .other, "database URL: callTimeout must be a whole number of seconds from 1 to \(Self.maximumCallTimeoutSeconds)")
+                        .other,
+                        "database URL: callTimeout must be a whole number of seconds from 1 to "
+                            + "\(Self.maximumCallTimeoutSeconds)")
                 }
                 callTimeout = .seconds(seconds)
             } else if key == "searchPath" {
