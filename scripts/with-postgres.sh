@@ -15,6 +15,14 @@
 #   BROKER_TEST_OUTAGE_PG_CTL            a pg_ctl for the second cluster that already knows its data directory
 #                                        and the user to run as: "$BROKER_TEST_OUTAGE_PG_CTL stop -m fast",
 #                                        "$BROKER_TEST_OUTAGE_PG_CTL start -w"
+#   BROKER_TEST_PGBOUNCER_URL            postgres://postgres@127.0.0.1:PORT/broker_test through a PgBouncer in
+#                                        `pool_mode = transaction` in front of the shared cluster: the store
+#                                        conformance suite and the two-instance tests run through it too. Only
+#                                        when pgbouncer is installed (Debian: apt-get install pgbouncer).
+#   BROKER_TEST_FAILOVER_PAIR            scripts/postgres-failover-pair.sh, which makes a primary with a
+#                                        synchronous streaming standby in a new directory under
+#   BROKER_TEST_FAILOVER_DIR             (each pair left there is stopped and removed at the end), for the
+#                                        failover tests
 #
 # Exits with CMD's status. Without PostgreSQL's server binaries (Debian: apt-get install postgresql) it warns
 # and runs CMD alone, so the PostgreSQL cases are skipped.
@@ -55,8 +63,15 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 
 workdirs=()
+pgbouncer_pidfile=""
 cleanup() {
-  local workdir
+  local workdir pair
+  if [ -n "${BROKER_TEST_FAILOVER_DIR:-}" ]; then
+    for pair in "$BROKER_TEST_FAILOVER_DIR"/*/stop; do [ -x "$pair" ] && "$pair" || true; done
+  fi
+  if [ -n "$pgbouncer_pidfile" ] && [ -s "$pgbouncer_pidfile" ]; then
+    kill "$(cat "$pgbouncer_pidfile")" 2>/dev/null || true
+  fi
   for workdir in "${workdirs[@]}"; do
     "${as_owner[@]}" "$bindir/pg_ctl" -D "$workdir/data" stop -m immediate -w >/dev/null 2>&1 || true
     rm -rf "$workdir"
@@ -128,6 +143,69 @@ export BROKER_TEST_OUTAGE_POSTGRES_DATADIR="$datadir"
 export BROKER_TEST_OUTAGE_PG_CTL="$pg_ctl"
 echo "with-postgres: PostgreSQL $("$bindir/pg_ctl" --version | awk '{print $3}') at $BROKER_TEST_POSTGRES_URL" \
   "(outage tests: $BROKER_TEST_OUTAGE_POSTGRES_URL)" >&2
+
+# start_pgbouncer UPSTREAM_PORT: a PgBouncer in transaction mode in front of the shared cluster, as Supabase,
+# Heroku and RDS Proxy run one; sets $url. Trusts loopback clients like the cluster does.
+start_pgbouncer() {
+  local workdir candidate port=""
+  workdir="$(mktemp -d "${TMPDIR:-/tmp}/broker-pgbouncer.XXXXXX")"
+  workdirs+=("$workdir")
+  chmod 755 "$workdir"
+  [ "$owner" = "$(id -un)" ] || chown "$owner" "$workdir"
+  echo '"postgres" ""' >"$workdir/users.txt"
+  for _ in 1 2 3 4 5 6 7 8; do
+    candidate=$((20000 + RANDOM % 30000))
+    port_in_use "$candidate" && continue
+    cat >"$workdir/pgbouncer.ini" <<CONF
+[databases]
+broker_test = host=127.0.0.1 port=$1 dbname=broker_test
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $candidate
+unix_socket_dir =
+auth_type = trust
+auth_file = $workdir/users.txt
+pool_mode = transaction
+max_client_conn = 1000
+default_pool_size = 40
+logfile = $workdir/pgbouncer.log
+pidfile = $workdir/pgbouncer.pid
+CONF
+    [ "$owner" = "$(id -un)" ] || chown "$owner" "$workdir"/*
+    if "${as_owner[@]}" "$pgbouncer" -d "$workdir/pgbouncer.ini" >/dev/null 2>&1; then
+      pgbouncer_pidfile="$workdir/pgbouncer.pid"
+      for _ in $(seq 1 100); do
+        port_in_use "$candidate" && { port="$candidate"; break; }
+        sleep 0.1
+      done
+      [ -n "$port" ] && break
+    fi
+  done
+  if [ -z "$port" ]; then
+    tail -n 30 "$workdir/pgbouncer.log" >&2 || true
+    echo "with-postgres: pgbouncer did not start" >&2
+    return 1
+  fi
+  url="postgres://postgres@127.0.0.1:$port/broker_test"
+}
+
+# The failover tests make their own primary-and-standby pairs (scripts/postgres-failover-pair.sh) in here.
+BROKER_TEST_FAILOVER_DIR="$(mktemp -d "${TMPDIR:-/tmp}/broker-failover.XXXXXX")"
+workdirs+=("$BROKER_TEST_FAILOVER_DIR")
+chmod 755 "$BROKER_TEST_FAILOVER_DIR"
+export BROKER_TEST_FAILOVER_DIR BROKER_TEST_PG_BINDIR="$bindir"
+export BROKER_TEST_FAILOVER_PAIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/postgres-failover-pair.sh"
+
+pgbouncer="$(command -v pgbouncer || true)"
+[ -n "$pgbouncer" ] || [ ! -x /usr/sbin/pgbouncer ] || pgbouncer=/usr/sbin/pgbouncer
+if [ -n "$pgbouncer" ]; then
+  shared_port="${BROKER_TEST_POSTGRES_URL##*:}"
+  start_pgbouncer "${shared_port%%/*}"
+  export BROKER_TEST_PGBOUNCER_URL="$url"
+  echo "with-postgres: $("$pgbouncer" --version | head -n 1) (pool_mode = transaction) at $url" >&2
+else
+  echo "with-postgres: no pgbouncer; the tests through a transaction-pooling PgBouncer are skipped" >&2
+fi
 
 # CMD runs in the background so that a SIGTERM or SIGINT reaches this script at once: it is passed on to
 # CMD, and the clusters are removed once CMD has exited.

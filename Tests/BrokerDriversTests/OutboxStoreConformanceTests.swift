@@ -172,7 +172,7 @@ struct OutboxStoreConformanceTests {
 /// Two stores ("instances") on one database claiming concurrently: every job is claimed exactly once.
 @Suite("Outbox claims across instances")
 struct OutboxClaimRaceTests {
-    static let backends: [StoreBackend] = [.sqliteFile] + (StoreBackend.postgresURL != nil ? [.postgres] : [])
+    static let backends: [StoreBackend] = StoreBackend.enabled.filter { $0 == .sqliteFile || $0.isPostgres }
 
     @Test(arguments: backends)
     func concurrentClaimsThroughTwoInstancesTakeEachJobOnce(backend: StoreBackend) async throws {
@@ -209,8 +209,8 @@ struct OutboxClaimRaceTests {
         var databases: [any SQLDatabase] = []
         var cleanup: @Sendable () async -> Void = {}
         switch backend {
-        case .postgres:
-            let schema = try await PostgresTestSchema.create()
+        case .postgres, .pgbouncer:
+            let schema = try await PostgresTestSchema.create(in: backend.baseURL)
             databases = [try PostgresDatabase(url: schema.url, poolSize: 4), try PostgresDatabase(url: schema.url, poolSize: 4)]
             cleanup = { await schema.drop() }
         default:

@@ -125,16 +125,28 @@ struct PostgresDatabaseTests {
         }
     }
 
-    @Test func statementsArePreparedOncePerConnection() async throws {
-        try await withDatabase(poolSize: 1) { database, _ in
+    /// Nothing outlives a transaction on the server connection (contract section 17): no named prepared
+    /// statement, no search_path left set, no advisory lock left held (a transaction-pooling PgBouncer hands
+    /// the server connection to someone else after each transaction).
+    @Test func nothingIsLeftOnTheServerConnectionBetweenTransactions() async throws {
+        try await withDatabase(poolSize: 1) { database, schema in
+            try await database.migrate([SQLMigration(version: 1, statements: ["CREATE TABLE m1 (k TEXT)"])])
             for value in 0..<5 {
                 _ = try await database.read { try $0.query("SELECT ? + 1 AS n", [.integer(Int64(value))]) }
             }
-            let prepared = try await database.read { connection in
-                try connection.query(
-                    "SELECT COUNT(*) AS n FROM pg_prepared_statements WHERE statement = ?", [.text("SELECT $1 + 1 AS n")])
+            // Outside any transaction, straight on the connection: what the next user of it would find.
+            let (prepared, path, locks) = try await database.withConnectionForTests { connection in
+                (
+                    try connection.query("SELECT COUNT(*) AS n FROM pg_prepared_statements", []).first?.integer("n"),
+                    try connection.query("SELECT current_setting('search_path') AS path", []).first?.text("path"),
+                    try connection.query(
+                        "SELECT COUNT(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()", []
+                    ).first?.integer("n")
+                )
             }
-            #expect(prepared.first?.integer("n") == 1)
+            #expect(prepared == 0)
+            #expect(path?.contains(schema.name) == false, "\(path ?? "")")
+            #expect(locks == 0)
         }
     }
 
@@ -197,6 +209,23 @@ struct PostgresDatabaseTests {
             let before = try #require(pid)
             #expect(try await Self.terminateBackend(before, through: schema.baseURL) == 1)
             try await Task.sleep(for: .milliseconds(100))
+            let after = try await database.read { try $0.query("SELECT pg_backend_pid() AS pid", []).first?.integer("pid") }
+            #expect(after != nil)
+            #expect(after != before)
+        }
+    }
+
+    /// A call that gets no answer within `callTimeout` fails `.unavailable` and its connection is dropped from
+    /// the pool (contract section 17): the next call runs on a new server connection.
+    @Test func aCallWithoutAnAnswerInTimeIsUnavailableAndItsConnectionIsDropped() async throws {
+        try await withDatabase(poolSize: 1, query: "callTimeout=1") { database, _ in
+            let pid = try await database.read { try $0.query("SELECT pg_backend_pid() AS pid", []).first?.integer("pid") }
+            let before = try #require(pid)
+            let error = await #expect(throws: SQLError.self) {
+                _ = try await database.write { try $0.query("SELECT pg_sleep(5)", []) }
+            }
+            #expect(error?.code == .unavailable)
+            #expect(error?.message.contains("no answer from the database within 1 s") == true, "\(String(describing: error))")
             let after = try await database.read { try $0.query("SELECT pg_backend_pid() AS pid", []).first?.integer("pid") }
             #expect(after != nil)
             #expect(after != before)

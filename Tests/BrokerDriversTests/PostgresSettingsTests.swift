@@ -53,4 +53,33 @@ struct PostgresSettingsTests {
         #expect(try PostgresDatabase(url: "postgres://db/b").poolSize == PostgresDatabase.defaultPoolSize)
         #expect(throws: SQLError.self) { try PostgresDatabase(url: "postgres://db/b", poolSize: 0) }
     }
+
+    @Test func theSearchPathIsTakenOutAndSetPerTransaction() throws {
+        let settings = try PostgresSettings(url: "postgres://db/broker?searchPath=Broker%2C%24user,public&sslmode=disable")
+        #expect(settings.conninfo == "postgres://db/broker?sslmode=disable")
+        #expect(settings.searchPath == ["\"broker\"", "\"$user\"", "\"public\""])
+        #expect(settings.searchPathStatement == "SET LOCAL search_path TO \"broker\", \"$user\", \"public\"")
+        #expect(try PostgresSettings(url: "postgres://db/broker").searchPathStatement == nil)
+    }
+
+    @Test(arguments: ["", "a,,b", "1abc", "x%22%3B%20DROP", "a-b", String(repeating: "s", count: 64), "a,b,c,d,e,f,g,h,i"])
+    func aBadSearchPathIsRefused(_ value: String) {
+        let error = #expect(throws: SQLError.self) {
+            try PostgresSettings(url: "postgres://u:pw-secret@db/broker?searchPath=\(value)")
+        }
+        #expect(error?.code == .other)
+        #expect(error?.message.contains("searchPath") == true)
+        #expect(error?.message.contains("pw-secret") == false)
+    }
+
+    @Test func theCallTimeoutIsTakenOutAndBounded() throws {
+        let settings = try PostgresSettings(url: "postgres://db/broker?callTimeout=9&sslmode=disable")
+        #expect(settings.callTimeout == .seconds(9))
+        #expect(settings.conninfo == "postgres://db/broker?sslmode=disable")
+        #expect(try PostgresSettings(url: "postgres://db/broker").callTimeout == PostgresSettings.defaultCallTimeout)
+        for value in ["0", "601", "1.5", ""] {
+            let error = #expect(throws: SQLError.self) { try PostgresSettings(url: "postgres://db/broker?callTimeout=\(value)") }
+            #expect(error?.message.contains("callTimeout") == true)
+        }
+    }
 }

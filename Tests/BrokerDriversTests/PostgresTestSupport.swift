@@ -11,16 +11,17 @@ struct PostgresTestSchema: Sendable {
     /// The test database's URL, without the schema.
     let baseURL: String
 
-    /// The URL whose connections use the schema: libpq's `options` parameter sets their `search_path`.
+    /// The URL whose transactions use the schema: the broker's `searchPath` parameter sets their `search_path`
+    /// (`SET LOCAL`, so it works through a transaction-pooling PgBouncer too).
     var url: String { Self.url(baseURL, schema: name) }
 
     static func url(_ base: String, schema: String) -> String {
-        base + (base.contains("?") ? "&" : "?") + "options=-csearch_path%3D" + schema
+        base + (base.contains("?") ? "&" : "?") + "searchPath=" + schema
     }
 
-    /// Creates a new, empty schema.
-    static func create() async throws -> PostgresTestSchema {
-        guard let base = StoreBackend.postgresURL else { throw NoPostgres() }
+    /// Creates a new, empty schema in the database at `base` (`BROKER_TEST_POSTGRES_URL` by default).
+    static func create(in base: String? = StoreBackend.postgresURL) async throws -> PostgresTestSchema {
+        guard let base else { throw NoPostgres() }
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         try await administer(base) { try $0.execute("CREATE SCHEMA \(name)", []) }
         return PostgresTestSchema(name: name, baseURL: base)

@@ -10,14 +10,33 @@ enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqliteMemory
     /// Runs only when `BROKER_TEST_POSTGRES_URL` is set; see ``StoreFixture/make(_:)``.
     case postgres
+    /// The same PostgreSQL through a PgBouncer in `pool_mode = transaction`: runs only when
+    /// `BROKER_TEST_PGBOUNCER_URL` is set (`scripts/with-postgres.sh` sets it when pgbouncer is installed).
+    case pgbouncer
 
-    /// The backends to test in this run: all but PostgreSQL unless `BROKER_TEST_POSTGRES_URL` is set.
+    /// The backends to test in this run: all but PostgreSQL unless `BROKER_TEST_POSTGRES_URL` is set, and
+    /// PgBouncer only with `BROKER_TEST_PGBOUNCER_URL`.
     static var enabled: [StoreBackend] {
-        allCases.filter { $0 != .postgres || postgresURL != nil }
+        allCases.filter { $0.baseURL != nil || !$0.isPostgres }
     }
 
-    static var postgresURL: String? {
-        ProcessInfo.processInfo.environment["BROKER_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    static var postgresURL: String? { variable("BROKER_TEST_POSTGRES_URL") }
+    static var pgbouncerURL: String? { variable("BROKER_TEST_PGBOUNCER_URL") }
+
+    /// Whether the backend is PostgreSQL, reached directly or through the pooler.
+    var isPostgres: Bool { self == .postgres || self == .pgbouncer }
+
+    /// The database URL of a PostgreSQL backend (without a schema), when its variable is set.
+    var baseURL: String? {
+        switch self {
+        case .postgres: Self.postgresURL
+        case .pgbouncer: Self.pgbouncerURL
+        default: nil
+        }
+    }
+
+    private static func variable(_ name: String) -> String? {
+        ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     var testDescription: String { rawValue }
@@ -46,9 +65,9 @@ struct StoreFixture: Sendable {
             let database = try await SQLiteDatabase.open(path: directory.appendingPathComponent("broker.sqlite").path)
             let store = try await SQLBrokerStore(database: database, clock: clock)
             return StoreFixture(store: store, clock: clock, database: database, directory: directory)
-        case .postgres:
-            // A fresh schema per fixture: every pooled connection gets it as its search_path.
-            let schema = try await PostgresTestSchema.create()
+        case .postgres, .pgbouncer:
+            // A fresh schema per fixture: every transaction gets it as its search_path.
+            let schema = try await PostgresTestSchema.create(in: backend.baseURL)
             do {
                 let database = try PostgresDatabase(url: schema.url)
                 let store = try await SQLBrokerStore(database: database, clock: clock)

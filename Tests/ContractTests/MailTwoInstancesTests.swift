@@ -6,12 +6,15 @@ import Testing
 
 /// Two `broker serve` processes on one database and one SMTP server: resets asked for through either are
 /// each mailed exactly once, by one of them. On a SQLite file always; on PostgreSQL when
-/// `BROKER_TEST_POSTGRES_URL` is set.
+/// `BROKER_TEST_POSTGRES_URL` is set, and through a transaction-pooling PgBouncer when `BROKER_TEST_PGBOUNCER_URL` is.
 @Suite("Mail from two instances on one database", .enabled(if: SMTPTestServer.isAvailable), .serialized)
 struct MailTwoInstancesTests {
-    enum Backend: String, Sendable, CaseIterable { case sqliteFile, postgres }
+    enum Backend: String, Sendable, CaseIterable { case sqliteFile, postgres, pgbouncer }
 
-    static var backends: [Backend] { [.sqliteFile] + (PostgresTestEnvironment.url != nil ? [.postgres] : []) }
+    static var backends: [Backend] {
+        [.sqliteFile] + (PostgresTestEnvironment.url != nil ? [.postgres] : [])
+            + (PostgresTestEnvironment.pgbouncerURL != nil ? [.pgbouncer] : [])
+    }
 
     @Test(arguments: backends)
     func resetsThroughBothInstancesAreEachMailedOnce(backend: Backend) async throws {
@@ -27,7 +30,8 @@ struct MailTwoInstancesTests {
         }
         do {
             let database: String
-            if backend == .postgres, let base = PostgresTestEnvironment.url {
+            let base = backend == .pgbouncer ? PostgresTestEnvironment.pgbouncerURL : PostgresTestEnvironment.url
+            if backend != .sqliteFile, let base {
                 let created = try await PostgresContractSchema.create(in: base)
                 schema = created
                 database = created.url

@@ -82,4 +82,72 @@ struct PostgresOutageTests {
         await schema.drop()
         try? FileManager.default.removeItem(at: directory)
     }
+
+    /// A server that stops answering without closing its connections (every process of the cluster frozen
+    /// with SIGSTOP, as a host gone from the network): requests get 503 `STORAGE_UNAVAILABLE` with `Retry-After`
+    /// within 10 s, never a hang, whether they meet a pooled connection or open a new one; once the server
+    /// answers again, the stuck connections have been dropped and the broker serves (contract section 17).
+    @Test func aServerThatStopsAnsweringIs503WithinTenSecondsAndServesAgainAfterwards() async throws {
+        let base = try #require(PostgresTestEnvironment.outageURL)
+        let schema = try await PostgresContractSchema.create(in: base)
+        let directory = try ProcessTests.temporaryDirectory()
+        let stubs = try StubProviders()
+        try stubs.start(server: MicroHTTPDServer())
+        let configPath = directory.appendingPathComponent("providers.json").path
+        try Data(stubs.brokerConfig().serialized()).write(to: URL(fileURLWithPath: configPath))
+        let broker = try await BrokerProcess.start(
+            environment: ["BROKER_CONFIG": configPath, "BROKER_DATABASE": schema.url, "BROKER_DATABASE_POOL_SIZE": "2"])
+        var frozen = false
+        do {
+            func signIn(_ subject: String) async throws -> InstanceResponse {
+                try await broker.post(
+                    "/v1/signin/google", ["idToken": .string(try stubs.idToken("google", claims: ["sub": .string(subject)]))])
+            }
+            #expect(try await signIn("g-before").status == 201)
+
+            try PostgresTestEnvironment.signalOutageServer(SIGSTOP)
+            frozen = true
+            // Two at once, then two more: the pooled connections meet the frozen server first, then new ones.
+            for round in 0..<2 {
+                let started = ContinuousClock.now
+                async let first = signIn("g-before")
+                async let second = signIn("g-during-\(round)")
+                for refused in try await [first, second] {
+                    #expect(refused.status == 503, "round \(round): \(refused.status) \(refused.errorCode ?? "")")
+                    #expect(refused.errorCode == "STORAGE_UNAVAILABLE")
+                    #expect(refused.headers["retry-after"] == String(APIError.retryAfterSeconds))
+                }
+                // The contract's bound (section 17): answered within 10 s, not after TCP keepalives gave up.
+                #expect(started.duration(to: .now) < .seconds(10), "round \(round)")
+            }
+            #expect(try await broker.get("/readyz").status == 503)
+            #expect(try await broker.get("/healthz").status == 200)
+
+            try PostgresTestEnvironment.signalOutageServer(SIGCONT)
+            frozen = false
+            var ready = false
+            for _ in 0..<100 where !ready {
+                ready = try await broker.get("/readyz").status == 200
+                if !ready { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(ready)
+            #expect(try await signIn("g-before").status == 200)
+            #expect(try await signIn("g-during-0").status == 201)
+            // Nothing refused was stored: two accounts, g-during-1 never made.
+            #expect(try await schema.count("accounts") == 2)
+            #expect(try await schema.count("identities", where: "subject = 'g-during-1'") == 0)
+            #expect(broker.child.isRunning)
+        } catch {
+            if frozen { try? PostgresTestEnvironment.signalOutageServer(SIGCONT) }
+            _ = try? await broker.stop()
+            await stubs.stop()
+            await schema.drop()
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+        #expect(try await broker.stop() == 0)
+        await stubs.stop()
+        await schema.drop()
+        try? FileManager.default.removeItem(at: directory)
+    }
 }

@@ -39,7 +39,10 @@ func pqCheck(
         }
         PQclear(result)
         observe(sqlState)
-        let code = pqErrorCode(sqlState: sqlState, connectionBroken: PQstatus(connection) == CONNECTION_BAD)
+        var code = pqErrorCode(sqlState: sqlState, connectionBroken: PQstatus(connection) == CONNECTION_BAD)
+        // "cannot use serializable mode in a hot standby": a read-only server reached by mistake (a URL
+        // without target_session_attrs=read-write, or a pooler in front of a standby) is unavailable, not a bug.
+        if sqlState == "0A000" && message.contains("hot standby") { code = .unavailable }
         throw SQLError(code, "\(context()): \(trimmed(message))\(sqlState.map { " [\($0)]" } ?? "")")
     }
 }

@@ -25,6 +25,7 @@ extension PostgresConnection {
 
     /// Thrown when `BEGIN` failed on a connection that turned out to be broken (a server restart closed it
     /// while it sat in the pool): nothing ran, so the worker may run the transaction again on a new connection.
+    /// Not when `BEGIN` got no answer in time: a server that stopped answering would only be waited on again.
     struct StaleConnection: Error {
         var underlying: SQLError
     }
@@ -46,8 +47,8 @@ extension PostgresConnection {
             attempt += 1
             clearFailures()
             do {
-                try command(kind.begin)
-            } catch let error as SQLError where isBroken && attempt == 1 {
+                try command(begin(kind))
+            } catch let error as SQLError where isBroken && !timedOut && attempt == 1 {
                 throw StaleConnection(underlying: error)
             }
             do {
@@ -73,16 +74,25 @@ extension PostgresConnection {
     }
 
     /// Applies the migrations not yet recorded in `schema_migrations`, in version order, each in its own
-    /// transaction with its row. A session advisory lock, keyed by the current schema, is held throughout,
-    /// so instances starting together on one database migrate one after the other.
+    /// transaction with its row. Each of those transactions first takes a transaction-level advisory lock
+    /// keyed by the current schema (released by its `COMMIT` or `ROLLBACK`: nothing outlives a transaction,
+    /// as a transaction-pooling PgBouncer requires), so instances starting together apply each version once.
     func migrate(_ migrations: [SQLMigration]) throws {
-        let lockKey = "hashtext('social-login-broker/schema_migrations/' || coalesce(current_schema(), ''))"
-        try executeOnce("SELECT pg_advisory_lock(\(lockKey))")
-        defer { _ = try? executeOnce("SELECT pg_advisory_unlock(\(lockKey))") }
-        try executeOnce(
-            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)")
+        // A migration may rewrite a large table: its calls are not bounded by the call timeout.
+        let bounded = callTimeout
+        callTimeout = nil
+        defer { callTimeout = bounded }
+        let lock = "SELECT pg_advisory_xact_lock(hashtext('social-login-broker/schema_migrations/' || "
+            + "coalesce(current_schema(), '')))"
+        try transaction(.migration) { connection in
+            try connection.executeOnce(lock)
+            try connection.executeOnce(
+                "CREATE TABLE IF NOT EXISTS schema_migrations "
+                    + "(version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)")
+        }
         for migration in migrations.sorted(by: { $0.version < $1.version }) {
             try transaction(.migration) { connection in
+                try connection.executeOnce(lock)
                 let version = SQLValue.integer(Int64(migration.version))
                 let applied = try connection.query("SELECT 1 AS applied FROM schema_migrations WHERE version = ?", [version])
                 guard applied.isEmpty else { return }

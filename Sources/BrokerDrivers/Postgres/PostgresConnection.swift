@@ -3,38 +3,51 @@ import CBrokerShims
 import CLibPQ
 import Foundation
 
-/// One libpq connection (`PGconn`) with its prepared-statement cache.
+/// One libpq connection (`PGconn`).
+///
+/// Every statement goes out as `PQexecParams` sends it (`PQsendQueryParams`: parse, bind and execute in one
+/// round trip, as an unnamed statement) and `BEGIN`/`COMMIT` as `PQexec` does (`PQsendQuery`): nothing is left
+/// on the server connection between two transactions (no named prepared statement), so a transaction-pooling
+/// PgBouncer may hand each transaction to a different server connection, and one server connection to several
+/// brokers. The answer is awaited with `poll` for at most ``callTimeout``. The `?` to `$n` rewrite is cached
+/// per connection, keyed by the SQL text.
 ///
 /// Not `Sendable`: a connection is confined to the serial queue of the ``PostgresWorker`` that owns it, and is
 /// only ever handed to code running on that queue.
 final class PostgresConnection: SQLConnection {
-    /// A statement prepared on this connection.
-    private struct Prepared {
-        var name: String
+    /// A statement's text with `$n` placeholders and their count.
+    private struct Rewritten {
+        var text: String
         var parameterCount: Int
     }
 
     private let handle: OpaquePointer
     private let settings: PostgresSettings
-    /// Prepared statements keyed by their SQL text (with `?` placeholders).
-    private var statements: [String: Prepared] = [:]
-    private var statementCounter = 0
-    /// Beyond this many the cache is emptied (`DEALLOCATE ALL`): the broker's SQL is a fixed set of
-    /// constants, so only ad-hoc SQL can reach it.
-    private let statementCacheLimit = 256
+    /// Rewritten statements keyed by their SQL text (with `?` placeholders); client-side only.
+    private var rewritten: [String: Rewritten] = [:]
+    /// Beyond this many the cache is emptied: the broker's SQL is a fixed set of constants, so only ad-hoc
+    /// SQL can reach it.
+    private let rewriteCacheLimit = 256
+    /// How long one call waits for the server's answer; nil while migrating (unbounded).
+    var callTimeout: Duration?
+    /// Set when a call found no answer in time: what the server did with it is unknown, so the connection is
+    /// broken for good and dropped from the pool, never reused.
+    private(set) var timedOut = false
     /// SQLSTATEs of the statements that failed since ``clearFailures()``.
     private(set) var failures: [String?] = []
 
     /// Connects. libpq's defaults for a broker are added before the URL's own parameters, which win:
-    /// a 5 s connect timeout and TCP keepalives, so a vanished server is noticed instead of waited on forever.
-    /// Failure throws `SQLError(.unavailable)` naming the server, never the password.
+    /// a 2 s connect timeout (per host: a multi-host URL moves on to the next host after it) and TCP
+    /// keepalives, so a vanished server is noticed instead of waited on forever. A hot standby (read-only) is
+    /// refused: the broker writes. Failure throws `SQLError(.unavailable)` naming the server, never the password.
     init(settings: PostgresSettings) throws {
         self.settings = settings
+        callTimeout = settings.callTimeout
         let keywords = [
             "connect_timeout", "application_name", "keepalives_idle", "keepalives_interval", "keepalives_count",
             "dbname",
         ]
-        let values = ["5", "social-login-broker", "30", "10", "3", settings.conninfo]
+        let values = ["2", "social-login-broker", "30", "10", "3", settings.conninfo]
         let opened = try withCStrings(keywords) { keywords in
             try withCStrings(values) { values in PQconnectdbParams(keywords, values, 1) }
         }
@@ -46,6 +59,13 @@ final class PostgresConnection: SQLConnection {
             PQfinish(opened)
             throw SQLError(.unavailable, "connecting to \(settings.redacted): \(message)")
         }
+        if let standby = PQparameterStatus(opened, "in_hot_standby"), String(cString: standby) == "on" {
+            PQfinish(opened)
+            throw SQLError(
+                .unavailable,
+                "connecting to \(settings.redacted): the server is a read-only standby "
+                    + "(a multi-host URL needs target_session_attrs=read-write)")
+        }
         handle = opened
         broker_pq_discard_notices(handle)
     }
@@ -55,7 +75,7 @@ final class PostgresConnection: SQLConnection {
     }
 
     /// Whether libpq has seen the connection break; a broken connection is replaced, never reused.
-    var isBroken: Bool { PQstatus(handle) == CONNECTION_BAD }
+    var isBroken: Bool { timedOut || PQstatus(handle) == CONNECTION_BAD }
 
     /// Whether a transaction is open (or open and failed).
     var isInTransaction: Bool {
@@ -66,6 +86,13 @@ final class PostgresConnection: SQLConnection {
     /// Whether the open transaction has failed: PostgreSQL ignores every statement until `ROLLBACK`, and
     /// `COMMIT` would quietly roll back.
     var isTransactionFailed: Bool { PQtransactionStatus(handle) == PQTRANS_INERROR }
+
+    /// What begins a transaction of `kind`: its `BEGIN`, then the URL's `searchPath` as `SET LOCAL`, sent as
+    /// one simple-protocol message (one round trip), so nothing is left set on the server connection after the
+    /// transaction: behind a transaction-pooling PgBouncer the next transaction may run on another one.
+    func begin(_ kind: TransactionKind) -> String {
+        settings.searchPathStatement.map { "\(kind.begin); \($0)" } ?? kind.begin
+    }
 
     /// Forgets the recorded failures.
     func clearFailures() { failures.removeAll() }
@@ -87,52 +114,103 @@ final class PostgresConnection: SQLConnection {
         return try rows(result, sql)
     }
 
-    /// Runs one statement without preparing it for reuse (migrations, one-off DDL).
+    /// Runs one statement (migrations, one-off DDL): the same as ``execute(_:_:)``, without caching its rewrite.
     @discardableResult
     func executeOnce(_ sql: String, _ binds: [SQLValue] = []) throws -> Int {
         let (text, count) = PostgresPlaceholders.rewrite(sql)
-        guard count == binds.count else {
-            throw SQLError(.other, "\(sql): \(binds.count) values bound to \(count) placeholders")
-        }
-        let result = try withParameters(binds, sql) { values in
-            PQexecParams(handle, text, Int32(binds.count), nil, values, nil, nil, 0)
-        }
-        let checked = try check(result, sql)
-        defer { PQclear(checked) }
-        return Self.changes(checked)
+        let result = try run(sql, Rewritten(text: text, parameterCount: count), binds)
+        defer { PQclear(result) }
+        return Self.changes(result)
     }
 
     /// Runs a statement without parameters through the simple protocol: `BEGIN`, `COMMIT`, `ROLLBACK`.
     func command(_ sql: String) throws {
-        PQclear(try check(PQexec(handle, sql), sql))
+        PQclear(try check(exchange(sql) { PQsendQuery(handle, sql) }, sql))
     }
 
     // MARK: - Statements
 
     private func run(_ sql: String, _ binds: [SQLValue]) throws -> OpaquePointer {
-        let statement = try prepared(sql)
+        try run(sql, rewrite(sql), binds)
+    }
+
+    /// Parses, binds and executes `statement` in one round trip (`PQexecParams`: an unnamed statement).
+    private func run(_ sql: String, _ statement: Rewritten, _ binds: [SQLValue]) throws -> OpaquePointer {
         guard statement.parameterCount == binds.count else {
             throw SQLError(.other, "\(sql): \(binds.count) values bound to \(statement.parameterCount) placeholders")
         }
         let result = try withParameters(binds, sql) { values in
-            PQexecPrepared(handle, statement.name, Int32(binds.count), values, nil, nil, 0)
+            try exchange(sql) {
+                PQsendQueryParams(handle, statement.text, Int32(binds.count), nil, values, nil, nil, 0)
+            }
         }
         return try check(result, sql)
     }
 
-    /// The prepared statement for `sql`, preparing it on first use.
-    private func prepared(_ sql: String) throws -> Prepared {
-        if let cached = statements[sql] { return cached }
+    /// `sql` with `$n` placeholders, rewritten on first use.
+    private func rewrite(_ sql: String) -> Rewritten {
+        if let cached = rewritten[sql] { return cached }
         let (text, count) = PostgresPlaceholders.rewrite(sql)
-        if statements.count >= statementCacheLimit {
-            try command("DEALLOCATE ALL")
-            statements.removeAll(keepingCapacity: true)
-        }
-        statementCounter += 1
-        let statement = Prepared(name: "broker_\(statementCounter)", parameterCount: count)
-        PQclear(try check(PQprepare(handle, statement.name, text, 0, nil), "preparing \(sql)"))
-        statements[sql] = statement
+        if rewritten.count >= rewriteCacheLimit { rewritten.removeAll(keepingCapacity: true) }
+        let statement = Rewritten(text: text, parameterCount: count)
+        rewritten[sql] = statement
         return statement
+    }
+
+    /// Sends with `send` (`PQsendQuery…`, one round trip) and collects the answer as `PQexec` would (the
+    /// first failed result, else the last), waiting at most ``callTimeout`` for it with `poll` on the socket.
+    /// No answer in time marks the connection ``timedOut`` (broken: dropped, never reused) and throws
+    /// `.unavailable`. nil: libpq could not send or read (a lost connection), for ``check(_:_:)`` to report.
+    private func exchange(_ context: @autoclosure () -> String, _ send: () -> Int32) throws -> OpaquePointer? {
+        guard send() == 1 else { return nil }
+        let deadline = callTimeout.map { ContinuousClock.now + $0 }
+        var kept: OpaquePointer?
+        while true {
+            while PQisBusy(handle) == 1 {
+                do {
+                    try waitForAnswer(until: deadline, context())
+                } catch {
+                    if let kept { PQclear(kept) }
+                    throw error
+                }
+                guard PQconsumeInput(handle) == 1 else {
+                    if let kept { PQclear(kept) }
+                    return nil
+                }
+            }
+            guard let result = PQgetResult(handle) else { return kept }
+            if let previous = kept {
+                let status = PQresultStatus(previous)
+                if status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_EMPTY_QUERY {
+                    PQclear(result)
+                    continue
+                }
+                PQclear(previous)
+            }
+            kept = result
+        }
+    }
+
+    /// Waits until the socket is readable or `deadline` passes; past it, the connection is given up.
+    private func waitForAnswer(until deadline: ContinuousClock.Instant?, _ context: @autoclosure () -> String) throws {
+        let socket = PQsocket(handle)
+        guard socket >= 0 else { return }  // PQconsumeInput reports the lost connection
+        var milliseconds: Int32 = -1
+        if let deadline, let timeout = callTimeout {
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else {
+                timedOut = true
+                failures.append(nil)
+                throw SQLError(
+                    .unavailable,
+                    "\(context()): no answer from the database within \(timeout.components.seconds) s; "
+                        + "the connection is dropped")
+            }
+            let (seconds, attoseconds) = remaining.components
+            milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+        }
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        _ = poll(&descriptor, 1, milliseconds)  // EINTR or a timeout: the caller looks again
     }
 
     /// `pqCheck`, recording the failure's SQLSTATE and keeping the password out of the message.
@@ -147,7 +225,7 @@ final class PostgresConnection: SQLConnection {
     /// Calls `body` with the values as NUL-terminated text (NULL for `.null`), in text format: PostgreSQL
     /// reads each according to the type it inferred for its placeholder.
     private func withParameters(
-        _ binds: [SQLValue], _ sql: String, _ body: ([UnsafePointer<CChar>?]) -> OpaquePointer?
+        _ binds: [SQLValue], _ sql: String, _ body: ([UnsafePointer<CChar>?]) throws -> OpaquePointer?
     ) throws -> OpaquePointer? {
         var texts: [String?] = []
         texts.reserveCapacity(binds.count)
@@ -165,7 +243,7 @@ final class PostgresConnection: SQLConnection {
                 texts.append(text)
             }
         }
-        return try withOptionalCStrings(texts) { body($0) }
+        return try withOptionalCStrings(texts) { try body($0) }
     }
 
     // MARK: - Results

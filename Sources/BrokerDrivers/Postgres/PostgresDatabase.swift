@@ -4,16 +4,19 @@ import Foundation
 /// The PostgreSQL driver behind BrokerCore's ``SQLDatabase`` port, over libpq.
 ///
 /// A pool of connections, each owned by its own serial queue, so no libpq call ever blocks Swift's cooperative
-/// thread pool; a task finding every connection busy waits for one without holding a thread. Statements are
-/// prepared once per connection and cached by SQL text; the port's `?` placeholders become `$1 … $n`.
+/// thread pool; a task finding every connection busy waits for one without holding a thread. Statements go out
+/// unnamed (`PQexecParams`), and the URL's `searchPath` is set per transaction, so nothing lives in a server
+/// session across transactions and a transaction-pooling PgBouncer may sit in between; the port's `?`
+/// placeholders become `$1 … $n`.
 ///
 /// Writes run `SERIALIZABLE` and are retried when PostgreSQL aborts them for a conflict (see
 /// ``write(_:)``), reads run on one `REPEATABLE READ` snapshot. Connections open lazily and are replaced
 /// when they break, so while the server is down calls fail with `SQLError(.unavailable)` (which the HTTP edge
 /// answers with 503 `STORAGE_UNAVAILABLE`) and once it is back the next call reconnects.
 ///
-/// The URL is libpq's (`postgres://user:password@host:port/database?sslmode=require&options=...`, or a
-/// Unix socket directory as `host=`), plus the broker's own `poolSize` parameter. The password never
+/// The URL is libpq's (`postgres://user:password@host:port/database?sslmode=require`, several `host:port`
+/// with `target_session_attrs=read-write`, or a Unix socket directory as `host=`), plus the broker's own
+/// `poolSize` and `searchPath` parameters. The password never
 /// appears in a message or in ``redactedURL``.
 public final class PostgresDatabase: SQLDatabase {
     /// The pool size when neither the URL nor the caller names one.
@@ -42,7 +45,8 @@ public final class PostgresDatabase: SQLDatabase {
         self.poolSize = size
         redactedURL = settings.redacted
         pool = PostgresPool(
-            workers: (0..<size).map { PostgresWorker(label: "broker.postgres.\($0)", settings: settings) })
+            workers: (0..<size).map { PostgresWorker(label: "broker.postgres.\($0)", settings: settings) },
+            waitTimeout: settings.callTimeout)
     }
 
     /// `url` as logs may show it: `scheme://user@hosts/database`, without password or parameters; nil when
@@ -90,6 +94,14 @@ public final class PostgresDatabase: SQLDatabase {
         try await pool.withWorker { worker in
             try await worker.withConnection { connection in try connection.migrate(migrations) }
         }
+    }
+
+    /// Runs `body` on a pooled connection outside any transaction: for tests that look at what a transaction
+    /// left behind on the server connection.
+    func withConnectionForTests<T: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) throws -> T
+    ) async throws -> T {
+        try await pool.withWorker { worker in try await worker.withConnection(body) }
     }
 
     /// Closes every connection after the work already queued on it; later calls throw `SQLError(.unavailable)`.

@@ -4,13 +4,17 @@ import Foundation
 
 /// A `postgres://` URL split into what libpq reads and what the broker reads, with a form safe to show.
 ///
-/// libpq understands the URL itself (hosts, port, database, `sslmode`, `options`, ...) but refuses query
-/// parameters it does not know, so the broker's own (`poolSize`) are taken out first. The password, whether in
-/// the user-info or a `password=` parameter, never appears in ``redacted`` nor in any message ``scrub(_:)``
-/// has seen.
+/// libpq understands the URL itself (hosts, port, database, `sslmode`, `target_session_attrs`, ...) but refuses
+/// query parameters it does not know, so the broker's own (`poolSize`, `searchPath`) are taken out first. The
+/// password, whether in the user-info or a `password=` parameter, never appears in ``redacted`` nor in any
+/// message ``scrub(_:)`` has seen.
 struct PostgresSettings: Sendable {
     /// The query parameters the broker reads and libpq must not see.
-    static let brokerParameters: Set<String> = ["poolSize"]
+    static let brokerParameters: Set<String> = ["poolSize", "searchPath", "callTimeout"]
+    /// How long one database call waits for the server's answer, and a request for a free connection, by default.
+    static let defaultCallTimeout: Duration = .seconds(4)
+    /// The longest `callTimeout` the URL may ask for, in seconds.
+    static let maximumCallTimeoutSeconds = 600
     /// The largest pool the broker opens.
     static let maximumPoolSize = 100
 
@@ -18,6 +22,15 @@ struct PostgresSettings: Sendable {
     let conninfo: String
     /// The `poolSize` query parameter, if the URL has one.
     let poolSize: Int?
+    /// The `searchPath` query parameter: schema names, each validated and double-quoted (lower-cased first, as
+    /// PostgreSQL folds an unquoted name), set with `SET LOCAL` at the start of every transaction rather than
+    /// as a startup `options`, which a transaction-pooling PgBouncer refuses and whose effect would not follow
+    /// the pooler's server connections anyway.
+    let searchPath: [String]
+    /// The `callTimeout` query parameter (whole seconds), else ``defaultCallTimeout``: how long one statement,
+    /// `BEGIN` or `COMMIT` waits for the server's answer before the connection is dropped and the call fails
+    /// `.unavailable`, and how long a request waits for a free connection. Migrations are not bounded.
+    let callTimeout: Duration
     /// `scheme://user@hosts/database`: no password, no query. For messages and logs.
     let redacted: String
     /// Strings never to show: the password, as written and percent-decoded.
@@ -30,6 +43,8 @@ struct PostgresSettings: Sendable {
             // A key=value connection string: passed through; its password= value is kept out of messages.
             conninfo = url
             poolSize = nil
+            self.searchPath = []
+            callTimeout = Self.defaultCallTimeout
             redacted = "PostgreSQL (connection string)"
             secrets = Self.keywordPasswords(in: url)
             try Self.validate(conninfo, redacted: redacted, secrets: secrets)
@@ -59,6 +74,8 @@ struct PostgresSettings: Sendable {
 
         var kept: [Substring] = []
         var poolSize: Int?
+        var searchPath: [String] = []
+        var callTimeout = Self.defaultCallTimeout
         for item in query.split(separator: "&") {
             let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let key = String(pair[0])
@@ -69,6 +86,16 @@ struct PostgresSettings: Sendable {
                     throw SQLError(.other, "database URL: poolSize must be a whole number from 1 to \(Self.maximumPoolSize)")
                 }
                 poolSize = size
+            } else if key == "callTimeout" {
+                guard let seconds = Int(value), (1...Self.maximumCallTimeoutSeconds).contains(seconds) else {
+                    throw SQLError(
+                        .other,
+                        "database URL: callTimeout must be a whole number of seconds from 1 to "
+                            + "\(Self.maximumCallTimeoutSeconds)")
+                }
+                callTimeout = .seconds(seconds)
+            } else if key == "searchPath" {
+                searchPath = try Self.schemas(value)
             } else {
                 kept.append(item)
             }
@@ -76,9 +103,45 @@ struct PostgresSettings: Sendable {
         secrets += secrets.compactMap { $0.removingPercentEncoding }
         self.secrets = Array(Set(secrets.filter { !$0.isEmpty })).sorted { $0.count > $1.count }
         self.poolSize = poolSize
+        self.searchPath = searchPath
+        self.callTimeout = callTimeout
         redacted = "\(scheme)://\(user.map { "\($0)@" } ?? "")\(hosts)\(path)"
         conninfo = "\(scheme)://\(main)" + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&"))
         try Self.validate(conninfo, redacted: redacted, secrets: self.secrets)
+    }
+
+    /// The statement that sets ``searchPath`` for one transaction, or nil when the URL names none.
+    var searchPathStatement: String? {
+        searchPath.isEmpty ? nil : "SET LOCAL search_path TO " + searchPath.joined(separator: ", ")
+    }
+
+    /// The longest schema name PostgreSQL keeps (NAMEDATALEN - 1 bytes), and the most names taken.
+    static let maximumSchemaNameLength = 63
+    static let maximumSchemas = 8
+
+    /// `value` (percent-decoded, comma-separated) as double-quoted schema names: each is `$user` or a plain
+    /// identifier (ASCII letters, digits, `_`, not starting with a digit), lower-cased as PostgreSQL folds it.
+    static func schemas(_ value: String) throws -> [String] {
+        let refusal = SQLError(
+            .other,
+            "database URL: searchPath must be up to \(maximumSchemas) comma-separated schema names "
+                + "(letters, digits and _, not starting with a digit, at most \(maximumSchemaNameLength) characters)")
+        guard let decoded = value.removingPercentEncoding else { throw refusal }
+        let names = decoded.split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !names.isEmpty, names.count <= maximumSchemas else { throw refusal }
+        return try names.map { name in
+            if name == "$user" { return "\"$user\"" }
+            let bytes = Array(name.utf8)
+            guard let first = bytes.first, bytes.count <= maximumSchemaNameLength,
+                !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first),
+                bytes.allSatisfy({ byte in
+                    byte == UInt8(ascii: "_") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                        || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
+                })
+            else { throw refusal }
+            return "\"" + name.lowercased() + "\""
+        }
     }
 
     /// `text` with every secret replaced by `***`.
