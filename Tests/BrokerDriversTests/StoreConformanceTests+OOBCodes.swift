@@ -92,3 +92,33 @@ extension StoreConformanceTests {
         }
     }
 }
+
+/// A rehearsed mail request (an address without an account) is counted like any other and keeps neither its code
+/// nor its mail, on every backend.
+extension StoreConformanceTests {
+    @Test(arguments: StoreBackend.enabled)
+    func aRehearsedMailRequestIsCountedAndKeepsNothing(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            let now = fixture.clock.now
+            let queued = try await store.outboxJobs(uid: nil, limit: 10)
+            #expect(queued.isEmpty)
+            for index in 0..<2 {
+                let code = Self.oobRecord("rehearsed-\(index)", .resetPassword, uid: "nobody-\(index)", at: now)
+                let mail = OutboxJob(
+                    kind: .mail, payload: Array("{}".utf8), createdAt: now, id: "rehearsed-job-\(index)")
+                #expect(
+                    try await store.requestMail(
+                        emailKey: "nobody@example.com", at: now, limit: 2, window: 3600, code: code, mail: mail,
+                        recording: [], rehearsing: true))
+                #expect(try await store.oobCode(hash: "rehearsed-\(index)") == nil)
+            }
+            #expect(try await store.outboxJobs(uid: nil, limit: 10).isEmpty)
+            // Both were counted: the third request of the address is refused.
+            #expect(
+                try await !store.requestMail(
+                    emailKey: "nobody@example.com", at: now, limit: 2, window: 3600, code: nil, mail: nil, recording: [],
+                    rehearsing: true))
+        }
+    }
+}

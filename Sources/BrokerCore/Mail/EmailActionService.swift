@@ -136,10 +136,12 @@ public struct EmailActionService: Sendable {
         let event = AuditEvent(
             time: now, uid: account?.id, action: .mailQueued, provider: action.rawValue, actor: .user,
             outcome: recipient == nil ? "no_account" : "success", requestID: requestID)
-        let mail = recipient == nil ? nil : job
+        // Without a recipient the code and the mail are written and removed again in the same transaction: the
+        // same writes, nothing kept.
         let accepted = try await codes.requestMail(
-            emailKey: emailKey, at: now, limit: Self.mailsPerHour, window: 3600, code: recipient == nil ? nil : code,
-            mail: mail, recording: [event])
+            emailKey: emailKey, at: now, limit: Self.mailsPerHour, window: 3600, code: code, mail: job,
+            recording: [event], rehearsing: recipient == nil)
+        let mail = recipient == nil ? nil : job
         guard accepted else { throw AccountError(.tooManyAttempts, retryAfter: 3600) }
         let jobs = mail.map { [$0] } ?? []
         doorbell?.ring(jobs)

@@ -39,10 +39,13 @@ public struct OOBCodeRecord: Sendable, Equatable {
 public protocol EmailActionStore: Sendable {
     /// In one transaction: refuses (returning false, storing nothing) when `emailKey` had `limit` mail
     /// requests within `window` before `now`; otherwise counts this request and stores `code`, `mail` and
-    /// `events` (each optional: an address no account holds is counted, and gets no code and no mail).
+    /// `events` (each optional: an address no account holds is counted, and gets no code and no mail). With
+    /// `rehearsing`, `code` and `mail` are written and removed again in the same transaction, so that a request
+    /// for an address without an account costs the writes of one with an account and keeps nothing of them (no
+    /// enumeration by timing, contract section 9).
     func requestMail(
         emailKey: String, at now: Date, limit: Int, window: TimeInterval, code: OOBCodeRecord?, mail: OutboxJob?,
-        recording events: [AuditEvent]
+        recording events: [AuditEvent], rehearsing: Bool
     ) async throws -> Bool
     /// The record of the code with this hash, used or not, expired or not.
     func oobCode(hash: String) async throws -> OOBCodeRecord?
@@ -52,4 +55,16 @@ public protocol EmailActionStore: Sendable {
     /// Whether the code with this hash was used up (its single-use mark, `oob:<hash>`, is recorded and has
     /// not expired at `now`).
     func isOOBCodeUsed(hash: String, at now: Date) async throws -> Bool
+}
+
+extension EmailActionStore {
+    /// ``requestMail(emailKey:at:limit:window:code:mail:recording:rehearsing:)``, keeping what it writes.
+    public func requestMail(
+        emailKey: String, at now: Date, limit: Int, window: TimeInterval, code: OOBCodeRecord?, mail: OutboxJob?,
+        recording events: [AuditEvent]
+    ) async throws -> Bool {
+        try await requestMail(
+            emailKey: emailKey, at: now, limit: limit, window: window, code: code, mail: mail, recording: events,
+            rehearsing: false)
+    }
 }

@@ -5,7 +5,7 @@ extension MemoryBrokerStore {
     /// Counts, checks and stores at once; see ``EmailActionStore``.
     public func requestMail(
         emailKey: String, at now: Date, limit: Int, window: TimeInterval, code: OOBCodeRecord?, mail: OutboxJob?,
-        recording events: [AuditEvent]
+        recording events: [AuditEvent], rehearsing: Bool
     ) throws -> Bool {
         let since = now - window
         let recent = (mailRequestLog[emailKey] ?? []).filter { $0 > since }
@@ -14,8 +14,11 @@ extension MemoryBrokerStore {
         if let mail { try checkCanEnqueue([mail]) }
         if let code, oobCodes[code.codeHash] != nil { throw AccountStoreError(.alreadyExists, "oob code") }
         mailRequestLog[emailKey, default: []].append(now)
-        if let code { insert(code) }
-        if let mail { storeOutboxJob(mail) }
+        // In memory a write costs nothing worth rehearsing: a rehearsal keeps nothing.
+        if !rehearsing {
+            if let code { insert(code) }
+            if let mail { storeOutboxJob(mail) }
+        }
         for event in events { appendAuditEvent(event) }
         return true
     }

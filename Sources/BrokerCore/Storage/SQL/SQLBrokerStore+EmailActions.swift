@@ -5,7 +5,7 @@ extension SQLBrokerStore {
     /// Counts, checks and stores in one write transaction; see ``EmailActionStore``.
     public func requestMail(
         emailKey: String, at now: Date, limit: Int, window: TimeInterval, code: OOBCodeRecord?, mail: OutboxJob?,
-        recording events: [AuditEvent]
+        recording events: [AuditEvent], rehearsing: Bool
     ) async throws -> Bool {
         let since = now - window
         return try await write { connection in
@@ -21,6 +21,10 @@ extension SQLBrokerStore {
                 "INSERT INTO mail_requests (email_key, requested_at) VALUES (?, ?)", [.text(emailKey), Self.millis(now)])
             if let code { try Self.insert(code, in: connection) }
             if let mail { try connection.execute(Self.insertOutboxJob, Self.outboxJobValues(mail)) }
+            if rehearsing {
+                if let code { try connection.execute("DELETE FROM oob_codes WHERE code_hash = ?", [.text(code.codeHash)]) }
+                if let mail { try connection.execute("DELETE FROM outbox_jobs WHERE id = ?", [.text(mail.id)]) }
+            }
             for event in events { try connection.execute(Self.insertAuditEvent, Self.auditEventValues(event)) }
             return true
         }
