@@ -22,7 +22,9 @@ extension SQLBrokerStore {
             if let code { try Self.insert(code, in: connection) }
             if let mail { try connection.execute(Self.insertOutboxJob, Self.outboxJobValues(mail)) }
             if rehearsing {
-                if let code { try connection.execute("DELETE FROM oob_codes WHERE code_hash = ?", [.text(code.codeHash)]) }
+                if let code {
+                    try connection.execute("DELETE FROM oob_codes WHERE code_hash = ?", [.text(code.codeHash)])
+                }
                 if let mail { try connection.execute("DELETE FROM outbox_jobs WHERE id = ?", [.text(mail.id)]) }
             }
             for event in events { try connection.execute(Self.insertAuditEvent, Self.auditEventValues(event)) }
