@@ -12,7 +12,8 @@ import Testing
     "PostgreSQL: outage", .serialized,
     .enabled(if: PostgresTestEnvironment.outageURL != nil && PostgresTestEnvironment.outagePGCtl != nil))
 struct PostgresOutageTests {
-    @Test func theBrokerAnswers503WhileTheDatabaseIsDownAndRecoversByItself() async throws {
+    /// A broker process (a pool of two connections) on a new schema of the outage cluster, with stub providers.
+    static func startBroker() async throws -> (PostgresContractSchema, URL, StubProviders, BrokerProcess) {
         let base = try #require(PostgresTestEnvironment.outageURL)
         let schema = try await PostgresContractSchema.create(in: base)
         let directory = try ProcessTests.temporaryDirectory()
@@ -22,11 +23,28 @@ struct PostgresOutageTests {
         try Data(stubs.brokerConfig().serialized()).write(to: URL(fileURLWithPath: configPath))
         let broker = try await BrokerProcess.start(
             environment: ["BROKER_CONFIG": configPath, "BROKER_DATABASE": schema.url, "BROKER_DATABASE_POOL_SIZE": "2"])
+        return (schema, directory, stubs, broker)
+    }
+
+    /// A Google sign-in of `subject` at `broker`.
+    static func signIn(_ subject: String, _ broker: BrokerProcess, _ stubs: StubProviders) async throws -> InstanceResponse {
+        try await broker.post(
+            "/v1/signin/google", ["idToken": .string(try stubs.idToken("google", claims: ["sub": .string(subject)]))])
+    }
+
+    /// Stops the stubs, drops the schema and removes the folder.
+    static func tearDown(_ schema: PostgresContractSchema, _ directory: URL, _ stubs: StubProviders) async {
+        await stubs.stop()
+        await schema.drop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    @Test func theBrokerAnswers503WhileTheDatabaseIsDownAndRecoversByItself() async throws {
+        let (schema, directory, stubs, broker) = try await Self.startBroker()
         var stopped = false
         do {
             func signIn(_ subject: String) async throws -> InstanceResponse {
-                try await broker.post(
-                    "/v1/signin/google", ["idToken": .string(try stubs.idToken("google", claims: ["sub": .string(subject)]))])
+                try await Self.signIn(subject, broker, stubs)
             }
             #expect(try await signIn("g-before").status == 201)
             #expect(try await broker.get("/readyz").status == 200)
@@ -72,15 +90,11 @@ struct PostgresOutageTests {
         } catch {
             if stopped { _ = try? await PostgresTestEnvironment.pgCtl(["start", "-w", "-t", "60"]) }
             _ = try? await broker.stop()
-            await stubs.stop()
-            await schema.drop()
-            try? FileManager.default.removeItem(at: directory)
+            await Self.tearDown(schema, directory, stubs)
             throw error
         }
         #expect(try await broker.stop() == 0)
-        await stubs.stop()
-        await schema.drop()
-        try? FileManager.default.removeItem(at: directory)
+        await Self.tearDown(schema, directory, stubs)
     }
 
     /// A server that stops answering without closing its connections (every process of the cluster frozen
@@ -88,20 +102,11 @@ struct PostgresOutageTests {
     /// within 10 s, never a hang, whether they meet a pooled connection or open a new one; once the server
     /// answers again, the stuck connections have been dropped and the broker serves (contract section 17).
     @Test func aServerThatStopsAnsweringIs503WithinTenSecondsAndServesAgainAfterwards() async throws {
-        let base = try #require(PostgresTestEnvironment.outageURL)
-        let schema = try await PostgresContractSchema.create(in: base)
-        let directory = try ProcessTests.temporaryDirectory()
-        let stubs = try StubProviders()
-        try stubs.start(server: MicroHTTPDServer())
-        let configPath = directory.appendingPathComponent("providers.json").path
-        try Data(stubs.brokerConfig().serialized()).write(to: URL(fileURLWithPath: configPath))
-        let broker = try await BrokerProcess.start(
-            environment: ["BROKER_CONFIG": configPath, "BROKER_DATABASE": schema.url, "BROKER_DATABASE_POOL_SIZE": "2"])
+        let (schema, directory, stubs, broker) = try await Self.startBroker()
         var frozen = false
         do {
             func signIn(_ subject: String) async throws -> InstanceResponse {
-                try await broker.post(
-                    "/v1/signin/google", ["idToken": .string(try stubs.idToken("google", claims: ["sub": .string(subject)]))])
+                try await Self.signIn(subject, broker, stubs)
             }
             #expect(try await signIn("g-before").status == 201)
 
@@ -140,14 +145,10 @@ struct PostgresOutageTests {
         } catch {
             if frozen { try? PostgresTestEnvironment.signalOutageServer(SIGCONT) }
             _ = try? await broker.stop()
-            await stubs.stop()
-            await schema.drop()
-            try? FileManager.default.removeItem(at: directory)
+            await Self.tearDown(schema, directory, stubs)
             throw error
         }
         #expect(try await broker.stop() == 0)
-        await stubs.stop()
-        await schema.drop()
-        try? FileManager.default.removeItem(at: directory)
+        await Self.tearDown(schema, directory, stubs)
     }
 }
