@@ -150,6 +150,24 @@ struct PostgresDatabaseTests {
         }
     }
 
+    /// `preparedStatements=true` (a direct connection only): each statement is prepared once per connection,
+    /// under a name, and then only bound and executed.
+    @Test func withPreparedStatementsEachStatementIsPreparedOncePerConnection() async throws {
+        try await withDatabase(poolSize: 1, query: "preparedStatements=true") { database, _ in
+            for value in 0..<5 {
+                let rows = try await database.read { try $0.query("SELECT ? + 1 AS n", [.integer(Int64(value))]) }
+                #expect(rows.first?.integer("n") == Int64(value + 1))
+            }
+            let prepared = try await database.withConnectionForTests { connection in
+                try connection.query(
+                    "SELECT COUNT(*) AS n FROM pg_prepared_statements WHERE statement LIKE 'SELECT $1 + 1%'", []
+                ).first?.integer("n")
+            }
+            #expect(prepared == 1)
+        }
+        #expect(throws: SQLError.self) { try PostgresSettings(url: "postgres://u@127.0.0.1/db?preparedStatements=yes") }
+    }
+
     @Test func theURLsParametersWinOverTheDriversDefaults() async throws {
         try await withDatabase(query: "application_name=conformance&connect_timeout=3") { database, _ in
             let settings = try await database.read { connection in

@@ -28,6 +28,10 @@ final class PostgresConnection: SQLConnection {
     /// Beyond this many the cache is emptied: the broker's SQL is a fixed set of constants, so only ad-hoc
     /// SQL can reach it.
     private let rewriteCacheLimit = 256
+    /// With ``PostgresSettings/preparedStatements``: the names of the statements prepared on this server
+    /// connection, by SQL text (emptied with `DEALLOCATE ALL` beyond ``rewriteCacheLimit``).
+    private var prepared: [String: String] = [:]
+    private var preparedCounter = 0
     /// How long one call waits for the server's answer; nil while migrating (unbounded).
     var callTimeout: Duration?
     /// Set when a call found no answer in time: what the server did with it is unknown, so the connection is
@@ -131,7 +135,31 @@ final class PostgresConnection: SQLConnection {
     // MARK: - Statements
 
     private func run(_ sql: String, _ binds: [SQLValue]) throws -> OpaquePointer {
-        try run(sql, rewrite(sql), binds)
+        guard settings.preparedStatements else { return try run(sql, rewrite(sql), binds) }
+        let statement = rewrite(sql)
+        guard statement.parameterCount == binds.count else {
+            throw SQLError(.other, "\(sql): \(binds.count) values bound to \(statement.parameterCount) placeholders")
+        }
+        let name = try preparedName(sql, statement)
+        let result = try withParameters(binds, sql) { values in
+            try exchange(sql) { PQsendQueryPrepared(handle, name, Int32(binds.count), values, nil, nil, 0) }
+        }
+        return try check(result, sql)
+    }
+
+    /// The name `statement` is prepared under on this connection, preparing it on first use (a direct connection
+    /// only: ``PostgresSettings/preparedStatements``).
+    private func preparedName(_ sql: String, _ statement: Rewritten) throws -> String {
+        if let name = prepared[sql] { return name }
+        if prepared.count >= rewriteCacheLimit {
+            try command("DEALLOCATE ALL")
+            prepared.removeAll(keepingCapacity: true)
+        }
+        preparedCounter += 1
+        let name = "broker_\(preparedCounter)"
+        PQclear(try check(exchange(sql) { PQsendPrepare(handle, name, statement.text, 0, nil) }, "preparing \(sql)"))
+        prepared[sql] = name
+        return name
     }
 
     /// Parses, binds and executes `statement` in one round trip (`PQexecParams`: an unnamed statement).

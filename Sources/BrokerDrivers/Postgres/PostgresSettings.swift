@@ -10,7 +10,7 @@ import Foundation
 /// message ``scrub(_:)`` has seen.
 struct PostgresSettings: Sendable {
     /// The query parameters the broker reads and libpq must not see.
-    static let brokerParameters: Set<String> = ["poolSize", "searchPath", "callTimeout"]
+    static let brokerParameters: Set<String> = ["poolSize", "searchPath", "callTimeout", "preparedStatements"]
     /// How long one database call waits for the server's answer, and a request for a free connection, by default.
     static let defaultCallTimeout: Duration = .seconds(4)
     /// The longest `callTimeout` the URL may ask for, in seconds.
@@ -31,6 +31,11 @@ struct PostgresSettings: Sendable {
     /// `BEGIN` or `COMMIT` waits for the server's answer before the connection is dropped and the call fails
     /// `.unavailable`, and how long a request waits for a free connection. Migrations are not bounded.
     let callTimeout: Duration
+    /// The `preparedStatements` query parameter (`true` or `false`, default false): whether statements are prepared
+    /// once per connection under a name and then only bound and executed. Only for a connection that reaches
+    /// PostgreSQL itself: a transaction-pooling pooler hands each transaction to another server connection, where
+    /// the name is unknown (or taken).
+    let preparedStatements: Bool
     /// `scheme://user@hosts/database`: no password, no query. For messages and logs.
     let redacted: String
     /// Strings never to show: the password, as written and percent-decoded.
@@ -45,6 +50,7 @@ struct PostgresSettings: Sendable {
             poolSize = nil
             self.searchPath = []
             callTimeout = Self.defaultCallTimeout
+            preparedStatements = false
             redacted = "PostgreSQL (connection string)"
             secrets = Self.keywordPasswords(in: url)
             try Self.validate(conninfo, redacted: redacted, secrets: secrets)
@@ -76,6 +82,7 @@ struct PostgresSettings: Sendable {
         var poolSize: Int?
         var searchPath: [String] = []
         var callTimeout = Self.defaultCallTimeout
+        var preparedStatements = false
         for item in query.split(separator: "&") {
             let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let key = String(pair[0])
@@ -96,6 +103,11 @@ struct PostgresSettings: Sendable {
                 callTimeout = .seconds(seconds)
             } else if key == "searchPath" {
                 searchPath = try Self.schemas(value)
+            } else if key == "preparedStatements" {
+                guard value == "true" || value == "false" else {
+                    throw SQLError(.other, "database URL: preparedStatements must be true or false")
+                }
+                preparedStatements = value == "true"
             } else {
                 kept.append(item)
             }
@@ -105,6 +117,7 @@ struct PostgresSettings: Sendable {
         self.poolSize = poolSize
         self.searchPath = searchPath
         self.callTimeout = callTimeout
+        self.preparedStatements = preparedStatements
         redacted = "\(scheme)://\(user.map { "\($0)@" } ?? "")\(hosts)\(path)"
         conninfo = "\(scheme)://\(main)" + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&"))
         try Self.validate(conninfo, redacted: redacted, secrets: self.secrets)
