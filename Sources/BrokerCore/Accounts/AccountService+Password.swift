@@ -54,24 +54,14 @@ extension AccountService {
         let email = rawEmail.trimmingCharacters(in: .whitespaces)
         let key = email.lowercased()
         let now = clock.now
-        // The attempt is recorded (as a failure) before the password is checked, atomically with the count:
-        // concurrent guesses cannot all slip under the limit.
-        if let unlocksAt = try await store.reserveLoginAttempt(
-            emailKey: key, at: now, window: Self.lockoutWindow, limit: Self.lockoutThreshold)
-        {
-            throw AccountError(.tooManyAttempts, retryAfter: max(1, Int(unlocksAt.timeIntervalSince(now).rounded(.up))))
-        }
         let account = try await store.account(email: email)
         let hash = account.flatMap { $0.hasUsablePassword ? $0.passwordHash : nil }
-        let matches: Bool
-        do {
-            matches = try await passwords.verify(password, against: hash ?? decoyHash)
-        } catch {
-            // No password was checked: this attempt must not count towards the lockout.
-            try? await store.releaseLoginAttempt(emailKey: key, at: now)
-            throw error
+        // Counted before the password is checked; an unknown email costs the decoy's hashing.
+        let matches = try await CountedPasswordCheck(attempts: store, passwords: passwords).matches(
+            password, against: hash, decoy: decoyHash, emailKey: key, at: now)
+        guard let account, let hash else {
+            throw AccountError(.invalidLoginCredentials, credentialProblem: .noSuchAccount)
         }
-        guard let account, let hash else { throw AccountError(.invalidLoginCredentials, credentialProblem: .noSuchAccount) }
         guard matches else { throw AccountError(.invalidLoginCredentials, credentialProblem: .wrongPassword) }
         // A password a provider's mapping made that is not the owner's own (an imported account's public id at
         // that provider) is a wrong password, counted as one.

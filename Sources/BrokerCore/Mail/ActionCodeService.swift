@@ -223,24 +223,15 @@ public struct ActionCodeService: Sendable {
         return try await passwords.hash(password)
     }
 
-    /// Checks `password` against `account`'s as a password sign-in does (a failure counts toward the lockout of
-    /// `emailKey`; a locked account is refused before any check) and returns the hash it matched.
+    /// Checks `password` against `account`'s as a password sign-in does (``CountedPasswordCheck``: a failure counts
+    /// toward the lockout of `emailKey`; a locked account is refused before any check) and returns the hash it
+    /// matched.
     private func verifyPassword(_ password: String, of account: Account?, emailKey: String, at now: Date) async throws
         -> String
     {
-        if let unlocksAt = try await accounts.reserveLoginAttempt(
-            emailKey: emailKey, at: now, window: AccountService.lockoutWindow, limit: AccountService.lockoutThreshold)
-        {
-            throw AccountError(.tooManyAttempts, retryAfter: max(1, Int(unlocksAt.timeIntervalSince(now).rounded(.up))))
-        }
         let hash = account.flatMap { $0.hasUsablePassword ? $0.passwordHash : nil }
-        let matches: Bool
-        do {
-            if let hash { matches = try await passwords.verify(password, against: hash) } else { matches = false }
-        } catch {
-            try? await accounts.releaseLoginAttempt(emailKey: emailKey, at: now)
-            throw error
-        }
+        let matches = try await CountedPasswordCheck(attempts: accounts, passwords: passwords).matches(
+            password, against: hash, emailKey: emailKey, at: now)
         guard let hash, matches else { throw AccountError(.invalidLoginCredentials) }
         try await accounts.clearLoginFailures(emailKey: emailKey)
         return hash
