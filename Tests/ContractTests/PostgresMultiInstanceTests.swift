@@ -23,7 +23,14 @@ struct PostgresMultiInstanceTests {
 
     /// Starts A, then B (the first instance makes the signing key, the second finds it), on a fresh schema.
     func withTwoInstances(_ body: (Instances) async throws -> Void) async throws {
-        let base = try #require(PostgresTestEnvironment.url)
+        try await Self.withTwoInstances(on: try #require(PostgresTestEnvironment.url), body)
+    }
+
+    /// ``withTwoInstances(_:)`` on the database server at `base` (PostgreSQL itself, or a pooler in front of it),
+    /// with `extra` in both instances' environment.
+    static func withTwoInstances(
+        on base: String, environment extra: [String: String] = [:], _ body: (Instances) async throws -> Void
+    ) async throws {
         let schema = try await PostgresContractSchema.create(in: base)
         let directory = try ProcessTests.temporaryDirectory()
         let stubs = try StubProviders()
@@ -41,6 +48,7 @@ struct PostgresMultiInstanceTests {
             try Data(stubs.brokerConfig(issuer: "https://auth.example.test").serialized())
                 .write(to: URL(fileURLWithPath: configPath))
             let environment = ["BROKER_CONFIG": configPath, "BROKER_DATABASE": schema.url, "BROKER_DATABASE_POOL_SIZE": "3"]
+                .merging(extra) { _, extra in extra }
             started.append(try await BrokerProcess.start(environment: environment))
             started.append(try await BrokerProcess.start(environment: environment))
             try await body(

@@ -16,29 +16,12 @@ struct PostgresPgBouncerTests {
 
     @Test func signInsRacesRefreshesAndAdminReadsWorkThroughATransactionPooler() async throws {
         let base = try #require(PostgresTestEnvironment.pgbouncerURL)
-        let schema = try await PostgresContractSchema.create(in: base)
-        let directory = try ProcessTests.temporaryDirectory()
-        let stubs = try StubProviders()
-        try stubs.start(server: MicroHTTPDServer())
-        var started: [BrokerProcess] = []
-        func cleanUp() async {
-            for process in started { _ = try? await process.stop() }
-            await stubs.stop()
-            await schema.drop()
-            try? FileManager.default.removeItem(at: directory)
-        }
-        do {
-            let configPath = directory.appendingPathComponent("providers.json").path
-            try Data(stubs.brokerConfig(issuer: "https://auth.example.test").serialized())
-                .write(to: URL(fileURLWithPath: configPath))
-            let environment = [
-                "BROKER_CONFIG": configPath, "BROKER_DATABASE": schema.url, "BROKER_DATABASE_POOL_SIZE": "3",
-                "BROKER_ADMIN_TOKEN": Self.adminToken,
-            ]
-            // Both start (migrations, the signing key) on server connections the other has used.
-            started.append(try await BrokerProcess.start(environment: environment))
-            started.append(try await BrokerProcess.start(environment: environment))
-            let (a, b) = (started[0], started[1])
+        // Both start (migrations, the signing key) on server connections the other has used.
+        try await PostgresMultiInstanceTests.withTwoInstances(
+            on: base, environment: ["BROKER_ADMIN_TOKEN": Self.adminToken]
+        ) { instances in
+            let (a, b, stubs, schema) = (instances.a, instances.b, instances.stubs, instances.schema)
+            let started = [a, b]
 
             // A race: concurrent first sign-ins of one identity through both make one account.
             let token = try stubs.idToken(
@@ -102,10 +85,6 @@ struct PostgresPgBouncerTests {
                 #expect(!process.child.stderr.contains("prepared statement"), "\(process.child.stderr.suffix(2000))")
                 #expect(!process.child.stderr.contains("\"status\":500"))
             }
-        } catch {
-            await cleanUp()
-            throw error
         }
-        await cleanUp()
     }
 }
