@@ -32,6 +32,15 @@ struct PostgresOutageTests {
             "/v1/signin/google", ["idToken": .string(try stubs.idToken("google", claims: ["sub": .string(subject)]))])
     }
 
+    /// Whether `broker`'s `/readyz` answers 200 within 10 s (asked every 100 ms).
+    static func becomesReady(_ broker: BrokerProcess) async throws -> Bool {
+        for _ in 0..<100 {
+            if try await broker.get("/readyz").status == 200 { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
     /// Stops the stubs, drops the schema and removes the folder.
     static func tearDown(_ schema: PostgresContractSchema, _ directory: URL, _ stubs: StubProviders) async {
         await stubs.stop()
@@ -74,12 +83,7 @@ struct PostgresOutageTests {
             stopped = false
 
             // The same process, not restarted: ready again, and signing in again.
-            var ready = false
-            for _ in 0..<100 where !ready {
-                ready = try await broker.get("/readyz").status == 200
-                if !ready { try await Task.sleep(for: .milliseconds(100)) }
-            }
-            #expect(ready)
+            #expect(try await Self.becomesReady(broker))
             #expect(try await signIn("g-before").status == 200)
             #expect(try await signIn("g-during").status == 201)
             // The refused sign-in of g-during stored nothing: the account exists once, made after the outage.
@@ -130,12 +134,7 @@ struct PostgresOutageTests {
 
             try PostgresTestEnvironment.signalOutageServer(SIGCONT)
             frozen = false
-            var ready = false
-            for _ in 0..<100 where !ready {
-                ready = try await broker.get("/readyz").status == 200
-                if !ready { try await Task.sleep(for: .milliseconds(100)) }
-            }
-            #expect(ready)
+            #expect(try await Self.becomesReady(broker))
             #expect(try await signIn("g-before").status == 200)
             #expect(try await signIn("g-during-0").status == 201)
             // Nothing refused was stored: two accounts, g-during-1 never made.
