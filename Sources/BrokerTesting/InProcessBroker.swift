@@ -34,13 +34,13 @@ public final class InProcessBroker: Sendable {
 
     /// Builds the app on a config pointing at in-process stubs; `configure` edits that config. `lifecycle` replaces
     /// the broker's own ``AccountLifecycle``; `withoutLifecycle` leaves none (webhooks answer 501). `passwords` is
-    /// a fast test hasher unless a test brings the broker's own.
+    /// a fast test hasher unless a test brings the broker's own; `phases`, the sign-in's optional phases.
     public static func start(
         kakaoMapping: String = "link", linkByVerifiedEmail: Bool = false, appleNonce: String = "required",
         clock: any Clock = SystemClock(), adminToken: String? = nil, catalog: ProviderCatalog = .builtIn,
         lifecycle: (any ProviderLifecycle)? = nil, withoutLifecycle: Bool = false, serviceAccount: Bool = false,
         cipher: OutboxCipher? = nil, passwords: any PasswordHashing = SaltedDigestPasswordHasher(),
-        configure: @Sendable (JSONValue) -> JSONValue = { $0 }
+        phases: SignInPhases = SignInPhases(), configure: @Sendable (JSONValue) -> JSONValue = { $0 }
     ) async throws -> InProcessBroker {
         let stubs = try StubProviders()
         stubs.oidcIssuer = stubsBaseURL + "/oidc"
@@ -62,7 +62,7 @@ public final class InProcessBroker: Sendable {
         var services = try await BrokerServices.make(
             config: config, store: store, httpClient: InProcessStubClient(stubs: stubs),
             passwords: passwords, catalog: catalog, adminToken: adminToken, clock: clock,
-            logger: Logger(sink: logs), cipher: cipher)
+            logger: Logger(sink: logs), cipher: cipher, phases: phases)
         // The broker's own lifecycle unless a test brings its own (or none: webhooks answer 501).
         if let lifecycle { services.lifecycle = lifecycle }
         if withoutLifecycle { services.lifecycle = nil }

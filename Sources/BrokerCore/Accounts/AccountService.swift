@@ -88,6 +88,47 @@ public struct AccountService: Sendable {
         }
     }
 
+    /// The decide phase of a provider sign-in (``SignInMethod/decide(_:_:)``): the account `verified` reaches and
+    /// what the sign-in will do to it, by the same rules ``signIn(_:)`` applies in its transaction. Reads only. An
+    /// identity linked to no account of a provider with its own linking rule is expected to make an account (the
+    /// rule decides in the commit); another account holding the email is the commit's refusal, given here.
+    public func decide(_ verified: VerifiedIdentity) async throws -> SignInDecision {
+        let identity = verified.identity
+        let credential = SignInCredential(
+            provider: identity.provider.rawValue, subject: identity.subject, email: identity.email,
+            emailVerified: identity.emailVerified)
+        let linked = try await store.account(provider: identity.provider, subject: identity.subject)
+        if let linked {
+            var admitted = linked
+            try admitted.admitSignIn(through: identity.provider, enabling: true)
+            return SignInDecision(account: linked, change: .none, credential: credential)
+        }
+        guard verified.linking == nil else {
+            return SignInDecision(account: nil, change: .created, credential: credential)
+        }
+        let owner: Account? = if let email = identity.email { try await store.account(email: email) } else { nil }
+        let decision = LinkingPolicy.decide(
+            identity: identity, linked: nil, emailOwner: owner, linkByVerifiedEmail: linkByVerifiedEmail)
+        switch decision {
+        case .signIn(let account): return SignInDecision(account: account, change: .none, credential: credential)
+        case .create: return SignInDecision(account: nil, change: .created, credential: credential)
+        case .link(let account): return SignInDecision(account: account, change: .linked, credential: credential)
+        case .takeOver(let account): return SignInDecision(account: account, change: .tookOver, credential: credential)
+        case .conflict(let owner):
+            throw Self.emailHeldBy(owner)
+        }
+    }
+
+    /// The refusal of a sign-in whose email `owner` holds: 409 with the owner's sign-in methods.
+    static func emailHeldBy(_ owner: Account) -> AccountError {
+        AccountError(.accountExistsWithDifferentCredential, existingProviders: LinkingPolicy.signInMethods(of: owner))
+    }
+
+    /// The account `id`, if any (a read for the decide phase).
+    func account(id: AccountID) async throws -> Account? {
+        try await store.account(id: id)
+    }
+
     /// The outbox job that ends `uid`'s Firebase sessions, when a service account is configured (contract
     /// section 2), for a write that ends the account's broker sessions.
     func firebaseRevocation(_ uid: AccountID, at date: Date) -> [OutboxJob] {
@@ -247,8 +288,7 @@ public struct AccountService: Sendable {
                 }
                 return SignInOutcome(account: updated, change: .tookOver)
             case .conflict(let owner):
-                throw AccountError(
-                    .accountExistsWithDifferentCredential, existingProviders: LinkingPolicy.signInMethods(of: owner))
+                throw Self.emailHeldBy(owner)
             }
         } catch let error as AccountStoreError where error.code == .alreadyUsed {
             throw TokenError(.replayed)

@@ -245,6 +245,26 @@ public struct ActionCodeService: Sendable {
     /// revocation, in the same transaction as the code's single-use mark and the audit event.
     ///
     /// A code for another address is ``ActionCodeError/Code/wrongEmail`` and stays unused.
+    /// Whether an email sign-in to `account` takes it over: its email was never verified, and someone else may
+    /// hold a way in (a password or an identity), which the sign-in removes.
+    static func emailSignInTakesOver(_ account: Account) -> Bool {
+        !account.emailVerified && (!account.identities.isEmpty || account.passwordHash != nil)
+    }
+
+    /// The decide phase of an email sign-in to `rawEmail` (``SignInMethod/decide(_:_:)``): the account holding the
+    /// address and whether the sign-in takes it over, or a new account. Reads only; the code is checked where it is
+    /// used, in the commit.
+    func decideSignIn(email rawEmail: String) async throws -> SignInDecision {
+        let email = rawEmail.trimmingCharacters(in: .whitespaces)
+        let credential = SignInCredential(provider: "emailLink", email: email, emailVerified: true)
+        guard let existing = try await accounts.account(email: email) else {
+            return SignInDecision(account: nil, change: .created, credential: credential)
+        }
+        guard !existing.disabled else { throw AccountError(.userDisabled) }
+        return SignInDecision(
+            account: existing, change: Self.emailSignInTakesOver(existing) ? .tookOver : .none, credential: credential)
+    }
+
     public func signIn(
         email rawEmail: String, code: String, session: SessionGrant?, requestID: String
     )
@@ -260,8 +280,7 @@ public struct ActionCodeService: Sendable {
         do {
             if let existing = try await accounts.account(email: email) {
                 guard !existing.disabled else { throw AccountError(.userDisabled) }
-                let takesOver =
-                    !existing.emailVerified && (!existing.identities.isEmpty || existing.passwordHash != nil)
+                let takesOver = Self.emailSignInTakesOver(existing)
                 let jobs = takesOver ? revocationJobs(for: existing.id, at: now) : []
                 let event = AuditEvent(
                     time: now, uid: existing.id, action: .signIn, provider: "emailLink", actor: .user,

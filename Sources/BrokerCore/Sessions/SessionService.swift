@@ -243,13 +243,19 @@ public struct SessionService: Sendable {
         return jwt.claims
     }
 
-    /// The broker's ID token for `account`, naming its session (`sid`) and its sign-in time (`auth_time`).
+    /// The broker's ID token for `account`, naming its session (`sid`) and its sign-in time (`auth_time`); the
+    /// session's own claims (`sessionClaims`, JSON object text, from a hook) go over the account's, and the
+    /// standard claims over both.
     public func idToken(
-        for account: Account, provider: String, sessionID: String, authTime: Date, now: Date
+        for account: Account, provider: String, sessionID: String, authTime: Date, now: Date,
+        sessionClaims: String? = nil
     ) async throws -> String {
         let key = try await keys.current()
         let issuedAt = Int64(now.timeIntervalSince1970)
         var claims: [String: JSONValue] = SessionService.customClaims(of: account) ?? [:]
+        if let session = sessionClaims.flatMap({ JSONValue.parse(Array($0.utf8))?.objectValue }) {
+            claims.merge(session) { _, own in own }
+        }
         let standard: [String: JSONValue] = [
             "iss": .string(settings.issuer), "aud": .string(settings.projectID), "sub": .string(account.id.rawValue),
             "iat": .int(issuedAt), "exp": .int(issuedAt + Int64(settings.idTokenTTL)),
@@ -270,7 +276,9 @@ public struct SessionService: Sendable {
         let idToken =
             switch surface {
             case .native:
-                try await idToken(for: account, provider: provider, sessionID: sessionID, authTime: authTime, now: now)
+                try await idToken(
+                    for: account, provider: provider, sessionID: sessionID, authTime: authTime, now: now,
+                    sessionClaims: claims)
             case .firebase:
                 try await firebaseIDToken(
                     for: account, provider: provider, sessionID: sessionID, sessionClaims: claims, authTime: authTime,

@@ -4,11 +4,15 @@ public import Foundation
 /// is the one skeleton, with the phases
 ///
 /// 1. **authenticate**: the ``SignInMethod`` verifies what was presented; nothing is written;
-/// 2. **second factor** and 3. **hooks**: seams with no behaviour yet (the issues that follow fill them);
-/// 4. **commit**: the method decides and writes, in one transaction, the account change, the session, the
+/// 2. **decide**: the method reads the account the sign-in reaches and what it will do to it, only when a phase
+///    below needs it (``SignInPhases``: none by default, and then this phase reads nothing);
+/// 3. **second factor**: an existing account's ``SecondFactorPhase`` may answer a pending sign-in instead
+///    (``SignInStep/secondFactorRequired(_:)``), storing nothing of the sign-in;
+/// 4. **hooks**: the app's ``SignInHooks`` may refuse or amend the sign-in, outside any transaction;
+/// 5. **commit**: the method decides again and writes, in one transaction, the account change, the session, the
 ///    single-use mark, the audit event and the outbox jobs;
-/// 5. **tokens**: the session's tokens in the surface's format;
-/// 6. **count**: one count of the outcome; a refusal at any phase is also audited, once, here, with the method's
+/// 6. **tokens**: the session's tokens in the surface's format;
+/// 7. **count**: one count of the outcome; a refusal at any phase is also audited, once, here, with the method's
 ///    label and the refusal's code, and stores nothing else.
 ///
 /// ``renew(_:provider:because:surface:authTime:storedBy:)`` makes a new session for an account already signed in
@@ -21,12 +25,15 @@ public struct SignInFlow: Sendable {
     let auditor: Auditor
     let metrics: Metrics
     let doorbell: OutboxDoorbell?
+    /// The optional phases (second factor, hooks).
+    let phases: SignInPhases
 
     /// Creates the flow; `doorbell` wakes the outbox after a sign-in that queued jobs.
     public init(
         providers: ProviderRegistry, accounts: AccountService, sessions: SessionService, auditor: Auditor,
-        metrics: Metrics, doorbell: OutboxDoorbell? = nil
+        metrics: Metrics, doorbell: OutboxDoorbell? = nil, phases: SignInPhases = SignInPhases()
     ) {
+        self.phases = phases
         self.doorbell = doorbell
         self.providers = providers
         self.accounts = accounts
@@ -41,16 +48,27 @@ public struct SignInFlow: Sendable {
         return provider
     }
 
-    /// Runs a sign-in with `method`: the only place that grants, mints, counts and audits a refusal.
+    /// Runs a sign-in with `method`: the only place that asks for a second factor, runs hooks, grants, mints,
+    /// counts and audits a refusal.
     public func run<Method: SignInMethod>(_ method: Method, _ context: SignInContext) async throws -> SignInStep {
         var proven: Method.Proof?
         do {
             let proof = try await method.authenticate(context)
             proven = proof
-            // The second-factor and hook phases come here, outside any transaction, once they exist.
+            var claims = method.sessionClaims(proof)
+            if phases.needDecision {
+                let decision = try await method.decide(proof, context)
+                if let pending = try await secondFactor(method, decision, context) {
+                    count(method, outcome: "MFA_REQUIRED")
+                    return .secondFactorRequired(pending)
+                }
+                if let hooks = phases.hooks {
+                    let amendment = try await hooks.before(decision, method: method.label, context: context)
+                    claims = Self.merging(amendment.sessionClaims, into: claims)
+                }
+            }
             let (refreshToken, grant) = sessions.grant(
-                provider: method.sessionProvider(on: context.surface), surface: context.surface,
-                claims: method.sessionClaims(proof))
+                provider: method.sessionProvider(on: context.surface), surface: context.surface, claims: claims)
             let committed = try await method.commit(proof, session: grant, context: context)
             doorbell?.ring(committed.jobs)
             let tokens = try await sessions.tokens(for: committed.account, grant: grant, refreshToken: refreshToken)
@@ -68,6 +86,25 @@ public struct SignInFlow: Sendable {
                 requestID: context.requestID)
             throw error
         }
+    }
+
+    /// The second-factor phase: asked only for a sign-in to an existing account that takes nothing over, by a
+    /// method that is asked (a takeover or a provider's legacy link removes the account's factors instead).
+    private func secondFactor<Method: SignInMethod>(
+        _ method: Method, _ decision: SignInDecision, _ context: SignInContext
+    ) async throws -> PendingSecondFactor? {
+        guard let phase = phases.secondFactor, method.secondFactor == .asked, decision.account != nil,
+            decision.change == .none || decision.change == .linked
+        else { return nil }
+        return try await phase.challenge(decision, method: method.label, context: context)
+    }
+
+    /// `amended` merged over the JSON object text `claims`.
+    static func merging(_ amended: [String: JSONValue], into claims: String?) -> String? {
+        guard !amended.isEmpty else { return claims }
+        var members = claims.flatMap { JSONValue.parse(Array($0.utf8))?.objectValue } ?? [:]
+        members.merge(amended) { _, new in new }
+        return String(decoding: JSONValue.object(members).serialized(), as: UTF8.self)
     }
 
     /// A new session for `account`, already signed in, whose change `write` stores with the session's grant in one

@@ -1,11 +1,13 @@
-public import Foundation
+import Foundation
 
 /// One way to prove who you are: a provider token, a password, a sign-up, a custom token, an email link. A method
 /// fills in only its own part of a sign-in; ``SignInFlow/run(_:_:)`` runs the phases every sign-in shares.
 ///
-/// The two halves: ``authenticate(_:)`` verifies what the caller presented and writes nothing; ``commit(_:session:
-/// context:)`` decides what happens to the account (found, created, linked, taken over) and writes it in one
-/// transaction with the session, the single-use mark, the audit event and the outbox jobs.
+/// Its three parts: ``authenticate(_:)`` verifies what the caller presented and writes nothing; ``decide(_:_:)``
+/// reads which account the sign-in reaches and what it will do to it (asked only when a second-factor or hooks
+/// phase needs it); ``commit(_:session:context:)`` decides again inside one transaction and writes the account
+/// change (found, created, linked, taken over) with the session, the single-use mark, the audit event and the
+/// outbox jobs.
 public protocol SignInMethod: Sendable {
     /// What ``authenticate(_:)`` proved, for ``commit(_:session:context:)``.
     associatedtype Proof: Sendable
@@ -26,9 +28,14 @@ public protocol SignInMethod: Sendable {
     func sessionClaims(_ proof: Proof) -> String?
     /// The account a refusal after authentication concerns, when the proof names one.
     func uid(of proof: Proof) -> AccountID?
+    /// How the method stands toward an account's second factor.
+    var secondFactor: SecondFactorRule { get }
 
     /// Verifies what the caller presented. Writes nothing.
     func authenticate(_ context: SignInContext) async throws -> Proof
+    /// Reads the account the sign-in reaches and what it will do to it. Writes nothing; a refusal the commit would
+    /// give for what it reads (a disabled account, another account's email) may be given here.
+    func decide(_ proof: Proof, _ context: SignInContext) async throws -> SignInDecision
     /// Decides and writes the sign-in in one transaction, `session` stored with it.
     func commit(_ proof: Proof, session: SessionGrant, context: SignInContext) async throws -> CommittedSignIn
 }
@@ -46,6 +53,8 @@ extension SignInMethod {
     public func sessionClaims(_ proof: Proof) -> String? { nil }
     /// None.
     public func uid(of proof: Proof) -> AccountID? { nil }
+    /// Asked.
+    public var secondFactor: SecondFactorRule { .asked }
 }
 
 /// Who asks for a sign-in, and for which listener.
@@ -79,15 +88,20 @@ public struct CommittedSignIn: Sendable {
     }
 }
 
-/// What ``SignInFlow/run(_:_:)`` ends in. (A second factor's step comes with the phase that asks for one.)
+/// What ``SignInFlow/run(_:_:)`` ends in.
 public enum SignInStep: Sendable {
     /// Signed in: the session's tokens.
     case signedIn(SignInResult)
+    /// The account has a second factor: nothing was stored but the pending credential that finishes the sign-in.
+    case secondFactorRequired(PendingSecondFactor)
 
-    /// The result of a completed sign-in.
+    /// The result of a completed sign-in; ``SecondFactorRequired`` when the sign-in waits for its second factor.
     public var result: SignInResult {
-        switch self {
-        case .signedIn(let result): result
+        get throws {
+            switch self {
+            case .signedIn(let result): return result
+            case .secondFactorRequired(let pending): throw SecondFactorRequired(pending: pending)
+            }
         }
     }
 }

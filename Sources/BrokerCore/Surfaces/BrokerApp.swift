@@ -50,11 +50,12 @@ public struct BrokerServices: Sendable {
     public var insights: AdminInsights
 
     /// Builds every service from a config and a store (migrated), loading the signing keys. `catalog` names the
-    /// provider types config entries may use.
+    /// provider types config entries may use; `phases` are the sign-in's optional phases (second factor, hooks).
     public static func make(
         config: BrokerConfig, store: any BrokerStore, httpClient: any HTTPClient, passwords: any PasswordHashing,
         catalog: ProviderCatalog = .builtIn, adminToken: String? = nil, clock: any Clock = SystemClock(),
-        logger: Logger, metrics: Metrics = Metrics(), cipher: OutboxCipher? = nil
+        logger: Logger, metrics: Metrics = Metrics(), cipher: OutboxCipher? = nil,
+        phases: SignInPhases = SignInPhases()
     ) async throws -> BrokerServices {
         let context = ProviderContext(
             httpClient: httpClient, clock: clock, metrics: metrics, logger: logger, clockSkew: config.clockSkew,
@@ -99,7 +100,7 @@ public struct BrokerServices: Sendable {
             config: config, providers: providers,
             signIn: SignInFlow(
                 providers: providers, accounts: accounts, sessions: sessions, auditor: auditor, metrics: metrics,
-                doorbell: doorbell),
+                doorbell: doorbell, phases: phases),
             accounts: accounts, sessions: sessions, keys: keys,
             admin: AdminService(
                 store: store, sessions: sessions, clock: clock, logger: logger,

@@ -34,6 +34,16 @@ struct CustomTokenSignIn: SignInMethod {
 
     func authenticate(_ context: SignInContext) async throws -> CustomTokenProof { try await verify() }
 
+    /// Not asked: whoever holds the service account vouches for the user (contract section 14).
+    var secondFactor: SecondFactorRule { .notAsked }
+
+    func decide(_ proof: CustomTokenProof, _ context: SignInContext) async throws -> SignInDecision {
+        let account = try await accounts.account(id: proof.uid)
+        return SignInDecision(
+            account: account, change: account == nil ? .created : .none,
+            credential: SignInCredential(provider: label, subject: proof.uid.rawValue))
+    }
+
     func commit(
         _ proof: CustomTokenProof, session: SessionGrant, context: SignInContext
     ) async throws -> CommittedSignIn {

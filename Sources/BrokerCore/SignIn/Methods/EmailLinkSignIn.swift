@@ -14,6 +14,10 @@ struct EmailLinkSignIn: SignInMethod {
     /// The code is checked where it is used, in the commit's transaction.
     func authenticate(_ context: SignInContext) async throws -> Bool { true }
 
+    func decide(_ proof: Bool, _ context: SignInContext) async throws -> SignInDecision {
+        try await actionCodes.decideSignIn(email: email)
+    }
+
     func commit(_ proof: Bool, session: SessionGrant, context: SignInContext) async throws -> CommittedSignIn {
         let signedIn = try await actionCodes.signIn(
             email: email, code: code, session: session, requestID: context.requestID)

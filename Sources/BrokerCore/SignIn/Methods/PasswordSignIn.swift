@@ -13,6 +13,12 @@ struct PasswordSignIn: SignInMethod {
         try await accounts.verifyPassword(email: email, password: password)
     }
 
+    func decide(_ proof: AccountService.VerifiedPassword, _ context: SignInContext) async throws -> SignInDecision {
+        SignInDecision(
+            account: proof.account, change: .none,
+            credential: SignInCredential(provider: label, email: proof.account.email))
+    }
+
     func commit(
         _ proof: AccountService.VerifiedPassword, session: SessionGrant, context: SignInContext
     ) async throws -> CommittedSignIn {
@@ -35,6 +41,10 @@ struct PasswordSignUp: SignInMethod {
 
     func authenticate(_ context: SignInContext) async throws -> Account {
         try await accounts.newPasswordAccount(email: email, password: password, displayName: displayName)
+    }
+
+    func decide(_ proof: Account, _ context: SignInContext) async throws -> SignInDecision {
+        SignInDecision(account: nil, change: .created, credential: SignInCredential(provider: label, email: proof.email))
     }
 
     func commit(_ proof: Account, session: SessionGrant, context: SignInContext) async throws -> CommittedSignIn {

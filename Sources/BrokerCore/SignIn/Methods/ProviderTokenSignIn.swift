@@ -21,6 +21,10 @@ struct ProviderTokenSignIn: SignInMethod {
         return try await provider.verify(request.credential, hints: request.hints)
     }
 
+    func decide(_ proof: VerifiedIdentity, _ context: SignInContext) async throws -> SignInDecision {
+        try await accounts.decide(proof)
+    }
+
     func commit(
         _ proof: VerifiedIdentity, session: SessionGrant, context: SignInContext
     ) async throws -> CommittedSignIn {

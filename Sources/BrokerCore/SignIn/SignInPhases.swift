@@ -1,0 +1,141 @@
+/// What the **decide** phase of a sign-in found, read before anything is written: the account the sign-in reaches
+/// and what it will do to it. The phases between authentication and commit (second factor, hooks) work from it;
+/// the commit decides again inside its transaction, so a decision never writes and a race is settled there.
+public struct SignInDecision: Sendable {
+    /// The account the sign-in reaches, as read; nil when it creates one (or when a provider's own linking rule
+    /// decides in the commit, which then links or creates).
+    public var account: Account?
+    /// What the sign-in is expected to do to it.
+    public var change: SignInOutcome.Change
+    /// The credential presented, as a hook is told of it (`provider`, `subject`, `email`, `emailVerified`).
+    public var credential: SignInCredential
+
+    /// Creates a decision.
+    public init(account: Account?, change: SignInOutcome.Change, credential: SignInCredential) {
+        self.account = account
+        self.change = change
+        self.credential = credential
+    }
+
+    /// Whether the sign-in stores a new account.
+    public var creates: Bool { change == .created }
+}
+
+/// The credential a sign-in presented, in the terms a hook is told of it (contract section 16); never a token.
+public struct SignInCredential: Sendable, Equatable {
+    /// The method's label: a provider's id, `password`, `custom`, `emailLink`.
+    public var provider: String
+    /// The provider's subject, for a provider token.
+    public var subject: String?
+    /// The email the credential carries or names.
+    public var email: String?
+    /// Whether the credential vouches for that email.
+    public var emailVerified: Bool
+
+    /// Creates a credential's description.
+    public init(provider: String, subject: String? = nil, email: String? = nil, emailVerified: Bool = false) {
+        self.provider = provider
+        self.subject = subject
+        self.email = email
+        self.emailVerified = emailVerified
+    }
+}
+
+/// How a method stands toward the **second factor** phase.
+public enum SecondFactorRule: Sendable {
+    /// An account with a second factor must complete it (a password, a provider token, an email link).
+    case asked
+    /// The method proves both factors (a passkey with user verification; the second factor's own method).
+    case satisfied
+    /// The method is not asked (a custom token: whoever holds the service account vouches for the user).
+    case notAsked
+}
+
+/// The second-factor phase: asked, for a decision that signs in to an existing account without a takeover, whether
+/// the sign-in must be completed with a second factor. Runs outside any transaction; when it answers a pending
+/// sign-in, nothing of the sign-in is stored but what the phase itself stores (the pending credential).
+public protocol SecondFactorPhase: Sendable {
+    /// The pending sign-in to complete with a second factor, or nil to go on.
+    func challenge(
+        _ decision: SignInDecision, method: String, context: SignInContext
+    ) async throws -> PendingSecondFactor?
+}
+
+/// A sign-in waiting for its second factor: the opaque, single-use credential that finishes it and the factors
+/// that may (contract section 14).
+public struct PendingSecondFactor: Sendable, Equatable {
+    /// The account the sign-in reaches.
+    public var uid: AccountID
+    /// The opaque credential `POST /v1/signin/mfa` takes.
+    public var credential: String
+    /// The factors that can finish it: id, type and display name.
+    public var factors: [Factor]
+
+    /// A factor that can finish a pending sign-in.
+    public struct Factor: Sendable, Equatable {
+        /// The factor's id.
+        public var id: String
+        /// Its type (`totp`).
+        public var type: String
+        /// The name its owner gave it.
+        public var displayName: String?
+
+        /// Creates a factor's description.
+        public init(id: String, type: String, displayName: String?) {
+            self.id = id
+            self.type = type
+            self.displayName = displayName
+        }
+    }
+
+    /// Creates a pending sign-in.
+    public init(uid: AccountID, credential: String, factors: [Factor]) {
+        self.uid = uid
+        self.credential = credential
+        self.factors = factors
+    }
+}
+
+/// The hooks phase: the app's say in a sign-in, asked once per sign-in just before the commit, outside any
+/// transaction (contract section 16). It may refuse (its error is the sign-in's refusal, counted and audited once
+/// by ``SignInFlow/run(_:_:)``) or amend the sign-in.
+public protocol SignInHooks: Sendable {
+    /// The app's answer for `decision` (`beforeCreate` when it creates, then `beforeSignIn`).
+    func before(_ decision: SignInDecision, method: String, context: SignInContext) async throws -> SignInAmendment
+}
+
+/// What the hooks phase adds to a sign-in: claims this session's ID tokens carry.
+public struct SignInAmendment: Sendable, Equatable {
+    /// Claims for every ID token of the session (a JSON object's members), merged over the method's own.
+    public var sessionClaims: [String: JSONValue]
+
+    /// Creates an amendment; the empty one changes nothing.
+    public init(sessionClaims: [String: JSONValue] = [:]) {
+        self.sessionClaims = sessionClaims
+    }
+}
+
+/// The optional phases of every sign-in, chosen at composition: none by default, and then a sign-in reads nothing
+/// more than its method does (the decide phase runs only for a phase that needs it).
+public struct SignInPhases: Sendable {
+    /// The second-factor phase, when second factors are enabled.
+    public var secondFactor: (any SecondFactorPhase)?
+    /// The hooks phase, when hooks are configured.
+    public var hooks: (any SignInHooks)?
+
+    /// Creates the phases.
+    public init(secondFactor: (any SecondFactorPhase)? = nil, hooks: (any SignInHooks)? = nil) {
+        self.secondFactor = secondFactor
+        self.hooks = hooks
+    }
+
+    /// Whether a sign-in needs its decision read before the commit.
+    var needDecision: Bool { secondFactor != nil || hooks != nil }
+}
+
+/// A sign-in that stopped at the second factor, thrown by the surfaces' entry points to ``SignInFlow`` that answer a
+/// finished sign-in only; ``SignInFlow/run(_:_:)`` answers ``SignInStep/secondFactorRequired(_:)`` instead.
+public struct SecondFactorRequired: Error, Sendable {
+    /// The pending sign-in.
+    public var pending: PendingSecondFactor
+}
