@@ -77,7 +77,9 @@ public final class BrokerHarness: @unchecked Sendable {
 
         let brokerServer = MicroHTTPDServer()
         let box = AppBox()
-        let port = try brokerServer.start(host: "127.0.0.1", port: 0, maxBodyBytes: 64 * 1024) { request in
+        let port = try brokerServer.start(
+            host: "127.0.0.1", port: 0, maxBodyBytes: 64 * 1024, refusals: { box.app?.render($0) }
+        ) { request in
             guard let app = box.app else { return APIError(503, "STARTING", "Starting.").response }
             return await app.handle(request)
         }
@@ -101,8 +103,10 @@ public final class BrokerHarness: @unchecked Sendable {
         if firebase {
             let server = MicroHTTPDServer()
             let firebaseBox = AppBox()
-            let firebasePort = try server.start(host: "127.0.0.1", port: 0, maxBodyBytes: FirebaseSurface.maxBodyBytes) {
-                request in
+            let firebasePort = try server.start(
+                host: "127.0.0.1", port: 0, maxBodyBytes: FirebaseSurface.maxBodyBytes,
+                refusals: { firebaseBox.app?.render($0) }
+            ) { request in
                 guard let app = firebaseBox.app else { return APIError(503, "STARTING", "Starting.").response }
                 return await app.handle(request)
             }

@@ -59,7 +59,7 @@ enum ServeCommand {
                     "maxConnections": .int(Int64(config.serverLimits.maxConnections)),
                 ])
         }
-        try server.serve(maxBodyBytes: 64 * 1024) { request in
+        try server.serve(maxBodyBytes: 64 * 1024, refusals: { app.render($0) }) { request in
             await app.handle(request)
         }
         // The Firebase-compatible listener (contract section 11): its own server and port, serving only the
@@ -72,7 +72,10 @@ enum ServeCommand {
                         services: services,
                         listener: FirebaseSurface.Listener(host: firebase.host, port: firebase.port == 0 ? nil : firebase.port))
                 ])
-            try firebaseServer.serve(maxBodyBytes: FirebaseSurface.maxBodyBytes) { request in
+            // What the server refuses itself (a body over the limit) is answered in Firebase's shape too.
+            try firebaseServer.serve(
+                maxBodyBytes: FirebaseSurface.maxBodyBytes, refusals: { firebaseApp.render($0) }
+            ) { request in
                 await firebaseApp.handle(request)
             }
             logger.info(

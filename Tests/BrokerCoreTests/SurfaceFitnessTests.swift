@@ -45,4 +45,22 @@ import Testing
         }.map(\.0)
         #expect(casting == [], "\(casting) cast a store to one of its features")
     }
+
+    /// Closed refusals: below the surfaces, errors are layer errors that name a ``Refusal``; no service throws (or
+    /// names) a surface's error type.
+    @Test func noServiceNamesASurfacesErrorType() throws {
+        let naming = try Self.sources().filter { path, text in
+            !path.hasPrefix("Surfaces/") && (text.contains("APIError") || text.contains("FirebaseError"))
+        }.map(\.0)
+        #expect(naming == [], "\(naming) name APIError or FirebaseError outside Surfaces/")
+    }
+
+    /// Each surface answers refusals with one exhaustive `switch`: no `default:` in either mapper, so a new
+    /// refusal does not build until both answer it.
+    @Test(arguments: ["Surfaces/Native/NativeErrors.swift", "Surfaces/Firebase/FirebaseError.swift"])
+    func anErrorMapperHasNoDefault(_ path: String) throws {
+        let text = try String(contentsOf: Self.core.appendingPathComponent(path), encoding: .utf8)
+        #expect(text.contains("switch refusal {"), "\(path) has no switch over Refusal")
+        #expect(!text.contains("default:"), "\(path) has a default: a new refusal would pass unanswered")
+    }
 }

@@ -143,4 +143,40 @@ import Testing
             #expect(try await broker.count("accounts") == 1000)
         }
     }
+
+    /// What the HTTP server refuses itself, and a path no route has, answer in the dialect of the listener: on the
+    /// Firebase listener Firebase's error shape (`error.code` the status, the code at the start of `message`,
+    /// `errors[0]`, `status`), on the main listener the native one; with `X-Request-Id`, and nothing stored.
+    @Test func theServersOwnRefusalsAnswerInTheListenersDialect() async throws {
+        try await Self.withFirebase { broker, _ in
+            let path = FirebaseEndpoints.identityToolkitPath + "/accounts:signUp?key=k"
+            let tooLarge = [UInt8](repeating: UInt8(ascii: " "), count: FirebaseSurface.maxBodyBytes + 1)
+            let refused = try await broker.firebase(
+                "POST", path, body: tooLarge, headers: ["Content-Type": "application/json", "X-Request-Id": "big-1"])
+            #expect(refused.status == 413)
+            #expect(refused.json?["error"]?["code"]?.intValue == 413)
+            #expect(
+                refused.json?["error"]?["message"]?.stringValue
+                    == "INVALID_ARGUMENT : Request payload size exceeds the limit.")
+            #expect(refused.json?["error"]?["status"]?.stringValue == "INVALID_ARGUMENT")
+            #expect(refused.json?["error"]?["errors"]?.arrayValue?.first?["reason"]?.stringValue == "invalid")
+            #expect(refused.headers["x-request-id"] == "big-1")
+            #expect(refused.headers["content-type"] == "application/json")
+
+            let unknown = try await broker.firebase("POST", "/identitytoolkit.googleapis.com/v1/accounts:nothing?key=k")
+            #expect(unknown.status == 404)
+            #expect(unknown.json?["error"]?["code"]?.intValue == 404)
+            #expect(Self.code(unknown) == "NOT_FOUND")
+            #expect(unknown.json?["error"]?["status"]?.stringValue == "NOT_FOUND")
+
+            // The main listener keeps the native shape for the same refusal.
+            let native = try await broker.request(
+                "POST", "/v1/signup", body: [UInt8](repeating: UInt8(ascii: " "), count: 64 * 1024 + 1),
+                headers: ["Content-Type": "application/json"])
+            #expect(native.status == 413)
+            #expect(native.errorCode == "PAYLOAD_TOO_LARGE")
+            #expect(native.json?["error"]?["message"]?.stringValue == "The request body exceeds 65536 bytes.")
+            #expect(try await broker.count("accounts") == 0)
+        }
+    }
 }

@@ -58,3 +58,22 @@ public struct AccountError: CodedError {
     /// The code says it all (``CodedError``).
     public var detail: String { "" }
 }
+
+extension AccountError {
+    /// The account refusal, with the reasons it carries (``CodedError``).
+    public var refusal: Refusal? {
+        switch code {
+        case .userDisabled: .userDisabled
+        case .accountExistsWithDifferentCredential: .accountExists(existingProviders: existingProviders)
+        case .identityAlreadyLinked: .identityAlreadyLinked
+        case .notFound: .accountNotFound
+        case .emailExists: .emailExists
+        case .invalidEmail: .invalidEmail
+        case .weakPassword: .weakPassword
+        case .invalidLoginCredentials: .invalidLoginCredentials(credentialProblem)
+        case .tooManyAttempts: .tooManyAttempts(retryAfter: retryAfter)
+        case .lastIdentity: .lastIdentity
+        case .invalidPhotoURL: .invalidPhotoURL
+        }
+    }
+}

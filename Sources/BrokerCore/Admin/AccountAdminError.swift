@@ -62,3 +62,10 @@ public struct AccountAdminError: CodedError {
     /// `CODE` or `CODE : detail`, as Firebase writes an error's `message`.
     public var firebaseMessage: String { detail.isEmpty ? code.rawValue : "\(code.rawValue) : \(detail)" }
 }
+
+extension AccountAdminError {
+    /// The administrator's operation refused (``CodedError``).
+    public var refusal: Refusal? {
+        .adminRefused(code, detail: detail)
+    }
+}

@@ -55,7 +55,9 @@ public struct AdminInsights: Sendable {
     /// A page of audit events matching `filter`, newest first, and the cursor of the next page.
     public func audit(_ filter: AuditFilter, cursor: String?, limit: Int) async throws -> ([AuditEvent], String?) {
         let position = try cursor.map { token in
-            guard let parsed = PageCursor(token: token) else { throw APIError.invalidRequest("cursor is not valid.") }
+            guard let parsed = PageCursor(token: token) else {
+                throw RequestError.invalidRequest("cursor is not valid.")
+            }
             return parsed
         }
         let page = try await store.auditEvents(matching: filter, before: position, limit: limit + 1)

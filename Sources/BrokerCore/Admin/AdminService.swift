@@ -68,7 +68,9 @@ public struct AdminService: Sendable {
     /// The client's cursor, or 400 `INVALID_REQUEST` when it is not one of ours.
     private static func cursor(_ token: String?) throws -> PageCursor? {
         try token.map { token in
-            guard let parsed = PageCursor(token: token) else { throw APIError.invalidRequest("cursor is not valid.") }
+            guard let parsed = PageCursor(token: token) else {
+                throw RequestError.invalidRequest("cursor is not valid.")
+            }
             return parsed
         }
     }
@@ -169,13 +171,14 @@ public struct AdminService: Sendable {
     /// A Firebase custom token for an existing account, with optional developer claims.
     public func customToken(_ uid: AccountID, claims: JSONValue?, requestID: String) async throws -> String {
         guard (1...128).contains(uid.rawValue.count) else {
-            throw APIError.invalidRequest("uid must be 1 to 128 characters.")
+            throw RequestError.invalidRequest("uid must be 1 to 128 characters.")
         }
         let account = try await user(uid)
         let validated = try claims.map { try CustomClaims.validated($0) }
         let members = validated.flatMap { JSONValue.parse(Array($0.utf8))?.objectValue }
         guard let token = try sessions.customToken(for: account, claims: members) else {
-            throw APIError.invalidRequest("No Firebase service account is configured, so no custom token can be minted.")
+            throw RequestError.invalidRequest(
+                "No Firebase service account is configured, so no custom token can be minted.")
         }
         await record(uid, .customToken, requestID: requestID)
         return token

@@ -10,16 +10,18 @@ public enum CustomClaims {
 
     /// Checks `claims` and returns their JSON text; throws 400 `INVALID_REQUEST` naming the problem.
     public static func validated(_ claims: JSONValue) throws -> String {
-        guard let members = claims.objectValue else { throw APIError.invalidRequest("claims must be a JSON object.") }
+        guard let members = claims.objectValue else {
+            throw RequestError.invalidRequest("claims must be a JSON object.")
+        }
         if let name = members.keys.sorted().first(where: reserved.contains) {
-            throw APIError.invalidRequest("claims must not use the reserved name \"\(name)\".")
+            throw RequestError.invalidRequest("claims must not use the reserved name \"\(name)\".")
         }
         // A number past Double's range (1e400) parses as infinity and would be written as null: refused, not
         // silently changed.
-        guard allFinite(claims) else { throw APIError.invalidRequest("claims must hold only finite numbers.") }
+        guard allFinite(claims) else { throw RequestError.invalidRequest("claims must hold only finite numbers.") }
         let text = String(decoding: claims.serialized(), as: UTF8.self)
         guard text.count <= maximumLength else {
-            throw APIError.invalidRequest("claims must serialize to at most \(maximumLength) characters.")
+            throw RequestError.invalidRequest("claims must serialize to at most \(maximumLength) characters.")
         }
         return text
     }

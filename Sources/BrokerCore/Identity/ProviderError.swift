@@ -45,3 +45,10 @@ public struct PublicErrorCode: Sendable, Equatable {
         self.message = message
     }
 }
+
+extension ProviderError {
+    /// The provider refusal, with what a surface shows of it (``CodedError``).
+    public var refusal: Refusal? {
+        .provider(code, detail: detail, publicCode: publicCode)
+    }
+}

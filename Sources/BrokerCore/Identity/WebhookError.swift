@@ -19,3 +19,12 @@ public struct WebhookError: CodedError {
         self.detail = detail
     }
 }
+
+extension WebhookError {
+    /// A webhook call that did not verify (``CodedError``).
+    public var refusal: Refusal? {
+        switch code {
+        case .invalidWebhook: .invalidWebhook
+        }
+    }
+}

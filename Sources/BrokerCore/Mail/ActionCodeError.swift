@@ -27,3 +27,10 @@ public struct ActionCodeError: CodedError {
         self.detail = detail
     }
 }
+
+extension ActionCodeError {
+    /// The action code refusal (``CodedError``).
+    public var refusal: Refusal? {
+        .actionCode(code)
+    }
+}

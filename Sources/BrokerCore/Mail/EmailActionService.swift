@@ -58,7 +58,7 @@ public struct EmailActionService: Sendable {
     public func requestVerification(
         for account: Account, continueURL: String?, acceptLanguage: String?, requestID: String
     ) async throws -> [OutboxJob] {
-        guard let email = account.email else { throw APIError.invalidRequest("The account has no email address.") }
+        guard let email = account.email else { throw RequestError.invalidRequest("The account has no email address.") }
         return try await request(
             .verifyEmail, email: email, account: account, continueURL: continueURL, acceptLanguage: acceptLanguage,
             requestID: requestID)
@@ -107,7 +107,7 @@ public struct EmailActionService: Sendable {
         requestID: String
     ) async throws -> [OutboxJob] {
         if let continueURL, !settings.allowsContinueURL(continueURL) {
-            throw APIError.invalidRequest("continueUrl is not allowed (mail.allowedContinueUrls).")
+            throw RequestError.invalidRequest("continueUrl is not allowed (mail.allowedContinueUrls).")
         }
         let now = clock.now
         let emailKey = email.lowercased()
@@ -183,9 +183,9 @@ public struct EmailActionService: Sendable {
                 email: done.account.email ?? "", action: action, continueURL: done.continueURL)
             return (confirmation, done.jobs)
         } catch let error as ActionCodeError where error.code == .missingNewPassword {
-            throw APIError.invalidRequest("newPassword is required for a password reset.")
+            throw RequestError.invalidRequest("newPassword is required for a password reset.")
         } catch is ActionCodeError {
-            throw APIError(400, "INVALID_OOB_CODE", "The code is invalid, used or expired.")
+            throw ActionCodeError(.invalidCode)
         }
     }
 
@@ -195,7 +195,7 @@ public struct EmailActionService: Sendable {
         do {
             return try await actionCodes.verificationNeedsPassword(code: code)
         } catch is ActionCodeError {
-            throw APIError(400, "INVALID_OOB_CODE", "The code is invalid, used or expired.")
+            throw ActionCodeError(.invalidCode)
         }
     }
 

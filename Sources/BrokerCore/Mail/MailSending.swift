@@ -27,3 +27,8 @@ public struct MailError: CodedError {
         self.detail = detail
     }
 }
+
+extension MailError {
+    /// None: an internal failure (``CodedError``). A mail that could not be sent.
+    public var refusal: Refusal? { nil }
+}

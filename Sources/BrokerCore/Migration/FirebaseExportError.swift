@@ -35,3 +35,8 @@ public struct FirebaseExportError: CodedError {
         return reason
     }
 }
+
+extension FirebaseExportError {
+    /// None: an internal failure (``CodedError``). An export file the CLI cannot read is the operator's to fix.
+    public var refusal: Refusal? { nil }
+}

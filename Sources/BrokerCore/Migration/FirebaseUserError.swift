@@ -32,3 +32,8 @@ public struct FirebaseUserError: CodedError {
         self.detail = field
     }
 }
+
+extension FirebaseUserError {
+    /// None: an internal failure (``CodedError``). A bad record is answered by the import that reads it, per record.
+    public var refusal: Refusal? { nil }
+}

@@ -27,3 +27,8 @@ public struct ImportedHashError: CodedError {
         self.detail = detail
     }
 }
+
+extension ImportedHashError {
+    /// None: an internal failure (``CodedError``). A hash the import cannot use is answered by the import itself.
+    public var refusal: Refusal? { nil }
+}

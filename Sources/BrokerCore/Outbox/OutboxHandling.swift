@@ -28,3 +28,8 @@ public struct OutboxDeliveryError: CodedError {
         self.detail = detail
     }
 }
+
+extension OutboxDeliveryError {
+    /// None: an internal failure (``CodedError``). A delivery failure, retried by the worker.
+    public var refusal: Refusal? { nil }
+}

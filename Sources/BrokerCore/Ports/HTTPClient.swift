@@ -73,3 +73,8 @@ public protocol HTTPClient: Sendable {
     /// Sends `request` and returns the response, or throws ``HTTPClientError``.
     func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse
 }
+
+extension HTTPClientError {
+    /// None: an internal failure (``CodedError``). An outbound call that failed.
+    public var refusal: Refusal? { nil }
+}

@@ -18,7 +18,25 @@ extension PasswordHashing {
 }
 
 /// Password hashing could not take the work now.
-public struct PasswordHashingError: Error, Sendable, Equatable {
+public struct PasswordHashingError: CodedError {
+    /// The stable reasons.
+    public enum Code: String, Sendable {
+        /// Too much hashing is queued already.
+        case overloaded
+    }
+
+    /// The reason.
+    public var code: Code = .overloaded
+    /// Nothing beyond the code.
+    public var detail: String { "" }
+
     /// Too much hashing is queued already; the client should retry shortly.
     public static let overloaded = PasswordHashingError()
+
+    /// Too much hashing at once: retry in a second (``CodedError``).
+    public var refusal: Refusal? {
+        switch code {
+        case .overloaded: .passwordHashingBusy
+        }
+    }
 }

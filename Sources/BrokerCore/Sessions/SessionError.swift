@@ -33,3 +33,14 @@ public struct SessionError: CodedError {
         self.refreshProblem = refreshProblem
     }
 }
+
+extension SessionError {
+    /// The session refusal, with the refresh-token problem (``CodedError``).
+    public var refusal: Refusal? {
+        switch code {
+        case .invalidRefreshToken: .invalidRefreshToken(refreshProblem)
+        case .unauthenticated: .unauthenticated
+        case .recentSignInRequired: .recentSignInRequired
+        }
+    }
+}

@@ -199,29 +199,8 @@ public struct SignInFlow: Sendable {
     }
 
     /// The contract's code for a refused sign-in (section 6), as metrics and audit events name outcomes whatever
-    /// surface carried the request; a surface's own refusal names its code (``SignInOutcomeNaming``).
-    static func outcomeCode(_ error: any Error) -> String {
-        if let error = error as? ActionCodeError { return actionCodeOutcome(error) }
-        if let named = error as? any SignInOutcomeNaming { return named.outcomeCode }
-        return APIError.mapping(error)?.code ?? "INTERNAL"
-    }
-
-    /// The outcome label of a refused code (a fixed set, as metrics labels must be).
-    static func actionCodeOutcome(_ error: ActionCodeError) -> String {
-        switch error.code {
-        case .invalidCode: "INVALID_OOB_CODE"
-        case .expiredCode: "EXPIRED_OOB_CODE"
-        case .wrongEmail: "INVALID_EMAIL"
-        case .missingNewPassword, .accountNotFound, .invalidContinueURL: "INVALID_REQUEST"
-        }
-    }
-}
-
-/// A surface's own refusal of a sign-in (a Firebase custom token that does not verify), with the code metrics and
-/// audit events name it by.
-public protocol SignInOutcomeNaming: Error {
-    /// The outcome label: a code from a fixed set.
-    var outcomeCode: String { get }
+    /// surface carried the request: the refusal's own ``Refusal/code`` (`INTERNAL` for an internal failure).
+    static func outcomeCode(_ error: any Error) -> String { Refusal.outcome(of: error) }
 }
 
 extension ProviderID {

@@ -60,3 +60,12 @@ public struct SignInError: CodedError {
         self.detail = detail
     }
 }
+
+extension SignInError {
+    /// The sign-in flow's refusal (``CodedError``).
+    public var refusal: Refusal? {
+        switch code {
+        case .providerNotEnabled: .providerNotEnabled
+        }
+    }
+}

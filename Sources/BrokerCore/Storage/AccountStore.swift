@@ -214,3 +214,16 @@ extension AccountWriteOptions {
         return issuedAt.timeIntervalSince1970.rounded(.down) <= cutoff.timeIntervalSince1970.rounded(.down)
     }
 }
+
+extension AccountStoreError {
+    /// A missing account, a cut-off custom token, or storage down; nil for what services must handle (``CodedError``).
+    public var refusal: Refusal? {
+        switch code {
+        case .notFound: .accountNotFound  // deleted while the request was under way
+        case .cutOff: .customTokenCutOff
+        case .unavailable: .storageUnavailable
+        // Services turn these into their refusals; one that reaches a surface is a bug.
+        case .alreadyExists, .alreadyUsed: nil
+        }
+    }
+}

@@ -6,3 +6,8 @@ extension CryptoError: CodedError {
     /// The message: what OpenSSL refused, never key material.
     public var detail: String { message }
 }
+
+extension CryptoError {
+    /// None: a cryptographic failure is internal (``CodedError``).
+    public var refusal: Refusal? { nil }
+}

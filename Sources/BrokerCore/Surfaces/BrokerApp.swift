@@ -176,6 +176,11 @@ public struct BrokerApp: Sendable {
             help: "New sessions for signed-in accounts (a password change, a link), by reason.")
     }
 
+    /// The response to `error` in the dialect of the surface this application serves first (the one that answers
+    /// unmatched requests), for what the HTTP server refuses itself before any route runs (a body over the
+    /// limit); the server adds `X-Request-Id`.
+    public func render(_ error: any Error) -> HTTPResponse { fallback.render(error).response }
+
     /// The routes the surfaces mounted: method and pattern (`{name}` for a parameter), as the router matches them.
     public var routes: [(method: String, pattern: String)] { router.endpoints }
 
@@ -208,7 +213,7 @@ public struct BrokerApp: Sendable {
                 cause = rendered.cause
             }
         } else {
-            response = fallback.render(APIError.notFound).response
+            response = fallback.render(RequestError.notFound).response
         }
         response.headers.append(("X-Request-Id", requestID))
         cors.addHeaders(to: &response, for: request)

@@ -29,16 +29,17 @@ func mhdAccessHandler(
             // so whatever follows is never read as another request.
             context.phase = .answered
             context.tracked.map(dispatcher.connections.requestArrived(on:))
-            return mhdQueue(mhdAmbiguousFraming(requestID: context.requestID), on: connection, closing: true)
+            let refused = mhdAmbiguousFraming(requestID: context.requestID, dispatcher.refusals)
+            return mhdQueue(refused, on: connection, closing: true)
         }
         if let declared = mhdDeclaredContentLength(connection) {
             if declared > dispatcher.maxBodyBytes {
                 // Refuse before reading the body; libmicrohttpd closes the connection after this answer.
                 context.phase = .answered
                 context.tracked.map(dispatcher.connections.requestArrived(on:))
-                return mhdQueue(
-                    mhdPayloadTooLarge(dispatcher.maxBodyBytes, requestID: context.requestID), on: connection,
-                    closing: true)
+                let refused = mhdPayloadTooLarge(
+                    dispatcher.maxBodyBytes, requestID: context.requestID, dispatcher.refusals)
+                return mhdQueue(refused, on: connection, closing: true)
             }
             context.body.reserveCapacity(declared)
         }
@@ -68,12 +69,12 @@ func mhdAccessHandler(
         context.tracked.map(dispatcher.connections.requestArrived(on:))
         if context.bodyTooLarge {
             // The whole body was read (and discarded), so the connection can stay open.
-            return mhdQueue(
-                mhdPayloadTooLarge(dispatcher.maxBodyBytes, requestID: context.requestID), on: connection,
-                closing: dispatcher.isClosing)
+            let refused = mhdPayloadTooLarge(dispatcher.maxBodyBytes, requestID: context.requestID, dispatcher.refusals)
+            return mhdQueue(refused, on: connection, closing: dispatcher.isClosing)
         }
         guard dispatcher.admit() else {
-            return mhdQueue(mhdShuttingDown(requestID: context.requestID), on: connection, closing: true)
+            let refused = mhdShuttingDown(requestID: context.requestID, dispatcher.refusals)
+            return mhdQueue(refused, on: connection, closing: true)
         }
         context.admitted = true
         let request = HTTPRequest(

@@ -18,6 +18,8 @@ final class MHDDispatcher: @unchecked Sendable {
     let maxBodyBytes: Int
     /// The per-address cap and the request deadlines.
     let connections: MHDConnectionGuard
+    /// The application's answers to what the server refuses itself, if it gave them.
+    let refusals: HTTPServerRefusals?
 
     /// Guards everything below.
     private let lock = NSLock()
@@ -36,11 +38,12 @@ final class MHDDispatcher: @unchecked Sendable {
 
     /// Creates the dispatcher for one daemon.
     init(
-        maxBodyBytes: Int, connections: MHDConnectionGuard,
+        maxBodyBytes: Int, connections: MHDConnectionGuard, refusals: HTTPServerRefusals?,
         handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
     ) {
         self.maxBodyBytes = maxBodyBytes
         self.connections = connections
+        self.refusals = refusals
         self.handler = handler
     }
 

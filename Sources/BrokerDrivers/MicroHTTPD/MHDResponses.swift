@@ -35,28 +35,49 @@ func mhdQueue(_ response: HTTPResponse, on connection: OpaquePointer, closing: B
 }
 
 /// The 413 sent for a body over the limit; the handler never sees the request.
-func mhdPayloadTooLarge(_ maxBodyBytes: Int, requestID: String) -> HTTPResponse {
-    mhdErrorResponse(
-        status: 413, code: "PAYLOAD_TOO_LARGE", message: "The request body exceeds \(maxBodyBytes) bytes.",
-        requestID: requestID)
+func mhdPayloadTooLarge(_ maxBodyBytes: Int, requestID: String, _ refusals: HTTPServerRefusals? = nil) -> HTTPResponse {
+    mhdRefusal(RequestError(.payloadTooLarge, limit: maxBodyBytes), requestID: requestID, refusals) {
+        mhdErrorResponse(
+            status: 413, code: "PAYLOAD_TOO_LARGE", message: "The request body exceeds \(maxBodyBytes) bytes.",
+            requestID: requestID)
+    }
 }
 
+/// The message of the 400 for a request whose framing is ambiguous.
+private let mhdAmbiguousFramingMessage =
+    "The request's framing is ambiguous (RFC 9112 section 6.3): conflicting Content-Length or "
+    + "Transfer-Encoding, or whitespace before a header's colon."
+
 /// The 400 sent (with `Connection: close`) for a request whose framing is ambiguous; the handler never sees it.
-func mhdAmbiguousFraming(requestID: String) -> HTTPResponse {
-    mhdErrorResponse(
-        status: 400, code: "INVALID_REQUEST",
-        message:
-            "The request's framing is ambiguous (RFC 9112 section 6.3): conflicting Content-Length or "
-            + "Transfer-Encoding, or whitespace before a header's colon.",
-        requestID: requestID)
+func mhdAmbiguousFraming(requestID: String, _ refusals: HTTPServerRefusals? = nil) -> HTTPResponse {
+    mhdRefusal(.invalidRequest(mhdAmbiguousFramingMessage), requestID: requestID, refusals) {
+        mhdErrorResponse(
+            status: 400, code: "INVALID_REQUEST", message: mhdAmbiguousFramingMessage, requestID: requestID)
+    }
 }
 
 /// The 503 sent for a request that arrives after shutdown has drained.
-func mhdShuttingDown(requestID: String) -> HTTPResponse {
-    var response = mhdErrorResponse(
-        status: 503, code: "UNAVAILABLE", message: "The server is shutting down.", requestID: requestID)
-    response.headers.append((name: "Retry-After", value: "1"))
-    return response
+func mhdShuttingDown(requestID: String, _ refusals: HTTPServerRefusals? = nil) -> HTTPResponse {
+    mhdRefusal(RequestError(.shuttingDown), requestID: requestID, refusals) {
+        var response = mhdErrorResponse(
+            status: 503, code: "UNAVAILABLE", message: "The server is shutting down.", requestID: requestID)
+        response.headers.append((name: "Retry-After", value: "1"))
+        return response
+    }
+}
+
+/// `refusal` as the application answers it (with the request's `X-Request-Id`), or the driver's own answer.
+private func mhdRefusal(
+    _ refusal: RequestError, requestID: String, _ refusals: HTTPServerRefusals?, own: () -> HTTPResponse
+) -> HTTPResponse {
+    guard var rendered = refusals?(refusal) else { return own() }
+    rendered.headers.append((name: "X-Request-Id", value: mhdRequestID(requestID)))
+    return rendered
+}
+
+/// The request's id, or a new one when it had none.
+private func mhdRequestID(_ requestID: String) -> String {
+    requestID.isEmpty ? RequestID.from(header: nil) : requestID
 }
 
 /// A response in the contract's error shape, `{"error":{"code":…,"message":…}}`, with its `X-Request-Id`.
@@ -67,7 +88,7 @@ private func mhdErrorResponse(status: Int, code: String, message: String, reques
         status: status,
         headers: [
             (name: "Content-Type", value: "application/json"),
-            (name: "X-Request-Id", value: requestID.isEmpty ? RequestID.from(header: nil) : requestID),
+            (name: "X-Request-Id", value: mhdRequestID(requestID)),
         ],
         body: Array(json.utf8))
 }

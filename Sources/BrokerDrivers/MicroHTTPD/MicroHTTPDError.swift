@@ -64,3 +64,8 @@ extension MicroHTTPDError {
         return MicroHTTPDError(.startFailed, "cannot listen on \(address): \(String(cString: strerror(error)))")
     }
 }
+
+extension MicroHTTPDError {
+    /// None: an internal failure (``CodedError``). A server that could not start or answer.
+    public var refusal: Refusal? { nil }
+}

@@ -23,11 +23,12 @@ public final class MicroHTTPDServer: HTTPServer, @unchecked Sendable {
     private var dispatcher: MHDDispatcher?
     /// The shutdown in progress or done, shared by every caller of `shutdown`.
     private var stopping: Task<Void, Never>?
-    /// The socket ``listen(host:port:)`` bound and its host, until ``serve(maxBodyBytes:handler:)`` hands it to
-    /// libmicrohttpd.
+    /// The socket ``listen(host:port:)`` bound and its host, until ``serve(maxBodyBytes:refusals:handler:)`` hands it
+    /// to libmicrohttpd.
     private var listening: (host: String, socket: Int32)?
 
-    /// Creates a server; nothing listens until ``start(host:port:maxBodyBytes:handler:)`` or ``listen(host:port:)``.
+    /// Creates a server; nothing listens until ``start(host:port:maxBodyBytes:refusals:handler:)`` or
+    /// ``listen(host:port:)``.
     /// - Parameters:
     ///   - limits: the total and per-address connection caps, the idle timeout and the request deadline.
     ///   - trustedProxies: peers whose connections the per-address cap does not count.
@@ -56,19 +57,19 @@ public final class MicroHTTPDServer: HTTPServer, @unchecked Sendable {
 
     /// Starts listening on `host` (a numeric IPv4 or IPv6 address, e.g. `127.0.0.1`, `0.0.0.0`, `::1`) and
     /// `port` (0 picks a free port) and returns the bound port: ``listen(host:port:)`` then
-    /// ``serve(maxBodyBytes:handler:)``. Throws ``MicroHTTPDError``.
+    /// ``serve(maxBodyBytes:refusals:handler:)``. Throws ``MicroHTTPDError``.
     public func start(
-        host: String, port: Int, maxBodyBytes: Int,
+        host: String, port: Int, maxBodyBytes: Int, refusals: HTTPServerRefusals?,
         handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
     ) throws -> Int {
         let bound = try listen(host: host, port: port)
-        try serve(maxBodyBytes: maxBodyBytes, handler: handler)
+        try serve(maxBodyBytes: maxBodyBytes, refusals: refusals, handler: handler)
         return bound
     }
 
     /// Binds and listens on `host` (a numeric IPv4 or IPv6 address) and `port` (0 picks a free port) and returns
     /// the bound port, answering nobody yet: connections wait in the backlog until
-    /// ``serve(maxBodyBytes:handler:)``. A port another socket holds is ``MicroHTTPDError/Code/addressInUse``.
+    /// ``serve(maxBodyBytes:refusals:handler:)``. A port another socket holds is ``MicroHTTPDError/Code/addressInUse``.
     public func listen(host: String, port: Int) throws -> Int {
         guard let requestedPort = UInt16(exactly: port) else {
             throw MicroHTTPDError(.startFailed, "port \(port) out of range")
@@ -89,12 +90,15 @@ public final class MicroHTTPDServer: HTTPServer, @unchecked Sendable {
         return Int(boundPort)
     }
 
-    /// Starts answering on the socket ``listen(host:port:)`` bound. Throws ``MicroHTTPDError``.
+    /// Starts answering on the socket ``listen(host:port:)`` bound; what the server refuses itself is answered by
+    /// `refusals` (the application's dialect) when given. Throws ``MicroHTTPDError``.
     public func serve(
-        maxBodyBytes: Int, handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
+        maxBodyBytes: Int, refusals: HTTPServerRefusals? = nil,
+        handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
     ) throws {
         let connections = MHDConnectionGuard(limits: limits, trustedProxies: trustedProxies)
-        let dispatcher = MHDDispatcher(maxBodyBytes: max(0, maxBodyBytes), connections: connections, handler: handler)
+        let dispatcher = MHDDispatcher(
+            maxBodyBytes: max(0, maxBodyBytes), connections: connections, refusals: refusals, handler: handler)
         let listener: (host: String, socket: Int32)? = lock.withLock {
             guard let listening, self.dispatcher == nil, stopping == nil else { return nil }
             self.dispatcher = dispatcher
@@ -143,7 +147,7 @@ public final class MicroHTTPDServer: HTTPServer, @unchecked Sendable {
         await task?.value
     }
 
-    /// TCP connections accepted since ``start(host:port:maxBodyBytes:handler:)`` (useful to observe
+    /// TCP connections accepted since ``start(host:port:maxBodyBytes:refusals:handler:)`` (useful to observe
     /// keep-alive).
     public var acceptedConnectionCount: Int {
         lock.withLock { dispatcher }?.acceptedConnections ?? 0

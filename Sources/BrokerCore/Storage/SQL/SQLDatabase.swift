@@ -124,3 +124,13 @@ extension SQLDatabase {
     /// Nothing to do (PostgreSQL: its files are the server's, and `VACUUM` its business).
     public func eraseDeletedContent() {}
 }
+
+extension SQLError {
+    /// Storage down or busy; nil for any other failure (``CodedError``).
+    public var refusal: Refusal? {
+        switch code {
+        case .busy, .unavailable: .storageUnavailable
+        case .uniqueViolation, .other: nil
+        }
+    }
+}

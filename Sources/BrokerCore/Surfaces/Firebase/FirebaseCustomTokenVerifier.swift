@@ -40,9 +40,10 @@ public struct FirebaseCustomTokenVerifier: Sendable {
         public var issuedAt: Date = .distantPast
     }
 
-    static func invalid(_ detail: String) -> FirebaseError { FirebaseError("INVALID_CUSTOM_TOKEN", detail) }
+    static func invalid(_ detail: String) -> CustomTokenError { CustomTokenError(.invalid, detail) }
 
-    /// The token's uid and claims, or the ``FirebaseError`` Firebase answers.
+    /// The token's uid and claims, or the ``CustomTokenError`` that refuses it (`INVALID_CUSTOM_TOKEN`, or
+    /// `CREDENTIAL_MISMATCH` for another project's token).
     public func verify(_ token: String) throws -> Verified {
         let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard token.utf8.count <= FirebaseBody.maximumStringBytes, parts.count == 3,
@@ -79,7 +80,7 @@ public struct FirebaseCustomTokenVerifier: Sendable {
                 claims["aud"]?.stringValue == FirebaseEndpoints.customTokenAudience
             else { throw Self.invalid("The custom token's iss, sub or aud is not a custom token's.") }
             guard issuer == account.clientEmail else {
-                throw FirebaseError("CREDENTIAL_MISMATCH", "The custom token corresponds to a different audience.")
+                throw CustomTokenError(.audienceMismatch)
             }
             guard let jwt = try? JWT(parsing: token), header["kid"].map({ $0.stringValue == account.privateKeyID.rawValue }) ?? true,
                 account.verifies(signature: jwt.signature, message: jwt.signingInput)

@@ -1,8 +1,8 @@
 /// An error as Firebase Auth's REST API writes it (contract section 11):
 /// `{"error": {"code": 400, "message": "CODE : detail", "errors": [{"message", "domain": "global",
 /// "reason": "invalid"}]}}`. Firebase's SDKs read the code from the start of `message` (up to ` : `), so the
-/// code is the stable part and the detail is for people. The one mapping from the broker's layer errors to
-/// Firebase's codes lives here; anything unmapped is a 500 whose cause is only logged.
+/// code is the stable part and the detail is for people. The one mapping from the broker's ``Refusal``s to
+/// Firebase's codes lives here; an error that is no refusal is a 500 whose cause is only logged.
 public struct FirebaseError: Error, Sendable, Equatable {
     /// The HTTP status (Firebase answers most refusals with 400).
     public var status: Int
@@ -51,9 +51,9 @@ public struct FirebaseError: Error, Sendable, Equatable {
     /// A body that is not a JSON object (or not valid JSON).
     public static let invalidJSON = FirebaseError(
         "INVALID_ARGUMENT", "Invalid JSON payload received.", statusName: "INVALID_ARGUMENT")
-    /// A body over the listener's limit.
+    /// A body over the listener's limit: 413 (as the HTTP server refuses it), in Firebase's shape.
     public static let payloadTooLarge = FirebaseError(
-        "INVALID_ARGUMENT", "Request payload size exceeds the limit.", statusName: "INVALID_ARGUMENT")
+        "INVALID_ARGUMENT", "Request payload size exceeds the limit.", status: 413, statusName: "INVALID_ARGUMENT")
     /// A request whose `Host` is not the listener's (DNS rebinding): refused before anything is done.
     public static let hostRefused = FirebaseError(
         "PERMISSION_DENIED", "Host not allowed on this listener.", status: 403, reason: "forbidden",
@@ -101,47 +101,72 @@ public struct FirebaseError: Error, Sendable, Equatable {
 
     // MARK: Mapping the broker's errors
 
-    /// Firebase's form of `error`, or nil when it has none (an internal error).
+    /// Firebase's form of `error`, or nil when it has none (an internal error): the surface's own errors as they
+    /// are, every layer error by its ``Refusal``.
     public static func mapping(_ error: any Error) -> FirebaseError? {
-        switch error {
-        case let error as FirebaseError: return error
-        case let error as TokenError: return mapping(error)
-        case let error as ProviderError: return mapping(error)
-        case let error as AccountError: return mapping(error)
-        case let error as ActionCodeError: return mapping(error)
-        case let error as SessionCookieError:
-            switch error.code {
+        if let own = error as? FirebaseError { return own }
+        return Refusal.refusal(of: error).map(mapping)
+    }
+
+    /// Firebase's answer to `refusal` (one case each, no default, so a new refusal does not build until it has an
+    /// answer here). Firebase answers most refusals with 400 and its own code.
+    public static func mapping(_ refusal: Refusal) -> FirebaseError {
+        switch refusal {
+        // A refusal Firebase has no code for is answered with the broker's, as 400.
+        case .invalidRequest: return FirebaseError(refusal.code)
+        case .notFound: return notFound
+        case .payloadTooLarge: return payloadTooLarge
+        case .token(let token): return mapping(token)
+        case .provider(let provider, let detail, _): return mapping(provider, detail: detail)
+        case .providerNotEnabled: return operationNotAllowed("The identity provider configuration is not found.")
+        case .invalidWebhook: return FirebaseError(refusal.code, nil, status: 401)
+        case .customTokenCutOff:
+            return FirebaseError(
+                "INVALID_CUSTOM_TOKEN", "The custom token was minted before its user was taken over, reset or deleted.")
+        case .invalidCustomToken(let detail): return FirebaseError("INVALID_CUSTOM_TOKEN", detail)
+        case .customTokenAudienceMismatch:
+            return FirebaseError("CREDENTIAL_MISMATCH", "The custom token corresponds to a different audience.")
+        case .userDisabled: return userDisabled
+        case .accountExists, .emailExists: return FirebaseError("EMAIL_EXISTS")
+        case .identityAlreadyLinked: return FirebaseError("FEDERATED_USER_ID_ALREADY_LINKED")
+        case .accountNotFound: return userNotFound
+        case .invalidEmail: return FirebaseError("INVALID_EMAIL")
+        case .weakPassword:
+            return FirebaseError(
+                "WEAK_PASSWORD", "Password should be at least \(PasswordPolicy.minimumLength) characters")
+        case .invalidLoginCredentials: return FirebaseError("INVALID_LOGIN_CREDENTIALS")
+        case .tooManyAttempts(let retryAfter):
+            var mapped = FirebaseError(
+                "TOO_MANY_ATTEMPTS_TRY_LATER",
+                "Access to this account has been temporarily disabled due to many failed login attempts.")
+            mapped.headers["Retry-After"] = String(retryAfter ?? 60)
+            return mapped
+        case .lastIdentity:
+            return FirebaseError("MISSING_PROVIDER_ID", "The account's last way to sign in cannot be removed.")
+        case .invalidPhotoURL: return FirebaseError("INVALID_PHOTO_URL")
+        case .adminRefused(let admin, let detail):
+            return FirebaseError(
+                admin.rawValue, detail.isEmpty ? nil : detail, status: admin == .passwordHashingUnavailable ? 501 : 400)
+        case .invalidRefreshToken: return FirebaseError("INVALID_REFRESH_TOKEN")
+        case .unauthenticated: return invalidIDToken
+        case .recentSignInRequired: return FirebaseError("CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+        case .sessionCookie(let cookie):
+            switch cookie {
             case .invalidDuration: return FirebaseError("INVALID_DURATION")
             // No Identity Toolkit route verifies a cookie (the Admin SDKs do it themselves, and call a refused one
             // an invalid session cookie); a broker route that does answers with their name for it.
             case .invalidCookie: return FirebaseError("INVALID_SESSION_COOKIE")
             }
-        case let error as SignInError:
-            switch error.code {
-            case .providerNotEnabled:
-                return operationNotAllowed("The identity provider configuration is not found.")
-            }
-        case let error as SessionError:
-            switch error.code {
-            case .invalidRefreshToken: return FirebaseError("INVALID_REFRESH_TOKEN")
-            case .unauthenticated: return invalidIDToken
-            case .recentSignInRequired: return FirebaseError("CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
-            }
-        case is PasswordHashingError:
+        case .actionCode(let action): return mapping(action)
+        case .passwordHashingBusy:
             var mapped = FirebaseError("TOO_MANY_ATTEMPTS_TRY_LATER")
             mapped.headers["Retry-After"] = "1"
             return mapped
-        case let error as AccountStoreError where error.code == .notFound: return userNotFound
-        case let error as AccountStoreError where error.code == .cutOff:
-            return FirebaseError(
-                "INVALID_CUSTOM_TOKEN", "The custom token was minted before its user was taken over, reset or deleted.")
-        case let error as AccountStoreError where error.code == .unavailable: return unavailable
-        case let error as SQLError where error.code == .busy || error.code == .unavailable: return unavailable
-        case let error as APIError:
-            // The app's answer to an unmatched path, or a native error raised below the surfaces (rare).
-            if error.code == APIError.notFound.code { return notFound }
-            return error.status >= 500 ? nil : FirebaseError(error.code, nil, status: error.status)
-        default: return nil
+        case .storageUnavailable: return unavailable
+        case .shuttingDown:
+            var mapped = unavailable
+            mapped.headers["Retry-After"] = "1"
+            return mapped
         }
     }
 
@@ -156,8 +181,8 @@ public struct FirebaseError: Error, Sendable, Equatable {
 
     /// Firebase's code for a refused action code. `accountNotFound` is `EMAIL_NOT_FOUND`, the answer to a reset
     /// link asked for an unknown address; the verification link's `USER_NOT_FOUND` is the handler's to give.
-    private static func mapping(_ error: ActionCodeError) -> FirebaseError {
-        switch error.code {
+    private static func mapping(_ action: ActionCodeError.Code) -> FirebaseError {
+        switch action {
         case .invalidCode: FirebaseError("INVALID_OOB_CODE")
         case .expiredCode: FirebaseError("EXPIRED_OOB_CODE")
         case .wrongEmail: FirebaseError("INVALID_EMAIL", "The email provided does not match the sign-in email address.")
@@ -168,8 +193,8 @@ public struct FirebaseError: Error, Sendable, Equatable {
         }
     }
 
-    private static func mapping(_ error: TokenError) -> FirebaseError {
-        switch error.code {
+    private static func mapping(_ token: TokenError.Code) -> FirebaseError {
+        switch token {
         case .missingNonce, .nonceMismatch: FirebaseError("MISSING_OR_INVALID_NONCE")
         case .expired: FirebaseError("INVALID_IDP_RESPONSE", "The supplied auth credential is expired.")
         case .malformed, .algorithmNotAllowed, .forbiddenHeader, .unknownKey, .badSignature, .issuedInFuture,
@@ -178,43 +203,14 @@ public struct FirebaseError: Error, Sendable, Equatable {
         }
     }
 
-    private static func mapping(_ error: ProviderError) -> FirebaseError {
-        switch error.code {
+    private static func mapping(_ provider: ProviderError.Code, detail: String) -> FirebaseError {
+        switch provider {
         case .invalidRequest:
-            FirebaseError("INVALID_IDP_RESPONSE", error.detail.isEmpty ? "The request is not valid." : error.detail)
+            FirebaseError("INVALID_IDP_RESPONSE", detail.isEmpty ? "The request is not valid." : detail)
         case .invalidToken, .rejected:
             FirebaseError("INVALID_IDP_RESPONSE", "The supplied auth credential is malformed or has expired.")
         case .misconfigured: FirebaseError("INVALID_IDP_RESPONSE", "The provider refused this app's configuration.")
         case .unavailable: unavailable
         }
     }
-
-    private static func mapping(_ error: AccountError) -> FirebaseError {
-        switch error.code {
-        case .userDisabled: userDisabled
-        case .accountExistsWithDifferentCredential: FirebaseError("EMAIL_EXISTS")
-        case .identityAlreadyLinked: FirebaseError("FEDERATED_USER_ID_ALREADY_LINKED")
-        case .notFound: userNotFound
-        case .emailExists: FirebaseError("EMAIL_EXISTS")
-        case .invalidEmail: FirebaseError("INVALID_EMAIL")
-        case .weakPassword:
-            FirebaseError("WEAK_PASSWORD", "Password should be at least \(PasswordPolicy.minimumLength) characters")
-        case .invalidLoginCredentials: FirebaseError("INVALID_LOGIN_CREDENTIALS")
-        case .tooManyAttempts:
-            {
-                var mapped = FirebaseError(
-                    "TOO_MANY_ATTEMPTS_TRY_LATER",
-                    "Access to this account has been temporarily disabled due to many failed login attempts.")
-                mapped.headers["Retry-After"] = String(error.retryAfter ?? 60)
-                return mapped
-            }()
-        case .lastIdentity: FirebaseError("MISSING_PROVIDER_ID", "The account's last way to sign in cannot be removed.")
-        case .invalidPhotoURL: FirebaseError("INVALID_PHOTO_URL")
-        }
-    }
-}
-
-extension FirebaseError: SignInOutcomeNaming {
-    /// Firebase's code (`INVALID_CUSTOM_TOKEN`, ...), as a refused sign-in's outcome label.
-    public var outcomeCode: String { code }
 }

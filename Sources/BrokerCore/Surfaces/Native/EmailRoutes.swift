@@ -154,7 +154,7 @@ extension NativeSurface {
         guard mode == .verifyEmail else { return false }
         do {
             return try await service.verificationNeedsPassword(code: code)
-        } catch let error as APIError where error.code == "INVALID_OOB_CODE" {
+        } catch let error as ActionCodeError where error.code == .invalidCode {
             return false
         }
     }

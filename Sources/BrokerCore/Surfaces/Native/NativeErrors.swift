@@ -1,6 +1,6 @@
 /// An error as the native API shows it (contract section 6): `{"error": {"code", "message"}}` with a status.
-/// The one mapping from every layer's error to the native codes lives here; providers contribute their own codes
-/// (``ProviderError/publicCode``); anything unmapped is a 500 `INTERNAL` whose cause is only logged.
+/// The one mapping from every ``Refusal`` to the native codes lives here; providers contribute their own codes
+/// (``ProviderError/publicCode``); an error that is no refusal is a 500 `INTERNAL` whose cause is only logged.
 public struct APIError: Error, Sendable, Equatable {
     /// The HTTP status.
     public var status: Int
@@ -36,94 +36,111 @@ public struct APIError: Error, Sendable, Equatable {
         return error
     }
 
-    /// The contract's form of `error`, or nil when it has none (an internal error).
+    /// The contract's form of `error`, or nil when it has none (an internal error): the surface's own errors as
+    /// they are, every layer error by its ``Refusal``.
     public static func mapping(_ error: any Error) -> APIError? {
-        switch error {
-        case let error as APIError: return error
-        case let error as TokenError: return mapping(error)
-        case let error as ProviderError: return mapping(error)
-        case let error as AccountError: return mapping(error)
-        case is WebhookError: return APIError(401, "INVALID_WEBHOOK", "The webhook call did not verify.")
-        case let error as SignInError:
-            switch error.code {
-            case .providerNotEnabled: return APIError(404, "PROVIDER_NOT_ENABLED", "This provider is not enabled.")
-            }
-        case let error as SessionError:
-            switch error.code {
-            case .invalidRefreshToken: return APIError(401, "INVALID_REFRESH_TOKEN", "The refresh token is not valid.")
-            case .unauthenticated: return APIError(401, "UNAUTHENTICATED", "A valid ID token is required.")
-            case .recentSignInRequired:
-                return APIError(
-                    401, "RECENT_SIGN_IN_REQUIRED", "This change needs a recent sign-in; sign in again and retry.")
-            }
-        case is PasswordHashingError:
-            var error = APIError(429, "TOO_MANY_ATTEMPTS", "Too many password operations at once; try again shortly.")
-            error.headers["Retry-After"] = "1"
-            return error
-        case let error as AccountStoreError where error.code == .notFound:
-            return notFound  // deleted while the request was under way
-        case let error as AccountStoreError where error.code == .cutOff:
-            return APIError(401, "INVALID_TOKEN", "The token is not valid.")  // a custom token minted before its cutoff
-        case let error as AccountStoreError where error.code == .unavailable:
-            return unavailable("STORAGE_UNAVAILABLE", "Storage is unavailable; try again shortly.")
-        case let error as SQLError where error.code == .busy || error.code == .unavailable:
-            return unavailable("STORAGE_UNAVAILABLE", "Storage is unavailable; try again shortly.")
-        default: return nil
-        }
+        if let own = error as? APIError { return own }
+        return Refusal.refusal(of: error).map(mapping)
     }
 
-    private static func mapping(_ error: TokenError) -> APIError {
-        switch error.code {
-        case .expired: APIError(401, "TOKEN_EXPIRED", "The token has expired.")
-        case .invalidIssuer: APIError(401, "INVALID_ISSUER", "The token's issuer is not accepted.")
-        case .invalidAudience: APIError(401, "INVALID_AUDIENCE", "The token was issued for another audience.")
-        case .missingNonce: APIError(400, "MISSING_NONCE", "rawNonce is required for this provider.")
-        case .nonceMismatch: APIError(401, "NONCE_MISMATCH", "The token's nonce does not match rawNonce.")
-        case .replayed: APIError(401, "TOKEN_REPLAYED", "The token has been used already.")
-        case .malformed, .algorithmNotAllowed, .forbiddenHeader, .unknownKey, .badSignature, .issuedInFuture,
-            .notYetValid, .missingSubject:
-            APIError(401, "INVALID_TOKEN", "The token is not valid.")
-        }
-    }
-
-    private static func mapping(_ error: ProviderError) -> APIError {
-        switch error.code {
-        case .invalidRequest: invalidRequest(error.detail.isEmpty ? "The request is not valid." : error.detail)
-        case .invalidToken: APIError(401, "INVALID_TOKEN", "The token is not valid.")
-        case .rejected:
-            error.publicCode.map { APIError($0.status, $0.code, $0.message) }
-                ?? APIError(401, "INVALID_TOKEN", "The token is not valid.")
-        case .misconfigured: APIError(502, "PROVIDER_MISCONFIGURED", "The provider refused this app's configuration.")
-        case .unavailable: unavailable("PROVIDER_UNAVAILABLE", "The provider is unavailable; try again shortly.")
-        }
-    }
-
-    private static func mapping(_ error: AccountError) -> APIError {
-        switch error.code {
-        case .userDisabled: return APIError(403, "USER_DISABLED", "The account is disabled.")
-        case .accountExistsWithDifferentCredential:
+    /// The native answer to `refusal`: its status, its ``Refusal/code`` and a message (one case each, no default,
+    /// so a new refusal does not build until it has an answer here).
+    public static func mapping(_ refusal: Refusal) -> APIError {
+        let code = refusal.code
+        switch refusal {
+        case .invalidRequest(let message): return invalidRequest(message)
+        case .notFound, .accountNotFound: return notFound
+        case .payloadTooLarge(let limit):
+            return APIError(413, code, "The request body exceeds \(limit) bytes.")
+        case .token(let token): return mapping(token, code: code)
+        case .provider(let provider, let detail, let publicCode):
+            return mapping(provider, detail: detail, publicCode: publicCode, code: code)
+        case .providerNotEnabled: return APIError(404, code, "This provider is not enabled.")
+        case .invalidWebhook: return APIError(401, code, "The webhook call did not verify.")
+        case .customTokenCutOff: return APIError(401, code, "The token is not valid.")
+        case .invalidCustomToken: return APIError(401, code, "The custom token is not valid.")
+        case .customTokenAudienceMismatch: return APIError(401, code, "The custom token is for another project.")
+        case .userDisabled: return APIError(403, code, "The account is disabled.")
+        case .accountExists(let existingProviders):
             var mapped = APIError(
-                409, "ACCOUNT_EXISTS_WITH_DIFFERENT_CREDENTIAL",
-                "An account with this email exists; sign in with one of its providers to link.")
-            mapped.existingProviders = error.existingProviders
+                409, code, "An account with this email exists; sign in with one of its providers to link.")
+            mapped.existingProviders = existingProviders
             return mapped
-        case .identityAlreadyLinked:
-            return APIError(409, "IDENTITY_ALREADY_LINKED", "This identity is linked to another account.")
-        case .notFound: return notFound
-        case .emailExists: return APIError(409, "EMAIL_EXISTS", "An account with this email exists.")
-        case .invalidEmail: return APIError(400, "INVALID_EMAIL", "The email address is not valid.")
+        case .identityAlreadyLinked: return APIError(409, code, "This identity is linked to another account.")
+        case .emailExists: return APIError(409, code, "An account with this email exists.")
+        case .invalidEmail: return APIError(400, code, "The email address is not valid.")
         case .weakPassword:
-            return APIError(400, "WEAK_PASSWORD", "The password must be at least \(PasswordPolicy.minimumLength) characters.")
-        case .invalidLoginCredentials:
-            return APIError(400, "INVALID_LOGIN_CREDENTIALS", "The email or password is wrong.")
-        case .tooManyAttempts:
-            var mapped = APIError(429, "TOO_MANY_ATTEMPTS", "Too many failed attempts; try again later.")
-            mapped.headers["Retry-After"] = String(error.retryAfter ?? 60)
+            return APIError(400, code, "The password must be at least \(PasswordPolicy.minimumLength) characters.")
+        case .invalidLoginCredentials: return APIError(400, code, "The email or password is wrong.")
+        case .tooManyAttempts(let retryAfter):
+            var mapped = APIError(429, code, "Too many failed attempts; try again later.")
+            mapped.headers["Retry-After"] = String(retryAfter ?? 60)
             return mapped
         case .lastIdentity:
-            return APIError(400, "LAST_IDENTITY", "This is the account's last way to sign in and cannot be removed.")
+            return APIError(400, code, "This is the account's last way to sign in and cannot be removed.")
         case .invalidPhotoURL:
             return invalidRequest("photoUrl must be an absolute https URL of at most \(PhotoURL.maximumLength) bytes.")
+        case .adminRefused(let admin, let detail):
+            if admin == .userNotFound { return notFound }
+            return invalidRequest(detail.isEmpty ? "\(admin.rawValue)." : "\(admin.rawValue): \(detail)")
+        case .invalidRefreshToken: return APIError(401, code, "The refresh token is not valid.")
+        case .unauthenticated: return APIError(401, code, "A valid ID token is required.")
+        case .recentSignInRequired:
+            return APIError(401, code, "This change needs a recent sign-in; sign in again and retry.")
+        case .sessionCookie(let cookie):
+            switch cookie {
+            case .invalidDuration: return invalidRequest("The session cookie's duration is not valid.")
+            case .invalidCookie: return APIError(401, code, "The session cookie is not valid.")
+            }
+        case .actionCode(let action): return mapping(action, code: code)
+        case .passwordHashingBusy:
+            var mapped = APIError(429, code, "Too many password operations at once; try again shortly.")
+            mapped.headers["Retry-After"] = "1"
+            return mapped
+        case .storageUnavailable: return unavailable(code, "Storage is unavailable; try again shortly.")
+        case .shuttingDown:
+            var mapped = APIError(503, code, "The server is shutting down.")
+            mapped.headers["Retry-After"] = "1"
+            return mapped
+        }
+    }
+
+    private static func mapping(_ token: TokenError.Code, code: String) -> APIError {
+        switch token {
+        case .expired: APIError(401, code, "The token has expired.")
+        case .invalidIssuer: APIError(401, code, "The token's issuer is not accepted.")
+        case .invalidAudience: APIError(401, code, "The token was issued for another audience.")
+        case .missingNonce: APIError(400, code, "rawNonce is required for this provider.")
+        case .nonceMismatch: APIError(401, code, "The token's nonce does not match rawNonce.")
+        case .replayed: APIError(401, code, "The token has been used already.")
+        case .malformed, .algorithmNotAllowed, .forbiddenHeader, .unknownKey, .badSignature, .issuedInFuture,
+            .notYetValid, .missingSubject:
+            APIError(401, code, "The token is not valid.")
+        }
+    }
+
+    private static func mapping(
+        _ provider: ProviderError.Code, detail: String, publicCode: PublicErrorCode?, code: String
+    ) -> APIError {
+        switch provider {
+        case .invalidRequest: invalidRequest(detail.isEmpty ? "The request is not valid." : detail)
+        case .invalidToken: APIError(401, code, "The token is not valid.")
+        case .rejected:
+            publicCode.map { APIError($0.status, $0.code, $0.message) }
+                ?? APIError(401, code, "The token is not valid.")
+        case .misconfigured: APIError(502, code, "The provider refused this app's configuration.")
+        case .unavailable: unavailable(code, "The provider is unavailable; try again shortly.")
+        }
+    }
+
+    private static func mapping(_ action: ActionCodeError.Code, code: String) -> APIError {
+        switch action {
+        case .invalidCode: APIError(400, code, "The code is invalid, used or expired.")
+        case .expiredCode: APIError(400, code, "The code has expired.")
+        case .wrongEmail: APIError(400, code, "The email does not match the one the code was sent to.")
+        case .missingNewPassword: invalidRequest("newPassword is required for a password reset.")
+        case .accountNotFound: invalidRequest("No account has this email address.")
+        case .invalidContinueURL: invalidRequest("continueUrl must be an absolute URL of at most 2,048 bytes.")
         }
     }
 

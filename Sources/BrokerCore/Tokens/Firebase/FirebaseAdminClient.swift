@@ -144,3 +144,8 @@ public actor FirebaseAdminClient {
     /// A project id as one path segment (Firebase's ids are `[a-z0-9-]`; anything else is escaped).
     static func pathSegment(_ text: String) -> String { formEscaped(text) }
 }
+
+extension FirebaseAdminError {
+    /// None: an internal failure (``CodedError``). A failed call to another service.
+    public var refusal: Refusal? { nil }
+}

@@ -19,3 +19,10 @@ public struct SessionCookieError: CodedError {
         self.detail = detail
     }
 }
+
+extension SessionCookieError {
+    /// The cookie refusal (``CodedError``).
+    public var refusal: Refusal? {
+        .sessionCookie(code)
+    }
+}

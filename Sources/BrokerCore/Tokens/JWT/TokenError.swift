@@ -43,3 +43,10 @@ public struct TokenError: CodedError {
         self.detail = detail
     }
 }
+
+extension TokenError {
+    /// The token refusal (``CodedError``).
+    public var refusal: Refusal? {
+        .token(code)
+    }
+}
