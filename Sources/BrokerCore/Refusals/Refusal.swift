@@ -22,6 +22,8 @@ public enum Refusal: Sendable, Equatable {
     case provider(ProviderError.Code, detail: String, publicCode: PublicErrorCode?)
     /// No enabled provider has the id asked for.
     case providerNotEnabled
+    /// The app's hook refused the sign-in (contract section 16), with the app's message for the user.
+    case blockedByHook(message: String)
     /// A provider's webhook call that did not verify.
     case invalidWebhook
     /// A custom token minted before its uid's cutoff (a takeover, a reset or a deletion came after it).
@@ -102,6 +104,7 @@ extension Refusal {
             case .unavailable: "PROVIDER_UNAVAILABLE"
             }
         case .providerNotEnabled: "PROVIDER_NOT_ENABLED"
+        case .blockedByHook: "BLOCKED_BY_HOOK"
         case .invalidWebhook: "INVALID_WEBHOOK"
         case .customTokenCutOff: "INVALID_TOKEN"
         case .invalidCustomToken: "INVALID_CUSTOM_TOKEN"

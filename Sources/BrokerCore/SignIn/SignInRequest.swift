@@ -47,6 +47,8 @@ public struct SignInError: CodedError {
     public enum Code: String, Sendable {
         /// No enabled provider has that id.
         case providerNotEnabled
+        /// The app's hook refused the sign-in; the detail is the app's message, shown to the user.
+        case blockedByHook
     }
 
     /// The reason.
@@ -66,6 +68,7 @@ extension SignInError {
     public var refusal: Refusal? {
         switch code {
         case .providerNotEnabled: .providerNotEnabled
+        case .blockedByHook: .blockedByHook(message: detail)
         }
     }
 }

@@ -32,18 +32,13 @@ import Testing
         }
     }
 
-    /// The app's refusal, as a hook would give it.
-    struct Blocked: Error, SignInOutcomeNaming {
-        var outcomeCode: String { "BLOCKED_BY_HOOK" }
-    }
-
     /// Refuses every sign-in, or adds a claim to it.
     struct Hook: SignInHooks {
         let seen: Seen
         let refuses: Bool
         func before(_ decision: SignInDecision, method: String, context: SignInContext) async throws -> SignInAmendment {
             seen.add(decision)
-            if refuses { throw Blocked() }
+            if refuses { throw SignInError(.blockedByHook, "Not in this country.") }
             return SignInAmendment(sessionClaims: ["tier": "gold"])
         }
     }
@@ -151,7 +146,8 @@ import Testing
     @Test func aHookRefusalIsCountedAndAuditedOnceAndStoresNothing() async throws {
         let seen = Seen()
         let broker = try await Self.start(SignInPhases(hooks: Hook(seen: seen, refuses: true)))
-        await #expect(throws: Blocked.self) { _ = try await Self.signInWithGoogle(broker, "g-denied") }
+        let refused = await #expect(throws: SignInError.self) { _ = try await Self.signInWithGoogle(broker, "g-denied") }
+        #expect(refused?.refusal == .blockedByHook(message: "Not in this country."))
         try await SignInFlowTests.expectOne(
             broker, counter: "broker_signins_total", label: "google", outcome: "BLOCKED_BY_HOOK", action: .signIn)
         #expect(await SignInFlowTests.accountCount(broker) == 0)

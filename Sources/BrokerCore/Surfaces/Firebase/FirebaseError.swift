@@ -119,6 +119,8 @@ public struct FirebaseError: Error, Sendable, Equatable {
         case .token(let token): return mapping(token)
         case .provider(let provider, let detail, _): return mapping(provider, detail: detail)
         case .providerNotEnabled: return operationNotAllowed("The identity provider configuration is not found.")
+        // Firebase's answer when a blocking function refuses; its SDKs show the message after the code.
+        case .blockedByHook(let message): return FirebaseError("BLOCKING_FUNCTION_ERROR_RESPONSE", message)
         case .invalidWebhook: return FirebaseError(refusal.code, nil, status: 401)
         case .customTokenCutOff:
             return FirebaseError(

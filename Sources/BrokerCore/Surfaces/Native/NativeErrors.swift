@@ -56,6 +56,7 @@ public struct APIError: Error, Sendable, Equatable {
         case .provider(let provider, let detail, let publicCode):
             return mapping(provider, detail: detail, publicCode: publicCode, code: code)
         case .providerNotEnabled: return APIError(404, code, "This provider is not enabled.")
+        case .blockedByHook(let message): return APIError(403, code, message)
         case .invalidWebhook: return APIError(401, code, "The webhook call did not verify.")
         case .customTokenCutOff: return APIError(401, code, "The token is not valid.")
         case .invalidCustomToken: return APIError(401, code, "The custom token is not valid.")
