@@ -59,13 +59,12 @@ public final class InProcessBroker: Sendable {
         let config = try BrokerConfig(parsing: document.serialized(), environment: [:])
         let store = MemoryBrokerStore(clock: clock)
         let logs = MemoryLogSink()
-        var services = try await BrokerServices.make(
+        let chosen: BrokerServices.Lifecycle =
+            if withoutLifecycle { .none } else if let lifecycle { .custom(lifecycle) } else { .broker }
+        let services = try await BrokerServices.make(
             config: config, store: store, httpClient: InProcessStubClient(stubs: stubs),
             passwords: passwords, catalog: catalog, adminToken: adminToken, clock: clock,
-            logger: Logger(sink: logs), cipher: cipher, phases: phases)
-        // The broker's own lifecycle unless a test brings its own (or none: webhooks answer 501).
-        if let lifecycle { services.lifecycle = lifecycle }
-        if withoutLifecycle { services.lifecycle = nil }
+            logger: Logger(sink: logs), cipher: cipher, phases: phases, lifecycle: chosen)
         return InProcessBroker(stubs: stubs, store: store, services: services, logs: logs)
     }
 

@@ -29,24 +29,16 @@ enum AdminCommand {
         let config = try BrokerConfig(contentsOf: options.configPath, environment: environment)
         let (store, database) = try await Startup.openStore(options.database, environment: environment)
         defer { Task { await database.close() } }
-        let firebase = try config.firebaseServiceAccountFile.map {
-            FirebaseCustomTokenMinter(
-                account: try FirebaseServiceAccount(contentsOf: $0, allowInsecureURLs: config.allowInsecureProviderURLs),
-                clock: SystemClock(), ttl: config.customTokenTTL)
-        }
-        let keys = KeyRing(store: store, clock: SystemClock(), algorithm: .es256, tokenLifetime: config.idTokenTTL)
-        let sessions = SessionService(
-            store: store, keys: keys, clock: SystemClock(), settings: SessionSettings(config: config), firebase: firebase)
-        // A revocation or deletion made here queues the uid's Firebase revocation, and a deletion what the
-        // account's providers ask (``AccountDeletion``); a running server delivers them. Nothing is fetched here.
+        // The serve command's composition: a revocation or deletion made here queues the uid's Firebase revocation
+        // and what the account's providers ask (``AccountDeletion``), which a running server delivers. Nothing is
+        // fetched here (no prefetch; the HTTP client is only handed to the providers).
         let cipher = try OutboxCipher.fromEnvironment(environment)
-        let (providers, client) = try Startup.providers(config, cipher: cipher)
+        let client = try CurlHTTPClient()
         defer { Task { await client.shutdown() } }
-        let admin = AdminService(
-            store: store, sessions: sessions, clock: SystemClock(), logger: Logger(),
-            revocation: SessionRevocation(firebase: firebase != nil),
-            deletion: AccountDeletion(
-                providers: providers, revocation: SessionRevocation(firebase: firebase != nil), cipher: cipher))
+        let services = try await BrokerServices.make(
+            config: config, store: store, httpClient: client, passwords: MigratingPasswordHasher(), logger: Logger(),
+            cipher: cipher, lifecycle: .none, prefetch: false)
+        let (admin, keys) = (services.admin, services.keys)
         let json = options.switches.contains("--json")
         do {
             switch (area, words.dropFirst().first) {

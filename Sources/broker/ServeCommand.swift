@@ -32,7 +32,7 @@ enum ServeCommand {
             await firebaseServer?.shutdown()
             throw error
         }
-        var services = try await BrokerServices.make(
+        let services = try await BrokerServices.make(
             config: config, store: store, httpClient: client, passwords: MigratingPasswordHasher(),
             adminToken: adminToken, logger: logger, cipher: outboxCipher)
         // The outbox: mails (with `mail` configured) and, as their handlers land, provider calls. No SMTP
@@ -48,7 +48,6 @@ enum ServeCommand {
         }
         // What providers deliver through the outbox (a revocation, an unlink on deletion).
         for (kind, handler) in services.providers.outboxHandlers { await outbox.register(kind, handler) }
-        services.outboxCipher = outboxCipher
         services.doorbell.connect(outbox)
         let app = BrokerApp(services: services)
         if let openFiles, openFiles < config.serverLimits.maxConnections + 64 {

@@ -43,28 +43,26 @@ extension FirebaseSurface {
         if let photo = try body.optionalString("photoUrl") { change.photoURL = .some(photo.isEmpty ? nil : photo) }
         if deleteAttributes.contains("DISPLAY_NAME") { change.displayName = .some(nil) }
         if deleteAttributes.contains("PHOTO_URL") { change.photoURL = .some(nil) }
+        let selfService = services.selfService
+        let signedIn = AccountSelfService.User(account: user.account, claims: user.claims)
         var account = user.account
         // `password` (the SDKs' `updatePassword`): the account's other sessions end in the change's transaction,
         // and the new session's tokens are answered.
         var passwordSession: SignInResult?
         if let password {
-            // A password change needs a recent sign-in (contract section 4), checked before anything changes.
-            try services.sessions.requireRecentSignIn(user.claims)
-            // First, so a refused password changes nothing. Its tokens are a new sign-in, as Firebase's are.
-            let (accounts, uid, requestID) = (services.accounts, account.id, call.requestID)
-            let renewed = try await services.signIn.renew(
-                account, provider: FirebaseUserInfo.passwordProviderID, because: .passwordChange, surface: .firebase
-            ) { grant in
-                try await accounts.changePassword(uid, to: password, session: grant, requestID: requestID)
-            }
+            // First (a recent sign-in checked), so a refused password changes nothing. Its tokens are a new
+            // sign-in, as Firebase's are.
+            let renewed = try await selfService.changePassword(
+                signedIn, to: password, renewal: .newSignIn(provider: FirebaseUserInfo.passwordProviderID),
+                surface: .firebase, requestID: call.requestID)
             account = renewed.account
             passwordSession = renewed
         }
         if change.displayName != nil || change.photoURL != nil {
-            account = try await services.accounts.updateProfile(account.id, change, requestID: call.requestID)
+            account = try await selfService.updateProfile(signedIn, change, requestID: call.requestID)
         }
         for provider in unlinks {
-            account = try await services.accounts.unlink(account.id, provider: provider, requestID: call.requestID)
+            account = try await selfService.unlink(signedIn, provider: provider, requestID: call.requestID)
         }
         let info = FirebaseUserInfo(account, services: services).json(.client)
         var fields: [String: JSONValue] = ["kind": Self.kind("SetAccountInfoResponse"), "localId": .string(account.id.rawValue)]
@@ -77,9 +75,9 @@ extension FirebaseSurface {
             fields.merge(sessionFields(session)) { _, session in session }
         } else if try body.flag("returnSecureToken") {
             // New tokens for the same sign-in: its `auth_time` stays.
-            let session = try await services.signIn.renew(
-                account, provider: user.signInProvider ?? FirebaseUserInfo.passwordProviderID, because: .update,
-                surface: .firebase, authTime: SessionService.authTime(of: user.claims))
+            let session = try await selfService.renewed(
+                signedIn, account: account, provider: user.signInProvider ?? FirebaseUserInfo.passwordProviderID,
+                surface: .firebase)
             fields.merge(sessionFields(session)) { _, session in session }
         }
         return Self.ok(fields)
@@ -90,8 +88,8 @@ extension FirebaseSurface {
     /// `CREDENTIAL_TOO_OLD_LOGIN_AGAIN`.
     func deleteAccount(_ call: FirebaseCall) async throws -> HTTPResponse {
         let user = try await authenticated(call)
-        try services.sessions.requireRecentSignIn(user.claims)
-        try await services.accounts.delete(user.account.id, requestID: call.requestID)
+        try await services.selfService.delete(
+            AccountSelfService.User(account: user.account, claims: user.claims), requestID: call.requestID)
         return Self.ok(["kind": Self.kind("DeleteAccountResponse")])
     }
 }

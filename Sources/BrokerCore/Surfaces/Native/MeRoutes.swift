@@ -1,8 +1,6 @@
-/// A `/v1/me` route handler: the request, its context and the account its ID token authenticates.
-typealias AuthenticatedHandler = @Sendable (HTTPRequest, RequestContext, Account) async throws -> HTTPResponse
-/// A handler of a sensitive `/v1/me` change: also the session its ID token names.
-typealias RecentHandler =
-    @Sendable (HTTPRequest, RequestContext, Account, AuthenticatedSession) async throws -> HTTPResponse
+/// A `/v1/me` route handler: the request, its context and the user its ID token authenticates.
+typealias AuthenticatedHandler =
+    @Sendable (HTTPRequest, RequestContext, AccountSelfService.User) async throws -> HTTPResponse
 
 extension NativeSurface {
     func mountMe(_ router: inout Router) {
@@ -10,58 +8,47 @@ extension NativeSurface {
         /// Registers a route of the signed-in user: the ID token is checked before the handler runs.
         func me(_ method: String, _ pattern: String, _ handler: @escaping AuthenticatedHandler) {
             router.add(method, pattern) { request, context in
-                try await handler(request, context, try await NativeSurface.authenticate(request, services))
+                let (account, session) = try await NativeSurface.authenticateSession(request, services)
+                let user = AccountSelfService.User(account: account, claims: session.claims)
+                return try await handler(request, context, user)
             }
         }
+        let selfService = services.selfService
 
-        me("GET", "/v1/me") { _, _, account in .json(200, account.json) }
-        me("PATCH", "/v1/me") { request, context, account in
+        me("GET", "/v1/me") { _, _, user in .json(200, user.account.json) }
+        me("PATCH", "/v1/me") { request, context, user in
             try request.allowOnlyQuery([])
             let body = try NativeBody(request)
             try body.allowOnly(["displayName", "photoUrl"])
             var change = ProfileChange()
             if body.has("displayName") { change.displayName = .some(try body.optionalString("displayName")) }
             if body.has("photoUrl") { change.photoURL = .some(try body.optionalString("photoUrl")) }
-            let updated = try await services.accounts.updateProfile(account.id, change, requestID: context.requestID)
-            return .json(200, updated.json)
+            return .json(200, try await selfService.updateProfile(user, change, requestID: context.requestID).json)
         }
-        /// Registers a route of a sensitive change: also needs a sign-in at most 5 minutes old (contract section 4).
-        func recent(_ method: String, _ pattern: String, _ handler: @escaping RecentHandler) {
-            router.add(method, pattern) { request, context in
-                let (account, session) = try await NativeSurface.authenticateSession(request, services)
-                try services.sessions.requireRecentSignIn(session.claims)
-                return try await handler(request, context, account, session)
-            }
-        }
-        recent("DELETE", "/v1/me") { _, context, account, _ in
-            try await services.accounts.delete(account.id, requestID: context.requestID)
+        // A sensitive change needs a sign-in at most 5 minutes old (contract section 4): the service checks.
+        me("DELETE", "/v1/me") { _, context, user in
+            try await selfService.delete(user, requestID: context.requestID)
             return HTTPResponse(status: 204)
         }
-        recent("POST", "/v1/me/password") { request, context, account, session in
+        me("POST", "/v1/me/password") { request, context, user in
             try request.allowOnlyQuery([])
             let body = try NativeBody(request)
             try body.allowOnly(["newPassword"])
             let password = try body.string("newPassword")
             // The session that asked goes on only through the new tokens: same sign-in method and `auth_time`.
-            let provider = session.claims["sign_in_provider"]?.stringValue ?? ProviderID.password.rawValue
-            let authTime = SessionService.authTime(of: session.claims)
-            let (accounts, requestID) = (services.accounts, context.requestID)
-            let renewed = try await services.signIn.renew(
-                account, provider: provider, because: .passwordChange, surface: .native, authTime: authTime
-            ) { grant in
-                try await accounts.changePassword(account.id, to: password, session: grant, requestID: requestID)
-            }
+            let provider = user.claims["sign_in_provider"]?.stringValue ?? ProviderID.password.rawValue
+            let renewed = try await selfService.changePassword(
+                user, to: password, renewal: .continuing(provider: provider), surface: .native,
+                requestID: context.requestID)
             return .json(200, renewed.tokens.body(user: renewed.account, isNewUser: false))
         }
-        me("POST", "/v1/me/identities/{provider}") { request, context, account in
+        me("POST", "/v1/me/identities/{provider}") { request, context, user in
             let signIn = try NativeSurface.signInRequest(request, context, services)
-            return .json(200, try await services.signIn.link(account.id, signIn).json)
+            return .json(200, try await selfService.link(user, signIn).json)
         }
-        me("DELETE", "/v1/me/identities/{provider}") { _, context, account in
+        me("DELETE", "/v1/me/identities/{provider}") { _, context, user in
             let provider = ProviderID(context.parameters["provider"] ?? "")
-            let unlinked = try await services.accounts.unlink(
-                account.id, provider: provider, requestID: context.requestID)
-            return .json(200, unlinked.json)
+            return .json(200, try await selfService.unlink(user, provider: provider, requestID: context.requestID).json)
         }
     }
 

@@ -1,0 +1,91 @@
+public import Foundation
+
+/// What signed-in users do to their own accounts, whichever surface asks (`/v1/me`, the Firebase listener's
+/// `accounts:update` and `accounts:delete`): each change checked, written and audited in its own transaction, a
+/// sensitive one (a password change, a deletion) only with a sign-in at most five minutes old (contract section 4),
+/// and a password change renewing the session that asked, since it ends every other.
+public struct AccountSelfService: Sendable {
+    let accounts: AccountService
+    let sessions: SessionService
+    let signIn: SignInFlow
+
+    /// Creates the service.
+    public init(accounts: AccountService, sessions: SessionService, signIn: SignInFlow) {
+        self.accounts = accounts
+        self.sessions = sessions
+        self.signIn = signIn
+    }
+
+    /// The user a verified ID token names: the live account and the token's claims.
+    public struct User: Sendable {
+        /// The account, as read when the token was checked.
+        public var account: Account
+        /// The ID token's claims (`auth_time`, `sign_in_provider`).
+        public var claims: [String: JSONValue]
+
+        /// Creates a signed-in user.
+        public init(account: Account, claims: [String: JSONValue]) {
+            self.account = account
+            self.claims = claims
+        }
+
+        /// The session's sign-in time (`auth_time`), which a renewal that continues the session keeps.
+        public var authTime: Date? { SessionService.authTime(of: claims) }
+    }
+
+    /// How the session after a password change is named: the asking session continued (its sign-in method and
+    /// `auth_time`, the native API) or a new sign-in with `provider` (Firebase's listener, whose SDKs see one).
+    public enum Renewal: Sendable {
+        /// The asking session goes on: same sign-in method, same `auth_time`.
+        case continuing(provider: String)
+        /// A new sign-in with this provider id, at this moment.
+        case newSignIn(provider: String)
+    }
+
+    /// Updates the display name and photo.
+    public func updateProfile(_ user: User, _ change: ProfileChange, requestID: String) async throws -> Account {
+        try await accounts.updateProfile(user.account.id, change, requestID: requestID)
+    }
+
+    /// Sets a new password (recent sign-in required): every other session ends in the change's transaction and
+    /// the new session's tokens are answered, named as `renewal` says, on `surface`.
+    public func changePassword(
+        _ user: User, to password: String, renewal: Renewal, surface: SessionSurface, requestID: String
+    ) async throws -> SignInResult {
+        try sessions.requireRecentSignIn(user.claims)
+        let (accounts, uid) = (self.accounts, user.account.id)
+        let (provider, authTime): (String, Date?) =
+            switch renewal {
+            case .continuing(let provider): (provider, user.authTime)
+            case .newSignIn(let provider): (provider, nil)
+            }
+        return try await signIn.renew(
+            user.account, provider: provider, because: .passwordChange, surface: surface, authTime: authTime
+        ) { grant in
+            try await accounts.changePassword(uid, to: password, session: grant, requestID: requestID)
+        }
+    }
+
+    /// New tokens for the same sign-in after a change (its `auth_time` kept).
+    public func renewed(_ user: User, account: Account, provider: String, surface: SessionSurface) async throws
+        -> SignInResult
+    {
+        try await signIn.renew(account, provider: provider, because: .update, surface: surface, authTime: user.authTime)
+    }
+
+    /// Links another provider's identity (``SignInFlow/link(_:_:)``: counted and audited once).
+    public func link(_ user: User, _ request: SignInRequest) async throws -> Account {
+        try await signIn.link(user.account.id, request)
+    }
+
+    /// Unlinks a provider (refused for the account's last way to sign in).
+    public func unlink(_ user: User, provider: ProviderID, requestID: String) async throws -> Account {
+        try await accounts.unlink(user.account.id, provider: provider, requestID: requestID)
+    }
+
+    /// Deletes the account, its identities and sessions (recent sign-in required).
+    public func delete(_ user: User, requestID: String) async throws {
+        try sessions.requireRecentSignIn(user.claims)
+        try await accounts.delete(user.account.id, requestID: requestID)
+    }
+}

@@ -1,0 +1,150 @@
+import BrokerCrypto
+import Foundation
+
+/// Everything the broker's surfaces use: the one composition of the broker's services, made by ``make(config:store:
+/// httpClient:passwords:catalog:adminToken:clock:logger:metrics:cipher:phases:lifecycle:prefetch:)`` for `serve`,
+/// the admin CLI, the in-process broker and the test harness alike, and never changed after it is made.
+public struct BrokerServices: Sendable {
+    /// Where providers' account events go: the broker's own ``AccountLifecycle``, another, or none (their webhook
+    /// routes answer 501).
+    public enum Lifecycle: Sendable {
+        /// The broker's own.
+        case broker
+        /// Another (a test's).
+        case custom(any ProviderLifecycle)
+        /// None.
+        case none
+    }
+
+    /// The parsed configuration.
+    public let config: BrokerConfig
+    /// The enabled providers.
+    public let providers: ProviderRegistry
+    /// The sign-in use case, shared by every surface.
+    public let signIn: SignInFlow
+    /// Identity-to-account mapping.
+    public let accounts: AccountService
+    /// What signed-in users do to their own accounts, on every surface.
+    public let selfService: AccountSelfService
+    /// Tokens and sessions.
+    public let sessions: SessionService
+    /// The broker's signing keys.
+    public let keys: KeyRing
+    /// Administration.
+    public let admin: AdminService
+    /// The admin API's authentication.
+    public let adminGate: AdminGate
+    /// Audit events recorded outside a store transaction.
+    public let auditor: Auditor
+    /// Firebase Auth's admin API (revoking a uid's Firebase sessions), when a service account is configured.
+    public let firebaseAdmin: FirebaseAdminClient?
+    /// Where providers' webhooks report account events (``AccountLifecycle`` as built by ``make``; nil: their
+    /// routes answer 501).
+    public let lifecycle: (any ProviderLifecycle)?
+    /// The store behind everything.
+    public let store: any BrokerStore
+    /// The clock.
+    public let clock: any Clock
+    /// Metrics.
+    public let metrics: Metrics
+    /// The base logger.
+    public let logger: Logger
+    /// Seals secret outbox payloads (`BROKER_ENCRYPTION_KEY`); nil: stored as given.
+    public let outboxCipher: OutboxCipher?
+    /// Wakes the outbox worker (once `serve` connects one) after a service's write committed jobs; surfaces never
+    /// do (nothing connected: the worker's poll finds them).
+    public let doorbell: OutboxDoorbell
+    /// The Firebase service account (`firebase.serviceAccountFile`), when configured: the Firebase listener checks
+    /// custom tokens against its key.
+    public let firebaseServiceAccount: FirebaseServiceAccount?
+    /// Action codes without mail: links for admin callers, look-ups, confirmations, email sign-in.
+    public let actionCodes: ActionCodeService
+    /// The email flows (contract section 9); nil without a `mail` section.
+    public let emailActions: EmailActionService?
+    /// The admin API's and console's read-only views: the audit log, sign-in counts.
+    public let insights: AdminInsights
+
+    /// Builds every service from a config and a store (migrated), loading the signing keys. `catalog` names the
+    /// provider types config entries may use; `phases` are the sign-in's optional phases (second factor, hooks);
+    /// `prefetch` starts fetching the providers' keys and discovery documents in the background (not for the CLI,
+    /// which fetches nothing).
+    public static func make(
+        config: BrokerConfig, store: any BrokerStore, httpClient: any HTTPClient, passwords: any PasswordHashing,
+        catalog: ProviderCatalog = .builtIn, adminToken: String? = nil, clock: any Clock = SystemClock(),
+        logger: Logger, metrics: Metrics = Metrics(), cipher: OutboxCipher? = nil,
+        phases: SignInPhases = SignInPhases(), lifecycle: Lifecycle = .broker, prefetch: Bool = true
+    ) async throws -> BrokerServices {
+        let context = ProviderContext(
+            httpClient: httpClient, clock: clock, metrics: metrics, logger: logger, clockSkew: config.clockSkew,
+            allowInsecureURLs: config.allowInsecureProviderURLs, cipher: cipher)
+        let providers = try ProviderRegistry(config: config, catalog: catalog, context: context)
+        // Fetched in the background: a slow or dead issuer must not hold up the start (its sign-ins wait for the
+        // fetch under way, or start their own).
+        if prefetch { Task { await providers.prefetch() } }
+        let serviceAccount = try config.firebaseServiceAccountFile.map {
+            try FirebaseServiceAccount(contentsOf: $0, allowInsecureURLs: config.allowInsecureProviderURLs)
+        }
+        let firebase = serviceAccount.map {
+            FirebaseCustomTokenMinter(account: $0, clock: clock, ttl: config.customTokenTTL)
+        }
+        let firebaseAdmin = serviceAccount.map {
+            FirebaseAdminClient(
+                account: $0, projectID: config.projectID, apiBaseURL: config.firebaseAPIBaseURL, client: httpClient,
+                clock: clock)
+        }
+        let keys = KeyRing(store: store, clock: clock, algorithm: .es256, tokenLifetime: config.idTokenTTL)
+        try await keys.load()
+        var sessions = SessionService(
+            store: store, keys: keys, clock: clock, settings: SessionSettings(config: config), firebase: firebase)
+        sessions.firebaseProviderName = { id in providers.provider(id)?.firebaseProviderID(for: .idToken) ?? id.rawValue }
+        let revocation = SessionRevocation(firebase: firebaseAdmin != nil)
+        let deletion = AccountDeletion(providers: providers, revocation: revocation, cipher: cipher)
+        let accounts = try await AccountService(
+            store: store, clock: clock, linkByVerifiedEmail: config.linkByVerifiedEmail, passwords: passwords,
+            allowInsecurePhotoURLs: config.allowInsecureProviderURLs, revocation: revocation,
+            deletion: deletion, passwordGuards: providers.passwordGuards)
+        let auditor = Auditor(store: store, clock: clock, logger: logger)
+        let doorbell = OutboxDoorbell()
+        let actionCodes = ActionCodeService(
+            accounts: store, codes: store, passwords: passwords, clock: clock, issuer: config.issuer,
+            revocation: revocation, doorbell: doorbell)
+        let emailActions = config.mail.map {
+            EmailActionService(
+                accounts: store, codes: store, passwords: passwords, clock: clock, settings: $0, issuer: config.issuer,
+                revocation: revocation, cipher: cipher, doorbell: doorbell)
+        }
+        let accountLifecycle: (any ProviderLifecycle)? =
+            switch lifecycle {
+            case .broker: AccountLifecycle(store: store, clock: clock, policy: config.onUnlink, deletion: deletion)
+            case .custom(let custom): custom
+            case .none: nil
+            }
+        let signIn = SignInFlow(
+            providers: providers, accounts: accounts, sessions: sessions, auditor: auditor, metrics: metrics,
+            doorbell: doorbell, phases: phases)
+        return BrokerServices(
+            config: config, providers: providers, signIn: signIn, accounts: accounts,
+            selfService: AccountSelfService(accounts: accounts, sessions: sessions, signIn: signIn),
+            sessions: sessions, keys: keys,
+            admin: AdminService(
+                store: store, sessions: sessions, clock: clock, logger: logger,
+                revocation: revocation, deletion: deletion, passwords: passwords,
+                allowInsecurePhotoURLs: config.allowInsecureProviderURLs),
+            adminGate: AdminGate(token: adminToken, clock: clock), auditor: auditor, firebaseAdmin: firebaseAdmin,
+            lifecycle: accountLifecycle, store: store, clock: clock, metrics: metrics, logger: logger,
+            outboxCipher: cipher, doorbell: doorbell, firebaseServiceAccount: serviceAccount,
+            actionCodes: actionCodes, emailActions: emailActions, insights: AdminInsights(store: store, clock: clock))
+    }
+}
+
+extension BrokerServices {
+    /// Records an audit event of a request; a failure to record is logged, never turned into a failed request.
+    func audit(
+        _ action: AuditAction, uid: AccountID?, provider: String? = nil, actor: AuditEvent.Actor = .user,
+        outcome: String = "success", context: RequestContext
+    ) async {
+        await auditor.record(
+            action, uid: uid, provider: provider, actor: actor, outcome: outcome, requestID: context.requestID)
+    }
+}
+
