@@ -3,11 +3,41 @@ import BrokerDrivers
 import BrokerTesting
 import Foundation
 
-/// `broker demo`: stub providers and a broker on a temporary database; one sign-in per provider, printed as an
-/// app would receive it, then a password reset through a local mail sink (``DemoResetFlow``). Nothing leaves
-/// this machine. It prints only URLs that answer: without `keepRunning` the
-/// servers stop when the demo ends, so their addresses are not printed as something to open.
+/// `broker demo` (the `broker-demo` executable, which `broker demo` runs): stub providers and a broker on a
+/// temporary database; one sign-in per provider, printed as an app would receive it, then a password reset through
+/// a local mail sink (``DemoResetFlow``). Nothing leaves this machine. It prints only URLs that answer: without
+/// `keepRunning` the servers stop when the demo ends, so their addresses are not printed as something to open.
 enum DemoCommand {
+    /// What `broker-demo --help` prints; `broker demo --help` prints the same text from `broker`'s usage.
+    static let usage = """
+        usage: broker demo [--keep-running]   (or broker-demo [--keep-running])
+        Starts local stub providers and a broker on a temporary database, runs one sign-in per provider and one
+        refresh, and a password reset through a local mail sink, printing what an app gets back. With
+        --keep-running both stay up until Ctrl-C. `broker demo --help` says more.
+        """
+
+    /// Runs the demo with the command line after the executable's name; the process's exit status.
+    static func main(arguments: [String]) async -> Int32 {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print(usage)
+            return 0
+        }
+        if let stray = arguments.first(where: { $0 != "--keep-running" }) {
+            printError("broker demo: \(stray) is not an option of this command\n\(usage)")
+            return 1
+        }
+        do {
+            return try await run(keepRunning: arguments.contains("--keep-running"))
+        } catch {
+            printError("broker demo: \(error)")
+            return 1
+        }
+    }
+
+    static func printError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
     static func run(keepRunning: Bool) async throws -> Int32 {
         let termination = keepRunning ? TerminationSignals() : nil
         let sink = await DemoMailSink.start()
