@@ -53,9 +53,12 @@ enum DemoCommand {
             throw error
         }
         let outbox = OutboxWorker(store: harness.store)
-        await outbox.register(.mail, MailOutboxHandler(mailer: sink.mailer(), from: "Demo App <no-reply@demo.example.com>"))
+        let handler = MailOutboxHandler(mailer: sink.mailer(), from: "Demo App <no-reply@demo.example.com>")
+        await outbox.register(.mail, handler)
         if keepRunning {
-            print("Stub providers at \(harness.stubs.baseURL); broker at \(harness.baseURL) on a temporary SQLite database.\n")
+            print(
+                "Stub providers at \(harness.stubs.baseURL); broker at \(harness.baseURL) on a temporary SQLite"
+                    + " database.\n")
         } else {
             print("Stub providers and a broker on a temporary SQLite database, both stopped when the demo ends")
             print("(run `broker demo --keep-running` to keep them answering).\n")
@@ -135,13 +138,15 @@ enum DemoCommand {
             }
             if let lastRefreshToken {
                 let response = try await harness.post("/v1/token", ["refreshToken": .string(lastRefreshToken)])
-                print("== Next app launch: POST /v1/token -> \(response.status) (new ID token, rotated refresh token)\n")
+                let status = response.status
+                print("== Next app launch: POST /v1/token -> \(status) (new ID token, rotated refresh token)\n")
             }
             print("Tokens are shortened here. customToken goes to Auth.auth().signIn(withCustomToken:) in an app using")
             print("Firebase.\n")
             let usedLink = try await DemoResetFlow.run(harness, sink: sink, outbox: outbox, showAddresses: keepRunning)
             if let termination {
-                print("idToken verifies against \(harness.baseURL)/.well-known/jwks.json. Still answering until Ctrl-C:")
+                let jwks = "\(harness.baseURL)/.well-known/jwks.json"
+                print("idToken verifies against \(jwks). Still answering until Ctrl-C:")
                 for path in ["/healthz", "/.well-known/openid-configuration", "/.well-known/jwks.json", "/metrics"] {
                     print("  \(harness.baseURL)\(path)")
                 }
@@ -165,7 +170,8 @@ enum DemoCommand {
     static func pretty(_ value: JSONValue) -> String {
         func shorten(_ value: JSONValue) -> JSONValue {
             switch value {
-            case .string(let text) where text.count > 60: return .string(String(text.prefix(40)) + "…(\(text.count) chars)")
+            case .string(let text) where text.count > 60:
+                return .string(String(text.prefix(40)) + "…(\(text.count) chars)")
             case .object(let members): return .object(members.mapValues(shorten))
             case .array(let items): return .array(items.map(shorten))
             default: return value
