@@ -99,14 +99,7 @@ extension AdminSurface {
 
     /// `GET /admin/v1/console/session`: the live session's CSRF token and expiry, for a reloaded page.
     func showConsoleSession(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        let sessions = try await AdminSurface.requireConsoleSessions(services)
-        try request.allowOnlyQuery([])
-        try await services.adminGate.checkNotLockedOut(request)
-        guard let value = ConsoleSessions.cookieValue(of: request), let record = try await sessions.session(of: request)
-        else {
-            if ConsoleSessions.cookieValue(of: request) != nil { await services.adminGate.countFailure(of: request) }
-            throw APIError(401, "UNAUTHENTICATED", "No console session; sign in with the admin token.")
-        }
+        let (_, value, record) = try await liveConsoleSession(request)
         var response = HTTPResponse.json(
             200,
             [
@@ -119,19 +112,30 @@ extension AdminSurface {
 
     /// `DELETE /admin/v1/console/session`: ends the session (with its CSRF token) and clears its cookie.
     func endConsoleSession(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        let sessions = try await AdminSurface.requireConsoleSessions(services)
-        try request.allowOnlyQuery([])
-        try await services.adminGate.checkNotLockedOut(request)
-        guard try await sessions.session(of: request) != nil else {
-            if ConsoleSessions.cookieValue(of: request) != nil { await services.adminGate.countFailure(of: request) }
-            throw APIError(401, "UNAUTHENTICATED", "No console session; sign in with the admin token.")
-        }
+        let (sessions, _, _) = try await liveConsoleSession(request)
         guard ConsoleSessions.hasValidCSRFToken(request) else {
             throw APIError(401, "UNAUTHENTICATED", "A change made with the console session needs its CSRF token.")
         }
         try await sessions.end(request)
         await services.audit(.consoleSignOut, uid: nil, actor: .admin, context: context)
         return HTTPResponse(status: 204, headers: [("Set-Cookie", ConsoleSessions.clearCookie)])
+    }
+
+    /// The session routes' checks: the console's sessions (404 with the console off, 401 with no admin token), no
+    /// query, the address not locked out, and the live session of the request's cookie with the cookie's value; 401
+    /// without one (counted as a failed admin authentication when a cookie was sent).
+    func liveConsoleSession(
+        _ request: HTTPRequest
+    ) async throws -> (ConsoleSessions, value: String, record: ConsoleSessionRecord) {
+        let sessions = try await AdminSurface.requireConsoleSessions(services)
+        try request.allowOnlyQuery([])
+        try await services.adminGate.checkNotLockedOut(request)
+        guard let value = ConsoleSessions.cookieValue(of: request), let record = try await sessions.session(of: request)
+        else {
+            if ConsoleSessions.cookieValue(of: request) != nil { await services.adminGate.countFailure(of: request) }
+            throw APIError(401, "UNAUTHENTICATED", "No console session; sign in with the admin token.")
+        }
+        return (sessions, value, record)
     }
 
     /// `GET /admin/v1/users/{uid}/sessions`: how many sessions a user has live, and when one was last used.
