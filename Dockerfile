@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 #
-# One image with both executables: `broker` (the default command) and `stub-providers`.
+# One image with the executables: `broker` (the default command), `stub-providers`, and `broker-demo`, which
+# `broker demo` runs.
 #   docker build -t social-login-broker .
 #   docker run -p 8080:8080 -v broker-data:/data -v "$PWD/providers.json:/app/providers.json:ro" social-login-broker
 #
@@ -22,9 +23,10 @@ COPY Sources ./Sources
 COPY Tests ./Tests
 RUN swift build -c release --static-swift-stdlib --product broker \
     && swift build -c release --static-swift-stdlib --product stub-providers \
+    && swift build -c release --static-swift-stdlib --product broker-demo \
     && bin="$(swift build -c release --show-bin-path)" \
     && mkdir -p /staging \
-    && cp "$bin/broker" "$bin/stub-providers" /staging/
+    && cp "$bin/broker" "$bin/stub-providers" "$bin/broker-demo" /staging/
 
 # Runtime stage: Debian 12 slim with the shared libraries the binaries link (OpenSSL 3, libcurl, SQLite,
 # libmicrohttpd, Argon2 for password hashing, libpq for PostgreSQL, libcrypt for imported bcrypt hashes) and curl
@@ -39,7 +41,7 @@ RUN export DEBIAN_FRONTEND=noninteractive \
     && useradd --system --uid 10001 --user-group --home-dir /data --no-create-home --shell /usr/sbin/nologin broker \
     && mkdir -p /data /app \
     && chown broker:broker /data
-COPY --from=build /staging/broker /staging/stub-providers /usr/local/bin/
+COPY --from=build /staging/broker /staging/stub-providers /staging/broker-demo /usr/local/bin/
 COPY providers.json /app/providers.json
 WORKDIR /app
 # The defaults of `broker serve` in a container. Set through the environment (not flags, which would win over

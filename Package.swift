@@ -14,6 +14,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "broker", targets: ["broker"]),
+        .executable(name: "broker-demo", targets: ["broker-demo"]),
         .executable(name: "stub-providers", targets: ["stub-providers"]),
         // For the fuzz package in Fuzz/, which depends on this one by path.
         .library(name: "BrokerCrypto", targets: ["BrokerCrypto"]),
@@ -49,8 +50,11 @@ let package = Package(
             name: "BrokerTesting", dependencies: ["BrokerCore", "BrokerCrypto", "BrokerDrivers"],
             swiftSettings: swiftSettings),
 
+        .executableTarget(name: "broker", dependencies: ["BrokerCore", "BrokerDrivers"], swiftSettings: swiftSettings),
+        // `broker demo` runs it (Sources/broker/DemoLauncher.swift): the stub providers and the test harness stay
+        // out of the `broker` operators run.
         .executableTarget(
-            name: "broker", dependencies: ["BrokerCore", "BrokerDrivers", "BrokerTesting"],
+            name: "broker-demo", dependencies: ["BrokerCore", "BrokerDrivers", "BrokerTesting"],
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "stub-providers", dependencies: ["BrokerTesting", "BrokerDrivers"],

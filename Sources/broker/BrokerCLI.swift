@@ -65,7 +65,7 @@ enum BrokerCLI {
             switch command {
             case "serve": return try await ServeCommand.run(options: options, environment: environment)
             case "check-config": return try await CheckConfigCommand.run(options: options, environment: environment)
-            case "demo": return try await DemoCommand.run(keepRunning: options.switches.contains("--keep-running"))
+            case "demo": try DemoLauncher.run(arguments: options.switches.intersection(["--keep-running"]).sorted())
             case "admin": return try await AdminCommand.run(options: options, environment: environment)
             case "migrate-sqlite": return try await MigrateSQLiteCommand.run(options: options, environment: environment)
             default:

@@ -147,6 +147,23 @@ import Testing
         #expect(validation.warnings.allSatisfy { $0.message.contains("placeholder") })
     }
 
+    /// Errors and warnings are one type, told apart by severity (issue 26, item 7): a config with both keeps each
+    /// in its list, and a warning never equals the error with the same words.
+    @Test func errorsAndWarningsAreOneTypeToldApartBySeverity() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let missing = directory.appendingPathComponent("no-such-folder/b.sqlite").path
+        let validation = try Self.validate(try ConfigTests.shipped(), in: directory, database: missing)
+        #expect(validation.errors.map(\.field) == ["database"])
+        #expect(validation.errors.allSatisfy { $0.severity == .error })
+        #expect(validation.warnings.count == 6)
+        #expect(validation.warnings.allSatisfy { $0.severity == .warning })
+        #expect(throws: ConfigErrors.self) { try validation.validConfig() }
+        #expect(ConfigError.warning(field: "issuer", "x") != ConfigError(field: "issuer", "x"))
+        #expect(ConfigError(field: "issuer", "x").severity == .error)
+        #expect(ConfigError.warning(field: "issuer", "x").description == "issuer: x")
+    }
+
     @Test func realClientIDsGiveNoWarning() throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }

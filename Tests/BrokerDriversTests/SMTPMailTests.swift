@@ -35,7 +35,7 @@ struct SMTPMailTests {
     @Test func aServerThatIsDownIsATransientFailure() async throws {
         let port = try SMTPTestServer.freePort()
         let mailer = CurlSMTPMailer(url: "smtp://127.0.0.1:\(port)", password: nil, timeout: 5)
-        let error = await #expect(throws: MailError.self) { try await mailer.send(Self.message) }
+        let error = await #expect(throws: OutboxDeliveryError.self) { try await mailer.send(Self.message) }
         #expect(error?.code == .transient)
     }
 
@@ -43,7 +43,7 @@ struct SMTPMailTests {
         let mailer = CurlSMTPMailer(url: "smtp://127.0.0.1:1", password: nil, timeout: 5)
         var message = Self.message
         message.to = "alice@example.com>\r\nRCPT TO:<mallory@example.com"
-        let error = await #expect(throws: MailError.self) { try await mailer.send(message) }
+        let error = await #expect(throws: OutboxDeliveryError.self) { try await mailer.send(message) }
         #expect(error?.code == .permanent)
     }
 
@@ -89,6 +89,6 @@ struct SMTPMailTests {
     }
 
     struct RefusingMailer: MailSending {
-        func send(_ message: MailMessage) async throws { throw MailError(.permanent, "550 no such user") }
+        func send(_ message: MailMessage) async throws { throw OutboxDeliveryError(.permanent, "550 no such user") }
     }
 }

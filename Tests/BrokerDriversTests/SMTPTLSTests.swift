@@ -62,7 +62,7 @@ struct SMTPTLSTests {
         let url = (mode == .implicitTLS ? "smtps" : "smtp") + "://127.0.0.1:\(server.port)"
         for caFile in [other.caFile, nil] {
             let mailer = CurlSMTPMailer(url: url, password: nil, caFile: caFile, timeout: 10)
-            let error = await #expect(throws: MailError.self) { try await mailer.send(SMTPMailTests.message) }
+            let error = await #expect(throws: OutboxDeliveryError.self) { try await mailer.send(SMTPMailTests.message) }
             #expect(error?.code == .transient)
         }
 
@@ -91,7 +91,7 @@ struct SMTPTLSTests {
         defer { server.stop() }
         let mailer = CurlSMTPMailer(
             url: "smtps://localhost:\(server.port)", password: nil, caFile: certificates.caFile, timeout: 10)
-        let error = await #expect(throws: MailError.self) { try await mailer.send(SMTPMailTests.message) }
+        let error = await #expect(throws: OutboxDeliveryError.self) { try await mailer.send(SMTPMailTests.message) }
         #expect(error?.code == .transient)
         #expect(try server.messages().isEmpty)
     }
@@ -118,7 +118,7 @@ struct SMTPTLSTests {
                 value: ["smtpUrl": .string("smtp://mailer@127.0.0.1:\(clear.port)"), "from": "a@example.com"]),
             projectID: "demo", environment: ["BROKER_SMTP_PASSWORD": Self.password])
         #expect(withLogin.requiresTLS)
-        let error = await #expect(throws: MailError.self) {
+        let error = await #expect(throws: OutboxDeliveryError.self) {
             try await CurlSMTPMailer(settings: withLogin, timeout: 10).send(SMTPMailTests.message)
         }
         #expect(error?.code == .transient)
@@ -137,7 +137,7 @@ struct SMTPTLSTests {
         let mailer = CurlSMTPMailer(
             url: "smtp://mailer@127.0.0.1:\(server.port)", password: wrong, caFile: certificates.caFile,
             requireTLS: true, timeout: 10)
-        let error = await #expect(throws: MailError.self) { try await mailer.send(SMTPMailTests.message) }
+        let error = await #expect(throws: OutboxDeliveryError.self) { try await mailer.send(SMTPMailTests.message) }
         #expect(error?.code == .transient)
         #expect(error.map { !$0.detail.contains(wrong) && !"\($0)".contains(wrong) } == true)
 

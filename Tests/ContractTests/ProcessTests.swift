@@ -361,6 +361,25 @@ import Testing
         }
         #expect(text.contains("\"customToken\""))
     }
+
+    /// A `broker` installed without `broker-demo` beside it (and outside a checkout) says where the demo is and
+    /// starts nothing: `broker` itself does not hold the demo (issue 26, item 7).
+    @Test func theDemoWithoutItsExecutableSaysWhereItIs() async throws {
+        let directory = try ProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let lone = directory.appendingPathComponent("broker")
+        // Copied by cp, not by this process: a child forked by a test running beside this one could otherwise
+        // inherit the copy's open descriptor, and executing the copy would fail with "Text file busy".
+        let copy = try ProcessTests.spawn(
+            [ProcessTests.brokerBinary.path, lone.path], binary: URL(fileURLWithPath: "/bin/cp"))
+        #expect(try await copy.wait(seconds: 30) == 0)
+        let child = try ProcessTests.spawn(["demo"], binary: lone)
+        #expect(try await child.wait(seconds: 30) == 1)
+        #expect(child.stderr.contains("broker-demo, and it is not installed beside this broker"), "\(child.stderr)")
+        #expect(child.stderr.contains("swift run broker-demo"))
+        #expect(!child.stdout.contains("Stub providers"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["broker"])
+    }
 }
 
 /// `broker admin` on the database of a running server.

@@ -6,8 +6,8 @@ import Foundation
 public struct ConfigValidation: Sendable {
     /// Every error found; the broker must not start when there is one.
     public var errors: [ConfigError]
-    /// What starts but is probably wrong.
-    public var warnings: [ConfigWarning]
+    /// What starts but is probably wrong (problems of severity `.warning`).
+    public var warnings: [ConfigError]
     /// The parsed configuration when there is no error.
     public var config: BrokerConfig?
 
@@ -24,7 +24,7 @@ public struct ConfigValidation: Sendable {
     /// the issuer's.
     public init(sources: ConfigSources, environment: [String: String], context: ProviderContext, listenPort: Int?) {
         let issues = ConfigIssues()
-        var warnings: [ConfigWarning] = []
+        var warnings: [ConfigError] = []
         var config: BrokerConfig?
         do {
             config = try BrokerConfig(contentsOf: sources.configPath, environment: environment, issues: issues)
@@ -51,7 +51,7 @@ public struct ConfigValidation: Sendable {
                     let account = try FirebaseServiceAccount(contentsOf: file, allowInsecureURLs: config.allowInsecureProviderURLs)
                     if let project = account.projectID, project != config.projectID {
                         warnings.append(
-                            ConfigWarning(
+                            ConfigError.warning(
                                 field: "projectId",
                                 "is \"\(config.projectID)\" but the service account belongs to project \"\(project)\": "
                                     + "Firebase refuses custom tokens and apps refuse ID tokens meant for another project"))
@@ -107,14 +107,14 @@ public struct ConfigValidation: Sendable {
     }
 
     /// Placeholder client ids left in an enabled provider, and what each provider's factory warns of in its entry.
-    static func placeholderWarnings(_ config: BrokerConfig, catalog: ProviderCatalog = .builtIn) -> [ConfigWarning] {
-        var warnings: [ConfigWarning] = []
+    static func placeholderWarnings(_ config: BrokerConfig, catalog: ProviderCatalog = .builtIn) -> [ConfigError] {
+        var warnings: [ConfigError] = []
         for name in config.providers.keys.sorted() {
             guard let entry = config.providers[name], (try? entry.bool("enabled", default: true)) == true else { continue }
             let audiences = (try? entry.strings("audiences", nonEmpty: false)) ?? []
             for audience in audiences where isPlaceholderAudience(audience) {
                 warnings.append(
-                    ConfigWarning(
+                    ConfigError.warning(
                         field: entry.field("audiences"),
                         "\"\(audience)\" is a placeholder from the shipped providers.json: put your app's client id "
                             + "here, or real sign-ins fail with INVALID_AUDIENCE"))
@@ -128,7 +128,7 @@ public struct ConfigValidation: Sendable {
     /// A loopback issuer naming another port than the one the broker listens on: its tokens' `iss` and discovery
     /// document would point at a port nothing answers on. The broker keeps the configured issuer (instances
     /// sharing a database must agree on it) and warns.
-    public static func issuerWarnings(_ config: BrokerConfig, listenPort: Int?) -> [ConfigWarning] {
+    public static func issuerWarnings(_ config: BrokerConfig, listenPort: Int?) -> [ConfigError] {
         guard let listenPort, listenPort != 0, let components = URLComponents(string: config.issuer),
             let host = components.host?.lowercased(), host == "localhost" || host.hasPrefix("127.") || host == "::1"
                 || host == "[::1]"
@@ -136,7 +136,7 @@ public struct ConfigValidation: Sendable {
         let issuerPort = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
         guard issuerPort != listenPort else { return [] }
         return [
-            ConfigWarning(
+            ConfigError.warning(
                 field: "issuer",
                 "\(config.issuer) names port \(issuerPort) but the broker listens on \(listenPort): tokens' iss and "
                     + "the discovery document say port \(issuerPort); set issuer to http://\(host):\(listenPort) (or "

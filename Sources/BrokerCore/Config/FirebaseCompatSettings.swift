@@ -92,19 +92,19 @@ public struct FirebaseCompatSettings: Sendable, Equatable {
     }
 
     /// What starts but deserves a warning: a remote listener, or unsigned custom tokens.
-    public var warnings: [ConfigWarning] {
+    public var warnings: [ConfigError] {
         guard enabled else { return [] }
-        var warnings: [ConfigWarning] = []
+        var warnings: [ConfigError] = []
         if allowRemote {
             warnings.append(
-                ConfigWarning(
+                ConfigError.warning(
                     field: "firebaseCompat.allowRemote",
                     "is true: the Firebase-compatible listener on \(host) accepts Bearer owner as admin from anyone "
                         + "who reaches it; never point it at a production database"))
         }
         if acceptUnsignedCustomTokens {
             warnings.append(
-                ConfigWarning(
+                ConfigError.warning(
                     field: "firebaseCompat.acceptUnsignedCustomTokens",
                     "is true: signInWithCustomToken accepts unsigned (alg none) tokens, so any caller may sign in "
                         + "as any uid; for local tests only"))

@@ -5,12 +5,12 @@ public protocol IdentityProviderFactory {
     /// Builds the provider named `id`; throws ``ConfigError`` naming the bad field.
     static func make(id: ProviderID, config: ConfigReader, context: ProviderContext) throws -> any IdentityProvider
     /// What starts but is probably wrong in an entry that builds (a placeholder left in it); none by default.
-    static func warnings(config: ConfigReader) -> [ConfigWarning]
+    static func warnings(config: ConfigReader) -> [ConfigError]
 }
 
 extension IdentityProviderFactory {
     /// No warnings.
-    public static func warnings(config: ConfigReader) -> [ConfigWarning] { [] }
+    public static func warnings(config: ConfigReader) -> [ConfigError] { [] }
 }
 
 /// The provider types the broker can build: a config entry's `type` mapped to its factory. One type may serve

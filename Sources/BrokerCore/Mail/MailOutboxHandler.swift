@@ -31,10 +31,7 @@ public struct MailOutboxHandler: OutboxHandling {
             let subject = object["subject"]?.stringValue, let text = object["text"]?.stringValue,
             let html = object["html"]?.stringValue
         else { throw OutboxDeliveryError(.permanent, "the mail job's payload is malformed") }
-        do {
-            try await mailer.send(MailMessage(from: from, to: to, subject: subject, text: text, html: html))
-        } catch let error as MailError {
-            throw OutboxDeliveryError(error.code == .permanent ? .permanent : .transient, error.detail)
-        }
+        // The mailer's OutboxDeliveryError is the verdict as it is.
+        try await mailer.send(MailMessage(from: from, to: to, subject: subject, text: text, html: html))
     }
 }

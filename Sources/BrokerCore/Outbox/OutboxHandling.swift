@@ -8,7 +8,8 @@ public protocol OutboxHandling: Sendable {
     func deliver(_ job: OutboxJob, payload: [UInt8]) async throws
 }
 
-/// A handler's verdict on a failed delivery, compared by code. Messages never hold a secret.
+/// A failed delivery, compared by code: a handler's verdict on a job, and what the port it delivers through threw
+/// (``MailSending``'s refusal by a mail server). Messages never hold a secret.
 public struct OutboxDeliveryError: CodedError {
     /// The stable kinds of failure.
     public enum Code: String, Sendable {

@@ -34,10 +34,10 @@ public final class CurlSMTPMailer: MailSending {
         self.init(url: mail.smtpURL, password: mail.smtpPassword, caFile: mail.caFile, requireTLS: mail.requiresTLS, timeout: timeout)
     }
 
-    /// Sends `message`; throws ``MailError`` (`.permanent` for a 5xx reply, `.transient` otherwise).
+    /// Sends `message`; throws ``OutboxDeliveryError`` (`.permanent` for a 5xx reply, `.transient` otherwise).
     public func send(_ message: MailMessage) async throws {
         guard MailMessage.isValidAddress(message.fromAddress), MailMessage.isValidAddress(message.to) else {
-            throw MailError(.permanent, "invalid sender or recipient address")
+            throw OutboxDeliveryError(.permanent, "invalid sender or recipient address")
         }
         let bytes = message.rendered(date: Date())
         let (url, password, security, timeout) = (self.url, self.password, self.security, self.timeout)
@@ -78,7 +78,7 @@ final class SMTPUpload {
         timeout: TimeInterval
     ) throws {
         try Self.check(curlGlobalInitialization, "curl_global_init")
-        guard let easy = curl_easy_init() else { throw MailError(.transient, "curl_easy_init failed") }
+        guard let easy = curl_easy_init() else { throw OutboxDeliveryError(.transient, "curl_easy_init failed") }
         self.easy = easy
         self.bytes = bytes
         self.password = password
@@ -99,7 +99,9 @@ final class SMTPUpload {
         try setLong(CURLOPT_TIMEOUT_MS, Int(max(1, min(timeout, 600)) * 1000))
         try setLong(CURLOPT_CONNECTTIMEOUT_MS, Int(max(1, min(timeout, 10)) * 1000))
         try setString(CURLOPT_MAIL_FROM, "<\(from)>")
-        guard let list = curl_slist_append(nil, "<\(to)>") else { throw MailError(.transient, "curl_slist_append failed") }
+        guard let list = curl_slist_append(nil, "<\(to)>") else {
+            throw OutboxDeliveryError(.transient, "curl_slist_append failed")
+        }
         recipients = list
         try Self.check(broker_curl_easy_setopt_pointer(easy, CURLOPT_MAIL_RCPT, list), "CURLOPT_MAIL_RCPT")
         try Self.check(broker_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer), "CURLOPT_ERRORBUFFER")
@@ -127,7 +129,7 @@ final class SMTPUpload {
         if let password, !password.isEmpty { detail = detail.replacingOccurrences(of: password, with: "[redacted]") }
         // A 5xx reply refuses this mail for good; a failed login is the operator's to fix, so it is retried.
         let permanent = (500...599).contains(reply) && result != CURLE_LOGIN_DENIED
-        throw MailError(permanent ? .permanent : .transient, detail)
+        throw OutboxDeliveryError(permanent ? .permanent : .transient, detail)
     }
 
     /// Copies the next bytes of the message into libcurl's buffer; 0 at the end.
@@ -150,12 +152,12 @@ final class SMTPUpload {
         try Self.check(broker_curl_easy_setopt_string(easy, option, value), "curl_easy_setopt \(option.rawValue)")
     }
 
-    /// The libcurl funnel (``curlCheck(_:_:errorBuffer:)``), with its failure as a transient ``MailError``.
+    /// The libcurl funnel (``curlCheck(_:_:errorBuffer:)``), with its failure as a transient ``OutboxDeliveryError``.
     static func check(_ code: CURLcode, _ operation: @autoclosure () -> String) throws {
         do {
             try curlCheck(code, operation())
         } catch {
-            throw MailError(.transient, error.detail)
+            throw OutboxDeliveryError(.transient, error.detail)
         }
     }
 }

@@ -89,12 +89,12 @@ extension KakaoProvider: IdentityProviderFactory {
     public static let placeholderAppID = "123456"
 
     /// The shipped placeholder app id left in an entry that calls the real Kakao API.
-    public static func warnings(config: ConfigReader) -> [ConfigWarning] {
+    public static func warnings(config: ConfigReader) -> [ConfigError] {
         guard (try? config.optionalString("appId")) == placeholderAppID,
             (try? config.optionalString("apiBaseUrl"))?.hasPrefix("https://kapi.kakao.com") ?? true
         else { return [] }
         return [
-            ConfigWarning(
+            ConfigError.warning(
                 field: config.field("appId"),
                 "\"\(placeholderAppID)\" is the shipped placeholder: put your Kakao app id here, or Kakao sign-ins fail "
                     + "with KAKAO_APP_MISMATCH")

@@ -52,7 +52,8 @@ extension AdminSurface {
         return sessions
     }
 
-    /// Adds the console's pages and session routes, and the admin routes it reads.
+    /// Adds the console's pages and session routes, and the admin routes it reads, each handled by the method of
+    /// that name below.
     func mountConsole(on router: inout Router) {
         let services = self.services
         /// An admin route, as ``mount(on:)`` registers them: authorized first, then only `query` allowed.
@@ -63,104 +64,126 @@ extension AdminSurface {
                 return try await handler(request, context)
             }
         }
-        let insights = services.insights
-
-        router.add("POST", "/admin/v1/console/session") { request, context in
-            guard services.config.consoleEnabled else { throw APIError.notFound }
-            try request.allowOnlyQuery([])
-            let body = try NativeBody(request)
-            try body.allowOnly(["token"])
-            let token = try body.string("token")
-            do {
-                try await services.adminGate.verify(token: token, for: request)
-            } catch let error as APIError where error.status == 401 {
-                await services.audit(.consoleSignIn, uid: nil, actor: .admin, outcome: error.code, context: context)
-                throw error
-            }
-            let grant = try await AdminSurface.requireConsoleSessions(services).begin()
-            await services.audit(.consoleSignIn, uid: nil, actor: .admin, context: context)
-            var response = HTTPResponse.json(
-                200, ["csrfToken": .string(grant.csrfToken), "expiresAt": .string(grant.expiresAt.rfc3339)])
-            response.headers.append(("Set-Cookie", ConsoleSessions.setCookie(grant)))
-            response.headers.append(("Cache-Control", "no-store"))
-            return response
-        }
-        router.add("GET", "/admin/v1/console/session") { request, _ in
-            let sessions = try await AdminSurface.requireConsoleSessions(services)
-            try request.allowOnlyQuery([])
-            try await services.adminGate.checkNotLockedOut(request)
-            guard let value = ConsoleSessions.cookieValue(of: request), let record = try await sessions.session(of: request)
-            else {
-                if ConsoleSessions.cookieValue(of: request) != nil { await services.adminGate.countFailure(of: request) }
-                throw APIError(401, "UNAUTHENTICATED", "No console session; sign in with the admin token.")
-            }
-            var response = HTTPResponse.json(
-                200,
-                [
-                    "csrfToken": .string(ConsoleSessions.csrfToken(for: value)),
-                    "expiresAt": .string(record.expiresAt.rfc3339),
-                ])
-            response.headers.append(("Cache-Control", "no-store"))
-            return response
-        }
-        router.add("DELETE", "/admin/v1/console/session") { request, context in
-            let sessions = try await AdminSurface.requireConsoleSessions(services)
-            try request.allowOnlyQuery([])
-            try await services.adminGate.checkNotLockedOut(request)
-            guard try await sessions.session(of: request) != nil else {
-                if ConsoleSessions.cookieValue(of: request) != nil { await services.adminGate.countFailure(of: request) }
-                throw APIError(401, "UNAUTHENTICATED", "No console session; sign in with the admin token.")
-            }
-            guard ConsoleSessions.hasValidCSRFToken(request) else {
-                throw APIError(401, "UNAUTHENTICATED", "A change made with the console session needs its CSRF token.")
-            }
-            try await sessions.end(request)
-            await services.audit(.consoleSignOut, uid: nil, actor: .admin, context: context)
-            return HTTPResponse(status: 204, headers: [("Set-Cookie", ConsoleSessions.clearCookie)])
-        }
-
-        admin("GET", "/admin/v1/users/{uid}/sessions", []) { _, context in
-            let summary = try await insights.sessions(of: AdminSurface.uid(context))
-            return .json(
-                200,
-                ["live": .int(Int64(summary.live)), "lastUsedAt": summary.lastUsedAt.map { .string($0.rfc3339) } ?? .null])
-        }
-        admin("GET", "/admin/v1/stats/sign-ins", ["bucket", "buckets"]) { request, _ in
-            guard let bucket = AdminInsights.Bucket(rawValue: request.query["bucket"] ?? "hour") else {
-                throw APIError.invalidRequest("bucket must be minute, hour or day.")
-            }
-            var buckets = 24
-            if let text = request.query["buckets"] {
-                guard let number = Int(text), (1...AdminInsights.maximumBuckets).contains(number) else {
-                    throw APIError.invalidRequest("buckets must be a whole number from 1 to \(AdminInsights.maximumBuckets).")
-                }
-                buckets = number
-            }
-            let series = try await insights.signIns(bucket: bucket, buckets: buckets)
-            let counts: [JSONValue] = series.counts.map { count in
-                [
-                    "start": .string(count.start.rfc3339), "provider": .string(count.provider),
-                    "outcome": .string(count.outcome), "count": .int(Int64(count.count)),
-                ]
-            }
-            return .json(
-                200,
-                [
-                    "bucket": .string(bucket.rawValue), "start": .string(series.start.rfc3339),
-                    "end": .string(series.end.rfc3339), "counts": .array(counts),
-                ])
-        }
-
+        router.add("POST", "/admin/v1/console/session", beginConsoleSession)
+        router.add("GET", "/admin/v1/console/session", showConsoleSession)
+        router.add("DELETE", "/admin/v1/console/session", endConsoleSession)
+        admin("GET", "/admin/v1/users/{uid}/sessions", [], userSessions)
+        admin("GET", "/admin/v1/stats/sign-ins", ["bucket", "buckets"], signInStats)
         // The console's files: the page at /admin/, and its scripts and style sheet beside it.
-        let page: RouteHandler = { _, _ in
-            guard services.config.consoleEnabled else { throw APIError.notFound }
-            return AdminSurface.consoleFile("index.html")
+        router.add("GET", "/admin/", consolePage)
+        router.add("GET", "/admin/{file}", consoleAsset)
+    }
+
+    /// `POST /admin/v1/console/session`: exchanges the admin token for a console session (its cookie and CSRF
+    /// token); audited either way.
+    func beginConsoleSession(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        guard services.config.consoleEnabled else { throw APIError.notFound }
+        try request.allowOnlyQuery([])
+        let body = try NativeBody(request)
+        try body.allowOnly(["token"])
+        let token = try body.string("token")
+        do {
+            try await services.adminGate.verify(token: token, for: request)
+        } catch let error as APIError where error.status == 401 {
+            await services.audit(.consoleSignIn, uid: nil, actor: .admin, outcome: error.code, context: context)
+            throw error
         }
-        router.add("GET", "/admin/", page)
-        router.add("GET", "/admin/{file}") { _, context in
-            guard services.config.consoleEnabled else { throw APIError.notFound }
-            return AdminSurface.consoleFile(context.parameters["file"] ?? "")
+        let grant = try await AdminSurface.requireConsoleSessions(services).begin()
+        await services.audit(.consoleSignIn, uid: nil, actor: .admin, context: context)
+        var response = HTTPResponse.json(
+            200, ["csrfToken": .string(grant.csrfToken), "expiresAt": .string(grant.expiresAt.rfc3339)])
+        response.headers.append(("Set-Cookie", ConsoleSessions.setCookie(grant)))
+        response.headers.append(("Cache-Control", "no-store"))
+        return response
+    }
+
+    /// `GET /admin/v1/console/session`: the live session's CSRF token and expiry, for a reloaded page.
+    func showConsoleSession(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let (_, value, record) = try await liveConsoleSession(request)
+        var response = HTTPResponse.json(
+            200,
+            [
+                "csrfToken": .string(ConsoleSessions.csrfToken(for: value)),
+                "expiresAt": .string(record.expiresAt.rfc3339),
+            ])
+        response.headers.append(("Cache-Control", "no-store"))
+        return response
+    }
+
+    /// `DELETE /admin/v1/console/session`: ends the session (with its CSRF token) and clears its cookie.
+    func endConsoleSession(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let (sessions, _, _) = try await liveConsoleSession(request)
+        guard ConsoleSessions.hasValidCSRFToken(request) else {
+            throw APIError(401, "UNAUTHENTICATED", "A change made with the console session needs its CSRF token.")
         }
+        try await sessions.end(request)
+        await services.audit(.consoleSignOut, uid: nil, actor: .admin, context: context)
+        return HTTPResponse(status: 204, headers: [("Set-Cookie", ConsoleSessions.clearCookie)])
+    }
+
+    /// The session routes' checks: the console's sessions (404 with the console off, 401 with no admin token), no
+    /// query, the address not locked out, and the live session of the request's cookie with the cookie's value; 401
+    /// without one (counted as a failed admin authentication when a cookie was sent).
+    func liveConsoleSession(
+        _ request: HTTPRequest
+    ) async throws -> (ConsoleSessions, value: String, record: ConsoleSessionRecord) {
+        let sessions = try await AdminSurface.requireConsoleSessions(services)
+        try request.allowOnlyQuery([])
+        try await services.adminGate.checkNotLockedOut(request)
+        guard let value = ConsoleSessions.cookieValue(of: request), let record = try await sessions.session(of: request)
+        else {
+            if ConsoleSessions.cookieValue(of: request) != nil { await services.adminGate.countFailure(of: request) }
+            throw APIError(401, "UNAUTHENTICATED", "No console session; sign in with the admin token.")
+        }
+        return (sessions, value, record)
+    }
+
+    /// `GET /admin/v1/users/{uid}/sessions`: how many sessions a user has live, and when one was last used.
+    func userSessions(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let summary = try await services.insights.sessions(of: AdminSurface.uid(context))
+        return .json(
+            200,
+            ["live": .int(Int64(summary.live)), "lastUsedAt": summary.lastUsedAt.map { .string($0.rfc3339) } ?? .null])
+    }
+
+    /// `GET /admin/v1/stats/sign-ins`: sign-ins counted per bucket (minute, hour or day), provider and outcome.
+    func signInStats(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        guard let bucket = AdminInsights.Bucket(rawValue: request.query["bucket"] ?? "hour") else {
+            throw APIError.invalidRequest("bucket must be minute, hour or day.")
+        }
+        var buckets = 24
+        if let text = request.query["buckets"] {
+            guard let number = Int(text), (1...AdminInsights.maximumBuckets).contains(number) else {
+                let maximum = AdminInsights.maximumBuckets
+                throw APIError.invalidRequest("buckets must be a whole number from 1 to \(maximum).")
+            }
+            buckets = number
+        }
+        let series = try await services.insights.signIns(bucket: bucket, buckets: buckets)
+        let counts: [JSONValue] = series.counts.map { count in
+            [
+                "start": .string(count.start.rfc3339), "provider": .string(count.provider),
+                "outcome": .string(count.outcome), "count": .int(Int64(count.count)),
+            ]
+        }
+        return .json(
+            200,
+            [
+                "bucket": .string(bucket.rawValue), "start": .string(series.start.rfc3339),
+                "end": .string(series.end.rfc3339), "counts": .array(counts),
+            ])
+    }
+
+    /// `GET /admin/`: the console's page.
+    func consolePage(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        guard services.config.consoleEnabled else { throw APIError.notFound }
+        return AdminSurface.consoleFile("index.html")
+    }
+
+    /// `GET /admin/{file}`: one of the console's scripts and style sheets.
+    func consoleAsset(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        guard services.config.consoleEnabled else { throw APIError.notFound }
+        return AdminSurface.consoleFile(context.parameters["file"] ?? "")
     }
 
     /// The audit filter of a `GET /admin/v1/audit` request.

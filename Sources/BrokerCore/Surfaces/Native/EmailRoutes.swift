@@ -5,119 +5,140 @@ import Foundation
 /// link to. The page acts only on its POST, with a CSRF token (double-submit: a cookie and a form field),
 /// so a mail scanner that follows the link consumes nothing; it runs no script and sends no referrer.
 extension NativeSurface {
+    /// Adds the email flows' routes, each handled by the method of that name below.
     func mountEmail(_ router: inout Router) {
-        router.add("POST", "/v1/email/verify") { [services] request, context in
-            let service = try NativeSurface.emailActions(services)
-            let account = try await NativeSurface.authenticate(request, services)
-            let body = request.body.isEmpty ? NativeBody(members: [:]) : try NativeBody(request)
-            try body.allowOnly(["continueUrl"])
-            try await service.requestVerification(
-                for: account, continueURL: try body.optionalString("continueUrl"),
-                acceptLanguage: request.headers["accept-language"], requestID: context.requestID)
-            return HTTPResponse(status: 204)
+        router.add("POST", "/v1/email/verify", requestVerification)
+        router.add("POST", "/v1/password/reset", requestPasswordReset)
+        router.add("POST", "/v1/oob/confirm", confirmCode)
+        router.add("GET", "/auth/action", actionPage)
+        router.add("POST", "/auth/action", actionForm)
+    }
+
+    /// `POST /v1/email/verify`: mails the signed-in user a link that verifies their address.
+    func requestVerification(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let service = try NativeSurface.emailActions(services)
+        let account = try await NativeSurface.authenticate(request, services)
+        let body = request.body.isEmpty ? NativeBody(members: [:]) : try NativeBody(request)
+        try body.allowOnly(["continueUrl"])
+        try await service.requestVerification(
+            for: account, continueURL: try body.optionalString("continueUrl"),
+            acceptLanguage: request.headers["accept-language"], requestID: context.requestID)
+        return HTTPResponse(status: 204)
+    }
+
+    /// `POST /v1/password/reset`: mails a reset link when the address has an account; 204 either way.
+    func requestPasswordReset(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let service = try NativeSurface.emailActions(services)
+        let body = try NativeBody(request)
+        try body.allowOnly(["email", "continueUrl"])
+        try await service.requestPasswordReset(
+            email: try body.string("email"), continueURL: try body.optionalString("continueUrl"),
+            acceptLanguage: request.headers["accept-language"], requestID: context.requestID)
+        return HTTPResponse(status: 204)
+    }
+
+    /// `POST /v1/oob/confirm`: carries out a mailed code's action (a new password for a reset) for an app.
+    func confirmCode(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let service = try NativeSurface.emailActions(services)
+        let body = try NativeBody(request)
+        try body.allowOnly(["oobCode", "newPassword"])
+        let (confirmation, _) = try await service.confirm(
+            code: try body.string("oobCode"), newPassword: try body.optionalString("newPassword"),
+            requestID: context.requestID)
+        return .json(200, ["email": .string(confirmation.email), "action": .string(confirmation.action)])
+    }
+
+    /// `GET /auth/action`: the page a mail links to; it shows the form (with its CSRF cookie) and changes nothing.
+    func actionPage(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let service = try NativeSurface.emailActions(services)
+        guard let mode = request.query["mode"].flatMap(MailAction.init(rawValue:)),
+            let code = request.query["oobCode"], !code.isEmpty, code.utf8.count <= 128
+        else { return NativeSurface.page(400, title: "Invalid link", message: "This link is incomplete or malformed.") }
+        // An email sign-in link is for the app that asked for it (Firebase's `signInWithEmailLink`).
+        guard mode != .signIn else {
+            return NativeSurface.page(
+                200, title: "Sign in",
+                message: "Open this link on the device and in the app where you asked to sign in.")
         }
-        router.add("POST", "/v1/password/reset") { [services] request, context in
-            let service = try NativeSurface.emailActions(services)
-            let body = try NativeBody(request)
-            try body.allowOnly(["email", "continueUrl"])
-            try await service.requestPasswordReset(
-                email: try body.string("email"), continueURL: try body.optionalString("continueUrl"),
-                acceptLanguage: request.headers["accept-language"], requestID: context.requestID)
-            return HTTPResponse(status: 204)
+        let csrf = Base64URL.encode(SecureRandom.bytes(24))
+        // A verification of an account made with a password by someone who may not own the inbox asks for that
+        // password, or for a new one instead (contract section 9). A bad code gets the plain form: its POST
+        // says so.
+        let guarded = try await NativeSurface.verificationIsGuarded(mode, code: code, service)
+        var response =
+            guarded
+            ? NativeSurface.page(
+                200, title: NativeSurface.title(mode), message: NativeSurface.guardedMessage,
+                form: NativeSurface.guardedForms(code: code, csrf: csrf))
+            : NativeSurface.page(
+                200, title: NativeSurface.title(mode), form: NativeSurface.form(mode, code: code, csrf: csrf))
+        let secure = services.config.issuer.lowercased().hasPrefix("https://") ? "; Secure" : ""
+        let cookie = "broker_csrf=\(csrf); Path=/auth/action; HttpOnly; SameSite=Strict\(secure)"
+        response.headers.append(("Set-Cookie", cookie))
+        return response
+    }
+
+    /// `POST /auth/action`: the page's form, checked against its CSRF cookie, carries out the code's action.
+    func actionForm(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let service = try NativeSurface.emailActions(services)
+        let form = request.formFields
+        guard let sent = form["csrfToken"],
+            let cookie = NativeSurface.cookie("broker_csrf", in: request.headers["cookie"]),
+            !sent.isEmpty, constantTimeEquals(Array(sent.utf8), Array(cookie.utf8))
+        else {
+            return NativeSurface.page(
+                403, title: "Expired form", message: "Open the link from the mail again and resend the form.")
         }
-        router.add("POST", "/v1/oob/confirm") { [services] request, context in
-            let service = try NativeSurface.emailActions(services)
-            let body = try NativeBody(request)
-            try body.allowOnly(["oobCode", "newPassword"])
-            let (confirmation, _) = try await service.confirm(
-                code: try body.string("oobCode"), newPassword: try body.optionalString("newPassword"),
-                requestID: context.requestID)
-            return .json(200, ["email": .string(confirmation.email), "action": .string(confirmation.action)])
+        guard let mode = form["mode"].flatMap(MailAction.init(rawValue:)), let code = form["oobCode"] else {
+            return NativeSurface.page(400, title: "Invalid form", message: "The form is incomplete.")
         }
-        router.add("GET", "/auth/action") { [services] request, _ in
-            let service = try NativeSurface.emailActions(services)
-            guard let mode = request.query["mode"].flatMap(MailAction.init(rawValue:)),
-                let code = request.query["oobCode"], !code.isEmpty, code.utf8.count <= 128
-            else { return NativeSurface.page(400, title: "Invalid link", message: "This link is incomplete or malformed.") }
-            // An email sign-in link is for the app that asked for it (Firebase's `signInWithEmailLink`).
-            guard mode != .signIn else {
+        var proof = ActionCodeService.VerificationProof.code
+        let guarded = try await NativeSurface.verificationIsGuarded(mode, code: code, service)
+        if guarded {
+            if let chosen = form["newPassword"], !chosen.isEmpty {
+                proof = .newPassword(chosen)
+            } else if let password = form["password"], !password.isEmpty {
+                proof = .password(password)
+            } else {
                 return NativeSurface.page(
-                    200, title: "Sign in", message: "Open this link on the device and in the app where you asked to sign in.")
+                    400, title: NativeSurface.title(mode), message: NativeSurface.guardedMessage,
+                    form: NativeSurface.guardedForms(code: code, csrf: cookie))
             }
-            let csrf = Base64URL.encode(SecureRandom.bytes(24))
-            // A verification of an account made with a password by someone who may not own the inbox asks for that
-            // password, or for a new one instead (contract section 9). A bad code gets the plain form: its POST
-            // says so.
-            let guarded = try await NativeSurface.verificationIsGuarded(mode, code: code, service)
-            var response =
-                guarded
-                ? NativeSurface.page(
-                    200, title: NativeSurface.title(mode), message: NativeSurface.guardedMessage,
-                    form: NativeSurface.guardedForms(code: code, csrf: csrf))
-                : NativeSurface.page(
-                    200, title: NativeSurface.title(mode), form: NativeSurface.form(mode, code: code, csrf: csrf))
-            let secure = services.config.issuer.lowercased().hasPrefix("https://") ? "; Secure" : ""
-            response.headers.append(("Set-Cookie", "broker_csrf=\(csrf); Path=/auth/action; HttpOnly; SameSite=Strict\(secure)"))
-            return response
         }
-        router.add("POST", "/auth/action") { [services] request, context in
-            let service = try NativeSurface.emailActions(services)
-            let form = request.formFields
-            guard let sent = form["csrfToken"], let cookie = NativeSurface.cookie("broker_csrf", in: request.headers["cookie"]),
-                !sent.isEmpty, constantTimeEquals(Array(sent.utf8), Array(cookie.utf8))
-            else {
-                return NativeSurface.page(403, title: "Expired form", message: "Open the link from the mail again and resend the form.")
+        do {
+            let (confirmation, _) = try await service.confirm(
+                code: code, newPassword: mode == .resetPassword ? (form["newPassword"] ?? "") : nil, proof: proof,
+                requestID: context.requestID)
+            if let next = confirmation.continueURL, services.config.mail?.allowsContinueURL(next) == true {
+                return HTTPResponse(
+                    status: 303,
+                    headers: [("Location", next), ("Cache-Control", "no-store"), ("Referrer-Policy", "no-referrer")])
             }
-            guard let mode = form["mode"].flatMap(MailAction.init(rawValue:)), let code = form["oobCode"] else {
-                return NativeSurface.page(400, title: "Invalid form", message: "The form is incomplete.")
+            let done =
+                switch (mode, confirmation.action) {
+                case (.resetPassword, _): "Your password has been changed."
+                case (_, "PASSWORD_RESET"): "Your password has been changed and your email address verified."
+                default: "Your email address has been verified."
+                }
+            return NativeSurface.page(200, title: "Done", message: done)
+        } catch {
+            let mapped = APIError.mapping(error)
+            let retry =
+                guarded
+                ? NativeSurface.guardedForms(code: code, csrf: cookie)
+                : NativeSurface.form(mode, code: code, csrf: cookie)
+            if mapped?.code == "WEAK_PASSWORD" {
+                return NativeSurface.page(
+                    400, title: NativeSurface.title(mode),
+                    message: "Choose a password of at least \(PasswordPolicy.minimumLength) characters.", form: retry)
             }
-            var proof = ActionCodeService.VerificationProof.code
-            let guarded = try await NativeSurface.verificationIsGuarded(mode, code: code, service)
-            if guarded {
-                if let chosen = form["newPassword"], !chosen.isEmpty {
-                    proof = .newPassword(chosen)
-                } else if let password = form["password"], !password.isEmpty {
-                    proof = .password(password)
-                } else {
-                    return NativeSurface.page(
-                        400, title: NativeSurface.title(mode), message: NativeSurface.guardedMessage,
-                        form: NativeSurface.guardedForms(code: code, csrf: cookie))
-                }
+            if guarded, mapped?.code == "INVALID_LOGIN_CREDENTIALS" {
+                return NativeSurface.page(
+                    400, title: NativeSurface.title(mode),
+                    message: "That is not this account's password. " + NativeSurface.guardedMessage, form: retry)
             }
-            do {
-                let (confirmation, _) = try await service.confirm(
-                    code: code, newPassword: mode == .resetPassword ? (form["newPassword"] ?? "") : nil, proof: proof,
-                    requestID: context.requestID)
-                if let next = confirmation.continueURL, services.config.mail?.allowsContinueURL(next) == true {
-                    return HTTPResponse(
-                        status: 303, headers: [("Location", next), ("Cache-Control", "no-store"), ("Referrer-Policy", "no-referrer")])
-                }
-                let done =
-                    switch (mode, confirmation.action) {
-                    case (.resetPassword, _): "Your password has been changed."
-                    case (_, "PASSWORD_RESET"): "Your password has been changed and your email address verified."
-                    default: "Your email address has been verified."
-                    }
-                return NativeSurface.page(200, title: "Done", message: done)
-            } catch {
-                let mapped = APIError.mapping(error)
-                let retry =
-                    guarded
-                    ? NativeSurface.guardedForms(code: code, csrf: cookie)
-                    : NativeSurface.form(mode, code: code, csrf: cookie)
-                if mapped?.code == "WEAK_PASSWORD" {
-                    return NativeSurface.page(
-                        400, title: NativeSurface.title(mode),
-                        message: "Choose a password of at least \(PasswordPolicy.minimumLength) characters.", form: retry)
-                }
-                if guarded, mapped?.code == "INVALID_LOGIN_CREDENTIALS" {
-                    return NativeSurface.page(
-                        400, title: NativeSurface.title(mode),
-                        message: "That is not this account's password. " + NativeSurface.guardedMessage, form: retry)
-                }
-                guard let mapped, mapped.status < 500 else { throw error }
-                return NativeSurface.page(mapped.status, title: "Not done", message: mapped.message)
-            }
+            guard let mapped, mapped.status < 500 else { throw error }
+            return NativeSurface.page(mapped.status, title: "Not done", message: mapped.message)
         }
     }
 
@@ -139,10 +160,12 @@ extension NativeSurface {
             .map { "<input type=\"hidden\" name=\"\($0.0)\" value=\"\(MailTemplates.htmlEscaped($0.1))\">" }.joined()
         let field =
             mode == .resetPassword
-            ? "<p><label>New password <input type=\"password\" name=\"newPassword\" autocomplete=\"new-password\" minlength=\"\(PasswordPolicy.minimumLength)\" required></label></p>"
+            ? "<p><label>New password <input type=\"password\" name=\"newPassword\" autocomplete=\"new-password\""
+                + " minlength=\"\(PasswordPolicy.minimumLength)\" required></label></p>"
             : ""
         let button = mode == .resetPassword ? "Change password" : "Verify email"
-        return "<form method=\"post\" action=\"/auth/action\">\(hidden)\(field)<p><button type=\"submit\">\(button)</button></p></form>"
+        return "<form method=\"post\" action=\"/auth/action\">\(hidden)\(field)"
+            + "<p><button type=\"submit\">\(button)</button></p></form>"
     }
 
     /// Whether the page verifies with `code` only with the account's password or a new one
@@ -187,13 +210,19 @@ extension NativeSurface {
     static func page(_ status: Int, title: String, message: String? = nil, form: String = "") -> HTTPResponse {
         let paragraph = message.map { "<p>\(MailTemplates.htmlEscaped($0))</p>" } ?? ""
         let html = """
-            <!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>\(MailTemplates.htmlEscaped(title))</title></head><body><h1>\(MailTemplates.htmlEscaped(title))</h1>\(paragraph)\(form)</body></html>
+            <!doctype html><html><head><meta charset="utf-8">\
+            <meta name="viewport" content="width=device-width, initial-scale=1">\
+            <title>\(MailTemplates.htmlEscaped(title))</title></head>\
+            <body><h1>\(MailTemplates.htmlEscaped(title))</h1>\(paragraph)\(form)</body></html>
             """
         return HTTPResponse(
             status: status,
             headers: [
                 ("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store"),
-                ("Content-Security-Policy", "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
+                (
+                    "Content-Security-Policy",
+                    "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+                ),
                 ("X-Frame-Options", "DENY"), ("Referrer-Policy", "no-referrer"), ("X-Content-Type-Options", "nosniff"),
             ],
             body: Array(html.utf8))

@@ -3,11 +3,41 @@ import BrokerDrivers
 import BrokerTesting
 import Foundation
 
-/// `broker demo`: stub providers and a broker on a temporary database; one sign-in per provider, printed as an
-/// app would receive it, then a password reset through a local mail sink (``DemoResetFlow``). Nothing leaves
-/// this machine. It prints only URLs that answer: without `keepRunning` the
-/// servers stop when the demo ends, so their addresses are not printed as something to open.
+/// `broker demo` (the `broker-demo` executable, which `broker demo` runs): stub providers and a broker on a
+/// temporary database; one sign-in per provider, printed as an app would receive it, then a password reset through
+/// a local mail sink (``DemoResetFlow``). Nothing leaves this machine. It prints only URLs that answer: without
+/// `keepRunning` the servers stop when the demo ends, so their addresses are not printed as something to open.
 enum DemoCommand {
+    /// What `broker-demo --help` prints; `broker demo --help` prints the same text from `broker`'s usage.
+    static let usage = """
+        usage: broker demo [--keep-running]   (or broker-demo [--keep-running])
+        Starts local stub providers and a broker on a temporary database, runs one sign-in per provider and one
+        refresh, and a password reset through a local mail sink, printing what an app gets back. With
+        --keep-running both stay up until Ctrl-C. `broker demo --help` says more.
+        """
+
+    /// Runs the demo with the command line after the executable's name; the process's exit status.
+    static func main(arguments: [String]) async -> Int32 {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print(usage)
+            return 0
+        }
+        if let stray = arguments.first(where: { $0 != "--keep-running" }) {
+            printError("broker demo: \(stray) is not an option of this command\n\(usage)")
+            return 1
+        }
+        do {
+            return try await run(keepRunning: arguments.contains("--keep-running"))
+        } catch {
+            printError("broker demo: \(error)")
+            return 1
+        }
+    }
+
+    static func printError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
     static func run(keepRunning: Bool) async throws -> Int32 {
         let termination = keepRunning ? TerminationSignals() : nil
         let sink = await DemoMailSink.start()
@@ -23,9 +53,12 @@ enum DemoCommand {
             throw error
         }
         let outbox = OutboxWorker(store: harness.store)
-        await outbox.register(.mail, MailOutboxHandler(mailer: sink.mailer(), from: "Demo App <no-reply@demo.example.com>"))
+        let handler = MailOutboxHandler(mailer: sink.mailer(), from: "Demo App <no-reply@demo.example.com>")
+        await outbox.register(.mail, handler)
         if keepRunning {
-            print("Stub providers at \(harness.stubs.baseURL); broker at \(harness.baseURL) on a temporary SQLite database.\n")
+            print(
+                "Stub providers at \(harness.stubs.baseURL); broker at \(harness.baseURL) on a temporary SQLite"
+                    + " database.\n")
         } else {
             print("Stub providers and a broker on a temporary SQLite database, both stopped when the demo ends")
             print("(run `broker demo --keep-running` to keep them answering).\n")
@@ -105,13 +138,15 @@ enum DemoCommand {
             }
             if let lastRefreshToken {
                 let response = try await harness.post("/v1/token", ["refreshToken": .string(lastRefreshToken)])
-                print("== Next app launch: POST /v1/token -> \(response.status) (new ID token, rotated refresh token)\n")
+                let status = response.status
+                print("== Next app launch: POST /v1/token -> \(status) (new ID token, rotated refresh token)\n")
             }
             print("Tokens are shortened here. customToken goes to Auth.auth().signIn(withCustomToken:) in an app using")
             print("Firebase.\n")
             let usedLink = try await DemoResetFlow.run(harness, sink: sink, outbox: outbox, showAddresses: keepRunning)
             if let termination {
-                print("idToken verifies against \(harness.baseURL)/.well-known/jwks.json. Still answering until Ctrl-C:")
+                let jwks = "\(harness.baseURL)/.well-known/jwks.json"
+                print("idToken verifies against \(jwks). Still answering until Ctrl-C:")
                 for path in ["/healthz", "/.well-known/openid-configuration", "/.well-known/jwks.json", "/metrics"] {
                     print("  \(harness.baseURL)\(path)")
                 }
@@ -135,7 +170,8 @@ enum DemoCommand {
     static func pretty(_ value: JSONValue) -> String {
         func shorten(_ value: JSONValue) -> JSONValue {
             switch value {
-            case .string(let text) where text.count > 60: return .string(String(text.prefix(40)) + "…(\(text.count) chars)")
+            case .string(let text) where text.count > 60:
+                return .string(String(text.prefix(40)) + "…(\(text.count) chars)")
             case .object(let members): return .object(members.mapValues(shorten))
             case .array(let items): return .array(items.map(shorten))
             default: return value
