@@ -30,8 +30,10 @@ import Testing
         (CustomTokenError(.audienceMismatch), 401, "CREDENTIAL_MISMATCH", 400, "CREDENTIAL_MISMATCH"),
         (AccountAdminError(.passwordHashingUnavailable), 400, "INVALID_REQUEST", 501, "PASSWORD_HASHING_UNAVAILABLE"),
         (WebhookError(), 401, "INVALID_WEBHOOK", 401, "INVALID_WEBHOOK"),
-        (SignInError(.blockedByHook, "Not in this country."), 403, "BLOCKED_BY_HOOK", 400,
-         "BLOCKING_FUNCTION_ERROR_RESPONSE"),
+        (
+            SignInError(.blockedByHook, "Not in this country."), 403, "BLOCKED_BY_HOOK", 400,
+            "BLOCKING_FUNCTION_ERROR_RESPONSE"
+        ),
     ]
 
     @Test(arguments: cases)

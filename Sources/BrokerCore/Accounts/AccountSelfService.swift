@@ -67,7 +67,9 @@ public struct AccountSelfService: Sendable {
     }
 
     /// New tokens for the same sign-in after a change (its `auth_time` kept).
-    public func renewed(_ user: User, account: Account, provider: String, surface: SessionSurface) async throws
+    public func renewed(
+        _ user: User, account: Account, provider: String, surface: SessionSurface
+    ) async throws
         -> SignInResult
     {
         try await signIn.renew(account, provider: provider, because: .update, surface: surface, authTime: user.authTime)

@@ -96,7 +96,8 @@ public struct BrokerServices: Sendable {
         try await keys.load()
         var sessions = SessionService(
             store: store, keys: keys, clock: clock, settings: SessionSettings(config: config), firebase: firebase)
-        sessions.firebaseProviderName = { id in providers.provider(id)?.firebaseProviderID(for: .idToken) ?? id.rawValue }
+        sessions.firebaseProviderName = { id in providers.provider(id)?.firebaseProviderID(for: .idToken) ?? id.rawValue
+        }
         let revocation = SessionRevocation(firebase: firebaseAdmin != nil)
         let deletion = AccountDeletion(providers: providers, revocation: revocation, cipher: cipher)
         let accounts = try await AccountService(
@@ -147,4 +148,3 @@ extension BrokerServices {
             action, uid: uid, provider: provider, actor: actor, outcome: outcome, requestID: context.requestID)
     }
 }
-

@@ -36,7 +36,8 @@ import Testing
     struct Hook: SignInHooks {
         let seen: Seen
         let refuses: Bool
-        func before(_ decision: SignInDecision, method: String, context: SignInContext) async throws -> SignInAmendment {
+        func before(_ decision: SignInDecision, method: String, context: SignInContext) async throws -> SignInAmendment
+        {
             seen.add(decision)
             if refuses { throw SignInError(.blockedByHook, "Not in this country.") }
             return SignInAmendment(sessionClaims: ["tier": "gold"])
@@ -48,7 +49,8 @@ import Testing
     }
 
     static func googleToken(_ broker: InProcessBroker, _ subject: String) throws -> String {
-        try broker.stubs.idToken("google", claims: ["sub": .string(subject), "email": .string(subject + "@example.com")])
+        try broker.stubs.idToken(
+            "google", claims: ["sub": .string(subject), "email": .string(subject + "@example.com")])
     }
 
     static func signInWithGoogle(_ broker: InProcessBroker, _ subject: String) async throws -> SignInResult {
@@ -82,9 +84,11 @@ import Testing
         let held = await #expect(throws: SecondFactorRequired.self) {
             _ = try await broker.services.signIn.signIn(email: "mfa@example.com", password: "secret-1", requestID: "r2")
         }
-        #expect(held?.pending == PendingSecondFactor(
-            uid: uid, credential: "pending-password",
-            factors: [PendingSecondFactor.Factor(id: "f1", type: "totp", displayName: nil)]))
+        #expect(
+            held?.pending
+                == PendingSecondFactor(
+                    uid: uid, credential: "pending-password",
+                    factors: [PendingSecondFactor.Factor(id: "f1", type: "totp", displayName: nil)]))
         #expect(seen.all.map(\.account?.id) == [uid])
         #expect(seen.all.first?.credential == SignInCredential(provider: "password", email: "mfa@example.com"))
         // Nothing of the held sign-in is stored: no session, no sign-in event, no last sign-in time.
@@ -146,7 +150,9 @@ import Testing
     @Test func aHookRefusalIsCountedAndAuditedOnceAndStoresNothing() async throws {
         let seen = Seen()
         let broker = try await Self.start(SignInPhases(hooks: Hook(seen: seen, refuses: true)))
-        let refused = await #expect(throws: SignInError.self) { _ = try await Self.signInWithGoogle(broker, "g-denied") }
+        let refused = await #expect(throws: SignInError.self) {
+            _ = try await Self.signInWithGoogle(broker, "g-denied")
+        }
         #expect(refused?.refusal == .blockedByHook(message: "Not in this country."))
         try await SignInFlowTests.expectOne(
             broker, counter: "broker_signins_total", label: "google", outcome: "BLOCKED_BY_HOOK", action: .signIn)
@@ -164,7 +170,9 @@ import Testing
             func decide(_ proof: AccountID, _ context: SignInContext) async throws -> SignInDecision {
                 throw NoDecision()
             }
-            func commit(_ proof: AccountID, session: SessionGrant, context: SignInContext) async throws -> CommittedSignIn {
+            func commit(
+                _ proof: AccountID, session: SessionGrant, context: SignInContext
+            ) async throws -> CommittedSignIn {
                 let (account, created) = try await accounts.customTokenSignIn(
                     uid: proof, issuedAt: Date(), session: session, requestID: context.requestID)
                 return CommittedSignIn(account: account, change: created ? .created : .none)
