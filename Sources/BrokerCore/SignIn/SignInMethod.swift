@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// One way to prove who you are: a provider token, a password, a sign-up, a custom token, an email link. A method
 /// fills in only its own part of a sign-in; ``SignInFlow/run(_:_:)`` runs the phases every sign-in shares.
