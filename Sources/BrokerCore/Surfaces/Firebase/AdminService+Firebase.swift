@@ -85,7 +85,7 @@ extension AdminService {
         let hash = newHash
 
         let revokes = hash != nil || validAfter != nil
-        let options = AccountWriteOptions(revokeSessions: revokes, enqueuing: revokes ? firebaseRevocation(uid) : [])
+        let options = AccountWriteOptions(revokeSessions: revokes, enqueuing: revokes ? revocationJobs(uid) : [])
         let before: Account
         var updated: Account
         do {
