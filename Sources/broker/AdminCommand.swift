@@ -36,7 +36,8 @@ enum AdminCommand {
         }
         let keys = KeyRing(store: store, clock: SystemClock(), algorithm: .es256, tokenLifetime: config.idTokenTTL)
         let sessions = SessionService(
-            store: store, keys: keys, clock: SystemClock(), settings: SessionSettings(config: config), customTokens: firebase)
+            store: store, keys: keys, clock: SystemClock(), settings: SessionSettings(config: config),
+            customTokens: firebase)
         // A revocation or deletion made here queues the uid's Firebase revocation, and a deletion what the
         // account's providers ask (``AccountDeletion``); a running server delivers them. Nothing is fetched here.
         let cipher = try OutboxCipher.fromEnvironment(environment)

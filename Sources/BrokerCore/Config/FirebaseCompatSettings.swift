@@ -134,7 +134,9 @@ extension BrokerConfig {
             ?? environment[FirebaseEndpoints.credentialsVariable].flatMap { $0.isEmpty ? nil : $0 }
         let insecure = allowInsecureProviderURLs
         firebaseAPIBaseURL = try read(FirebaseEndpoints.identityToolkitBaseURL) {
-            guard let firebase, firebase.members["apiBaseUrl"] != nil else { return FirebaseEndpoints.identityToolkitBaseURL }
+            guard let firebase, firebase.members["apiBaseUrl"] != nil else {
+                return FirebaseEndpoints.identityToolkitBaseURL
+            }
             return try firebase.url("apiBaseUrl", allowInsecure: insecure)
         }
         customTokenTTL = TimeInterval(

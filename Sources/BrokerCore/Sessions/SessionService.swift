@@ -270,7 +270,8 @@ public struct SessionService: Sendable {
         claims: String?, authTime: Date, now: Date
     ) async throws -> SessionTokens {
         guard let format = formats[surface] else {
-            throw SessionError(.invalidRefreshToken, "no listener's format for \(surface.rawValue)", refreshProblem: .unknown)
+            throw SessionError(
+                .invalidRefreshToken, "no listener's format for \(surface.rawValue)", refreshProblem: .unknown)
         }
         // Named again at each mint, so a session stored before its format's naming changed answers today's name.
         let content = SessionTokenContent(

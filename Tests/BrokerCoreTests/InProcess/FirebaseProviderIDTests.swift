@@ -50,7 +50,8 @@ import Testing
         case ("google", .idToken), ("kakao", .idToken):
             token = try stubs.idToken(test.provider, claims: ["sub": .string(test.subject)])
         case ("line", .idToken): token = try stubs.lineIDToken(claims: ["sub": .string(test.subject)])
-        case (StubProviders.oidcProviderID, .idToken): token = try stubs.oidcIDToken(claims: ["sub": .string(test.subject)])
+        case (StubProviders.oidcProviderID, .idToken):
+            token = try stubs.oidcIDToken(claims: ["sub": .string(test.subject)])
         case ("kakao", .accessToken):
             token = stubs.kakaoAccessToken(for: KakaoStubUser(id: try #require(Int64(test.subject))))
         case ("naver", .accessToken): token = stubs.naverAccessToken(for: NaverStubUser(id: test.subject))
@@ -81,7 +82,8 @@ import Testing
         #expect(response.json?["error"] == nil)
         #expect(response.json?["providerId"]?.stringValue == test.expected)
         let uid = try #require(response.json?["localId"]?.stringValue)
-        let stored = try #require(await broker.store.account(provider: ProviderID(test.provider), subject: test.subject))
+        let stored = try #require(
+            await broker.store.account(provider: ProviderID(test.provider), subject: test.subject))
         #expect(stored.id == AccountID(uid))
 
         let idToken = try #require(response.json?["idToken"]?.stringValue)
@@ -110,7 +112,8 @@ import Testing
     @Test func anIDTokenUnderAProvidersOwnIDNamesNoProviderAndStoresNothing() async throws {
         let broker = try await InProcessBroker.start()
         let token = try broker.stubs.idToken("kakao", claims: ["sub": "4100000019"])
-        let response = await FirebaseClientAPITests.verifyAssertion(broker, postBody: "providerId=kakao&id_token=\(token)")
+        let response = await FirebaseClientAPITests.verifyAssertion(
+            broker, postBody: "providerId=kakao&id_token=\(token)")
         #expect(response.status == 400)
         #expect(FirebaseClientAPITests.code(response) == "INVALID_PROVIDER_ID")
         #expect(await broker.store.account(provider: ProviderID("kakao"), subject: "4100000019") == nil)

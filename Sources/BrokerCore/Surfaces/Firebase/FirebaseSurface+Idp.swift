@@ -3,7 +3,8 @@ import Foundation
 extension FirebaseSurface {
     /// The credential a `signInWithIdp` `postBody` carries, decoded into a ``SignInRequest`` for the flow.
     struct IdpAssertion: Sendable {
-        /// The provider's one Firebase id (``ProviderRegistry/firebaseID(of:)-swift.type.method``), whichever name was sent.
+        /// The provider's one Firebase id (``ProviderRegistry/firebaseID(of:)-swift.type.method``), whichever name
+        /// was sent.
         var firebaseProviderID: String
         /// The broker's request.
         var request: SignInRequest
@@ -33,7 +34,9 @@ extension FirebaseSurface {
         } else {
             throw FirebaseError("INVALID_IDP_RESPONSE", "id_token or access_token is required.")
         }
-        guard let provider = services.providers.provider(firebaseName: firebaseID, kind: credential.kind) else { throw FirebaseError("INVALID_PROVIDER_ID", "Provider Id is not supported.") }
+        guard let provider = services.providers.provider(firebaseName: firebaseID, kind: credential.kind) else {
+            throw FirebaseError("INVALID_PROVIDER_ID", "Provider Id is not supported.")
+        }
         let request = SignInRequest(
             provider: provider.id, credential: credential, hints: CredentialHints(fullName: Self.fullName(fields["user"])),
             requestID: call.requestID, surface: .firebase)
