@@ -20,9 +20,10 @@ import Testing
             "partner": ["type": "oidc", "issuer": "https://id.partner.example/", "audiences": ["client"], "algorithms": ["ES256"]],
         ])
         #expect(registry.enabled.map(\.rawValue) == ["corp", "line", "naver", "partner"])
-        #expect(registry.provider(ProviderID("corp"))?.firebaseProviderID(for: .idToken) == "oidc.corp")
-        #expect(registry.provider(ProviderID("line"))?.firebaseProviderID(for: .accessToken) == "oidc.line")
-        #expect(registry.provider(ProviderID("naver"))?.firebaseProviderID(for: .accessToken) == "naver")
+        // One Firebase id per provider, whatever the credential (docs/firebase.md): Naver's is `oidc.naver` too.
+        #expect(registry.firebaseID(of: ProviderID("corp")) == "oidc.corp")
+        #expect(registry.firebaseID(of: ProviderID("line")) == "oidc.line")
+        #expect(registry.firebaseID(of: ProviderID("naver")) == "oidc.naver")
     }
 
     struct BadCase: Sendable, CustomTestStringConvertible {

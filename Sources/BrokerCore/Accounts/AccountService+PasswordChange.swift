@@ -17,7 +17,7 @@ extension AccountService {
             [AuditEvent(time: now, uid: id, action: .passwordChange, provider: "password", actor: .user, requestID: $0)]
         }
         let options = AccountWriteOptions(
-            revokeSessions: true, issuing: session, recording: events ?? [], enqueuing: firebaseRevocation(id, at: now))
+            revokeSessions: true, issuing: session, recording: events ?? [], enqueuing: revocationJobs(id, at: now))
         do {
             return try await store.update(id: id, options: options) { account in
                 guard !account.disabled else { throw AccountError(.userDisabled) }

@@ -129,9 +129,9 @@ public struct AccountService: Sendable {
         try await store.account(id: id)
     }
 
-    /// The outbox job that ends `uid`'s Firebase sessions, when a service account is configured (contract
-    /// section 2), for a write that ends the account's broker sessions.
-    func firebaseRevocation(_ uid: AccountID, at date: Date) -> [OutboxJob] {
+    /// The outbox jobs that end `uid`'s sessions beyond the broker's (``SessionRevocation``: Firebase's, when a
+    /// service account is configured; contract section 2), for a write that ends the account's broker sessions.
+    func revocationJobs(_ uid: AccountID, at date: Date) -> [OutboxJob] {
         revocation.jobs(for: uid, at: date)
     }
 
@@ -270,7 +270,7 @@ public struct AccountService: Sendable {
                 var takeOver = signInOptions(signIn, .tookOver, uid: owner.id)
                 takeOver.revokeSessions = true
                 takeOver.cutsOffCustomTokens = true
-                takeOver.enqueuing = firebaseRevocation(owner.id, at: now)
+                takeOver.enqueuing = revocationJobs(owner.id, at: now)
                 let updated = try await store.update(id: owner.id, options: takeOver) { account in
                     guard !account.disabled else { throw AccountError(.userDisabled) }
                     guard account.email?.lowercased() == identity.email?.lowercased(), !account.emailVerified else {

@@ -58,9 +58,6 @@ public struct AccountAdminError: CodedError {
         self.code = code
         self.detail = detail
     }
-
-    /// `CODE` or `CODE : detail`, as Firebase writes an error's `message`.
-    public var firebaseMessage: String { detail.isEmpty ? code.rawValue : "\(code.rawValue) : \(detail)" }
 }
 
 extension AccountAdminError {

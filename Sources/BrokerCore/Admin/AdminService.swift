@@ -155,7 +155,7 @@ public struct AdminService: Sendable {
     public func revokeSessions(_ uid: AccountID, requestID: String) async throws {
         _ = try await user(uid)
         // One transaction: the broker's sessions end and the Firebase revocation is queued, or neither.
-        let options = AccountWriteOptions(revokeSessions: true, enqueuing: firebaseRevocation(uid))
+        let options = AccountWriteOptions(revokeSessions: true, enqueuing: revocationJobs(uid))
         do {
             _ = try await store.update(id: uid, options: options) { _ in }
         } catch let error as AccountStoreError where error.code == .notFound {
@@ -164,7 +164,8 @@ public struct AdminService: Sendable {
         await record(uid, .revokeSessions, requestID: requestID)
     }
 
-    func firebaseRevocation(_ uid: AccountID) -> [OutboxJob] {
+    /// The outbox jobs that end `uid`'s sessions beyond the broker's (``SessionRevocation``), now.
+    func revocationJobs(_ uid: AccountID) -> [OutboxJob] {
         revocation.jobs(for: uid, at: clock.now)
     }
 

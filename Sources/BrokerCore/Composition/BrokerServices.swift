@@ -95,9 +95,8 @@ public struct BrokerServices: Sendable {
         let keys = KeyRing(store: store, clock: clock, algorithm: .es256, tokenLifetime: config.idTokenTTL)
         try await keys.load()
         var sessions = SessionService(
-            store: store, keys: keys, clock: clock, settings: SessionSettings(config: config), firebase: firebase)
-        sessions.firebaseProviderName = { id in providers.provider(id)?.firebaseProviderID(for: .idToken) ?? id.rawValue
-        }
+            store: store, keys: keys, clock: clock, settings: SessionSettings(config: config), customTokens: firebase)
+        sessions.register(FirebaseSessionFormat(providers: providers))
         let revocation = SessionRevocation(firebase: firebaseAdmin != nil)
         let deletion = AccountDeletion(providers: providers, revocation: revocation, cipher: cipher)
         let accounts = try await AccountService(

@@ -66,11 +66,11 @@ public struct BrokerConfig: Sendable {
             return try issues.attempt(fallback, body)
         }
         let top = try ConfigReader(path: "", value: document, issues: issues)
-        try top.allowOnly([
-            "projectId", "issuer", "clockSkewSeconds", "providers", "linking", "allowInsecureProviderUrls", "sessions",
-            "firebase", "cors", "mail", "outbox", "trustedProxies", "server", "console",
-            "lifecycle", "firebaseCompat",
-        ])
+        try top.allowOnly(
+            Self.compatSections.union([
+                "projectId", "issuer", "clockSkewSeconds", "providers", "linking", "allowInsecureProviderUrls",
+                "sessions", "cors", "mail", "outbox", "trustedProxies", "server", "console", "lifecycle",
+            ]))
         projectID = try read("") { try top.string("projectId") }
         issuer = try read("") { try top.url("issuer", allowInsecure: true) }
         clockSkew = TimeInterval(try read(60) { try top.int("clockSkewSeconds", default: 60, range: 0...600) })
@@ -99,19 +99,6 @@ public struct BrokerConfig: Sendable {
             TimeInterval(try read(30) { try sessions?.int("refreshTokenTtlDays", default: 30, range: 1...3650) ?? 30 })
             * 86_400
 
-        let firebase = try read(nil) { try top.child("firebase") }
-        try firebase?.allowOnly(["serviceAccountFile", "apiBaseUrl", "customTokenTtlSeconds"])
-        firebaseServiceAccountFile =
-            try read(nil) { try firebase?.optionalString("serviceAccountFile") }
-            ?? environment[FirebaseEndpoints.credentialsVariable].flatMap { $0.isEmpty ? nil : $0 }
-        let insecure = allowInsecureProviderURLs
-        firebaseAPIBaseURL = try read(FirebaseEndpoints.identityToolkitBaseURL) {
-            guard let firebase, firebase.members["apiBaseUrl"] != nil else { return FirebaseEndpoints.identityToolkitBaseURL }
-            return try firebase.url("apiBaseUrl", allowInsecure: insecure)
-        }
-        customTokenTTL = TimeInterval(
-            try read(3600) { try firebase?.int("customTokenTtlSeconds", default: 3600, range: 60...3600) ?? 3600 })
-
         let cors = try read(nil) { try top.child("cors") }
         try cors?.allowOnly(["allowedOrigins"])
         corsAllowedOrigins = try read([]) {
@@ -132,7 +119,7 @@ public struct BrokerConfig: Sendable {
         let console = try read(nil) { try top.child("console") }
         try console?.allowOnly(["enabled"])
         consoleEnabled = try read(true) { try console?.bool("enabled", default: true) ?? true }
-        firebaseCompat = try read(.defaults) { try FirebaseCompatSettings(config: try top.child("firebaseCompat")) }
+        try readCompatSections(top, environment: environment, issues: issues)
     }
 
     /// Reads and parses the file at `path` (see ``init(parsing:environment:issues:)`` for `issues`).

@@ -45,23 +45,7 @@ public struct ConfigValidation: Sendable {
             Self.checkProviders(config, context: providerContext, issues: issues)
             warnings += Self.placeholderWarnings(config)
             warnings += Self.issuerWarnings(config, listenPort: listenPort)
-            warnings += config.firebaseCompat.warnings
-            if let file = config.firebaseServiceAccountFile {
-                do {
-                    let account = try FirebaseServiceAccount(contentsOf: file, allowInsecureURLs: config.allowInsecureProviderURLs)
-                    if let project = account.projectID, project != config.projectID {
-                        warnings.append(
-                            ConfigError.warning(
-                                field: "projectId",
-                                "is \"\(config.projectID)\" but the service account belongs to project \"\(project)\": "
-                                    + "Firebase refuses custom tokens and apps refuse ID tokens meant for another project"))
-                    }
-                } catch let error as ConfigError {
-                    issues.record(error)
-                } catch {
-                    issues.record(ConfigError(field: "firebase.serviceAccountFile", "\(error)"))
-                }
-            }
+            warnings += config.compatWarnings(recording: issues)
         }
         do { _ = try Self.adminToken(environment) } catch let error as ConfigError { issues.record(error) } catch {}
         for error in Self.databaseErrors(sources.database, environment: environment) { issues.record(error) }

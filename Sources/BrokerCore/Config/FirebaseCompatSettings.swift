@@ -1,3 +1,5 @@
+import Foundation
+
 /// The `firebaseCompat` section of `providers.json` (contract section 11): the second listener that speaks
 /// Firebase Auth's wire protocol, so Firebase's own SDKs work against the broker unchanged.
 public struct FirebaseCompatSettings: Sendable, Equatable {
@@ -108,6 +110,58 @@ public struct FirebaseCompatSettings: Sendable, Equatable {
                     field: "firebaseCompat.acceptUnsignedCustomTokens",
                     "is true: signInWithCustomToken accepts unsigned (alg none) tokens, so any caller may sign in "
                         + "as any uid; for local tests only"))
+        }
+        return warnings
+    }
+}
+
+extension BrokerConfig {
+    /// The top-level sections read by ``readCompatSections(_:environment:issues:)``: `firebase` (the service
+    /// account, Firebase's admin API, custom tokens) and `firebaseCompat` (the listener).
+    static let compatSections: Set<String> = ["firebase", "firebaseCompat"]
+
+    /// Reads the `firebase` and `firebaseCompat` sections of `top` (with `issues`, a bad field is recorded and
+    /// its default kept); the service account file defaults to ``FirebaseEndpoints/credentialsVariable``.
+    mutating func readCompatSections(_ top: ConfigReader, environment: [String: String], issues: ConfigIssues?) throws {
+        func read<T>(_ fallback: T, _ body: () throws -> T) throws -> T {
+            guard let issues else { return try body() }
+            return try issues.attempt(fallback, body)
+        }
+        let firebase = try read(nil) { try top.child("firebase") }
+        try firebase?.allowOnly(["serviceAccountFile", "apiBaseUrl", "customTokenTtlSeconds"])
+        firebaseServiceAccountFile =
+            try read(nil) { try firebase?.optionalString("serviceAccountFile") }
+            ?? environment[FirebaseEndpoints.credentialsVariable].flatMap { $0.isEmpty ? nil : $0 }
+        let insecure = allowInsecureProviderURLs
+        firebaseAPIBaseURL = try read(FirebaseEndpoints.identityToolkitBaseURL) {
+            guard let firebase, firebase.members["apiBaseUrl"] != nil else {
+                return FirebaseEndpoints.identityToolkitBaseURL
+            }
+            return try firebase.url("apiBaseUrl", allowInsecure: insecure)
+        }
+        customTokenTTL = TimeInterval(
+            try read(3600) { try firebase?.int("customTokenTtlSeconds", default: 3600, range: 60...3600) ?? 3600 })
+        firebaseCompat = try read(.defaults) { try FirebaseCompatSettings(config: try top.child("firebaseCompat")) }
+    }
+
+    /// What ``ConfigValidation`` reports about the Firebase sections: the listener's warnings, a service account
+    /// file that cannot be read (recorded in `issues`), and one of another project than `projectId`.
+    func compatWarnings(recording issues: ConfigIssues) -> [ConfigError] {
+        var warnings = firebaseCompat.warnings
+        guard let file = firebaseServiceAccountFile else { return warnings }
+        do {
+            let account = try FirebaseServiceAccount(contentsOf: file, allowInsecureURLs: allowInsecureProviderURLs)
+            if let project = account.projectID, project != projectID {
+                warnings.append(
+                    ConfigError.warning(
+                        field: "projectId",
+                        "is \"\(projectID)\" but the service account belongs to project \"\(project)\": "
+                            + "Firebase refuses custom tokens and apps refuse ID tokens meant for another project"))
+            }
+        } catch let error as ConfigError {
+            issues.record(error)
+        } catch {
+            issues.record(ConfigError(field: "firebase.serviceAccountFile", "\(error)"))
         }
         return warnings
     }

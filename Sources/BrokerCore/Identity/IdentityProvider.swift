@@ -11,20 +11,17 @@ public protocol IdentityProvider: Sendable {
     var idTokenField: String { get }
     /// Verifies `credential` (with `hints`), or throws ``ProviderError`` / ``TokenError``. Nothing is stored.
     func verify(_ credential: Credential, hints: CredentialHints) async throws -> VerifiedIdentity
-    /// The provider id Firebase Auth uses for identities of this provider reached with `kind`
-    /// (the well-known ones for the providers Firebase names itself; `oidc.<id>` for an OpenID Connect provider
-    /// of ours; `<id>` for an access-token one).
-    func firebaseProviderID(for kind: CredentialKind) -> String
+    /// The id Firebase Auth itself gives this provider (a domain), nil when it has none: the Firebase surface
+    /// then names it `oidc.<id>` (``ProviderRegistry/firebaseID(of:)``, the one rule).
+    var firebaseProviderID: String? { get }
 }
 
 extension IdentityProvider {
     /// `idToken`.
     public var idTokenField: String { "idToken" }
 
-    /// `oidc.<id>` for ID tokens, `<id>` for access tokens: Firebase's names for providers it does not know.
-    public func firebaseProviderID(for kind: CredentialKind) -> String {
-        kind == .idToken ? "oidc." + id.rawValue : id.rawValue
-    }
+    /// None: Firebase does not know the provider by a name of its own.
+    public var firebaseProviderID: String? { nil }
 }
 
 /// A provider that verifies OpenID Connect ID tokens.

@@ -26,14 +26,14 @@ public struct FirebaseImportOptions: Sendable, Equatable {
     }
 
     /// The Firebase provider ids the import maps without being told: those of `registry`'s providers that
-    /// Firebase names itself (a domain such as Firebase's name for an OpenID provider it ships), not the
-    /// `oidc.<id>` or `<id>` it gives providers it does not know, which only `--map-provider` maps.
+    /// Firebase names itself (``IdentityProvider/firebaseProviderID``, a domain), not the
+    /// `oidc.<id>` it gives the others (``ProviderRegistry/firebaseID(of:)-swift.type.method``), which only
+    /// `--map-provider` maps.
     public static func wellKnownProviders(_ registry: ProviderRegistry) -> [String: ProviderID] {
         var map: [String: ProviderID] = [:]
         for id in registry.enabled {
             guard let provider = registry.provider(id) else { continue }
-            let firebaseID = provider.firebaseProviderID(for: .idToken)
-            if !firebaseID.hasPrefix("oidc."), firebaseID != id.rawValue { map[firebaseID] = id }
+            if let firebaseID = provider.firebaseProviderID { map[firebaseID] = id }
         }
         return map
     }

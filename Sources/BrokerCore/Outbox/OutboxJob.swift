@@ -14,8 +14,6 @@ public struct OutboxKind: RawRepresentable, Hashable, Sendable, CustomStringConv
 
     /// A mail over SMTP (section 9).
     public static let mail = OutboxKind("mail")
-    /// Revoking a uid's Firebase refresh tokens (section 2).
-    public static let firebaseRevoke = OutboxKind("firebase.revoke")
 
     /// The name.
     public var description: String { rawValue }

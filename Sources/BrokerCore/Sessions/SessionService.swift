@@ -52,34 +52,36 @@ public struct SessionSettings: Sendable {
     }
 }
 
-/// Mints the broker's ID tokens, issues and rotates refresh tokens, and mints Firebase custom tokens.
+/// Mints the broker's ID tokens in the shape of the session's listener (its ``SessionFormat``), issues and rotates
+/// refresh tokens, and mints custom tokens.
 public struct SessionService: Sendable {
     private let store: any AccountStore & SessionStore
     let keys: KeyRing
     let clock: any Clock
     let settings: SessionSettings
-    private let firebase: FirebaseCustomTokenMinter?
-    /// Firebase's provider id for an identity of provider `id` (`oidc.<id>` for an OIDC one), for the
-    /// `firebase.identities` claim of Firebase-shaped ID tokens; ``BrokerServices/make`` sets it from the
-    /// providers' ``IdentityProvider/firebaseProviderID(for:)``.
-    public var firebaseProviderName: @Sendable (ProviderID) -> String = { $0.rawValue }
+    private let customTokens: (any CustomTokenMinting)?
+    /// The formats of the listeners' sessions, by surface: the native one, and those ``register(_:)`` added.
+    private var formats: [SessionSurface: any SessionFormat] = [.native: NativeSessionFormat()]
 
-    /// Creates the service.
+    /// Creates the service; `customTokens` mints the custom token of every session body, when configured.
     public init(
         store: any AccountStore & SessionStore, keys: KeyRing, clock: any Clock, settings: SessionSettings,
-        firebase: FirebaseCustomTokenMinter?
+        customTokens: (any CustomTokenMinting)?
     ) {
         self.store = store
         self.keys = keys
         self.clock = clock
         self.settings = settings
-        self.firebase = firebase
+        self.customTokens = customTokens
     }
+
+    /// Adds (or replaces) the format of `format`'s listener's sessions.
+    public mutating func register(_ format: any SessionFormat) { formats[format.surface] = format }
 
     /// A new session for a sign-in with `provider`: the opaque refresh token for the app, and the grant to
     /// store with the sign-in's account change (``AccountWriteOptions/issuing``).
-    /// A session made on `surface` works only there; its ID tokens have that surface's shape (a Firebase session's
-    /// `provider` is Firebase's provider id: `password`, `custom`, a provider's `firebaseProviderID`).
+    /// A session made on `surface` works only there; its ID tokens have that surface's shape, and its format names
+    /// the sign-in method (``SessionFormat/signInProvider(_:)``).
     /// `claims` (JSON object text) are added to every ID token of the session, over the account's own.
     /// `authTime`, for a renewal that continues a signed-in session, is that session's sign-in time (default: now).
     public func grant(
@@ -89,7 +91,8 @@ public struct SessionService: Sendable {
         let token = Base64URL.encode(SecureRandom.bytes(32))
         let grant = SessionGrant(
             tokenHash: SessionService.hash(token), sessionID: SessionService.newSessionID(at: now),
-            signInProvider: provider, createdAt: now, expiresAt: now + settings.refreshTokenTTL, surface: surface,
+            signInProvider: formats[surface]?.signInProvider(provider) ?? provider, createdAt: now,
+            expiresAt: now + settings.refreshTokenTTL, surface: surface,
             claims: claims, authTime: authTime.map { min($0, now) })
         return (token, grant)
     }
@@ -186,9 +189,9 @@ public struct SessionService: Sendable {
         return record.accountID
     }
 
-    /// A Firebase custom token for `account`, when a service account is configured.
+    /// A custom token for `account`, when a minter is configured (a Firebase service account).
     public func customToken(for account: Account, claims: [String: JSONValue]? = nil) throws -> String? {
-        try firebase?.mint(uid: account.id, claims: claims ?? SessionService.customClaims(of: account))
+        try customTokens?.mint(uid: account.id, claims: claims ?? SessionService.customClaims(of: account))
     }
 
     /// The session an ID token belongs to, if the token is valid and its session is live (exact revocation:
@@ -250,21 +253,17 @@ public struct SessionService: Sendable {
         for account: Account, provider: String, sessionID: String, authTime: Date, now: Date,
         sessionClaims: String? = nil
     ) async throws -> String {
+        try await idToken(
+            SessionTokenContent(
+                account: account, provider: provider, sessionID: sessionID, sessionClaims: sessionClaims,
+                authTime: authTime, now: now),
+            format: NativeSessionFormat())
+    }
+
+    /// An ID token of `content`'s session in `format`'s shape, signed by the current key.
+    func idToken(_ content: SessionTokenContent, format: any SessionFormat) async throws -> String {
         let key = try await keys.current()
-        let issuedAt = Int64(now.timeIntervalSince1970)
-        var claims: [String: JSONValue] = SessionService.customClaims(of: account) ?? [:]
-        if let session = sessionClaims.flatMap({ JSONValue.parse(Array($0.utf8))?.objectValue }) {
-            claims.merge(session) { _, own in own }
-        }
-        let standard: [String: JSONValue] = [
-            "iss": .string(settings.issuer), "aud": .string(settings.projectID), "sub": .string(account.id.rawValue),
-            "iat": .int(issuedAt), "exp": .int(issuedAt + Int64(settings.idTokenTTL)),
-            "auth_time": .int(Int64(authTime.timeIntervalSince1970)),
-            "email_verified": .bool(account.emailVerified), "sign_in_provider": .string(provider),
-            "sid": .string(sessionID),
-        ]
-        claims.merge(standard) { _, reserved in reserved }
-        if let email = account.email { claims["email"] = .string(email) }
+        let claims = format.claims(of: content, settings: settings)
         let header: [String: JSONValue] = ["alg": .string(key.algorithm.rawValue), "kid": .string(key.id.rawValue), "typ": "JWT"]
         return try JWT.encode(header: header, claims: claims, sign: key.sign)
     }
@@ -273,19 +272,16 @@ public struct SessionService: Sendable {
         for account: Account, provider: String, sessionID: String, refreshToken: String, surface: SessionSurface,
         claims: String?, authTime: Date, now: Date
     ) async throws -> SessionTokens {
-        let idToken =
-            switch surface {
-            case .native:
-                try await idToken(
-                    for: account, provider: provider, sessionID: sessionID, authTime: authTime, now: now,
-                    sessionClaims: claims)
-            case .firebase:
-                try await firebaseIDToken(
-                    for: account, provider: provider, sessionID: sessionID, sessionClaims: claims, authTime: authTime,
-                    now: now)
-            }
+        guard let format = formats[surface] else {
+            throw SessionError(
+                .invalidRefreshToken, "no listener's format for \(surface.rawValue)", refreshProblem: .unknown)
+        }
+        // Named again at each mint, so a session stored before its format's naming changed answers today's name.
+        let content = SessionTokenContent(
+            account: account, provider: format.signInProvider(provider), sessionID: sessionID, sessionClaims: claims,
+            authTime: authTime, now: now)
         return SessionTokens(
-            idToken: idToken,
+            idToken: try await idToken(content, format: format),
             refreshToken: refreshToken,
             expiresIn: Int(settings.idTokenTTL), customToken: try customToken(for: account))
     }

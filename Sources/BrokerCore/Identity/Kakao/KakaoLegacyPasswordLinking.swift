@@ -103,7 +103,7 @@ struct KakaoLegacyPasswordLinking: LinkingStrategy {
         var linking = accounts.signInOptions(signIn, .linked, uid: owner.id)
         linking.revokeSessions = true
         linking.cutsOffCustomTokens = true
-        linking.enqueuing = accounts.firebaseRevocation(owner.id, at: now)
+        linking.enqueuing = accounts.revocationJobs(owner.id, at: now)
         let updated = try await accounts.store.update(id: owner.id, options: linking) { account in
             guard !account.disabled else { throw AccountError(.userDisabled) }
             // What was checked above must still hold: otherwise decide again.

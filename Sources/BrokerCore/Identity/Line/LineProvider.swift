@@ -23,10 +23,6 @@ public struct LineProvider: IdentityProvider, IDTokenVerifying, AccessTokenVerif
         self.issuer = issuer
     }
 
-    /// `oidc.<id>` whichever credential reached the identity: Firebase knows LINE only as an OpenID Connect
-    /// provider, and both credentials name the same user.
-    public func firebaseProviderID(for kind: CredentialKind) -> String { "oidc." + id.rawValue }
-
     /// Verifies an ID token (locally) or an access token (with LINE's API).
     public func verify(_ credential: Credential, hints: CredentialHints) async throws -> VerifiedIdentity {
         switch credential {

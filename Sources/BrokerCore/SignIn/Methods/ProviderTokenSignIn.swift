@@ -10,12 +10,6 @@ struct ProviderTokenSignIn: SignInMethod {
     /// An unknown provider's refusal is not counted: its name comes from the caller.
     func countsRefusal(_ error: any Error) -> Bool { providers.provider(request.provider) != nil }
 
-    /// A Firebase session names its method as Firebase does (`firebaseProviderID`), in its tokens and refreshes.
-    func sessionProvider(on surface: SessionSurface) -> String {
-        guard surface == .firebase, let provider = providers.provider(request.provider) else { return label }
-        return provider.firebaseProviderID(for: request.credential.kind)
-    }
-
     func authenticate(_ context: SignInContext) async throws -> VerifiedIdentity {
         guard let provider = providers.provider(request.provider) else { throw SignInError(.providerNotEnabled) }
         return try await provider.verify(request.credential, hints: request.hints)

@@ -110,7 +110,7 @@ extension SQLBrokerStore {
             rotatedAt: row.integer("rotated_at").map(date),
             revokedAt: row.integer("revoked_at").map(date),
             // A surface this version does not know is treated as one no listener accepts.
-            surface: try SessionSurface(rawValue: required(row, "surface")) ?? .firebase,
+            surface: SessionSurface(rawValue: try required(row, "surface")),
             claims: row.text("claims"), authTime: authTime)
     }
 }

@@ -269,16 +269,9 @@ extension FirebaseSurface {
 
     // MARK: - Provider names
 
-    /// Firebase provider id -> the broker's provider, for every enabled provider: its Firebase names for ID
-    /// tokens and access tokens (a domain, `oidc.<id>`, `<id>`).
-    var adminProviderMap: [String: ProviderID] {
-        var map: [String: ProviderID] = [:]
-        for provider in services.providers.all {
-            map[provider.firebaseProviderID(for: .accessToken)] = provider.id
-            map[provider.firebaseProviderID(for: .idToken)] = provider.id
-        }
-        return map
-    }
+    /// Firebase provider id -> the broker's provider, for every enabled provider
+    /// (``ProviderRegistry/firebaseNames``).
+    var adminProviderMap: [String: ProviderID] { services.providers.firebaseNames }
 
     /// The broker's provider Firebase calls `name`, if one is enabled.
     func adminBrokerProvider(named name: String) -> ProviderID? { adminProviderMap[name] }

@@ -27,7 +27,7 @@ public struct FirebaseIDTokenVerifier: Sendable {
             let kid = jwt.keyID, let key = await keys.key(id: kid),
             jwt.header["alg"]?.stringValue == key.algorithm.rawValue,
             key.verify(signature: jwt.signature, message: jwt.signingInput),
-            jwt.claims["iss"]?.stringValue == SessionService.firebaseIssuer(projectID: projectID),
+            jwt.claims["iss"]?.stringValue == FirebaseSessionFormat.issuer(projectID: projectID),
             jwt.claims["aud"]?.stringValue == projectID, let subject = jwt.claims["sub"]?.stringValue,
             !subject.isEmpty, jwt.claims["user_id"]?.stringValue == subject,
             let sessionID = jwt.claims["sid"]?.stringValue, (1...128).contains(sessionID.utf8.count),

@@ -33,8 +33,10 @@ extension FirebaseSurface {
         }
         let firebaseIDs = try body.strings("deleteProvider")
         let unlinks = try firebaseIDs.map { firebaseID -> ProviderID in
-            guard let identity = user.account.identities.first(where: { services.sessions.firebaseProviderName($0.provider) == firebaseID
-                || $0.provider.rawValue == firebaseID })
+            guard
+                let identity = user.account.identities.first(where: {
+                    services.providers.firebaseID(of: $0.provider) == firebaseID || $0.provider.rawValue == firebaseID
+                })
             else { throw FirebaseError("INVALID_PROVIDER_ID", "The user has no identity of that provider.") }
             return identity.provider
         }

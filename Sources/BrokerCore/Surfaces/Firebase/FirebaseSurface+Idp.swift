@@ -3,7 +3,8 @@ import Foundation
 extension FirebaseSurface {
     /// The credential a `signInWithIdp` `postBody` carries, decoded into a ``SignInRequest`` for the flow.
     struct IdpAssertion: Sendable {
-        /// Firebase's provider id as sent (a provider's `firebaseProviderID`: `oidc.<id>`, `<id>`, or a well-known one).
+        /// The provider's one Firebase id (``ProviderRegistry/firebaseID(of:)-swift.type.method``), whichever name
+        /// was sent.
         var firebaseProviderID: String
         /// The broker's request.
         var request: SignInRequest
@@ -13,7 +14,7 @@ extension FirebaseSurface {
 
     /// Decodes `postBody` (`providerId=<firebase id>&id_token=…[&nonce=<raw>]`, `providerId=oidc.<id>&id_token=…`,
     /// `providerId=<id>&access_token=…`; a `user` JSON, as the iOS SDK forwards it, gives the name) and
-    /// finds the enabled provider whose Firebase id it names for that kind of token.
+    /// finds the enabled provider it names for that kind of token (``ProviderRegistry/provider(firebaseName:kind:)``).
     func idpAssertion(_ call: FirebaseCall) throws -> IdpAssertion {
         guard let postBody = try call.body.optionalString("postBody"), !postBody.isEmpty else {
             throw FirebaseError("INVALID_CREDENTIAL_OR_PROVIDER_ID", "Invalid IdP response/credential: postBody is required.")
@@ -33,15 +34,14 @@ extension FirebaseSurface {
         } else {
             throw FirebaseError("INVALID_IDP_RESPONSE", "id_token or access_token is required.")
         }
-        guard
-            let provider = services.providers.all.first(where: {
-                $0.firebaseProviderID(for: credential.kind) == firebaseID
-            })
-        else { throw FirebaseError("INVALID_PROVIDER_ID", "Provider Id is not supported.") }
+        guard let provider = services.providers.provider(firebaseName: firebaseID, kind: credential.kind) else {
+            throw FirebaseError("INVALID_PROVIDER_ID", "Provider Id is not supported.")
+        }
         let request = SignInRequest(
             provider: provider.id, credential: credential, hints: CredentialHints(fullName: Self.fullName(fields["user"])),
             requestID: call.requestID, surface: .firebase)
-        return IdpAssertion(firebaseProviderID: firebaseID, request: request, token: token)
+        return IdpAssertion(
+            firebaseProviderID: ProviderRegistry.firebaseID(of: provider), request: request, token: token)
     }
 
     /// The name in the `user` JSON (`{"name": {"firstName", "lastName"}}`) the iOS SDK forwards from the
@@ -98,7 +98,7 @@ extension FirebaseSurface {
             // Firebase's answer when the email belongs to an account of other providers: the SDK turns it into
             // "account exists with different credential" and nothing is stored.
             fields["needConfirmation"] = true
-            let verified = error.existingProviders.map { services.sessions.firebaseProviderName(ProviderID($0)) }
+            let verified = error.existingProviders.map { services.providers.firebaseID(of: ProviderID($0)) }
                 .filter { $0 != FirebaseUserInfo.passwordProviderID }
             fields["verifiedProvider"] = .array(verified.map(JSONValue.string))
             return Self.ok(fields)

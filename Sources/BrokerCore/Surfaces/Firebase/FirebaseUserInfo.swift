@@ -21,13 +21,14 @@ public struct FirebaseUserInfo: Sendable {
 
     /// The account.
     public var account: Account
-    /// Firebase's provider id for an identity of a provider (``SessionService/firebaseProviderName``).
+    /// Firebase's provider id for an identity of a provider (``ProviderRegistry/firebaseID(of:)-swift.method``).
     public var providerName: @Sendable (ProviderID) -> String
 
     /// Creates the record of `account`, naming providers as `services` do.
     public init(_ account: Account, services: BrokerServices) {
         self.account = account
-        providerName = services.sessions.firebaseProviderName
+        let providers = services.providers
+        providerName = { providers.firebaseID(of: $0) }
     }
 
     /// Creates the record of `account` with an explicit provider naming.

@@ -1,5 +1,10 @@
 public import Foundation
 
+extension OutboxKind {
+    /// Revoking a uid's Firebase refresh tokens (section 2).
+    public static let firebaseRevoke = OutboxKind("firebase.revoke")
+}
+
 /// Revoking a uid's Firebase sessions through the outbox (contract section 2): the job is queued in the
 /// transaction of the change that calls for it (a takeover, a provider's legacy link, an admin revocation, a deletion,
 /// a password reset) and delivered by ``FirebaseRevokeHandler``.

@@ -51,7 +51,8 @@ extension AdminService {
             do {
                 plan = try FirebaseImportPlan(record, options: options, importedAt: now)
             } catch let error as ImportedHashError where error == FirebaseImportPlan.needsHashFlags {
-                failures.append(ImportFailure(index: index, message: "MISSING_HASH_ALGORITHM : passwordHash needs hashAlgorithm"))
+                failures.append(
+                    ImportFailure(index: index, message: "MISSING_HASH_ALGORITHM : passwordHash needs hashAlgorithm"))
                 continue
             } catch let error as ImportedHashError {
                 failures.append(ImportFailure(index: index, message: "INVALID_PASSWORD_HASH : \(error.code.rawValue)"))
@@ -60,8 +61,9 @@ extension AdminService {
             var account = plan.account
             let keys = account.identities.map { "\($0.provider.rawValue)\u{0}\($0.subject)" }
             let repeated: String? =
-                if uids.contains(account.id) { "DUPLICATE_LOCAL_ID : localId repeats an earlier user" }
-                else if let email = account.email, emails.contains(email.lowercased()) {
+                if uids.contains(account.id) {
+                    "DUPLICATE_LOCAL_ID : localId repeats an earlier user"
+                } else if let email = account.email, emails.contains(email.lowercased()) {
                     "DUPLICATE_EMAIL : email repeats an earlier user"
                 } else if let phone = account.phoneNumber, phones.contains(phone) {
                     "PHONE_NUMBER_EXISTS : phoneNumber repeats an earlier user"
@@ -121,7 +123,8 @@ extension AdminService {
         case .unchanged: "DUPLICATE_LOCAL_ID : localId belongs to an existing account"
         case .emailTaken: "DUPLICATE_EMAIL : email exists in other account"
         case .phoneNumberTaken: "PHONE_NUMBER_EXISTS : phoneNumber exists in other account"
-        case .identityTaken(let provider): "DUPLICATE_RAW_ID : the \(provider.rawValue) identity exists in other account"
+        case .identityTaken(let provider):
+            "DUPLICATE_RAW_ID : the \(provider.rawValue) identity exists in other account"
         }
     }
 }

@@ -85,7 +85,7 @@ extension AdminService {
         let hash = newHash
 
         let revokes = hash != nil || validAfter != nil
-        let options = AccountWriteOptions(revokeSessions: revokes, enqueuing: revokes ? firebaseRevocation(uid) : [])
+        let options = AccountWriteOptions(revokeSessions: revokes, enqueuing: revokes ? revocationJobs(uid) : [])
         let before: Account
         var updated: Account
         do {
@@ -151,7 +151,9 @@ extension AdminService {
     private func recordFirebaseChange(
         from before: Account, to after: Account, _ change: FirebaseAccountChange, revoked: Bool, requestID: String
     ) async {
-        if before.disabled != after.disabled { await record(after.id, after.disabled ? .disable : .enable, requestID: requestID) }
+        if before.disabled != after.disabled {
+            await record(after.id, after.disabled ? .disable : .enable, requestID: requestID)
+        }
         for identity in before.identities where after.identity(identity.provider) == nil {
             await record(after.id, .unlink, provider: identity.provider.rawValue, requestID: requestID)
         }
@@ -190,13 +192,16 @@ extension AdminService {
     public func deleteFirebaseAccounts(
         _ uids: [AccountID], force: Bool, requestID: String
     ) async throws -> [BatchDeleteFailure] {
-        guard (1...Self.maximumBatchDelete).contains(uids.count) else { throw AccountAdminError(.localIDListExceedsLimit) }
+        guard (1...Self.maximumBatchDelete).contains(uids.count) else {
+            throw AccountAdminError(.localIDListExceedsLimit)
+        }
         var failures: [BatchDeleteFailure] = []
         for (index, uid) in uids.enumerated() {
             guard let account = try await store.account(id: uid) else { continue }
             guard account.disabled || force else {
-                failures.append(BatchDeleteFailure(
-                    index: index, uid: uid, message: "NOT_DISABLED : Disable the account before batch deletion."))
+                failures.append(
+                    BatchDeleteFailure(
+                        index: index, uid: uid, message: "NOT_DISABLED : Disable the account before batch deletion."))
                 continue
             }
             do {
@@ -230,7 +235,9 @@ extension AdminService {
         for uid in uids { add(try await store.account(id: uid)) }
         for email in emails { add(try await store.account(email: email)) }
         for phone in phoneNumbers { add(try await store.account(phoneNumber: phone)) }
-        for identity in identities { add(try await store.account(provider: identity.provider, subject: identity.subject)) }
+        for identity in identities {
+            add(try await store.account(provider: identity.provider, subject: identity.subject))
+        }
         return found
     }
 
@@ -328,7 +335,8 @@ extension AdminService {
 
     static func checkPassword(_ password: String) throws {
         guard password.count >= PasswordPolicy.minimumLength else {
-            throw AccountAdminError(.weakPassword, "Password should be at least \(PasswordPolicy.minimumLength) characters")
+            throw AccountAdminError(
+                .weakPassword, "Password should be at least \(PasswordPolicy.minimumLength) characters")
         }
         guard password.utf8.count <= PasswordPolicy.maximumBytes else {
             throw AccountAdminError(.weakPassword, "Password should be at most \(PasswordPolicy.maximumBytes) bytes")
