@@ -68,8 +68,13 @@ public struct ActionCodeService: Sendable {
     /// never had its email verified may have been made by someone else with this address: whoever made it knows the
     /// password, and whoever reads the inbox may instead choose a new password, which signs the maker out.
     public enum VerificationProof: Sendable, Equatable {
-        /// The code alone (`/v1/oob/confirm`, the Firebase listener, and the page for any other account).
+        /// The code alone (`/v1/oob/confirm`, the Firebase listener).
         case code
+        /// The code alone on the broker's page, which found that the account needs no other proof: the change's
+        /// transaction checks that it still needs none, so a password set on a never-verified account between the
+        /// page's look and the change is ``AccountError/Code/invalidLoginCredentials`` (nothing changes, the code
+        /// stays unused, and the page asks for a password next time).
+        case unguardedCode
         /// The account's current password, checked (and counted toward its lockout) as a sign-in's is.
         case password(String)
         /// A new password instead: the verification then does what a reset does (sessions end, the password is
@@ -137,7 +142,13 @@ public struct ActionCodeService: Sendable {
         guard record.action == .verifyEmail, let account = try await accounts.account(id: record.uid) else {
             return false
         }
-        return !account.emailVerified && account.hasUsablePassword
+        return Self.verificationNeedsPassword(account)
+    }
+
+    /// Whether verifying `account`'s email on the broker's page needs a password: it has a usable one and its email
+    /// was never verified (whoever made it may not own the inbox).
+    static func verificationNeedsPassword(_ account: Account) -> Bool {
+        !account.emailVerified && account.hasUsablePassword
     }
 
     /// Acts on a verification or reset code once, as ``EmailActionService/confirm(code:newPassword:requestID:)``
@@ -164,6 +175,8 @@ public struct ActionCodeService: Sendable {
         var passwordHash: String?
         // The account's password the page's proof verified: it must still be the account's in the transaction.
         var provenHash: String?
+        // The page found no proof needed: the transaction checks it still is not.
+        var unguarded = false
         let resets: Bool
         switch (record.action, proof) {
         case (.resetPassword, _):
@@ -178,6 +191,9 @@ public struct ActionCodeService: Sendable {
             resets = false
         case (_, .code):
             resets = false
+        case (_, .unguardedCode):
+            unguarded = true
+            resets = false
         }
         let event = AuditEvent(
             time: now, uid: record.uid, action: resets ? .passwordReset : .verifyEmail,
@@ -190,8 +206,7 @@ public struct ActionCodeService: Sendable {
         let options = AccountWriteOptions(
             consuming: SingleUseMark(key: "oob:" + hash, expiresAt: record.expiresAt), revokeSessions: endsSessions,
             recording: [event], enqueuing: jobs, cutsOffCustomTokens: endsSessions)
-        let newHash = passwordHash
-        let verifiedHash = provenHash
+        let (newHash, verifiedHash, needsNoProof) = (passwordHash, provenHash, unguarded)
         let updated: Account
         do {
             updated = try await accounts.update(id: record.uid, options: options) { account in
@@ -199,6 +214,9 @@ public struct ActionCodeService: Sendable {
                     throw ActionCodeError(.invalidCode, "the account's email changed")
                 }
                 if let verifiedHash, account.passwordHash != verifiedHash {
+                    throw AccountError(.invalidLoginCredentials)
+                }
+                if needsNoProof, Self.verificationNeedsPassword(account) {
                     throw AccountError(.invalidLoginCredentials)
                 }
                 if !account.emailVerified { account.identities = [] }

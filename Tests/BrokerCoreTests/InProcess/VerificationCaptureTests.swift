@@ -135,4 +135,35 @@ import Testing
         #expect(confirmed.json?["action"]?.stringValue == "VERIFY_EMAIL")
         #expect(await broker.store.account(id: uid)?.emailVerified == true)
     }
+
+    /// The page looked at an account that needed no password (no password yet, email never verified), then a
+    /// password was set before the verification's transaction: the code alone no longer verifies it. Nothing
+    /// changes, the code stays usable, and the next look asks for the password.
+    @Test func aPasswordSetBetweenThePagesLookAndTheChangeStopsTheCodeAlone() async throws {
+        let broker = try await Self.start()
+        let uid = AccountID("no-password-yet")
+        try await broker.store.create(
+            Account(id: uid, email: Self.victim, emailVerified: false, createdAt: Date()))
+        let link = try await broker.services.actionCodes.issueLink(
+            .verifyEmail, email: Self.victim, continueURL: nil, requestID: "r1")
+        let code = link.oobCode
+        #expect(try await broker.services.actionCodes.verificationNeedsPassword(code: code) == false)
+        // Meanwhile, a password (the squatter's) is set.
+        let hash = try await SaltedDigestPasswordHasher().hash("squatter-pass")
+        _ = try await broker.store.update(id: uid, options: AccountWriteOptions()) { $0.passwordHash = hash }
+
+        let refused = await #expect(throws: AccountError.self) {
+            _ = try await broker.services.actionCodes.confirm(
+                code: code, newPassword: nil, proof: .unguardedCode, requestID: "r2")
+        }
+        #expect(refused?.code == .invalidLoginCredentials)
+        let account = try #require(try await broker.store.account(id: uid))
+        #expect(account.emailVerified == false)
+        #expect(account.passwordHash == hash)
+        // The code was not used: the page now asks for the password, and the right one verifies.
+        #expect(try await broker.services.actionCodes.verificationNeedsPassword(code: code))
+        let confirmed = try await broker.services.actionCodes.confirm(
+            code: code, newPassword: nil, proof: .password("squatter-pass"), requestID: "r3")
+        #expect(confirmed.account.emailVerified)
+    }
 }

@@ -92,7 +92,7 @@ extension NativeSurface {
         guard let mode = form["mode"].flatMap(MailAction.init(rawValue:)), let code = form["oobCode"] else {
             return NativeSurface.page(400, title: "Invalid form", message: "The form is incomplete.")
         }
-        var proof = ActionCodeService.VerificationProof.code
+        var proof = ActionCodeService.VerificationProof.unguardedCode
         let guarded = try await NativeSurface.verificationIsGuarded(mode, code: code, service)
         if guarded {
             if let chosen = form["newPassword"], !chosen.isEmpty {
