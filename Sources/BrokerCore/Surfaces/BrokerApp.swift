@@ -31,8 +31,9 @@ public struct BrokerApp: Sendable {
         fallback = surfaces.first ?? NativeSurface(services: services)
         router = Router()
         for surface in surfaces {
-            router.errorRenderer = { surface.render($0) }
-            surface.mount(on: &router)
+            var group = Router(errorRenderer: { surface.render($0) })
+            surface.mount(on: &group)
+            router.add(group)
         }
         services.metrics.describe("broker_http_requests_total", type: "counter", help: "HTTP requests by route and status.")
         services.metrics.describe("broker_signins_total", type: "counter", help: "Sign-ins by provider and outcome.")

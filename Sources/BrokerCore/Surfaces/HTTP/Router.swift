@@ -18,7 +18,10 @@ public struct RequestContext: Sendable {
 /// A route handler.
 public typealias RouteHandler = @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
 
-/// Maps method and path to a handler. Patterns are literal segments and `{name}` parameters.
+/// Maps method and path to a handler. Patterns are literal segments and `{name}` parameters. A router is also a
+/// route group: a surface mounts its routes on a router of its own, made with its error renderer, and
+/// ``BrokerApp`` adds the group to the application's (``add(_:)``), so no route depends on the order surfaces are
+/// mounted in.
 public struct Router: Sendable {
     /// One registered route.
     public struct Route: Sendable {
@@ -47,8 +50,8 @@ public struct Router: Sendable {
     }
 
     private var routes: [Route] = []
-    /// The renderer given to routes added from now on (``BrokerApp`` sets it to each surface's as it mounts it).
-    public var errorRenderer: ErrorRenderer
+    /// The renderer of this group's routes (the surface's that mounts them).
+    public let errorRenderer: ErrorRenderer
 
     /// Creates an empty router whose routes render errors with `errorRenderer` (by default a bare 500 that
     /// logs the cause).
@@ -71,6 +74,11 @@ public struct Router: Sendable {
             Route(
                 method: method, pattern: pattern, render: errorRenderer,
                 segments: pattern.split(separator: "/").map(Segment.init), handler: handler))
+    }
+
+    /// Adds every route of `group`, each keeping its group's renderer.
+    public mutating func add(_ group: Router) {
+        routes.append(contentsOf: group.routes)
     }
 
     /// The route for `method` and `path`, its parameters, and its handler. Where several patterns match, the
