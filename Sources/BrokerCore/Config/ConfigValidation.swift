@@ -46,6 +46,7 @@ public struct ConfigValidation: Sendable {
             warnings += Self.placeholderWarnings(config)
             warnings += Self.issuerWarnings(config, listenPort: listenPort)
             warnings += config.firebaseCompat.warnings
+            warnings += config.anonymous.warnings(serviceAccount: config.firebaseServiceAccountFile != nil)
             if let file = config.firebaseServiceAccountFile {
                 do {
                     let account = try FirebaseServiceAccount(contentsOf: file, allowInsecureURLs: config.allowInsecureProviderURLs)
