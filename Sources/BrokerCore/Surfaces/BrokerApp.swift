@@ -100,7 +100,9 @@ public struct BrokerServices: Sendable {
             config: config, providers: providers,
             signIn: SignInFlow(
                 providers: providers, accounts: accounts, sessions: sessions, auditor: auditor, metrics: metrics,
-                doorbell: doorbell, phases: phases),
+                doorbell: doorbell, phases: phases,
+                guests: GuestService(
+                    settings: config.anonymous, store: store, accounts: accounts, deletion: deletion, clock: clock)),
             accounts: accounts, sessions: sessions, keys: keys,
             admin: AdminService(
                 store: store, sessions: sessions, clock: clock, logger: logger,

@@ -29,7 +29,8 @@ extension NativeSurface {
         func recent(_ method: String, _ pattern: String, _ handler: @escaping RecentHandler) {
             router.add(method, pattern) { request, context in
                 let (account, session) = try await NativeSurface.authenticateSession(request, services)
-                try services.sessions.requireRecentSignIn(session.claims)
+                // A guest cannot sign in again: its session always counts as recent (contract section 4).
+                if !account.isAnonymous { try services.sessions.requireRecentSignIn(session.claims) }
                 return try await handler(request, context, account, session)
             }
         }
@@ -55,6 +56,11 @@ extension NativeSurface {
         }
         me("POST", "/v1/me/identities/{provider}") { request, context, account in
             let signIn = try NativeSurface.signInRequest(request, context, services)
+            // A guest's link is its upgrade in place (contract section 13): the session body.
+            guard !account.isAnonymous else {
+                let upgraded = try await services.signIn.upgrade(account, signIn)
+                return .json(200, upgraded.tokens.body(user: upgraded.account, isNewUser: false))
+            }
             return .json(200, try await services.signIn.link(account.id, signIn).json)
         }
         me("DELETE", "/v1/me/identities/{provider}") { _, context, account in
