@@ -29,7 +29,7 @@ import Testing
     }
 
     static func claims(_ token: String?) throws -> [String: JSONValue] {
-        try #require(try JWT(parsing: try #require(token)).claims)
+        try JWT(parsing: try #require(token)).claims
     }
 
     static func accounts(_ broker: InProcessBroker) async -> [Account] {
@@ -327,5 +327,72 @@ import Testing
         #expect(events.filter { $0.action == .delete }.count == 1)
         // The deleted guest's session is gone.
         #expect(await broker.get("/v1/me", headers: Self.bearer(idle)).status == 401)
+    }
+
+    // MARK: The Firebase-compatible listener
+
+    @Test func theListenersAnonymousSignUpMakesAGuestAndItsSignUpWithIdTokenUpgradesIt() async throws {
+        let broker = try await Self.start()
+        let guest = await FirebaseClientAPITests.iOS(broker, "signupNewUser", ["returnSecureToken": true])
+        #expect(guest.status == 200)
+        let localId = try #require(guest.json?["localId"]?.stringValue)
+        #expect(guest.json?["email"] == nil)
+        #expect(guest.json?["refreshToken"]?.stringValue?.isEmpty == false)
+        let idToken = try #require(guest.json?["idToken"]?.stringValue)
+        #expect(try Self.claims(idToken)["firebase"]?["sign_in_provider"] == "anonymous")
+        #expect(await broker.store.account(id: AccountID(localId))?.isAnonymous == true)
+        let info = await FirebaseClientAPITests.iOS(broker, "getAccountInfo", ["idToken": .string(idToken)])
+        #expect(info.status == 200)
+        let user = try #require(info.json?["users"]?.arrayValue?.first)
+        #expect(user["providerUserInfo"] == nil || user["providerUserInfo"] == .array([]))
+        let upgraded = await FirebaseClientAPITests.iOS(
+            broker, "signupNewUser",
+            ["idToken": .string(idToken), "email": "fb@example.com", "password": "secret-pass", "returnSecureToken": true])
+        #expect(upgraded.status == 200)
+        #expect(upgraded.json?["localId"]?.stringValue == localId)
+        #expect(upgraded.json?["email"] == "fb@example.com")
+        let stored = try #require(await broker.store.account(id: AccountID(localId)))
+        #expect(!stored.isAnonymous && stored.email == "fb@example.com" && stored.hasUsablePassword)
+        #expect(await Self.accounts(broker).count == 1)
+    }
+
+    @Test func theListenersAnonymousSignUpIsNotAllowedWhenGuestsAreDisabled() async throws {
+        let broker = try await Self.start(enabled: false)
+        let refused = await FirebaseClientAPITests.iOS(broker, "signupNewUser", ["returnSecureToken": true])
+        #expect(refused.status == 400)
+        #expect(FirebaseClientAPITests.code(refused) == "OPERATION_NOT_ALLOWED")
+        #expect(await Self.accounts(broker).isEmpty)
+    }
+
+    @Test func aGuestsSessionCountsAsRecentForDeletion() async throws {
+        let clock = ManualClock(Date())
+        let broker = try await Self.start(clock: clock)
+        let guest = await broker.post("/v1/signin/anonymous", [:])
+        clock.advance(by: 600)
+        let deleted = await broker.request("DELETE", "/v1/me", headers: Self.bearer(guest))
+        #expect(deleted.status == 204)
+        #expect(await broker.store.account(id: Self.uid(guest)) == nil)
+    }
+
+    @Test func theAdminListingFiltersGuests() async throws {
+        let broker = try await InProcessBroker.start(adminToken: "admin-secret") { document in
+            guard case .object(var members) = document else { return document }
+            members["anonymous"] = ["enabled": true]
+            return .object(members)
+        }
+        let guest = await broker.post("/v1/signin/anonymous", [:])
+        let user = await broker.post("/v1/signup", ["email": "u@example.com", "password": "secret-1"])
+        let admin = ["Authorization": "Bearer admin-secret"]
+        let guests = await broker.get("/admin/v1/users?anonymous=true", headers: admin)
+        #expect(guests.status == 200)
+        #expect(guests.json?["users"]?.arrayValue?.map { $0["uid"] } == [.string(Self.uid(guest).rawValue)])
+        #expect(guests.json?["users"]?.arrayValue?.first?["isAnonymous"] == true)
+        let others = await broker.get("/admin/v1/users?anonymous=false", headers: admin)
+        #expect(others.json?["users"]?.arrayValue?.map { $0["uid"] } == [.string(Self.uid(user).rawValue)])
+        let bad = await broker.get("/admin/v1/users?anonymous=yes", headers: admin)
+        #expect(bad.status == 400)
+        #expect(bad.errorCode == "INVALID_REQUEST")
+        let view = await broker.get("/admin/v1/users/\(Self.uid(guest).rawValue)", headers: admin)
+        #expect(view.json?["isAnonymous"] == true)
     }
 }
