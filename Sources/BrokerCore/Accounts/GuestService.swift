@@ -41,7 +41,8 @@ public struct GuestService: Sendable {
         {
             throw AccountError(.tooManyAttempts, retryAfter: max(1, Int(allowedAt.timeIntervalSince(now).rounded(.up))))
         }
-        return Account(id: AccountID.generate(), createdAt: now, lastSignInAt: now, origin: .anonymous, isAnonymous: true)
+        return Account(
+            id: AccountID.generate(), createdAt: now, lastSignInAt: now, origin: .anonymous, isAnonymous: true)
     }
 
     /// Stores `guest` with `session` and its `sign_in` audit event (outcome `created`), in one transaction.

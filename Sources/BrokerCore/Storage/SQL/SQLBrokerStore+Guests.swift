@@ -49,7 +49,8 @@ extension SQLBrokerStore {
                 // Conditional: of instances updating at once, the row lock lets one through; the others find the
                 // lease held when their condition is evaluated again.
                 let updated = try connection.execute(
-                    "UPDATE job_leases SET holder = ?, expires_at = ? WHERE name = ? AND (holder = ? OR expires_at <= ?)",
+                    "UPDATE job_leases SET holder = ?, expires_at = ? "
+                        + "WHERE name = ? AND (holder = ? OR expires_at <= ?)",
                     [.text(holder), Self.millis(expiresAt), .text(name), .text(holder), Self.millis(now)])
                 return updated > 0
             }

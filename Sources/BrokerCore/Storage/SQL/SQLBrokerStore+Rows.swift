@@ -5,7 +5,8 @@ extension SQLBrokerStore {
     // MARK: - Statements
 
     static let accountColumns =
-        "a.uid, a.email, a.email_verified, a.display_name, a.photo_url, a.disabled, a.created_at, a.last_sign_in_at, a.password_hash, a.custom_claims, a.password_derived, a.tokens_valid_after, a.origin, a.imported_at, a.import_file, a.import_index, a.import_identities, a.disabled_by, a.phone_number, a.anonymous"
+        "a.uid, a.email, a.email_verified, a.display_name, a.photo_url, a.disabled, a.created_at, a.last_sign_in_at, a.password_hash, a.custom_claims, a.password_derived, a.tokens_valid_after, a.origin, a.imported_at, a.import_file, a.import_index, a.import_identities, a.disabled_by, a.phone_number, "
+        + "a.anonymous"
     static let selectAccountByID = "SELECT \(accountColumns) FROM accounts a WHERE a.uid = ?"
     static let selectAccountByEmail = "SELECT \(accountColumns) FROM accounts a WHERE a.email_key = ?"
     static let selectAccountByPhoneNumber = "SELECT \(accountColumns) FROM accounts a WHERE a.phone_number = ?"

@@ -13,7 +13,8 @@ extension FirebaseSurface {
         if body.has("idToken") {
             let user = try await authenticated(call)
             guard guests, user.account.isAnonymous else {
-                throw FirebaseError.operationNotAllowed("Only a guest's sign-up with idToken (its upgrade) is supported.")
+                throw FirebaseError.operationNotAllowed(
+                    "Only a guest's sign-up with idToken (its upgrade) is supported.")
             }
             guard let email, !email.isEmpty else { throw FirebaseError("MISSING_EMAIL") }
             guard let password, !password.isEmpty else { throw FirebaseError("MISSING_PASSWORD") }
