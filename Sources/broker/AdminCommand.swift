@@ -123,7 +123,9 @@ enum AdminCommand {
         let lines = rows.map { account in
             [
                 account.id.rawValue, account.email ?? "-", account.emailVerified ? "yes" : "no",
-                LinkingPolicy.signInMethods(of: account).joined(separator: ",").nonEmpty ?? "-",
+                // A guest (contract section 13) has no way to sign in but its sessions: shown as such.
+                account.isAnonymous
+                    ? "(guest)" : LinkingPolicy.signInMethods(of: account).joined(separator: ",").nonEmpty ?? "-",
                 account.disabled ? "yes" : "no", account.createdAt.rfc3339, account.lastSignInAt?.rfc3339 ?? "-",
             ]
         }

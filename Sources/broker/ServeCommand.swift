@@ -100,11 +100,17 @@ enum ServeCommand {
                 "adminApi": adminToken == nil ? "off" : "on",
             ])
         let outboxRun = Task { await outbox.run() }
-        // Housekeeping: expired refresh tokens and single-use marks, hourly.
+        // Housekeeping: expired refresh tokens and single-use marks, and inactive guests (one instance at a time,
+        // by the sweep's lease), hourly.
+        let guests = services.signIn.guests
+        let instance = UUID().uuidString
         let housekeeping = Task {
             while !Task.isCancelled {
                 if let purged = try? await store.purgeExpired(before: Date()), purged > 0 {
                     logger.info("purged expired sessions and marks", metadata: ["rows": .integer(purged)])
+                }
+                if let swept = try? await guests?.sweep(holder: instance), swept > 0 {
+                    logger.info("deleted inactive guests", metadata: ["accounts": .integer(swept)])
                 }
                 try? await Task.sleep(for: .seconds(3600))
             }

@@ -18,7 +18,8 @@ import Testing
     /// URLSession lives in FoundationNetworking on Linux; on iOS, Foundation has it.
     static let linuxPrelude = "#if canImport(FoundationNetworking)\nimport FoundationNetworking\n#endif\n"
 
-    /// The Swift blocks of "Calling it from an iOS app" and "Sessions and auto-login in an app".
+    /// The Swift blocks of "Calling it from an iOS app", "Sessions and auto-login in an app" and "Guests, upgraded in
+    /// place".
     static func snippets() throws -> [String] {
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         let start = try #require(readme.range(of: "\n## Calling it from an iOS app\n"))
@@ -63,7 +64,8 @@ import Testing
 
     @Test func theIOSSnippetsTypeCheckUnderSwift6() async throws {
         let snippets = try Self.snippets()
-        #expect(snippets.count == 8)  // the client, Google, Apple, Kakao, Naver, LINE, email and password, sessions
+        // The client, Google, Apple, Kakao, Naver, LINE, email and password, sessions, a guest's upgrade.
+        #expect(snippets.count == 9)
         let modules = try await Self.modules()
         defer { try? FileManager.default.removeItem(at: modules) }
         let (status, output) = try await Self.typecheck(snippets, modules: modules)

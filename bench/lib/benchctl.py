@@ -302,6 +302,8 @@ def cmd_config(args):
         "linking": {"byVerifiedEmail": False},
         "sessions": {"idTokenTtlSeconds": 3600, "refreshTokenTtlDays": 30},
         "firebase": {"serviceAccountFile": args.service_account},
+        # Scenario 10 makes guests from one address: the per-address limit set as high as it goes.
+        "anonymous": {"enabled": True, "maxPerAddressPerHour": 100000},
         # wrk drives the broker from one address with up to BENCH_KAKAO_CONNECTIONS (200) connections, past
         # the default per-address cap of 64 (docs/hardening.md).
         "server": {"maxConnectionsPerAddress": 1024},

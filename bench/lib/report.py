@@ -39,6 +39,7 @@ def floor_of(runs, best):
         "signin": rsa_verify + rsa_sign + ec_sign,  # provider RS256 verify + custom token + our ES256 ID token
         "kakao": rsa_sign + ec_sign,  # no provider signature to verify
         "line": ec_verify + rsa_sign + ec_sign,  # provider ES256 verify + custom token + our ES256 ID token
+        "guest": rsa_sign + ec_sign,  # a guest: nothing to verify; custom token + our ES256 ID token
         "me": ec_verify,  # one ES256 verification
         "peer": rsa_verify + 2 * rsa_sign,  # the peer (row 1p): Google's RS256 verify + its two RS256 tokens
     }

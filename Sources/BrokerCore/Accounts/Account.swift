@@ -106,6 +106,10 @@ public struct Account: Sendable, Equatable {
     public var origin: AccountOrigin?
     /// For an imported account: when, from which file and index, and its other providers' identities.
     public var imported: AccountImport?
+    /// Whether the account is a guest's (contract section 13): made by `POST /v1/signin/anonymous` with no email
+    /// and no identity, until an upgrade gives it a way to sign in and sets this false. A guest never gets mail,
+    /// and one with no sign-in and no refresh for `anonymous.deleteAfterDays` is swept.
+    public var isAnonymous: Bool
 
     /// Creates an account.
     public init(
@@ -113,8 +117,10 @@ public struct Account: Sendable, Equatable {
         photoURL: String? = nil, disabled: Bool = false, createdAt: Date, lastSignInAt: Date? = nil,
         identities: [Identity] = [], passwordHash: String? = nil, passwordDerived: Bool = false,
         customClaims: String? = nil, tokensValidAfter: Date? = nil, origin: AccountOrigin? = nil,
-        imported: AccountImport? = nil, disabledBy: ProviderID? = nil, phoneNumber: String? = nil
+        imported: AccountImport? = nil, disabledBy: ProviderID? = nil, phoneNumber: String? = nil,
+        isAnonymous: Bool = false
     ) {
+        self.isAnonymous = isAnonymous
         self.phoneNumber = phoneNumber
         self.id = id
         self.email = email

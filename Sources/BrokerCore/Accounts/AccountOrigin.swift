@@ -13,6 +13,8 @@ public struct AccountOrigin: RawRepresentable, Hashable, Sendable, Codable, Cust
     public static let `import` = AccountOrigin(rawValue: "import")
     /// Made by an administrator through Firebase's admin API (`accounts`, create).
     public static let admin = AccountOrigin(rawValue: "admin")
+    /// Made by `POST /v1/signin/anonymous` (a guest, contract section 13); kept after its upgrade.
+    public static let anonymous = AccountOrigin(rawValue: "anonymous")
     /// Made by the first sign-in with `provider`.
     public static func provider(_ provider: ProviderID) -> AccountOrigin { AccountOrigin(rawValue: provider.rawValue) }
 

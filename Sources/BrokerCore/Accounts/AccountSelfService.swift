@@ -42,6 +42,13 @@ public struct AccountSelfService: Sendable {
         case newSignIn(provider: String)
     }
 
+    /// Refuses a sensitive change asked with a session that signed in more than five minutes ago; a guest's session
+    /// always counts as recent, since a guest cannot sign in again (contract sections 4 and 13).
+    func requireRecentSignIn(_ user: User) throws {
+        guard !user.account.isAnonymous else { return }
+        try sessions.requireRecentSignIn(user.claims)
+    }
+
     /// Updates the display name and photo.
     public func updateProfile(_ user: User, _ change: ProfileChange, requestID: String) async throws -> Account {
         try await accounts.updateProfile(user.account.id, change, requestID: requestID)
@@ -52,7 +59,7 @@ public struct AccountSelfService: Sendable {
     public func changePassword(
         _ user: User, to password: String, renewal: Renewal, surface: SessionSurface, requestID: String
     ) async throws -> SignInResult {
-        try sessions.requireRecentSignIn(user.claims)
+        try requireRecentSignIn(user)
         let (accounts, uid) = (self.accounts, user.account.id)
         let (provider, authTime): (String, Date?) =
             switch renewal {
@@ -87,7 +94,7 @@ public struct AccountSelfService: Sendable {
 
     /// Deletes the account, its identities and sessions (recent sign-in required).
     public func delete(_ user: User, requestID: String) async throws {
-        try sessions.requireRecentSignIn(user.claims)
+        try requireRecentSignIn(user)
         try await accounts.delete(user.account.id, requestID: requestID)
     }
 }

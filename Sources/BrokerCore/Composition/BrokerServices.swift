@@ -121,7 +121,9 @@ public struct BrokerServices: Sendable {
             }
         let signIn = SignInFlow(
             providers: providers, accounts: accounts, sessions: sessions, auditor: auditor, metrics: metrics,
-            doorbell: doorbell, phases: phases)
+            doorbell: doorbell, phases: phases,
+            guests: GuestService(
+                settings: config.anonymous, store: store, accounts: accounts, deletion: deletion, clock: clock))
         return BrokerServices(
             config: config, providers: providers, signIn: signIn, accounts: accounts,
             selfService: AccountSelfService(accounts: accounts, sessions: sessions, signIn: signIn),

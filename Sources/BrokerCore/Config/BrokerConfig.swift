@@ -41,6 +41,8 @@ public struct BrokerConfig: Sendable {
     public var consoleEnabled = true
     /// `firebaseCompat`: the Firebase-compatible listener (contract section 11; off by default).
     public var firebaseCompat: FirebaseCompatSettings = .defaults
+    /// `anonymous`: guest accounts (contract section 13; off by default).
+    public var anonymous: AnonymousSettings = .defaults
 
     /// Parses the config file's bytes; `environment` supplies ``FirebaseEndpoints/credentialsVariable``. Throws
     /// the first ``ConfigError``.
@@ -69,7 +71,7 @@ public struct BrokerConfig: Sendable {
         try top.allowOnly(
             Self.compatSections.union([
                 "projectId", "issuer", "clockSkewSeconds", "providers", "linking", "allowInsecureProviderUrls",
-                "sessions", "cors", "mail", "outbox", "trustedProxies", "server", "console", "lifecycle",
+                "sessions", "cors", "mail", "outbox", "trustedProxies", "server", "console", "lifecycle", "anonymous",
             ]))
         projectID = try read("") { try top.string("projectId") }
         issuer = try read("") { try top.url("issuer", allowInsecure: true) }
@@ -120,6 +122,7 @@ public struct BrokerConfig: Sendable {
         try console?.allowOnly(["enabled"])
         consoleEnabled = try read(true) { try console?.bool("enabled", default: true) ?? true }
         try readCompatSections(top, environment: environment, issues: issues)
+        anonymous = try read(.defaults) { try AnonymousSettings(config: try top.child("anonymous")) }
     }
 
     /// Reads and parses the file at `path` (see ``init(parsing:environment:issues:)`` for `issues`).

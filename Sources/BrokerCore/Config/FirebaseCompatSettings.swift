@@ -148,6 +148,15 @@ extension BrokerConfig {
     /// file that cannot be read (recorded in `issues`), and one of another project than `projectId`.
     func compatWarnings(recording issues: ConfigIssues) -> [ConfigError] {
         var warnings = firebaseCompat.warnings
+        // Guests without a service account get no custom token, so an app cannot open a session of its backend for
+        // their uid (their data keyed by it).
+        if anonymous.enabled, firebaseServiceAccountFile == nil {
+            warnings.append(
+                ConfigError.warning(
+                    field: "anonymous.enabled",
+                    "guests get no customToken without firebase.serviceAccountFile: an app cannot open its backend's "
+                        + "session for a guest's uid"))
+        }
         guard let file = firebaseServiceAccountFile else { return warnings }
         do {
             let account = try FirebaseServiceAccount(contentsOf: file, allowInsecureURLs: allowInsecureProviderURLs)

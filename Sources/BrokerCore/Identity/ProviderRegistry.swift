@@ -3,7 +3,7 @@ public struct ProviderRegistry: Sendable {
     private let providers: [ProviderID: any IdentityProvider]
 
     /// Ids the broker keeps for itself: no provider may be called so.
-    public static let reservedIDs: Set<String> = ["password", "custom", "phone", "email", "oidc"]
+    public static let reservedIDs: Set<String> = ["password", "custom", "phone", "email", "oidc", "anonymous"]
 
     /// Builds every enabled provider from `config`'s entries with `catalog`'s factories; throws
     /// ``ConfigError`` naming the first bad field.

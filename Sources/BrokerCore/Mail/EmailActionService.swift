@@ -112,9 +112,12 @@ public struct EmailActionService: Sendable {
         let now = clock.now
         let emailKey = email.lowercased()
         // An email sign-in link goes out also when no account holds the address (the sign-in creates it, as
-        // Firebase's does); its code names the uid the new account gets.
+        // Firebase's does); its code names the uid the new account gets. A guest never gets mail (contract
+        // section 13).
         let recipient: (uid: AccountID, email: String)? =
-            if let account, !account.disabled, let accountEmail = account.email { (account.id, accountEmail) }
+            if let account, !account.disabled, !account.isAnonymous, let accountEmail = account.email {
+                (account.id, accountEmail)
+            }
             else if action == .signIn && account == nil { (AccountID.generate(), email) } else { nil }
         // The code and the mail are made whether or not they go out, so that an address without an account costs
         // the same work as one with (no enumeration by timing, contract section 9); only the rows differ.

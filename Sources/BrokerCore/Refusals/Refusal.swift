@@ -41,6 +41,9 @@ public enum Refusal: Sendable, Equatable {
     case accountExists(existingProviders: [String])
     /// The identity is linked to another account.
     case identityAlreadyLinked
+    /// An upgrade of a guest (contract section 13) whose account is no guest, or no longer one: another upgrade
+    /// of the same guest won; nothing was changed.
+    case notAGuest
     /// No such account (deleted, or never there).
     case accountNotFound
     /// A sign-up with an email an account holds already.
@@ -111,7 +114,7 @@ extension Refusal {
         case .customTokenAudienceMismatch: "CREDENTIAL_MISMATCH"
         case .userDisabled: "USER_DISABLED"
         case .accountExists: "ACCOUNT_EXISTS_WITH_DIFFERENT_CREDENTIAL"
-        case .identityAlreadyLinked: "IDENTITY_ALREADY_LINKED"
+        case .identityAlreadyLinked, .notAGuest: "IDENTITY_ALREADY_LINKED"
         case .emailExists: "EMAIL_EXISTS"
         case .invalidEmail: "INVALID_EMAIL"
         case .weakPassword: "WEAK_PASSWORD"

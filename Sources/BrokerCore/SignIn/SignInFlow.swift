@@ -27,12 +27,16 @@ public struct SignInFlow: Sendable {
     let doorbell: OutboxDoorbell?
     /// The optional phases (second factor, hooks).
     let phases: SignInPhases
+    /// Guest accounts (contract section 13); nil: none are made.
+    public let guests: GuestService?
 
     /// Creates the flow; `doorbell` wakes the outbox after a sign-in that queued jobs.
     public init(
         providers: ProviderRegistry, accounts: AccountService, sessions: SessionService, auditor: Auditor,
-        metrics: Metrics, doorbell: OutboxDoorbell? = nil, phases: SignInPhases = SignInPhases()
+        metrics: Metrics, doorbell: OutboxDoorbell? = nil, phases: SignInPhases = SignInPhases(),
+        guests: GuestService? = nil
     ) {
+        self.guests = guests
         self.phases = phases
         self.doorbell = doorbell
         self.providers = providers
@@ -175,6 +179,67 @@ public struct SignInFlow: Sendable {
     ) async throws -> SignInResult {
         let method = EmailLinkSignIn(email: email, code: code, actionCodes: actionCodes)
         return try await run(method, SignInContext(requestID: requestID, surface: surface)).result
+    }
+
+    /// Makes a guest and signs it in (contract section 13), counted against the request's client address.
+    public func signInAsGuest(requestID: String, surface: SessionSurface = .native) async throws -> SignInResult {
+        let method = GuestSignIn(guests: guests, address: RequestOrigin.current?.clientAddress ?? "")
+        return try await run(method, SignInContext(requestID: requestID, surface: surface)).result
+    }
+
+    /// Upgrades `guest` in place with another provider's identity (contract section 13): the same uid, sessions
+    /// and claims, no longer a guest, and a new session of that provider stored with the change. Counted
+    /// (`broker_links_total`) and, refused, audited (`link`) once, as a link is.
+    public func upgrade(_ guest: Account, _ request: SignInRequest) async throws -> SignInResult {
+        let label = request.provider.rawValue
+        do {
+            let provider = try provider(request.provider)
+            let verified = try await provider.verify(request.credential, hints: request.hints)
+            let guests = try guestService()
+            // The session's format names the provider on its listener (``SessionFormat/signInProvider(_:)``).
+            let result = try await renew(guest, provider: label, because: .upgrade, surface: request.surface) { grant in
+                try await guests.upgrade(guest.id, linking: verified, session: grant, requestID: request.requestID)
+            }
+            metrics.increment("broker_links_total", labels: ["provider": label, "outcome": "success"])
+            return result
+        } catch {
+            guard providers.provider(request.provider) != nil else { throw error }
+            let outcome = Self.outcomeCode(error)
+            metrics.increment("broker_links_total", labels: ["provider": label, "outcome": outcome])
+            await auditor.record(.link, uid: guest.id, provider: label, outcome: outcome, requestID: request.requestID)
+            throw error
+        }
+    }
+
+    /// Upgrades `guest` in place with an email and password (`POST /v1/signup` with the guest's ID token): the
+    /// same uid, sessions and claims, no longer a guest, and a new `password` session stored with the change.
+    /// Counted (`broker_signups_total`, outcome `upgraded`) and, refused, audited (`sign_up`) once.
+    public func upgrade(
+        _ guest: Account, email: String, password: String, displayName: String?, requestID: String,
+        surface: SessionSurface = .native
+    ) async throws -> SignInResult {
+        let label = ProviderID.password.rawValue
+        do {
+            let guests = try guestService()
+            let result = try await renew(guest, provider: label, because: .upgrade, surface: surface) { grant in
+                try await guests.upgrade(
+                    guest.id, email: email, password: password, displayName: displayName, session: grant,
+                    requestID: requestID)
+            }
+            metrics.increment("broker_signups_total", labels: ["provider": label, "outcome": "upgraded"])
+            return result
+        } catch {
+            let outcome = Self.outcomeCode(error)
+            metrics.increment("broker_signups_total", labels: ["provider": label, "outcome": outcome])
+            await auditor.record(.signUp, uid: guest.id, provider: label, outcome: outcome, requestID: requestID)
+            throw error
+        }
+    }
+
+    /// The guest service, or ``Refusal/notAGuest`` (no guests are made, so no account is one).
+    private func guestService() throws -> GuestService {
+        guard let guests else { throw GuestError.notAGuest }
+        return guests
     }
 
     /// Links another provider's identity to the signed-in account `uid` (its single-use mark recorded with the

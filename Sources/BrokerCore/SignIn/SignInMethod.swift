@@ -114,4 +114,6 @@ public enum RenewalReason: String, Sendable {
     case passwordChange
     /// A profile change asked for new tokens (`returnSecureToken`).
     case update
+    /// A guest was upgraded in place (contract section 13).
+    case upgrade
 }

@@ -8,12 +8,15 @@ public struct AccountFilter: Sendable, Equatable {
     public var provider: String?
     /// Only accounts whose email starts with this (case-insensitive).
     public var emailPrefix: String?
+    /// Only guests (true) or only accounts that are not guests (false).
+    public var anonymous: Bool?
 
     /// Creates a filter.
-    public init(email: String? = nil, provider: String? = nil, emailPrefix: String? = nil) {
+    public init(email: String? = nil, provider: String? = nil, emailPrefix: String? = nil, anonymous: Bool? = nil) {
         self.email = email
         self.provider = provider
         self.emailPrefix = emailPrefix
+        self.anonymous = anonymous
     }
 }
 

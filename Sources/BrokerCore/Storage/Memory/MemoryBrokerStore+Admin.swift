@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// ``AccountDirectory`` and ``AuditLog`` in memory, with the SQL store's order and cursor semantics.
 extension MemoryBrokerStore {
@@ -20,6 +20,7 @@ extension MemoryBrokerStore {
                         ? account.hasUsablePassword : account.identity(ProviderID(provider)) != nil
                     if !matches { return false }
                 }
+                if let anonymous = filter.anonymous, account.isAnonymous != anonymous { return false }
                 return true
             }
             .sorted { (millis($0.createdAt), $0.id.rawValue) < (millis($1.createdAt), $1.id.rawValue) }
@@ -49,5 +50,38 @@ extension MemoryBrokerStore {
             .sorted { (millis($0.time), $0.id) > (millis($1.time), $1.id) }
             .prefix(limit)
             .map { $0 }
+    }
+}
+
+/// ``GuestStore`` in memory, with the SQL store's semantics.
+extension MemoryBrokerStore {
+    /// Records a guest made from `address` unless `limit` were made within `window` (see ``GuestStore``).
+    public func reserveGuestCreation(address: String, at date: Date, window: TimeInterval, limit: Int) -> Date? {
+        let since = date - window
+        guestCreations = guestCreations.filter { $0.at > since }
+        let recorded = guestCreations.filter { $0.address == address }.map(\.at).sorted()
+        if recorded.count >= limit { return recorded[recorded.count - limit] + window }
+        guestCreations.append((address, Date(timeIntervalSince1970: Double(date.epochMilliseconds) / 1000)))
+        return nil
+    }
+
+    /// Up to `limit` guests inactive since `cutoff`, oldest first.
+    public func inactiveGuests(before cutoff: Date, limit: Int) -> [AccountID] {
+        let refreshed = Set(allRefreshTokens.filter { $0.createdAt >= cutoff }.map(\.accountID))
+        return allAccounts
+            .filter { account in
+                account.isAnonymous && account.createdAt < cutoff && (account.lastSignInAt.map { $0 < cutoff } ?? true)
+                    && !refreshed.contains(account.id)
+            }
+            .sorted { ($0.createdAt, $0.id.rawValue) < ($1.createdAt, $1.id.rawValue) }
+            .prefix(limit)
+            .map(\.id)
+    }
+
+    /// Takes or extends the lease `name` for `holder` when it is free or already `holder`'s.
+    public func acquireLease(_ name: String, holder: String, until expiresAt: Date, now: Date) -> Bool {
+        if let lease = leases[name], lease.holder != holder, lease.expiresAt > now { return false }
+        leases[name] = (holder, expiresAt)
+        return true
     }
 }

@@ -31,6 +31,10 @@ public actor MemoryBrokerStore: BrokerStore {
     var mailRequestLog: [String: [Date]] = [:]
     /// The admin console's sessions by hash (see `MemoryBrokerStore+Console.swift`).
     var consoleSessions: [String: ConsoleSessionRecord] = [:]
+    /// Guests made, by client address (see `MemoryBrokerStore+Admin.swift`).
+    var guestCreations: [(address: String, at: Date)] = []
+    /// Named leases of periodic jobs: holder and expiry (see `MemoryBrokerStore+Admin.swift`).
+    var leases: [String: (holder: String, expiresAt: Date)] = [:]
     /// Every refresh token, for the console's session summaries.
     var allRefreshTokens: [RefreshTokenRecord] { Array(tokens.values) }
     /// Every account, for listings.

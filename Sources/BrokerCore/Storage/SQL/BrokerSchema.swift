@@ -16,8 +16,33 @@ public enum BrokerSchema {
             SQLMigration(version: 9, statements: version9), SQLMigration(version: 10, statements: version10),
             SQLMigration(version: 11, statements: version11), SQLMigration(version: 12, statements: version12),
             SQLMigration(version: 13, statements: version13), SQLMigration(version: 14, statements: version14),
+            SQLMigration(version: 15, statements: version15),
         ]
     }
+
+    /// Version 15: guests (contract section 13): whether an account is a guest's (0 for every account stored
+    /// before), with the index the sweep of inactive guests reads through; the guests made per client address (the
+    /// hourly limit, shared by every instance); and named leases, so that one instance at a time runs a periodic
+    /// job (the sweep) whatever the number of instances on one database.
+    private static let version15 = [
+        "ALTER TABLE accounts ADD COLUMN anonymous INTEGER NOT NULL DEFAULT 0",
+        "CREATE INDEX accounts_anonymous ON accounts (anonymous, created_at)",
+        """
+        CREATE TABLE guest_creations (
+            address TEXT NOT NULL,
+            created_at BIGINT NOT NULL
+        )
+        """,
+        "CREATE INDEX guest_creations_address ON guest_creations (address, created_at)",
+        "CREATE INDEX guest_creations_at ON guest_creations (created_at)",
+        """
+        CREATE TABLE job_leases (
+            name TEXT PRIMARY KEY,
+            holder TEXT NOT NULL,
+            expires_at BIGINT NOT NULL
+        )
+        """,
+    ]
 
     /// Version 14: each uid's custom-token cutoff (epoch milliseconds of a whole second): a Firebase custom token
     /// minted in that second or before signs nothing in. Set by a takeover, a password reset and a deletion, and

@@ -28,6 +28,10 @@ extension SQLBrokerStore {
                 binds.append(.text(provider))
             }
         }
+        if let anonymous = filter.anonymous {
+            conditions.append("a.anonymous = ?")
+            binds.append(Self.boolean(anonymous))
+        }
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         let sql = "SELECT \(Self.accountColumns) FROM accounts a\(whereClause) ORDER BY a.created_at, a.uid LIMIT ?"
         binds.append(.integer(Int64(limit)))

@@ -5,7 +5,8 @@ extension SQLBrokerStore {
     // MARK: - Statements
 
     static let accountColumns =
-        "a.uid, a.email, a.email_verified, a.display_name, a.photo_url, a.disabled, a.created_at, a.last_sign_in_at, a.password_hash, a.custom_claims, a.password_derived, a.tokens_valid_after, a.origin, a.imported_at, a.import_file, a.import_index, a.import_identities, a.disabled_by, a.phone_number"
+        "a.uid, a.email, a.email_verified, a.display_name, a.photo_url, a.disabled, a.created_at, a.last_sign_in_at, a.password_hash, a.custom_claims, a.password_derived, a.tokens_valid_after, a.origin, a.imported_at, a.import_file, a.import_index, a.import_identities, a.disabled_by, a.phone_number, "
+        + "a.anonymous"
     static let selectAccountByID = "SELECT \(accountColumns) FROM accounts a WHERE a.uid = ?"
     static let selectAccountByEmail = "SELECT \(accountColumns) FROM accounts a WHERE a.email_key = ?"
     static let selectAccountByPhoneNumber = "SELECT \(accountColumns) FROM accounts a WHERE a.phone_number = ?"
@@ -16,6 +17,7 @@ extension SQLBrokerStore {
         "uid", "email", "email_key", "email_verified", "display_name", "photo_url", "disabled", "created_at",
         "last_sign_in_at", "password_hash", "custom_claims", "password_derived", "tokens_valid_after", "origin",
         "imported_at", "import_file", "import_index", "import_identities", "disabled_by", "phone_number",
+        "anonymous",
     ]
     static let insertAccount =
         "INSERT INTO accounts (\(accountColumnNames.joined(separator: ", "))) VALUES ("
@@ -141,7 +143,8 @@ extension SQLBrokerStore {
             origin: row.text("origin").map(AccountOrigin.init(rawValue:)),
             imported: try decodeImport(row),
             disabledBy: row.text("disabled_by").map(ProviderID.init(rawValue:)),
-            phoneNumber: row.text("phone_number"))
+            phoneNumber: row.text("phone_number"),
+            isAnonymous: row.integer("anonymous") == 1)
     }
 
     /// The values of ``insertAccount``.
@@ -156,6 +159,7 @@ extension SQLBrokerStore {
             account.imported.map { .integer(Int64($0.index)) } ?? .null,
             optionalText(account.imported.map { importIdentitiesText($0.otherIdentities) }),
             optionalText(account.disabledBy?.rawValue), optionalText(account.phoneNumber),
+            boolean(account.isAnonymous),
         ]
     }
 

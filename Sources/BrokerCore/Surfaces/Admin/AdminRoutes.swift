@@ -21,11 +21,13 @@ public struct AdminSurface: Surface {
         }
         let services = self.services
 
-        admin("GET", "/admin/v1/users", query: ["email", "emailPrefix", "provider", "limit", "cursor"]) { request, _ in
+        let listing: Set<String> = ["email", "emailPrefix", "provider", "anonymous", "limit", "cursor"]
+        admin("GET", "/admin/v1/users", query: listing) { request, _ in
             let filter = AccountFilter(
                 email: request.query["email"].flatMap { $0.isEmpty ? nil : $0 },
                 provider: request.query["provider"].flatMap { $0.isEmpty ? nil : $0 },
-                emailPrefix: request.query["emailPrefix"].flatMap { $0.isEmpty ? nil : String($0.prefix(320)) })
+                emailPrefix: request.query["emailPrefix"].flatMap { $0.isEmpty ? nil : String($0.prefix(320)) },
+                anonymous: try AdminSurface.anonymous(request))
             let (users, next) = try await services.admin.listUsers(
                 filter: filter, cursor: request.query["cursor"], limit: try AdminSurface.limit(request))
             return .json(200, ["users": .array(users.map(\.adminJSON)), "nextCursor": next.map(JSONValue.string) ?? .null])
@@ -86,6 +88,16 @@ public struct AdminSurface: Surface {
     static func uid(_ context: RequestContext) -> AccountID { AccountID(context.parameters["uid"] ?? "") }
 
     /// The `limit` query parameter: 1 to 1000, 100 when absent.
+    /// The `anonymous` filter of a user listing: `true` (only guests), `false` (no guests), absent (all).
+    static func anonymous(_ request: HTTPRequest) throws -> Bool? {
+        switch request.query["anonymous"] {
+        case nil, ""?: return nil
+        case "true"?: return true
+        case "false"?: return false
+        default: throw APIError.invalidRequest("anonymous must be true or false.")
+        }
+    }
+
     static func limit(_ request: HTTPRequest) throws -> Int {
         guard let text = request.query["limit"], !text.isEmpty else { return AdminService.defaultLimit }
         guard let limit = Int(text), (1...AdminService.maximumLimit).contains(limit) else {

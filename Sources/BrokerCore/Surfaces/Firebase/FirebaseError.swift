@@ -131,6 +131,8 @@ public struct FirebaseError: Error, Sendable, Equatable {
         case .userDisabled: return userDisabled
         case .accountExists, .emailExists: return FirebaseError("EMAIL_EXISTS")
         case .identityAlreadyLinked: return FirebaseError("FEDERATED_USER_ID_ALREADY_LINKED")
+        case .notAGuest:
+            return FirebaseError("PROVIDER_ALREADY_LINKED", "The user was upgraded by another request meanwhile.")
         case .accountNotFound: return userNotFound
         case .invalidEmail: return FirebaseError("INVALID_EMAIL")
         case .weakPassword:

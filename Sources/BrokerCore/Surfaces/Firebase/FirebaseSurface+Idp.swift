@@ -73,9 +73,14 @@ extension FirebaseSurface {
             let result: SignInResult
             if call.body.has("idToken") {
                 let user = try await authenticated(call)
-                let linked = try await services.signIn.link(user.account.id, assertion.request)
-                result = try await services.signIn.renew(
-                    linked, provider: assertion.firebaseProviderID, because: .link, surface: .firebase)
+                if user.account.isAnonymous {
+                    // A guest's link is its upgrade in place (contract section 13).
+                    result = try await services.signIn.upgrade(user.account, assertion.request)
+                } else {
+                    let linked = try await services.signIn.link(user.account.id, assertion.request)
+                    result = try await services.signIn.renew(
+                        linked, provider: assertion.firebaseProviderID, because: .link, surface: .firebase)
+                }
             } else {
                 result = try await services.signIn.signIn(assertion.request)
             }

@@ -12,7 +12,8 @@ extension Account {
         return .object([
             "uid": .string(id.rawValue), "email": optional(email), "emailVerified": .bool(emailVerified),
             "displayName": optional(displayName), "photoUrl": optional(photoURL), "disabled": .bool(disabled),
-            "createdAt": .string(createdAt.rfc3339), "lastSignInAt": optional(lastSignInAt?.rfc3339),
+            "isAnonymous": .bool(isAnonymous), "createdAt": .string(createdAt.rfc3339),
+            "lastSignInAt": optional(lastSignInAt?.rfc3339),
             "identities": .array(
                 identities.map { identity in
                     .object([

@@ -44,6 +44,11 @@ extension NativeSurface {
         }
         me("POST", "/v1/me/identities/{provider}") { request, context, user in
             let signIn = try NativeSurface.signInRequest(request, context, services)
+            // A guest's link is its upgrade in place (contract section 13): the session body.
+            guard !user.account.isAnonymous else {
+                let upgraded = try await services.signIn.upgrade(user.account, signIn)
+                return .json(200, upgraded.tokens.body(user: upgraded.account, isNewUser: false))
+            }
             return .json(200, try await selfService.link(user, signIn).json)
         }
         me("DELETE", "/v1/me/identities/{provider}") { _, context, user in

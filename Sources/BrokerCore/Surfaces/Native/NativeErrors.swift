@@ -68,6 +68,9 @@ public struct APIError: Error, Sendable, Equatable {
             mapped.existingProviders = existingProviders
             return mapped
         case .identityAlreadyLinked: return APIError(409, code, "This identity is linked to another account.")
+        case .notAGuest:
+            return APIError(
+                409, code, "This account is not a guest (another request upgraded it meanwhile); nothing was changed.")
         case .emailExists: return APIError(409, code, "An account with this email exists.")
         case .invalidEmail: return APIError(400, code, "The email address is not valid.")
         case .weakPassword:

@@ -2,6 +2,14 @@ extension NativeSurface {
     func mountPasswords(_ router: inout Router) {
         router.add("POST", "/v1/signup") { [services] request, context in
             let body = try NativeBody(request)
+            // With a guest's ID token, the guest's upgrade in place (contract section 13).
+            if request.headers["authorization"] != nil {
+                let guest = try await NativeSurface.authenticate(request, services)
+                let upgraded = try await services.signIn.upgrade(
+                    guest, email: try body.string("email"), password: try body.string("password"),
+                    displayName: try body.optionalString("displayName"), requestID: context.requestID)
+                return .json(200, upgraded.tokens.body(user: upgraded.account, isNewUser: false))
+            }
             let result = try await services.signIn.signUp(
                 email: try body.string("email"), password: try body.string("password"),
                 displayName: try body.optionalString("displayName"), requestID: context.requestID)

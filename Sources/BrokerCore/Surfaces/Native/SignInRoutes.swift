@@ -7,6 +7,13 @@ extension NativeSurface {
             let result = try await services.signIn.signIn(signIn)
             return .json(result.isNewUser ? 201 : 200, result.tokens.body(user: result.account, isNewUser: result.isNewUser))
         }
+        // A guest (contract section 13): the body is an empty object, or none.
+        router.add("POST", "/v1/signin/anonymous") { [services] request, context in
+            try request.allowOnlyQuery([])
+            try NativeBody.requireEmpty(request)
+            let result = try await services.signIn.signInAsGuest(requestID: context.requestID)
+            return .json(201, result.tokens.body(user: result.account, isNewUser: true))
+        }
     }
 
     /// The sign-in request of a native body for the `{provider}` of the path (contract section 2): exactly one

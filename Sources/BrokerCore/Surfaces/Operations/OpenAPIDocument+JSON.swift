@@ -123,6 +123,63 @@ extension OpenAPIDocument {
         }
       }
     },
+    "/v1/signin/anonymous": {
+      "post": {
+        "operationId": "signInAnonymously",
+        "tags": [
+          "native"
+        ],
+        "summary": "Sign in as a guest",
+        "description": "With `anonymous.enabled` (contract section 13): a new guest account (`user.isAnonymous` true, no email, no identity) and its session; the ID token's `sign_in_provider` is `anonymous`, and a `customToken` opens a Firebase session for the guest's uid. At most `anonymous.maxPerAddressPerHour` guests per client address and hour. The body is an empty object (or none).",
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {}
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "A guest was created: the session body (`isNewUser` true).",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Session"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFoundProviderNotEnabled"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429TooManyAttempts"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      }
+    },
     "/v1/signup": {
       "post": {
         "operationId": "signUp",
@@ -161,6 +218,21 @@ extension OpenAPIDocument {
           }
         },
         "responses": {
+          "200": {
+            "description": "A guest was upgraded in place (Bearer ID token of a guest): the session body (`isNewUser` false).",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Session"
+                }
+              }
+            }
+          },
           "201": {
             "description": "A new account was created: the session body (`isNewUser` true).",
             "headers": {
@@ -179,6 +251,12 @@ extension OpenAPIDocument {
           "400": {
             "$ref": "#/components/responses/Error400SignUpRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Error401Unauthenticated"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403UserDisabled"
+          },
           "409": {
             "$ref": "#/components/responses/Error409EmailExists"
           },
@@ -194,7 +272,14 @@ extension OpenAPIDocument {
           "503": {
             "$ref": "#/components/responses/Error503StorageUnavailable"
           }
-        }
+        },
+        "description": "With `Authorization: Bearer <idToken>` of a guest's session (contract section 13), upgrades that guest in place instead: same uid, sessions and custom claims, `isAnonymous` false; 200 with the session body (`isNewUser` false). A taken email, verified or not, is 409 EMAIL_EXISTS and leaves the guest as it was.",
+        "security": [
+          {},
+          {
+            "idToken": []
+          }
+        ]
       }
     },
     "/v1/signin/password": {
@@ -612,7 +697,7 @@ extension OpenAPIDocument {
           "native"
         ],
         "summary": "Link another provider to the signed-in user",
-        "description": "The body is the provider's sign-in body.",
+        "description": "The body is the provider's sign-in body. For a guest (contract section 13) this is the upgrade in place: the uid, sessions and custom claims stay, `isAnonymous` becomes false, and the answer is the session body (`isNewUser` false). An identity linked to another account is 409 IDENTITY_ALREADY_LINKED; a provider email another account holds verified is 409 ACCOUNT_EXISTS_WITH_DIFFERENT_CREDENTIAL (for a guest); a refused upgrade leaves the guest as it was and an Apple token's single-use mark unspent.",
         "security": [
           {
             "idToken": []
@@ -642,7 +727,7 @@ extension OpenAPIDocument {
         },
         "responses": {
           "200": {
-            "description": "The user.",
+            "description": "The user; for a guest's upgrade, the session body.",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/X-Request-Id"
@@ -651,7 +736,14 @@ extension OpenAPIDocument {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/User"
+                  "oneOf": [
+                    {
+                      "$ref": "#/components/schemas/User"
+                    },
+                    {
+                      "$ref": "#/components/schemas/Session"
+                    }
+                  ]
                 }
               }
             }
@@ -669,7 +761,7 @@ extension OpenAPIDocument {
             "$ref": "#/components/responses/Error404NotFoundProviderNotEnabled"
           },
           "409": {
-            "$ref": "#/components/responses/Error409IdentityAlreadyLinked"
+            "$ref": "#/components/responses/Error409IdentityAlreadyLinkedAccountExistsWithDifferentCredential"
           },
           "413": {
             "$ref": "#/components/responses/Error413PayloadTooLarge"
@@ -790,6 +882,15 @@ extension OpenAPIDocument {
             "description": "Users with an identity of this provider.",
             "schema": {
               "type": "string"
+            }
+          },
+          {
+            "name": "anonymous",
+            "in": "query",
+            "required": false,
+            "description": "`true`: only guests (contract section 13); `false`: only accounts that are not guests.",
+            "schema": {
+              "type": "boolean"
             }
           },
           {
@@ -2957,6 +3058,7 @@ extension OpenAPIDocument {
           "displayName",
           "photoUrl",
           "disabled",
+          "isAnonymous",
           "createdAt",
           "lastSignInAt",
           "identities"
@@ -2992,6 +3094,10 @@ extension OpenAPIDocument {
           "disabled": {
             "type": "boolean"
           },
+          "isAnonymous": {
+            "type": "boolean",
+            "description": "Whether the account is a guest's (POST /v1/signin/anonymous; contract section 13): no email, no identity, until an upgrade in place (a link, a sign-up with the guest's ID token) makes it false. False for every other account."
+          },
           "createdAt": {
             "type": "string",
             "format": "date-time"
@@ -3021,6 +3127,7 @@ extension OpenAPIDocument {
           "displayName",
           "photoUrl",
           "disabled",
+          "isAnonymous",
           "createdAt",
           "lastSignInAt",
           "identities",
@@ -3066,6 +3173,10 @@ extension OpenAPIDocument {
           },
           "disabled": {
             "type": "boolean"
+          },
+          "isAnonymous": {
+            "type": "boolean",
+            "description": "Whether the account is a guest's (POST /v1/signin/anonymous; contract section 13): no email, no identity, until an upgrade in place (a link, a sign-up with the guest's ID token) makes it false. False for every other account."
           },
           "createdAt": {
             "type": "string",
@@ -4641,6 +4752,53 @@ extension OpenAPIDocument {
                     },
                     "message": {
                       "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "Error409IdentityAlreadyLinkedAccountExistsWithDifferentCredential": {
+        "description": "Conflicts with an existing account or identity.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/X-Request-Id"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "error"
+              ],
+              "properties": {
+                "error": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "code",
+                    "message"
+                  ],
+                  "properties": {
+                    "code": {
+                      "type": "string",
+                      "enum": [
+                        "IDENTITY_ALREADY_LINKED",
+                        "ACCOUNT_EXISTS_WITH_DIFFERENT_CREDENTIAL"
+                      ]
+                    },
+                    "message": {
+                      "type": "string"
+                    },
+                    "existingProviders": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      }
                     }
                   }
                 }

@@ -147,6 +147,7 @@ export async function userPage(uid) {
   show(
     h('p', {}, h('a', { href: '#/users' }, '← Users')),
     h('h1', { id: 'user-name' }, name),
+    user.isAnonymous ? h('p', { id: 'guest' }, h('span', { class: 'badge' }, 'guest'), ' A guest: no email and no provider until the app upgrades it in place; deleted after the configured days without a sign-in or refresh.') : '',
     message,
     h('section', { class: 'card' }, h('h2', {}, 'Actions'), actions, tokenOut),
     h('section', { class: 'card' }, h('h2', {}, 'Profile and origin'), details(user)),

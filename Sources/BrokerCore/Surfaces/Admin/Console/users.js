@@ -15,7 +15,7 @@ function rows(users) {
     userLink(user),
     user.email || '—',
     user.displayName || '—',
-    (user.identities || []).map((identity) => identity.provider).join(', ') || '—',
+    user.isAnonymous ? h('span', { class: 'badge' }, 'guest') : (user.identities || []).map((identity) => identity.provider).join(', ') || '—',
     time(user.createdAt),
     user.disabled ? h('span', { class: 'badge off' }, 'disabled') : h('span', { class: 'badge on' }, 'active'),
   ]);
