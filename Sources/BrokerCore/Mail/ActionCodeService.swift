@@ -288,13 +288,8 @@ public struct ActionCodeService: Sendable {
     )
         async throws -> EmailSignIn
     {
-        let (record, hash) = try await validRecord(code)
-        guard record.action == .signIn else { throw ActionCodeError(.invalidCode, "not an email sign-in code") }
-        let email = rawEmail.trimmingCharacters(in: .whitespaces)
-        guard PasswordPolicy.isValidEmail(email) else { throw AccountError(.invalidEmail) }
-        guard email.lowercased() == record.emailKey else { throw ActionCodeError(.wrongEmail) }
+        let (record, email, mark) = try await signInCode(code, email: rawEmail)
         let now = clock.now
-        let mark = SingleUseMark(key: "oob:" + hash, expiresAt: record.expiresAt)
         do {
             if let existing = try await accounts.account(email: email) {
                 guard !existing.disabled else { throw AccountError(.userDisabled) }
@@ -336,6 +331,50 @@ public struct ActionCodeService: Sendable {
         } catch let error as AccountStoreError where error.code == .alreadyExists {
             throw ActionCodeError(.invalidCode, "a concurrent sign-up took the address; the code is unused")
         }
+    }
+
+    /// Upgrades guest `id` in place with an email sign-in code for `rawEmail` (contract section 13): the code is
+    /// used, the address becomes the account's, verified, and the account stops being a guest, in one transaction
+    /// with `session` and the `link` event (provider `emailLink`). An address another account holds, verified or
+    /// not, is ``AccountError/Code/emailExists`` (a guest's upgrade never takes an account over), with the code
+    /// unused; an account that is no guest (another upgrade won) is ``Refusal/notAGuest``.
+    public func upgradeGuest(
+        _ id: AccountID, email rawEmail: String, code: String, session: SessionGrant, requestID: String
+    ) async throws -> Account {
+        let (_, email, mark) = try await signInCode(code, email: rawEmail)
+        if let holder = try await accounts.account(email: email), holder.id != id { throw AccountError(.emailExists) }
+        let now = clock.now
+        let event = AuditEvent(
+            time: now, uid: id, action: .link, provider: "emailLink", actor: .user, requestID: requestID)
+        let options = AccountWriteOptions(consuming: mark, issuing: session, recording: [event])
+        do {
+            return try await accounts.update(id: id, options: options) { account in
+                try GuestService.admitUpgrade(account)
+                account.email = email
+                account.emailVerified = true
+                account.isAnonymous = false
+                account.lastSignInAt = now
+            }
+        } catch let error as AccountStoreError where error.code == .alreadyUsed {
+            throw ActionCodeError(.invalidCode, "used")
+        } catch let error as AccountStoreError where error.code == .alreadyExists {
+            throw AccountError(.emailExists)  // taken meanwhile
+        } catch let error as AccountStoreError where error.code == .notFound {
+            throw AccountError(.notFound)
+        }
+    }
+
+    /// An unused, unexpired email sign-in code for `rawEmail`: its record, the address as given (trimmed), and the
+    /// single-use mark that spends it.
+    private func signInCode(
+        _ code: String, email rawEmail: String
+    ) async throws -> (record: OOBCodeRecord, email: String, mark: SingleUseMark) {
+        let (record, hash) = try await validRecord(code)
+        guard record.action == .signIn else { throw ActionCodeError(.invalidCode, "not an email sign-in code") }
+        let email = rawEmail.trimmingCharacters(in: .whitespaces)
+        guard PasswordPolicy.isValidEmail(email) else { throw AccountError(.invalidEmail) }
+        guard email.lowercased() == record.emailKey else { throw ActionCodeError(.wrongEmail) }
+        return (record, email, SingleUseMark(key: "oob:" + hash, expiresAt: record.expiresAt))
     }
 
     /// The stored record of an unused, unexpired code, and its hash.

@@ -192,22 +192,18 @@ public struct SignInFlow: Sendable {
     /// (`broker_links_total`) and, refused, audited (`link`) once, as a link is.
     public func upgrade(_ guest: Account, _ request: SignInRequest) async throws -> SignInResult {
         let label = request.provider.rawValue
-        do {
+        let known = providers.provider(request.provider) != nil
+        return try await counted(
+            "broker_links_total", label: label, success: "success", refusal: .link, uid: guest.id,
+            requestID: request.requestID, countsRefusal: known
+        ) {
             let provider = try provider(request.provider)
             let verified = try await provider.verify(request.credential, hints: request.hints)
             let guests = try guestService()
             // The session's format names the provider on its listener (``SessionFormat/signInProvider(_:)``).
-            let result = try await renew(guest, provider: label, because: .upgrade, surface: request.surface) { grant in
+            return try await renew(guest, provider: label, because: .upgrade, surface: request.surface) { grant in
                 try await guests.upgrade(guest.id, linking: verified, session: grant, requestID: request.requestID)
             }
-            metrics.increment("broker_links_total", labels: ["provider": label, "outcome": "success"])
-            return result
-        } catch {
-            guard providers.provider(request.provider) != nil else { throw error }
-            let outcome = Self.outcomeCode(error)
-            metrics.increment("broker_links_total", labels: ["provider": label, "outcome": outcome])
-            await auditor.record(.link, uid: guest.id, provider: label, outcome: outcome, requestID: request.requestID)
-            throw error
         }
     }
 
@@ -219,20 +215,39 @@ public struct SignInFlow: Sendable {
         surface: SessionSurface = .native
     ) async throws -> SignInResult {
         let label = ProviderID.password.rawValue
-        do {
+        return try await counted(
+            "broker_signups_total", label: label, success: "upgraded", refusal: .signUp, uid: guest.id,
+            requestID: requestID
+        ) {
             let guests = try guestService()
-            let result = try await renew(guest, provider: label, because: .upgrade, surface: surface) { grant in
+            return try await renew(guest, provider: label, because: .upgrade, surface: surface) { grant in
                 try await guests.upgrade(
                     guest.id, email: email, password: password, displayName: displayName, session: grant,
                     requestID: requestID)
             }
-            metrics.increment("broker_signups_total", labels: ["provider": label, "outcome": "upgraded"])
-            return result
-        } catch {
-            let outcome = Self.outcomeCode(error)
-            metrics.increment("broker_signups_total", labels: ["provider": label, "outcome": outcome])
-            await auditor.record(.signUp, uid: guest.id, provider: label, outcome: outcome, requestID: requestID)
-            throw error
+        }
+    }
+
+    /// Upgrades `guest` in place with an email sign-in code (the Firebase listener's `signInWithEmailLink` with the
+    /// guest's `idToken`): the code is used, the address becomes the account's, verified, and the account stops
+    /// being a guest, in one transaction with the new session (``ActionCodeService/upgradeGuest(_:email:code:
+    /// session:requestID:)``). Counted (`broker_links_total`, label `emailLink`) and, refused, audited (`link`)
+    /// once. Its sessions' `sign_in_provider` is `password`, as an email-link sign-in's.
+    public func upgrade(
+        _ guest: Account, emailLinkCode code: String, email: String, actionCodes: ActionCodeService,
+        requestID: String, surface: SessionSurface
+    ) async throws -> SignInResult {
+        try await counted(
+            "broker_links_total", label: "emailLink", success: "success", refusal: .link, uid: guest.id,
+            requestID: requestID
+        ) {
+            _ = try guestService()
+            return try await renew(
+                guest, provider: ProviderID.password.rawValue, because: .upgrade, surface: surface
+            ) { grant in
+                try await actionCodes.upgradeGuest(
+                    guest.id, email: email, code: code, session: grant, requestID: requestID)
+            }
         }
     }
 
@@ -246,19 +261,36 @@ public struct SignInFlow: Sendable {
     /// link), and records the `link` event; a refusal is counted (`broker_links_total`) and audited (`link`) once.
     public func link(_ uid: AccountID, _ request: SignInRequest) async throws -> Account {
         let label = request.provider.rawValue
-        do {
+        // An unknown provider is not counted: its name comes from the caller.
+        let known = providers.provider(request.provider) != nil
+        return try await counted(
+            "broker_links_total", label: label, success: "success", refusal: .link, uid: uid,
+            requestID: request.requestID, countsRefusal: known
+        ) {
             let provider = try provider(request.provider)
             let verified = try await provider.verify(request.credential, hints: request.hints)
             let linked = try await accounts.link(uid, verified)
             await auditor.record(.link, uid: uid, provider: label, requestID: request.requestID)
-            metrics.increment("broker_links_total", labels: ["provider": label, "outcome": "success"])
             return linked
+        }
+    }
+
+    /// Runs `change`, a change to the signed-in account `uid` (a link, a guest's upgrade), counting its outcome in
+    /// `counter` under `label` (`success` when it succeeds) and auditing a refusal once as `refusal`, with the
+    /// refusal's code; `countsRefusal` false leaves a refusal uncounted (an unknown provider's name).
+    private func counted<T>(
+        _ counter: String, label: String, success: String, refusal: AuditAction, uid: AccountID, requestID: String,
+        countsRefusal: Bool = true, _ change: () async throws -> T
+    ) async throws -> T {
+        do {
+            let result = try await change()
+            metrics.increment(counter, labels: ["provider": label, "outcome": success])
+            return result
         } catch {
-            // An unknown provider is not counted: its name comes from the caller.
-            guard providers.provider(request.provider) != nil else { throw error }
+            guard countsRefusal else { throw error }
             let outcome = Self.outcomeCode(error)
-            metrics.increment("broker_links_total", labels: ["provider": label, "outcome": outcome])
-            await auditor.record(.link, uid: uid, provider: label, outcome: outcome, requestID: request.requestID)
+            metrics.increment(counter, labels: ["provider": label, "outcome": outcome])
+            await auditor.record(refusal, uid: uid, provider: label, outcome: outcome, requestID: requestID)
             throw error
         }
     }

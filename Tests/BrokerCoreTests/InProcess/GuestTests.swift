@@ -363,6 +363,44 @@ import Testing
         #expect(await Self.accounts(broker).count == 1)
     }
 
+    /// `emailLinkSignin` with a guest's `idToken` upgrades it in place: the address becomes the account's, verified,
+    /// the code is used; an address another account holds is `EMAIL_EXISTS`, with the guest unchanged and the code
+    /// still usable.
+    @Test func theListenersEmailLinkWithAGuestsIdTokenUpgradesIt() async throws {
+        let broker = try await Self.start()
+        let guest = await FirebaseClientAPITests.iOS(broker, "signupNewUser", ["returnSecureToken": true])
+        let localId = AccountID(try #require(guest.json?["localId"]?.stringValue))
+        let idToken = try #require(guest.json?["idToken"]?.stringValue)
+        try await broker.store.create(
+            Account(id: AccountID("holder"), email: "held@example.com", emailVerified: false, createdAt: Date()))
+        let held = try await broker.services.actionCodes.issueLink(
+            .signIn, email: "held@example.com", continueURL: nil, requestID: "r0")
+        let refused = await FirebaseClientAPITests.iOS(
+            broker, "emailLinkSignin",
+            ["idToken": .string(idToken), "email": "held@example.com", "oobCode": .string(held.oobCode)])
+        #expect(refused.status == 400)
+        #expect(FirebaseClientAPITests.code(refused) == "EMAIL_EXISTS")
+        #expect(await broker.store.account(id: localId)?.isAnonymous == true)
+        #expect(await broker.store.account(id: localId)?.email == nil)
+        #expect(try await broker.services.actionCodes.inspect(code: held.oobCode).email == "held@example.com")
+
+        let link = try await broker.services.actionCodes.issueLink(
+            .signIn, email: "guest-mail@example.com", continueURL: nil, requestID: "r1")
+        let upgraded = await FirebaseClientAPITests.iOS(
+            broker, "emailLinkSignin",
+            ["idToken": .string(idToken), "email": "guest-mail@example.com", "oobCode": .string(link.oobCode)])
+        #expect(upgraded.status == 200)
+        #expect(upgraded.json?["localId"]?.stringValue == localId.rawValue)
+        #expect(upgraded.json?["isNewUser"] == false)
+        let stored = try #require(await broker.store.account(id: localId))
+        #expect(!stored.isAnonymous && stored.email == "guest-mail@example.com" && stored.emailVerified)
+        #expect(await Self.accounts(broker).count == 2)
+        // The code is spent: signing in with it again is refused.
+        let again = await FirebaseClientAPITests.iOS(
+            broker, "emailLinkSignin", ["email": "guest-mail@example.com", "oobCode": .string(link.oobCode)])
+        #expect(FirebaseClientAPITests.code(again) == "INVALID_OOB_CODE")
+    }
+
     @Test func theListenersAnonymousSignUpIsNotAllowedWhenGuestsAreDisabled() async throws {
         let broker = try await Self.start(enabled: false)
         let refused = await FirebaseClientAPITests.iOS(broker, "signupNewUser", ["returnSecureToken": true])

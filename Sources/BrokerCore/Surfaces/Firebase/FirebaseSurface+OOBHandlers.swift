@@ -160,16 +160,26 @@ extension FirebaseSurface {
 
     /// `accounts:signInWithEmailLink` (`emailLinkSignin`): `email` and the code of an email sign-in link sign in
     /// as the holder of that address (created when none holds it, as Firebase does), through the sign-in core,
-    /// with a session of this listener. Linking the link to a signed-in user (`idToken`) is not supported.
+    /// with a session of this listener. With a guest's `idToken` (contract section 13) the link upgrades that guest
+    /// in place (`isNewUser` false); linking the link to a user who is no guest is not supported.
     func signInWithEmailLink(_ call: FirebaseCall) async throws -> HTTPResponse {
         let email = try call.body.string("email", missing: "MISSING_EMAIL")
         let code = try call.body.string("oobCode", missing: "MISSING_OOB_CODE")
+        let result: SignInResult
         if call.body.has("idToken") {
-            throw FirebaseError.operationNotAllowed("Linking an email link to a signed-in user is not supported.")
+            let user = try await authenticated(call)
+            guard services.signIn.guests?.settings.enabled == true, user.account.isAnonymous else {
+                throw FirebaseError.operationNotAllowed(
+                    "Only a guest's email link with idToken (its upgrade) is supported.")
+            }
+            result = try await services.signIn.upgrade(
+                user.account, emailLinkCode: code, email: email, actionCodes: actionCodes, requestID: call.requestID,
+                surface: .firebase)
+        } else {
+            result = try await services.signIn.signIn(
+                emailLinkCode: code, email: email, actionCodes: actionCodes, requestID: call.requestID,
+                surface: .firebase)
         }
-        let result = try await services.signIn.signIn(
-            emailLinkCode: code, email: email, actionCodes: actionCodes, requestID: call.requestID,
-            surface: .firebase)
         return .json(
             200,
             [
