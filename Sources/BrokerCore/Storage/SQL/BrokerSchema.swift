@@ -16,8 +16,16 @@ public enum BrokerSchema {
             SQLMigration(version: 9, statements: version9), SQLMigration(version: 10, statements: version10),
             SQLMigration(version: 11, statements: version11), SQLMigration(version: 12, statements: version12),
             SQLMigration(version: 13, statements: version13), SQLMigration(version: 14, statements: version14),
+            SQLMigration(version: 15, statements: version15),
         ]
     }
+
+    /// Version 15: the kind of credential that linked an identity (`idToken`, `accessToken`; NULL for identities
+    /// stored before, and for those an import or a uid prefix linked without saying), which names it on the
+    /// Firebase listener.
+    private static let version15 = [
+        "ALTER TABLE identities ADD COLUMN credential_kind TEXT",
+    ]
 
     /// Version 14: each uid's custom-token cutoff (epoch milliseconds of a whole second): a Firebase custom token
     /// minted in that second or before signs nothing in. Set by a takeover, a password reset and a deletion, and
