@@ -183,7 +183,7 @@ public struct SignInFlow: Sendable {
         let label = request.provider.rawValue
         do {
             let provider = try provider(request.provider)
-            let verified = try await provider.verify(request.credential, hints: request.hints)
+            let verified = try await provider.verifyRecordingKind(request.credential, hints: request.hints)
             let linked = try await accounts.link(uid, verified)
             await auditor.record(.link, uid: uid, provider: label, requestID: request.requestID)
             metrics.increment("broker_links_total", labels: ["provider": label, "outcome": "success"])
