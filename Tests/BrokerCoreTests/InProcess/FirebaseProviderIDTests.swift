@@ -154,7 +154,9 @@ import Testing
     /// A legacy identity (stored before its kind was): `<id>` for a provider of access tokens only, else
     /// `oidc.<id>`, as lookup named it before; a sign-in leaves its kind unknown.
     @Test(arguments: [("kakao", "oidc.kakao", "4100000031"), ("naver", "naver", "n-31")])
-    func aLegacyIdentityIsNamedByWhatTheProviderTakes(_ provider: String, _ expected: String, _ subject: String)
+    func aLegacyIdentityIsNamedByWhatTheProviderTakes(
+        _ provider: String, _ expected: String, _ subject: String
+    )
         async throws
     {
         let broker = try await InProcessBroker.start()
