@@ -21,15 +21,12 @@ enum ExportCommand {
             return 2
         }
         let target = URL(fileURLWithPath: words[1])
-        // The configured providers give identities their Firebase provider ids (google -> google.com).
+        // The configured providers give identities their Firebase provider ids (google -> google.com; oidc.<id> for
+        // an identity an ID token linked, <id> for one an access token linked).
         let config = try BrokerConfig(contentsOf: options.configPath, environment: environment)
         let cipher = try OutboxCipher.fromEnvironment(environment)  // as serve builds them
         let (registry, client) = try Startup.providers(config, cipher: cipher)
         defer { Task { await client.shutdown() } }
-        var names: [ProviderID: String] = [:]
-        for (firebaseID, provider) in FirebaseImportOptions.wellKnownProviders(registry) {
-            names[provider] = firebaseID
-        }
 
         let (store, database) = try await Startup.openStore(options.database, environment: environment)
         defer { Task { await database.close() } }
@@ -45,7 +42,7 @@ enum ExportCommand {
         let report: FirebaseExporter.Report
         do {
             defer { try? handle.close() }
-            report = try await FirebaseExporter(store: store, firebaseNames: names).export(
+            report = try await FirebaseExporter(store: store, providers: registry).export(
                 to: { bytes in try handle.write(contentsOf: bytes) },
                 progress: { done in
                     if done > 0, done % 10_000 == 0 {

@@ -58,6 +58,9 @@ import Testing
         let user = try Self.export().user(at: 2)
         let hash = try Self.readmeHashOptions()
         let kakao = Identity(provider: ProviderID("kakao"), subject: "1234567890", email: nil, linkedAt: Self.importedAt)
+        // Mapped from `oidc.kakao`, the identity was linked by an ID token; a uid prefix does not say.
+        var viaOIDC = kakao
+        viaOIDC.kind = .idToken
 
         let unmapped = try FirebaseImportPlan(user, options: try FirebaseImportOptions(hash: hash, providers: Self.wellKnown), importedAt: Self.importedAt)
         #expect(unmapped.account.identities.isEmpty)
@@ -67,7 +70,7 @@ import Testing
 
         let mapped = try FirebaseImportPlan(
             user, options: try FirebaseImportOptions(hash: hash, providers: Self.wellKnown, mapProvider: ["oidc.kakao=kakao"]), importedAt: Self.importedAt)
-        #expect(mapped.account.identities == [kakao])
+        #expect(mapped.account.identities == [viaOIDC])
         #expect(mapped.otherIdentities.isEmpty)
 
         let prefixed = try FirebaseImportPlan(
@@ -78,7 +81,7 @@ import Testing
         let both = try FirebaseImportPlan(
             user, options: try FirebaseImportOptions(hash: hash, providers: Self.wellKnown, mapProvider: ["oidc.kakao=kakao"], linkUIDPrefix: ["kakao:=kakao"]),
             importedAt: Self.importedAt)
-        #expect(both.account.identities == [kakao])
+        #expect(both.account.identities == [viaOIDC])
     }
 
     @Test func argon2HashesNeedNoFlagsAndOthersDo() throws {

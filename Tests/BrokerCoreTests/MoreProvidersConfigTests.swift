@@ -20,10 +20,15 @@ import Testing
             "partner": ["type": "oidc", "issuer": "https://id.partner.example/", "audiences": ["client"], "algorithms": ["ES256"]],
         ])
         #expect(registry.enabled.map(\.rawValue) == ["corp", "line", "naver", "partner"])
-        // One Firebase id per provider, whatever the credential (docs/firebase.md): Naver's is `oidc.naver` too.
-        #expect(registry.firebaseID(of: ProviderID("corp")) == "oidc.corp")
-        #expect(registry.firebaseID(of: ProviderID("line")) == "oidc.line")
-        #expect(registry.firebaseID(of: ProviderID("naver")) == "oidc.naver")
+        // Contract section 11 (docs/firebase.md, "Provider ids"): `oidc.<id>` for an identity an ID token linked,
+        // `<id>` for one an access token linked; Naver (access tokens only) is `naver`.
+        #expect(registry.firebaseID(of: ProviderID("corp"), kind: .idToken) == "oidc.corp")
+        #expect(registry.firebaseID(of: ProviderID("line"), kind: .idToken) == "oidc.line")
+        #expect(registry.firebaseID(of: ProviderID("line"), kind: .accessToken) == "line")
+        #expect(registry.firebaseID(of: ProviderID("naver"), kind: .accessToken) == "naver")
+        // A legacy identity (no stored kind): `<id>` for a provider of access tokens only, else `oidc.<id>`.
+        #expect(registry.firebaseID(of: ProviderID("naver"), kind: nil) == "naver")
+        #expect(registry.firebaseID(of: ProviderID("line"), kind: nil) == "oidc.line")
     }
 
     struct BadCase: Sendable, CustomTestStringConvertible {

@@ -52,14 +52,22 @@ public struct Identity: Sendable, Equatable {
     /// deleted), sealed: base64 of an AES-256-GCM box under `BROKER_ENCRYPTION_KEY`, never the token in clear.
     /// Admin views show only whether one is held.
     public var providerToken: String?
+    /// The kind of credential that linked it (an ID token or an access token), which names it on the Firebase
+    /// listener (docs/firebase.md, "Provider ids"); nil for an identity stored before the kind was (legacy), or
+    /// linked by no credential (an import that does not say, a uid prefix).
+    public var kind: CredentialKind?
 
     /// Creates an identity.
-    public init(provider: ProviderID, subject: String, email: String?, linkedAt: Date, providerToken: String? = nil) {
+    public init(
+        provider: ProviderID, subject: String, email: String?, linkedAt: Date, providerToken: String? = nil,
+        kind: CredentialKind? = nil
+    ) {
         self.provider = provider
         self.subject = subject
         self.email = email
         self.linkedAt = linkedAt
         self.providerToken = providerToken
+        self.kind = kind
     }
 }
 

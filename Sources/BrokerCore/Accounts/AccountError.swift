@@ -30,6 +30,9 @@ public struct AccountError: CodedError {
     public var code: Code
     /// For a conflict: the sign-in methods of the account holding the email.
     public var existingProviders: [String]
+    /// For a conflict: the kind of credential that linked each identity of the account holding the email, by
+    /// provider, where stored (a surface may name identities by it).
+    public var existingKinds: [ProviderID: CredentialKind] = [:]
     /// For `tooManyAttempts`: seconds until an attempt is allowed again.
     public var retryAfter: Int?
     /// For `invalidLoginCredentials`: which part was wrong, for a surface that may say so (the Firebase listener

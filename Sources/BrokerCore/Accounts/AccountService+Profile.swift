@@ -70,10 +70,7 @@ extension AccountService {
                     account.keepProviderToken(token, for: identity)  // a newer code replaces the token held
                     return
                 }
-                account.identities.append(
-                    Identity(
-                        provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now,
-                        providerToken: token))
+                account.identities.append(signIn.linkedIdentity(at: now))
             }
         } catch let error as AccountStoreError where error.code == .alreadyExists {
             throw AccountError(.identityAlreadyLinked)

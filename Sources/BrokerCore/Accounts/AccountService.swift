@@ -121,7 +121,10 @@ public struct AccountService: Sendable {
 
     /// The refusal of a sign-in whose email `owner` holds: 409 with the owner's sign-in methods.
     static func emailHeldBy(_ owner: Account) -> AccountError {
-        AccountError(.accountExistsWithDifferentCredential, existingProviders: LinkingPolicy.signInMethods(of: owner))
+        var error = AccountError(
+            .accountExistsWithDifferentCredential, existingProviders: LinkingPolicy.signInMethods(of: owner))
+        for identity in owner.identities { error.existingKinds[identity.provider] = identity.kind }
+        return error
     }
 
     /// The account `id`, if any (a read for the decide phase).
@@ -237,9 +240,7 @@ public struct AccountService: Sendable {
     func apply(_ decision: LinkingDecision, signIn: SignInAttempt) async throws -> SignInOutcome {
         let identity = signIn.identity
         let now = clock.now
-        let linkedIdentity = Identity(
-            provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now,
-            providerToken: signIn.verified.providerToken)
+        let linkedIdentity = signIn.verified.linkedIdentity(at: now)
         do {
             switch decision {
             case .signIn(let account):

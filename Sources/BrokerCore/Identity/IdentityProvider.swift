@@ -12,7 +12,8 @@ public protocol IdentityProvider: Sendable {
     /// Verifies `credential` (with `hints`), or throws ``ProviderError`` / ``TokenError``. Nothing is stored.
     func verify(_ credential: Credential, hints: CredentialHints) async throws -> VerifiedIdentity
     /// The id Firebase Auth itself gives this provider (a domain), nil when it has none: the Firebase surface
-    /// then names it `oidc.<id>` (``ProviderRegistry/firebaseID(of:)``, the one rule).
+    /// then names an identity `oidc.<id>` or `<id>` by the kind of credential that linked it
+    /// (``ProviderRegistry/firebaseID(of:kind:)-swift.type.method``, the one rule).
     var firebaseProviderID: String? { get }
 }
 

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Who a provider says the user is. Raw claims stay inside the provider.
 public struct ExternalIdentity: Sendable, Equatable {
@@ -42,15 +42,37 @@ public struct VerifiedIdentity: Sendable {
     /// A token the provider gave for this identity, sealed (``Identity/providerToken``): stored on the identity in
     /// the sign-in's or link's transaction, replacing any held before. Nil keeps what is held.
     public var providerToken: String?
+    /// The kind of credential verified, stored on the identity it links (``Identity/kind``); set by
+    /// ``IdentityProvider/verifyRecordingKind(_:hints:)``, whatever the provider put here.
+    public var kind: CredentialKind?
 
     /// Creates a verified identity.
     public init(
         identity: ExternalIdentity, singleUse: SingleUseMark? = nil, linking: (any LinkingStrategy)? = nil,
-        providerToken: String? = nil
+        providerToken: String? = nil, kind: CredentialKind? = nil
     ) {
         self.identity = identity
         self.singleUse = singleUse
         self.linking = linking
         self.providerToken = providerToken
+        self.kind = kind
+    }
+
+    /// The identity this credential links when it is linked at `date`: its provider, subject and email, the
+    /// provider's token, and the credential's kind.
+    public func linkedIdentity(at date: Date) -> Identity {
+        Identity(
+            provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: date,
+            providerToken: providerToken, kind: kind)
+    }
+}
+
+extension IdentityProvider {
+    /// Verifies `credential` (``verify(_:hints:)``) and records its kind on the verified identity, so that an
+    /// identity it links is stored with the kind that linked it. Every sign-in and link verifies through here.
+    func verifyRecordingKind(_ credential: Credential, hints: CredentialHints) async throws -> VerifiedIdentity {
+        var verified = try await verify(credential, hints: hints)
+        verified.kind = credential.kind
+        return verified
     }
 }

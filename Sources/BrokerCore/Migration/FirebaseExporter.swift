@@ -9,7 +9,8 @@ import Foundation
 /// is written as the base64 of its PHC string with no `salt`; a hash imported and not yet upgraded as
 /// Firebase writes it (`passwordHash`, `salt`) with its algorithm and parameters in the extension field
 /// ``FirebaseUserRecord/hashConfigField``; the origin in ``FirebaseUserRecord/originField``; each identity
-/// under its Firebase provider id with the broker's provider in ``FirebaseProviderUserInfo/providerField``.
+/// under its Firebase provider id with the broker's provider in ``FirebaseProviderUserInfo/providerField`` and the
+/// kind of credential that linked it, when known, in ``FirebaseProviderUserInfo/kindField``.
 /// A credential derived from a provider id (``Account/passwordDerived``) is never written.
 public struct FirebaseExporter: Sendable {
     /// What an export wrote.
@@ -34,14 +35,22 @@ public struct FirebaseExporter: Sendable {
 
     /// The store read.
     public let store: any AccountDirectory
-    /// The Firebase provider id of each broker provider Firebase names otherwise (a domain of its own):
-    /// usually the inverse of ``FirebaseImportOptions/wellKnownProviders(_:)``. Others keep their own id.
-    public let firebaseNames: [ProviderID: String]
+    /// The Firebase provider id each identity is written under.
+    public let providerName: @Sendable (Identity) -> String
 
-    /// An exporter of `store`'s accounts.
+    /// An exporter of `store`'s accounts writing each identity under the Firebase id `registry` gives it
+    /// (``ProviderRegistry/firebaseID(of:)-swift.method``: the kind that linked it says `oidc.<id>` or `<id>`, which
+    /// the import reads back), or its provider's own id for a provider no longer enabled.
+    public init(store: any AccountDirectory, providers registry: ProviderRegistry) {
+        self.store = store
+        providerName = { registry.firebaseID(of: $0) }
+    }
+
+    /// An exporter of `store`'s accounts writing each identity under `firebaseNames`' name for its provider, else
+    /// its provider's own id.
     public init(store: any AccountDirectory, firebaseNames: [ProviderID: String] = [:]) {
         self.store = store
-        self.firebaseNames = firebaseNames
+        providerName = { firebaseNames[$0.provider] ?? $0.provider.rawValue }
     }
 
     /// Writes the whole export through `write`, in pieces (the opening, one per user, the closing).
@@ -103,8 +112,9 @@ public struct FirebaseExporter: Sendable {
             }
         }
         for identity in account.identities {
-            var entry = Self.entry(identity, providerId: firebaseNames[identity.provider] ?? identity.provider.rawValue)
+            var entry = Self.entry(identity, providerId: providerName(identity))
             entry[FirebaseProviderUserInfo.providerField] = .string(identity.provider.rawValue)
+            if let kind = identity.kind { entry[FirebaseProviderUserInfo.kindField] = .string(kind.rawValue) }
             providers.append(.object(entry))
         }
         // Identities kept under their Firebase names at an import: written back under them, for admins again.

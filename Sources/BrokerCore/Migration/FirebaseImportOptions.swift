@@ -26,9 +26,9 @@ public struct FirebaseImportOptions: Sendable, Equatable {
     }
 
     /// The Firebase provider ids the import maps without being told: those of `registry`'s providers that
-    /// Firebase names itself (``IdentityProvider/firebaseProviderID``, a domain), not the
-    /// `oidc.<id>` it gives the others (``ProviderRegistry/firebaseID(of:)-swift.type.method``), which only
-    /// `--map-provider` maps.
+    /// Firebase names itself (``IdentityProvider/firebaseProviderID``, a domain), not the `oidc.<id>` or `<id>` it
+    /// gives the others (``ProviderRegistry/firebaseID(of:kind:)-swift.type.method``), which only `--map-provider`
+    /// maps.
     public static func wellKnownProviders(_ registry: ProviderRegistry) -> [String: ProviderID] {
         var map: [String: ProviderID] = [:]
         for id in registry.enabled {

@@ -37,8 +37,16 @@ public struct FirebaseImportPlan: Sendable, Equatable {
                 notes.append("dropped a second \(info.providerId) identity")
                 continue
             }
+            // The broker's own export says the kind (or that it was not known); otherwise `oidc.<id>` was linked by
+            // an ID token, `<id>` by an access token, and another name does not say.
+            let kind =
+                info.brokerProvider != nil
+                ? info.credentialKind
+                : ProviderRegistry.credentialKind(firebaseName: info.providerId, provider: provider)
             identities.append(
-                Identity(provider: provider, subject: info.rawId, email: info.email, linkedAt: info.linkedAt ?? linkedAt))
+                Identity(
+                    provider: provider, subject: info.rawId, email: info.email, linkedAt: info.linkedAt ?? linkedAt,
+                    kind: kind))
         }
         for link in options.uidPrefixLinks where record.localId.hasPrefix(link.prefix) {
             let subject = String(record.localId.dropFirst(link.prefix.count))

@@ -9,7 +9,7 @@ extension FirebaseUserRecord {
     /// The fields of a `providerUserInfo` entry.
     static let knownProviderFields: Set<String> = [
         "providerId", "rawId", "email", "displayName", "photoUrl", FirebaseProviderUserInfo.providerField,
-        FirebaseProviderUserInfo.linkedAtField,
+        FirebaseProviderUserInfo.linkedAtField, FirebaseProviderUserInfo.kindField,
     ]
     /// The latest time accepted: the end of year 9999, in milliseconds.
     static let latestMilliseconds: Int64 = 253_402_300_799_999
@@ -156,11 +156,16 @@ extension FirebaseUserRecord {
                 if let brokerProvider, !isProviderName(brokerProvider) {
                     throw FirebaseUserError(.invalidProviderUserInfo, "\(name).\(FirebaseProviderUserInfo.providerField)")
                 }
+                let kindText = try text(members, FirebaseProviderUserInfo.kindField, maximumBytes: 16)
+                let kind = kindText.flatMap(CredentialKind.init(rawValue:))
+                guard kindText == nil || kind != nil else {
+                    throw FirebaseUserError(.invalidProviderUserInfo, "\(name).\(FirebaseProviderUserInfo.kindField)")
+                }
                 return FirebaseProviderUserInfo(
                     providerId: providerId, rawId: rawId, email: try text(members, "email", maximumBytes: 320),
                     displayName: try text(members, "displayName"), photoURL: photoURL,
                     brokerProvider: brokerProvider.map { ProviderID($0) },
-                    linkedAt: try time(members, FirebaseProviderUserInfo.linkedAtField))
+                    linkedAt: try time(members, FirebaseProviderUserInfo.linkedAtField), credentialKind: kind)
             } catch let error as FirebaseUserError where error.code == .invalidField {
                 throw FirebaseUserError(.invalidProviderUserInfo, "\(name).\(error.detail)")
             }

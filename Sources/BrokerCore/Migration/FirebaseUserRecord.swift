@@ -91,16 +91,22 @@ public struct FirebaseProviderUserInfo: Sendable, Equatable {
     public var brokerProvider: ProviderID?
     /// The broker's extension field ``linkedAtField``: when the identity was linked (milliseconds).
     public var linkedAt: Date?
+    /// The broker's extension field ``kindField``: the kind of credential that linked the identity (`idToken`,
+    /// `accessToken`), absent when the broker did not know it; with ``brokerProvider``, the import takes it as
+    /// written instead of reading the kind from the provider id.
+    public var credentialKind: CredentialKind?
 
     /// The extension field naming the broker's provider of an exported identity.
     public static let providerField = "brokerProvider"
     /// The extension field holding when an exported identity was linked.
     public static let linkedAtField = "brokerLinkedAt"
+    /// The extension field holding the kind of credential that linked an exported identity.
+    public static let kindField = "brokerCredentialKind"
 
     /// An entry with the given fields.
     public init(
         providerId: String, rawId: String, email: String? = nil, displayName: String? = nil, photoURL: String? = nil,
-        brokerProvider: ProviderID? = nil, linkedAt: Date? = nil
+        brokerProvider: ProviderID? = nil, linkedAt: Date? = nil, credentialKind: CredentialKind? = nil
     ) {
         self.providerId = providerId
         self.rawId = rawId
@@ -109,5 +115,6 @@ public struct FirebaseProviderUserInfo: Sendable, Equatable {
         self.photoURL = photoURL
         self.brokerProvider = brokerProvider
         self.linkedAt = linkedAt
+        self.credentialKind = credentialKind
     }
 }

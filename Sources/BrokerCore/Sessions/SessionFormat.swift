@@ -25,6 +25,9 @@ public protocol SessionFormat: Sendable {
     /// The sign-in method a new session of this format stores, from a method's label (a provider's id,
     /// `password`, `custom`); a name the format gave already comes back unchanged.
     func signInProvider(_ label: String) -> String
+    /// The sign-in method an ID token of a session of `account` names, from the one the session stored (at each
+    /// mint, so a session stored before its format's naming changed answers today's name).
+    func signInProvider(_ stored: String, of account: Account) -> String
     /// The claims of an ID token of `content`'s session, signed by the broker's current key.
     func claims(of content: SessionTokenContent, settings: SessionSettings) -> [String: JSONValue]
 }
@@ -32,6 +35,9 @@ public protocol SessionFormat: Sendable {
 extension SessionFormat {
     /// The label itself.
     public func signInProvider(_ label: String) -> String { label }
+
+    /// ``signInProvider(_:)`` of the stored name.
+    public func signInProvider(_ stored: String, of account: Account) -> String { signInProvider(stored) }
 }
 
 /// The broker's own ID tokens (contract section 3): `iss` the broker, `aud` the project, `sub`, `iat`, `exp`,

@@ -278,8 +278,8 @@ public struct SessionService: Sendable {
         }
         // Named again at each mint, so a session stored before its format's naming changed answers today's name.
         let content = SessionTokenContent(
-            account: account, provider: format.signInProvider(provider), sessionID: sessionID, sessionClaims: claims,
-            authTime: authTime, now: now)
+            account: account, provider: format.signInProvider(provider, of: account), sessionID: sessionID,
+            sessionClaims: claims, authTime: authTime, now: now)
         return SessionTokens(
             idToken: try await idToken(content, format: format),
             refreshToken: refreshToken,

@@ -268,7 +268,7 @@ public struct SignInFlow: Sendable {
             requestID: request.requestID, countsRefusal: known
         ) {
             let provider = try provider(request.provider)
-            let verified = try await provider.verify(request.credential, hints: request.hints)
+            let verified = try await provider.verifyRecordingKind(request.credential, hints: request.hints)
             let linked = try await accounts.link(uid, verified)
             await auditor.record(.link, uid: uid, provider: label, requestID: request.requestID)
             return linked

@@ -211,14 +211,14 @@ import Testing
         #expect(await broker.store.account(provider: ProviderID("google"), subject: "g-expired") == nil)
     }
 
-    /// Reached by its own id (contract section 11), answered under its one Firebase id (docs/firebase.md).
+    /// Reached by its own id, and named by it (contract section 11).
     @Test func anAccessTokenProviderIsReachedByItsOwnID() async throws {
         let broker = try await Self.start()
         let kakao = KakaoStubUser(id: 4242, email: "k@example.com")
         let response = await Self.verifyAssertion(
             broker, postBody: "providerId=kakao&access_token=\(broker.stubs.kakaoAccessToken(for: kakao))")
         #expect(response.status == 200)
-        #expect(response.json?["providerId"]?.stringValue == "oidc.kakao")
+        #expect(response.json?["providerId"]?.stringValue == "kakao")
         #expect(await broker.store.account(provider: ProviderID("kakao"), subject: "4242") != nil)
     }
 

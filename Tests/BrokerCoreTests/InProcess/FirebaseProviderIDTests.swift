@@ -4,10 +4,12 @@ import BrokerTesting
 import Foundation
 import Testing
 
-/// One Firebase id per provider (docs/firebase.md, "Provider ids"): for every built-in provider and every credential
-/// kind it accepts, a sign-in on the Firebase listener names the identity the same way in `signInWithIdp`'s
-/// `providerId`, the ID token's `firebase.sign_in_provider` and `firebase.identities`, a refreshed ID token, and
-/// `getAccountInfo`'s `providerUserInfo[].providerId`.
+/// The Firebase id of an identity (contract section 11; docs/firebase.md, "Provider ids"): the id Firebase gives
+/// the provider, else `oidc.<id>` for an identity an ID token linked and `<id>` for one an access token linked. For
+/// every built-in provider and every credential kind it accepts, a sign-in on the Firebase listener names the
+/// identity it reached the same way in `signInWithIdp`'s `providerId`, the ID token's `firebase.sign_in_provider` and
+/// `firebase.identities`, a refreshed ID token, and `getAccountInfo`'s `providerUserInfo[].providerId`; the store
+/// keeps the kind that linked it.
 @Suite struct FirebaseProviderIDTests {
     /// One sign-in: the provider, the credential kind, the `providerId` sent, and the Firebase id expected.
     struct Case: Sendable, CustomTestStringConvertible {
@@ -25,22 +27,27 @@ import Testing
         Case(provider: "google", kind: .idToken, sent: "google.com", expected: "google.com", subject: "g-1"),
         Case(provider: "apple", kind: .idToken, sent: "apple.com", expected: "apple.com", subject: "a-1"),
         Case(provider: "kakao", kind: .idToken, sent: "oidc.kakao", expected: "oidc.kakao", subject: "4100000011"),
-        Case(provider: "kakao", kind: .accessToken, sent: "kakao", expected: "oidc.kakao", subject: "4100000012"),
-        Case(provider: "kakao", kind: .accessToken, sent: "oidc.kakao", expected: "oidc.kakao", subject: "4100000013"),
-        Case(provider: "naver", kind: .accessToken, sent: "naver", expected: "oidc.naver", subject: "n-1"),
-        Case(provider: "naver", kind: .accessToken, sent: "oidc.naver", expected: "oidc.naver", subject: "n-2"),
+        Case(provider: "kakao", kind: .accessToken, sent: "kakao", expected: "kakao", subject: "4100000012"),
+        Case(provider: "naver", kind: .accessToken, sent: "naver", expected: "naver", subject: "n-1"),
         Case(
             provider: "line", kind: .idToken, sent: "oidc.line", expected: "oidc.line",
             subject: "U00000000000000000000000000000001"),
         Case(
-            provider: "line", kind: .accessToken, sent: "line", expected: "oidc.line",
+            provider: "line", kind: .accessToken, sent: "line", expected: "line",
             subject: "U00000000000000000000000000000002"),
-        Case(
-            provider: "line", kind: .accessToken, sent: "oidc.line", expected: "oidc.line",
-            subject: "U00000000000000000000000000000003"),
         Case(
             provider: StubProviders.oidcProviderID, kind: .idToken, sent: "oidc.corp", expected: "oidc.corp",
             subject: "corp-1"),
+    ]
+
+    /// Names `signInWithIdp` refuses: a credential under a name its identity would not have.
+    static let refusedNames: [Case] = [
+        Case(provider: "kakao", kind: .idToken, sent: "kakao", expected: "", subject: "4100000019"),
+        Case(provider: "kakao", kind: .accessToken, sent: "oidc.kakao", expected: "", subject: "4100000018"),
+        Case(provider: "naver", kind: .accessToken, sent: "oidc.naver", expected: "", subject: "n-9"),
+        Case(
+            provider: "line", kind: .accessToken, sent: "oidc.line", expected: "",
+            subject: "U00000000000000000000000000000009"),
     ]
 
     /// The `postBody` of `test`'s credential, made by the stubs.
@@ -78,7 +85,7 @@ import Testing
     }
 
     @Test(arguments: cases)
-    func everyAnswerNamesTheProviderByItsOneFirebaseID(_ test: Case) async throws {
+    func everyAnswerNamesTheIdentityByTheKindThatLinkedIt(_ test: Case) async throws {
         let broker = try await InProcessBroker.start()
         let response = await FirebaseClientAPITests.verifyAssertion(
             broker, postBody: try Self.postBody(test, stubs: broker.stubs))
@@ -89,8 +96,15 @@ import Testing
         let stored = try #require(
             await broker.store.account(provider: ProviderID(test.provider), subject: test.subject))
         #expect(stored.id == AccountID(uid))
-
+        #expect(stored.identity(ProviderID(test.provider))?.kind == test.kind)
         let idToken = try #require(response.json?["idToken"]?.stringValue)
+        try await Self.expectNames(broker, idToken: idToken, refreshToken: response.json?["refreshToken"], test)
+    }
+
+    /// The ID token's names, `getAccountInfo`'s, and a refreshed ID token's, all `test.expected`.
+    static func expectNames(
+        _ broker: InProcessBroker, idToken: String, refreshToken: JSONValue?, _ test: Case
+    ) async throws {
         let firebase = try #require(JWKSVerification.decode(idToken)?.claims["firebase"])
         #expect(firebase["sign_in_provider"]?.stringValue == test.expected)
         #expect(firebase["identities"]?.objectValue.map { Set($0.keys) } == [test.expected])
@@ -103,23 +117,128 @@ import Testing
         #expect(infos.first?["rawId"]?.stringValue == test.subject)
 
         // A refresh keeps the session's name.
-        let refreshToken = try #require(response.json?["refreshToken"]?.stringValue)
         let refreshed = await broker.firebase(
             "POST", FirebaseEndpoints.secureTokenPath + "?key=k",
-            json: ["grant_type": "refresh_token", "refresh_token": .string(refreshToken)])
+            json: ["grant_type": "refresh_token", "refresh_token": try #require(refreshToken)])
         #expect(refreshed.status == 200)
         let next = try #require(refreshed.json?["id_token"]?.stringValue)
         #expect(JWKSVerification.decode(next)?.claims["firebase"]?["sign_in_provider"]?.stringValue == test.expected)
     }
 
-    /// An ID token is never reached by a provider's own id: only an access token is (contract section 11).
-    @Test func anIDTokenUnderAProvidersOwnIDNamesNoProviderAndStoresNothing() async throws {
+    /// One identity, one name: an identity an ID token linked keeps `oidc.<id>` when an access token signs in to it,
+    /// and its stored kind.
+    @Test(arguments: ["kakao", "line"])
+    func anIdentityLinkedByAnIDTokenKeepsItsNameAfterAnAccessToken(_ provider: String) async throws {
         let broker = try await InProcessBroker.start()
-        let token = try broker.stubs.idToken("kakao", claims: ["sub": "4100000019"])
+        let subject = provider == "kakao" ? "4100000021" : "U00000000000000000000000000000021"
+        let first = Case(provider: provider, kind: .idToken, sent: "oidc.\(provider)", expected: "", subject: subject)
+        let created = await FirebaseClientAPITests.verifyAssertion(
+            broker, postBody: try Self.postBody(first, stubs: broker.stubs))
+        #expect(created.status == 200)
+        let uid = try #require(created.json?["localId"]?.stringValue)
+
+        let again = Case(
+            provider: provider, kind: .accessToken, sent: provider, expected: "oidc.\(provider)", subject: subject)
         let response = await FirebaseClientAPITests.verifyAssertion(
-            broker, postBody: "providerId=kakao&id_token=\(token)")
+            broker, postBody: try Self.postBody(again, stubs: broker.stubs))
+        #expect(response.status == 200)
+        #expect(response.json?["localId"]?.stringValue == uid)
+        #expect(response.json?["isNewUser"] == false)
+        #expect(response.json?["providerId"]?.stringValue == "oidc.\(provider)")
+        let stored = try #require(await broker.store.account(id: AccountID(uid)))
+        #expect(stored.identities.map(\.kind) == [.idToken])
+        let idToken = try #require(response.json?["idToken"]?.stringValue)
+        try await Self.expectNames(broker, idToken: idToken, refreshToken: response.json?["refreshToken"], again)
+    }
+
+    /// A legacy identity (stored before its kind was): `<id>` for a provider of access tokens only, else
+    /// `oidc.<id>`, as lookup named it before; a sign-in leaves its kind unknown.
+    @Test(arguments: [("kakao", "oidc.kakao", "4100000031"), ("naver", "naver", "n-31")])
+    func aLegacyIdentityIsNamedByWhatTheProviderTakes(
+        _ provider: String, _ expected: String, _ subject: String
+    )
+        async throws
+    {
+        let broker = try await InProcessBroker.start()
+        let uid = AccountID("legacy-\(provider)")
+        try await broker.store.create(
+            Account(
+                id: uid, createdAt: Date(),
+                identities: [Identity(provider: ProviderID(provider), subject: subject, email: nil, linkedAt: Date())]))
+        let test = Case(provider: provider, kind: .accessToken, sent: provider, expected: expected, subject: subject)
+        let response = await FirebaseClientAPITests.verifyAssertion(
+            broker, postBody: try Self.postBody(test, stubs: broker.stubs))
+        #expect(response.status == 200)
+        #expect(response.json?["localId"]?.stringValue == uid.rawValue)
+        #expect(response.json?["providerId"]?.stringValue == expected)
+        let kinds: [CredentialKind?] = try #require(await broker.store.account(id: uid)).identities.map(\.kind)
+        #expect(kinds == [nil])
+        let idToken = try #require(response.json?["idToken"]?.stringValue)
+        try await Self.expectNames(broker, idToken: idToken, refreshToken: response.json?["refreshToken"], test)
+    }
+
+    /// The listener's link (`signInWithIdp` with `idToken`) stores the kind of the credential that linked, and
+    /// answers the linked identity's name.
+    @Test(arguments: [CredentialKind.idToken, .accessToken])
+    func aLinkOnTheListenerStoresTheCredentialsKind(_ kind: CredentialKind) async throws {
+        let broker = try await InProcessBroker.start()
+        let signedUp = await FirebaseClientAPITests.signUp(broker, "link-\(kind.rawValue)@example.com")
+        #expect(signedUp.status == 200)
+        let uid = try #require(signedUp.json?["localId"]?.stringValue)
+        let test = Case(
+            provider: "kakao", kind: kind, sent: kind == .idToken ? "oidc.kakao" : "kakao",
+            expected: kind == .idToken ? "oidc.kakao" : "kakao",
+            subject: kind == .idToken ? "4100000041" : "4100000042")
+        let response = await FirebaseClientAPITests.verifyAssertion(
+            broker, postBody: try Self.postBody(test, stubs: broker.stubs),
+            idToken: signedUp.json?["idToken"]?.stringValue)
+        #expect(response.status == 200)
+        #expect(response.json?["localId"]?.stringValue == uid)
+        #expect(response.json?["providerId"]?.stringValue == test.expected)
+        let stored = try #require(await broker.store.account(id: AccountID(uid)))
+        #expect(stored.identity(ProviderID("kakao"))?.kind == kind)
+        let idToken = try #require(response.json?["idToken"]?.stringValue)
+        let firebase = try #require(JWKSVerification.decode(idToken)?.claims["firebase"])
+        #expect(firebase["identities"]?[test.expected] == [.string(test.subject)])
+    }
+
+    /// An import reads the kind from the provider id (`oidc.<id>`: an ID token, `<id>`: an access token; Firebase's
+    /// own name for a provider does not say), and the broker's export writes it, so that an import gives it back.
+    @Test func anImportReadsTheKindFromTheProviderIDAndTheExportKeepsIt() async throws {
+        let broker = try await InProcessBroker.start()
+        let options = try FirebaseImportOptions(hash: nil, providers: broker.services.providers.firebaseNames)
+        let record = FirebaseUserRecord(
+            localId: "imported",
+            providerUserInfo: [
+                FirebaseProviderUserInfo(providerId: "oidc.kakao", rawId: "4100000051"),
+                FirebaseProviderUserInfo(providerId: "naver", rawId: "n-51"),
+                FirebaseProviderUserInfo(providerId: "google.com", rawId: "g-51"),
+            ])
+        let plan = try FirebaseImportPlan(record, options: options, importedAt: Date())
+        let kinds: [String: CredentialKind?] = Dictionary(
+            uniqueKeysWithValues: plan.account.identities.map { ($0.provider.rawValue, $0.kind) })
+        let expected: [String: CredentialKind?] = ["kakao": .idToken, "naver": .accessToken, "google": .none]
+        #expect(kinds == expected)
+
+        var report = FirebaseExporter.Report()
+        let exported = FirebaseExporter(store: broker.store, providers: broker.services.providers)
+            .userJSON(plan.account, report: &report)
+        let decoded = try FirebaseUserRecord(json: exported)
+        let again = try FirebaseImportPlan(decoded, options: options, importedAt: Date())
+        #expect(again.account.identities.map(\.kind) == plan.account.identities.map(\.kind))
+        let names = exported["providerUserInfo"]?.arrayValue?.compactMap { $0["providerId"]?.stringValue }
+        #expect(Set(names ?? []) == ["oidc.kakao", "naver", "google.com"])
+    }
+
+    /// A credential is never reached under a name its identity would not have (contract section 11): an ID token
+    /// under a provider's own id, an access token under `oidc.<id>`.
+    @Test(arguments: refusedNames)
+    func aCredentialUnderAnotherNameNamesNoProviderAndStoresNothing(_ test: Case) async throws {
+        let broker = try await InProcessBroker.start()
+        let response = await FirebaseClientAPITests.verifyAssertion(
+            broker, postBody: try Self.postBody(test, stubs: broker.stubs))
         #expect(response.status == 400)
         #expect(FirebaseClientAPITests.code(response) == "INVALID_PROVIDER_ID")
-        #expect(await broker.store.account(provider: ProviderID("kakao"), subject: "4100000019") == nil)
+        #expect(await broker.store.account(provider: ProviderID(test.provider), subject: test.subject) == nil)
     }
 }

@@ -112,7 +112,9 @@ struct KakaoLegacyPasswordLinking: LinkingStrategy {
             let created = account
             account.identities.removeAll { Self.wasLinkedSinceImport($0, of: created) }
             account.identities.append(
-                Identity(provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now))
+                Identity(
+                    provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now,
+                    kind: signIn.verified.kind))
             account.passwordHash = nil
             account.passwordDerived = false
             if identity.emailVerified { account.emailVerified = true }

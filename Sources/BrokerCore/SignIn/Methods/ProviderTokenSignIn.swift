@@ -12,7 +12,7 @@ struct ProviderTokenSignIn: SignInMethod {
 
     func authenticate(_ context: SignInContext) async throws -> VerifiedIdentity {
         guard let provider = providers.provider(request.provider) else { throw SignInError(.providerNotEnabled) }
-        return try await provider.verify(request.credential, hints: request.hints)
+        return try await provider.verifyRecordingKind(request.credential, hints: request.hints)
     }
 
     func decide(_ proof: VerifiedIdentity, _ context: SignInContext) async throws -> SignInDecision {

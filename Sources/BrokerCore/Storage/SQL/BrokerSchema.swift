@@ -16,7 +16,7 @@ public enum BrokerSchema {
             SQLMigration(version: 9, statements: version9), SQLMigration(version: 10, statements: version10),
             SQLMigration(version: 11, statements: version11), SQLMigration(version: 12, statements: version12),
             SQLMigration(version: 13, statements: version13), SQLMigration(version: 14, statements: version14),
-            SQLMigration(version: 15, statements: version15),
+            SQLMigration(version: 15, statements: version15), SQLMigration(version: 16, statements: version16),
         ]
     }
 
@@ -42,6 +42,13 @@ public enum BrokerSchema {
             expires_at BIGINT NOT NULL
         )
         """,
+    ]
+
+    /// Version 16: the kind of credential that linked an identity (`idToken`, `accessToken`; NULL for identities
+    /// stored before, and for those an import or a uid prefix linked without saying), which names it on the
+    /// Firebase listener.
+    private static let version16 = [
+        "ALTER TABLE identities ADD COLUMN credential_kind TEXT",
     ]
 
     /// Version 14: each uid's custom-token cutoff (epoch milliseconds of a whole second): a Firebase custom token

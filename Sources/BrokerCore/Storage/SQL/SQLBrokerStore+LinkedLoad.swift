@@ -7,13 +7,15 @@ extension SQLBrokerStore {
     /// The identity columns of the joined load, under names the account's columns do not use.
     static let linkedIdentityColumnNames = [
         "identity_provider", "identity_subject", "identity_email", "identity_linked_at", "identity_provider_token",
+        "identity_credential_kind",
     ]
 
     /// One row per identity of the account that (`provider`, `subject`) is linked to, each with the account's
     /// columns; none when the identity is linked to no account. Sorted in Swift, as ``asStored(_:)`` sorts.
     static let selectAccountWithIdentitiesByIdentity =
         "SELECT \(accountColumns), i.provider AS identity_provider, i.subject AS identity_subject, "
-        + "i.email AS identity_email, i.linked_at AS identity_linked_at, i.provider_token AS identity_provider_token "
+        + "i.email AS identity_email, i.linked_at AS identity_linked_at, i.provider_token AS identity_provider_token, "
+        + "i.credential_kind AS identity_credential_kind "
         + "FROM identities k JOIN accounts a ON a.uid = k.uid JOIN identities i ON i.uid = a.uid "
         + "WHERE k.provider = ? AND k.subject = ?"
 
@@ -26,7 +28,7 @@ extension SQLBrokerStore {
             selectAccountWithIdentitiesByIdentity, [.text(provider.rawValue), .text(subject)])
         guard let first = rows.first else { return nil }
         var account = try decodeAccount(first)
-        let names = ["provider", "subject", "email", "linked_at", "provider_token"]
+        let names = ["provider", "subject", "email", "linked_at", "provider_token", "credential_kind"]
         account.identities = try rows.map { row in
             try decodeIdentity(SQLRow(columns: names, values: linkedIdentityColumnNames.map { row[$0] }))
         }

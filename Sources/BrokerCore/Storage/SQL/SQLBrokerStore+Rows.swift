@@ -11,7 +11,8 @@ extension SQLBrokerStore {
     static let selectAccountByEmail = "SELECT \(accountColumns) FROM accounts a WHERE a.email_key = ?"
     static let selectAccountByPhoneNumber = "SELECT \(accountColumns) FROM accounts a WHERE a.phone_number = ?"
     static let selectIdentities =
-        "SELECT provider, subject, email, linked_at, provider_token FROM identities WHERE uid = ? ORDER BY linked_at, provider, subject"
+        "SELECT provider, subject, email, linked_at, provider_token, credential_kind FROM identities WHERE uid = ? "
+        + "ORDER BY linked_at, provider, subject"
     /// The columns of ``accountValues(_:)``, in its order.
     static let accountColumnNames = [
         "uid", "email", "email_key", "email_verified", "display_name", "photo_url", "disabled", "created_at",
@@ -23,9 +24,11 @@ extension SQLBrokerStore {
         "INSERT INTO accounts (\(accountColumnNames.joined(separator: ", "))) VALUES ("
         + Array(repeating: "?", count: accountColumnNames.count).joined(separator: ", ") + ")"
     static let insertIdentity =
-        "INSERT INTO identities (provider, subject, uid, email, linked_at, provider_token) VALUES (?, ?, ?, ?, ?, ?)"
+        "INSERT INTO identities (provider, subject, uid, email, linked_at, provider_token, credential_kind) "
+        + "VALUES (?, ?, ?, ?, ?, ?, ?)"
     static let updateIdentity =
-        "UPDATE identities SET email = ?, linked_at = ?, provider_token = ? WHERE provider = ? AND subject = ?"
+        "UPDATE identities SET email = ?, linked_at = ?, provider_token = ?, credential_kind = ? "
+        + "WHERE provider = ? AND subject = ?"
     static let deleteIdentity = "DELETE FROM identities WHERE provider = ? AND subject = ?"
     static let purgeExpiredMarks = "DELETE FROM used_marks WHERE expires_at < ?"
     static let insertMark = "INSERT INTO used_marks (key, expires_at) VALUES (?, ?)"
@@ -220,7 +223,7 @@ extension SQLBrokerStore {
                 try connection.execute(
                     updateIdentity,
                     [optionalText(identity.email), millis(identity.linkedAt), optionalText(identity.providerToken),
-                     .text(identity.provider.rawValue), .text(identity.subject)])
+                     optionalText(identity.kind?.rawValue), .text(identity.provider.rawValue), .text(identity.subject)])
             } else {
                 try connection.execute(insertIdentity, identityValues(identity, uid: uid))
             }
@@ -233,16 +236,20 @@ extension SQLBrokerStore {
             subject: try required(row, "subject"),
             email: row.text("email"),
             linkedAt: date(try requiredInteger(row, "linked_at")),
-            providerToken: row.text("provider_token"))
+            providerToken: row.text("provider_token"),
+            kind: row.text("credential_kind").flatMap(CredentialKind.init(rawValue:)))
     }
 
     /// The columns of ``identityValues(_:uid:)``, in its order.
-    static let identityColumnNames = ["provider", "subject", "uid", "email", "linked_at", "provider_token"]
+    static let identityColumnNames = [
+        "provider", "subject", "uid", "email", "linked_at", "provider_token", "credential_kind",
+    ]
 
     /// The values of ``insertIdentity``.
     static func identityValues(_ identity: Identity, uid: AccountID) -> [SQLValue] {
         [.text(identity.provider.rawValue), .text(identity.subject), .text(uid.rawValue),
-         optionalText(identity.email), millis(identity.linkedAt), optionalText(identity.providerToken)]
+         optionalText(identity.email), millis(identity.linkedAt), optionalText(identity.providerToken),
+         optionalText(identity.kind?.rawValue)]
     }
 
     // MARK: - Single-use marks

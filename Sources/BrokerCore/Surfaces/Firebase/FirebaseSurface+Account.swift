@@ -35,7 +35,7 @@ extension FirebaseSurface {
         let unlinks = try firebaseIDs.map { firebaseID -> ProviderID in
             guard
                 let identity = user.account.identities.first(where: {
-                    services.providers.firebaseID(of: $0.provider) == firebaseID || $0.provider.rawValue == firebaseID
+                    services.providers.firebaseID(of: $0) == firebaseID || $0.provider.rawValue == firebaseID
                 })
             else { throw FirebaseError("INVALID_PROVIDER_ID", "The user has no identity of that provider.") }
             return identity.provider

@@ -3,8 +3,8 @@ import Foundation
 extension FirebaseSurface {
     /// The credential a `signInWithIdp` `postBody` carries, decoded into a ``SignInRequest`` for the flow.
     struct IdpAssertion: Sendable {
-        /// The provider's one Firebase id (``ProviderRegistry/firebaseID(of:)-swift.type.method``), whichever name
-        /// was sent.
+        /// The name sent: the Firebase id an identity the credential links gets
+        /// (``ProviderRegistry/firebaseID(of:kind:)-swift.type.method``).
         var firebaseProviderID: String
         /// The broker's request.
         var request: SignInRequest
@@ -14,7 +14,8 @@ extension FirebaseSurface {
 
     /// Decodes `postBody` (`providerId=<firebase id>&id_token=…[&nonce=<raw>]`, `providerId=oidc.<id>&id_token=…`,
     /// `providerId=<id>&access_token=…`; a `user` JSON, as the iOS SDK forwards it, gives the name) and
-    /// finds the enabled provider it names for that kind of token (``ProviderRegistry/provider(firebaseName:kind:)``).
+    /// finds the enabled provider it names for that kind of token (``ProviderRegistry/provider(firebaseName:kind:)``):
+    /// any other name is `INVALID_PROVIDER_ID` (contract section 11).
     func idpAssertion(_ call: FirebaseCall) throws -> IdpAssertion {
         guard let postBody = try call.body.optionalString("postBody"), !postBody.isEmpty else {
             throw FirebaseError("INVALID_CREDENTIAL_OR_PROVIDER_ID", "Invalid IdP response/credential: postBody is required.")
@@ -40,8 +41,7 @@ extension FirebaseSurface {
         let request = SignInRequest(
             provider: provider.id, credential: credential, hints: CredentialHints(fullName: Self.fullName(fields["user"])),
             requestID: call.requestID, surface: .firebase)
-        return IdpAssertion(
-            firebaseProviderID: ProviderRegistry.firebaseID(of: provider), request: request, token: token)
+        return IdpAssertion(firebaseProviderID: firebaseID, request: request, token: token)
     }
 
     /// The name in the `user` JSON (`{"name": {"firstName", "lastName"}}`) the iOS SDK forwards from the
@@ -56,7 +56,8 @@ extension FirebaseSurface {
     /// the same rules as the native API; with `idToken`, the identity is linked to that signed-in user instead.
     /// An email held by another account is Firebase's `needConfirmation` answer (200, no tokens); an identity
     /// linked to another account is `FEDERATED_USER_ID_ALREADY_LINKED` (in a 200 with `errorMessage` when
-    /// `returnIdpCredential`).
+    /// `returnIdpCredential`). The answer's `providerId` names the identity the sign-in reached, as its session's
+    /// `sign_in_provider` does (an identity linked by an ID token keeps `oidc.<id>` after an access token).
     func signInWithIdp(_ call: FirebaseCall) async throws -> HTTPResponse {
         let assertion = try idpAssertion(call)
         let returnCredential = try call.body.flag("returnIdpCredential")
@@ -79,7 +80,7 @@ extension FirebaseSurface {
                 } else {
                     let linked = try await services.signIn.link(user.account.id, assertion.request)
                     result = try await services.signIn.renew(
-                        linked, provider: assertion.firebaseProviderID, because: .link, surface: .firebase)
+                        linked, provider: assertion.request.provider.rawValue, because: .link, surface: .firebase)
                 }
             } else {
                 result = try await services.signIn.signIn(assertion.request)
@@ -87,6 +88,7 @@ extension FirebaseSurface {
             fields.merge(sessionFields(result)) { _, session in session }
             let account = result.account
             let identity = account.identities.first { $0.provider == assertion.request.provider }
+            if let identity { fields["providerId"] = .string(services.providers.firebaseID(of: identity)) }
             fields["federatedId"] = identity.map { .string($0.subject) }
             fields["email"] = (identity?.email ?? account.email).map(JSONValue.string)
             fields["emailVerified"] = .bool(account.emailVerified)
@@ -103,8 +105,10 @@ extension FirebaseSurface {
             // Firebase's answer when the email belongs to an account of other providers: the SDK turns it into
             // "account exists with different credential" and nothing is stored.
             fields["needConfirmation"] = true
-            let verified = error.existingProviders.map { services.providers.firebaseID(of: ProviderID($0)) }
-                .filter { $0 != FirebaseUserInfo.passwordProviderID }
+            let verified = error.existingProviders.map {
+                services.providers.firebaseID(of: ProviderID($0), kind: error.existingKinds[ProviderID($0)])
+            }
+            .filter { $0 != FirebaseUserInfo.passwordProviderID }
             fields["verifiedProvider"] = .array(verified.map(JSONValue.string))
             return Self.ok(fields)
         } catch let error as AccountError where error.code == .identityAlreadyLinked && returnCredential {

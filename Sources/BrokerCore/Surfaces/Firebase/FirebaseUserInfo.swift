@@ -21,18 +21,18 @@ public struct FirebaseUserInfo: Sendable {
 
     /// The account.
     public var account: Account
-    /// Firebase's provider id for an identity of a provider (``ProviderRegistry/firebaseID(of:)-swift.method``).
-    public var providerName: @Sendable (ProviderID) -> String
+    /// Firebase's provider id for an identity (``ProviderRegistry/firebaseID(of:)-swift.method``).
+    public var providerName: @Sendable (Identity) -> String
 
-    /// Creates the record of `account`, naming providers as `services` do.
+    /// Creates the record of `account`, naming identities as `services` do.
     public init(_ account: Account, services: BrokerServices) {
         self.account = account
         let providers = services.providers
         providerName = { providers.firebaseID(of: $0) }
     }
 
-    /// Creates the record of `account` with an explicit provider naming.
-    public init(_ account: Account, providerName: @escaping @Sendable (ProviderID) -> String) {
+    /// Creates the record of `account` with an explicit identity naming.
+    public init(_ account: Account, providerName: @escaping @Sendable (Identity) -> String) {
         self.account = account
         self.providerName = providerName
     }
@@ -74,7 +74,7 @@ public struct FirebaseUserInfo: Sendable {
         }
         for identity in account.identities {
             var item: [String: JSONValue] = [
-                "providerId": .string(providerName(identity.provider)), "rawId": .string(identity.subject),
+                "providerId": .string(providerName(identity)), "rawId": .string(identity.subject),
                 "federatedId": .string(identity.subject),
             ]
             if let email = identity.email { item["email"] = .string(email) }

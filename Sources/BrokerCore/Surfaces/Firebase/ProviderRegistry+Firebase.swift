@@ -1,39 +1,61 @@
-/// How Firebase names the broker's providers: the one rule, used by the Firebase listener's ID tokens
-/// (`firebase.identities`, `sign_in_provider`), its `accounts:lookup` (`providerUserInfo[].providerId`), its
-/// `signInWithIdp` answers, its admin calls and the Firebase import and export (docs/firebase.md, "Provider ids").
+/// How Firebase names the broker's identities: the one rule (contract section 11; docs/firebase.md, "Provider
+/// ids"), used by the Firebase listener's ID tokens (`firebase.identities`, `sign_in_provider`), its
+/// `accounts:lookup` (`providerUserInfo[].providerId`), its `signInWithIdp` answers, its admin calls and the
+/// Firebase import and export.
 extension ProviderRegistry {
-    /// The Firebase id of `provider`: ONE per provider, whatever credential (ID token or access token) reached the
-    /// identity, as Firebase names an OpenID Connect provider `oidc.<id>` however the user proved who they are.
-    /// The id Firebase gives the provider itself (``IdentityProvider/firebaseProviderID``, a domain), else
-    /// `oidc.<id>`. Identities store no credential kind, and need none.
-    public static func firebaseID(of provider: any IdentityProvider) -> String {
-        provider.firebaseProviderID ?? "oidc." + provider.id.rawValue
+    /// The Firebase id of an identity of `provider` linked by a credential of `kind`: the id Firebase gives the
+    /// provider itself (``IdentityProvider/firebaseProviderID``, a domain) when it has one; else `<id>` for an
+    /// access-token identity and `oidc.<id>` for an ID-token one. A legacy identity (stored before its kind was, nil)
+    /// is `<id>` when the provider takes only access tokens, else `oidc.<id>`.
+    public static func firebaseID(of provider: any IdentityProvider, kind: CredentialKind?) -> String {
+        if let own = provider.firebaseProviderID { return own }
+        let accessToken = kind == .accessToken || (kind == nil && !(provider is any IDTokenVerifying))
+        return accessToken ? provider.id.rawValue : "oidc." + provider.id.rawValue
     }
 
-    /// The Firebase id of provider `id` when it is enabled (``firebaseID(of:)-swift.type.method``); any other name
-    /// (`password`, `custom`, a Firebase id already, a provider no longer enabled) unchanged.
-    public func firebaseID(of id: ProviderID) -> String {
-        provider(id).map(Self.firebaseID(of:)) ?? id.rawValue
+    /// The Firebase id of an identity of provider `id` linked by a credential of `kind`, when the provider is
+    /// enabled (``firebaseID(of:kind:)-swift.type.method``); any other name (`password`, `custom`, a provider no
+    /// longer enabled) unchanged.
+    public func firebaseID(of id: ProviderID, kind: CredentialKind?) -> String {
+        provider(id).map { Self.firebaseID(of: $0, kind: kind) } ?? id.rawValue
     }
 
-    /// The names by which Firebase's calls may refer to an enabled provider: its Firebase id, and, for one
-    /// Firebase has no name of its own for, its own id (contract section 11's `providerId=<id>&access_token=…`;
-    /// answers always name the Firebase id).
+    /// The Firebase id of `identity`, by the kind of credential that linked it.
+    public func firebaseID(of identity: Identity) -> String { firebaseID(of: identity.provider, kind: identity.kind) }
+
+    /// The names by which Firebase's admin calls may refer to an enabled provider: the id Firebase gives it, or
+    /// else both `oidc.<id>` and `<id>` (an identity of either kind).
     public var firebaseNames: [String: ProviderID] {
         var names: [String: ProviderID] = [:]
         for provider in all {
-            names[Self.firebaseID(of: provider)] = provider.id
-            if provider.firebaseProviderID == nil { names[provider.id.rawValue] = provider.id }
+            if let own = provider.firebaseProviderID {
+                names[own] = provider.id
+            } else {
+                names["oidc." + provider.id.rawValue] = provider.id
+                names[provider.id.rawValue] = provider.id
+            }
         }
         return names
     }
 
-    /// The enabled provider `signInWithIdp`'s `providerId` names for a credential of `kind`: by its Firebase id
-    /// (either kind), or by its own id for an access token (contract section 11).
+    /// The kind of credential an identity of `provider` named `name` by Firebase was linked with: an ID token for
+    /// `oidc.<id>`, an access token for `<id>`; nil for another name (the id Firebase gives the provider itself, a
+    /// name `--map-provider` maps), which does not say.
+    public static func credentialKind(firebaseName name: String, provider: ProviderID) -> CredentialKind? {
+        if name == "oidc." + provider.rawValue { return .idToken }
+        return name == provider.rawValue ? .accessToken : nil
+    }
+
+    /// The enabled provider `signInWithIdp`'s `providerId` names for a credential of `kind`: the one whose identity
+    /// that credential would link is named `name` (``firebaseID(of:kind:)-swift.type.method``): the id Firebase
+    /// gives the provider, `oidc.<id>` with an ID token, `<id>` with an access token (contract section 11).
     func provider(firebaseName name: String, kind: CredentialKind) -> (any IdentityProvider)? {
-        all.first { provider in
-            Self.firebaseID(of: provider) == name
-                || (kind == .accessToken && provider.firebaseProviderID == nil && provider.id.rawValue == name)
-        }
+        all.first { Self.firebaseID(of: $0, kind: kind) == name }
+    }
+
+    /// The enabled provider a session's stored sign-in method names: by its own id (a method's label) or by any of
+    /// its Firebase ids (``firebaseNames``; a session stored by an earlier version).
+    func provider(sessionName name: String) -> (any IdentityProvider)? {
+        firebaseNames[name].flatMap { provider($0) }
     }
 }

@@ -11,8 +11,9 @@ extension SessionSurface {
 /// sign_in_provider}`, the custom claims at the top level, and `sid` (the session, for exact revocation). A
 /// session's own claims (a custom token's `claims`) go over the account's custom claims.
 ///
-/// Providers are named by their one Firebase id (``ProviderRegistry/firebaseID(of:)``), in `identities` as in
-/// `sign_in_provider`.
+/// Identities are named by their Firebase id (``ProviderRegistry/firebaseID(of:)-swift.method``, from the kind of
+/// credential that linked each), in `identities` as in `sign_in_provider`: a session names the identity its
+/// sign-in reached, so one identity has one name whichever kind of credential signed in.
 public struct FirebaseSessionFormat: SessionFormat {
     /// The enabled providers, whose Firebase ids name identities and sign-ins.
     public let providers: ProviderRegistry
@@ -28,9 +29,17 @@ public struct FirebaseSessionFormat: SessionFormat {
         FirebaseEndpoints.secureTokenIssuerPrefix + projectID
     }
 
-    /// A provider's Firebase id for an enabled provider's label (`<id>` → `oidc.<id>`); `password`, `custom`
-    /// and Firebase ids unchanged.
-    public func signInProvider(_ label: String) -> String { providers.firebaseID(of: ProviderID(label)) }
+    /// An enabled provider's label by the rule for an identity of unknown kind (each mint names the account's
+    /// identity instead: ``signInProvider(_:of:)``); `password`, `custom` and Firebase ids unchanged.
+    public func signInProvider(_ label: String) -> String { providers.firebaseID(of: ProviderID(label), kind: nil) }
+
+    /// The Firebase id of `account`'s identity of the provider the stored name names (by its own id or a
+    /// Firebase id), by the kind that linked it; by the rule for an unknown kind when the account no longer has
+    /// one; `password`, `custom` and other names unchanged.
+    public func signInProvider(_ stored: String, of account: Account) -> String {
+        guard let provider = providers.provider(sessionName: stored) else { return stored }
+        return ProviderRegistry.firebaseID(of: provider, kind: account.identity(provider.id)?.kind)
+    }
 
     /// Firebase's claims.
     public func claims(of content: SessionTokenContent, settings: SessionSettings) -> [String: JSONValue] {
@@ -48,7 +57,7 @@ public struct FirebaseSessionFormat: SessionFormat {
         var identities: [String: [JSONValue]] = [:]
         if let email = account.email { identities["email"] = [.string(email)] }
         for identity in account.identities {
-            identities[providers.firebaseID(of: identity.provider), default: []].append(.string(identity.subject))
+            identities[providers.firebaseID(of: identity), default: []].append(.string(identity.subject))
         }
         let reserved: [String: JSONValue] = [
             "iss": .string(Self.issuer(projectID: settings.projectID)),
