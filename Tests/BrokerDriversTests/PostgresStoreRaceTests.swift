@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerDrivers
+import BrokerTesting
 import Foundation
 import Testing
 
@@ -23,6 +24,40 @@ struct PostgresStoreRaceTests {
         await first.close()
         await second.close()
         await schema.drop()
+    }
+
+    /// The sweep of inactive guests (contract section 13) run by two instances at once: one holds the lease and
+    /// deletes every inactive guest once, with one `delete` event each; the other deletes nothing; an active guest
+    /// and an account that is no guest stay.
+    @Test func twoInstancesSweepingGuestsAtOnceDeleteEachInactiveGuestOnce() async throws {
+        try await withTwoStores { first, second in
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            let clock = ManualClock(start + 31 * 86_400)
+            for index in 0..<10 {
+                try await first.create(
+                    Account(id: AccountID("old-\(index)"), createdAt: start, origin: .anonymous, isAnonymous: true))
+            }
+            try await first.create(
+                Account(id: AccountID("active"), createdAt: start, lastSignInAt: start + 30 * 86_400,
+                    origin: .anonymous, isAnonymous: true))
+            try await first.create(Account(id: AccountID("member"), email: "m@example.com", createdAt: start))
+            func sweeper(_ store: SQLBrokerStore) async throws -> GuestService {
+                let accounts = try await AccountService(
+                    store: store, clock: clock, linkByVerifiedEmail: false, passwords: SaltedDigestPasswordHasher())
+                return GuestService(
+                    settings: AnonymousSettings(enabled: true, deleteAfterDays: 30, maxPerAddressPerHour: 30),
+                    store: store, accounts: accounts, deletion: AccountDeletion(revocation: .brokerOnly), clock: clock)
+            }
+            let (one, two) = (try await sweeper(first), try await sweeper(second))
+            async let byOne = one.sweep(holder: "instance-1")
+            async let byTwo = two.sweep(holder: "instance-2")
+            let counts = [try await byOne, try await byTwo]
+            #expect(counts.sorted() == [0, 10])
+            let left = try await first.listAccounts(afterUID: nil, limit: 100).map(\.id.rawValue).sorted()
+            #expect(left == ["active", "member"])
+            let deletions = try await first.auditEvents(uid: nil, before: nil, limit: 100).filter { $0.action == .delete }
+            #expect(deletions.count == 10 && Set(deletions.compactMap(\.uid)).count == 10)
+        }
     }
 
     @Test func concurrentUpdatesOfOneAccountLoseNoChange() async throws {
