@@ -190,20 +190,20 @@ import Testing
         let response = await Self.deliver(broker, expired)
         #expect(response.status == 401)
         #expect(response.errorCode == "INVALID_WEBHOOK")
-        let account = try #require(try await broker.store.account(id: uid))
+        let account = try #require(await broker.store.account(id: uid))
         #expect(!account.disabled)
         #expect(await Self.me(broker, idToken).status == 200)
-        #expect(try await broker.store.auditEvents(uid: uid, before: nil, limit: 10).allSatisfy { $0.action != .disable })
+        #expect(await broker.store.auditEvents(uid: uid, before: nil, limit: 10).allSatisfy { $0.action != .disable })
         let deletion = try broker.stubs.appleNotification(
             type: "account-delete", subject: "apple-n-13", expiresAt: Date().addingTimeInterval(-600))
         #expect(await Self.deliver(broker, deletion).errorCode == "INVALID_WEBHOOK")
-        #expect(try await broker.store.account(id: uid) != nil)
+        #expect(await broker.store.account(id: uid) != nil)
 
         // An exp still ahead is accepted, and the refused one's jti was not spent.
         let fresh = try broker.stubs.appleNotification(
             type: "consent-revoked", subject: "apple-n-13", jti: "jti-expired", expiresAt: Date().addingTimeInterval(600))
         #expect(await Self.deliver(broker, fresh).status == 200)
-        #expect(try await broker.store.account(id: uid)?.disabled == true)
+        #expect(await broker.store.account(id: uid)?.disabled == true)
     }
 
     @Test func aReplayedJTIChangesNothing() async throws {

@@ -212,7 +212,7 @@ import Testing
         #expect(refused.errorCode == "IDENTITY_ALREADY_LINKED")
         let stored = try #require(await broker.store.account(id: Self.uid(guest)))
         #expect(stored.isAnonymous && stored.identities.isEmpty && stored.email == nil)
-        #expect(try await broker.store.account(id: Self.uid(other))?.identities.count == 1)
+        #expect(await broker.store.account(id: Self.uid(other))?.identities.count == 1)
     }
 
     @Test func anAppleEmailAnotherAccountHoldsVerifiedIsRefusedAndTheTokenStaysUsable() async throws {
@@ -232,7 +232,7 @@ import Testing
         let signIn = await broker.post("/v1/signin/apple", apple)
         #expect(signIn.status == 200)
         #expect(Self.uid(signIn) == Self.uid(owner))
-        #expect(try await broker.store.account(id: Self.uid(owner))?.identities.count == 2)
+        #expect(await broker.store.account(id: Self.uid(owner))?.identities.count == 2)
     }
 
     @Test func anAccountHoldingTheEmailUnverifiedKeepsItAndDoesNotStopTheUpgrade() async throws {
@@ -277,7 +277,7 @@ import Testing
             "/v1/signup", ["email": "v@example.com", "password": "secret-2"], headers: Self.bearer(user))
         #expect(refused.status == 409)
         #expect(refused.errorCode == "IDENTITY_ALREADY_LINKED")
-        #expect(try await broker.store.account(id: Self.uid(user))?.email == "u@example.com")
+        #expect(await broker.store.account(id: Self.uid(user))?.email == "u@example.com")
         #expect(await broker.store.account(email: "v@example.com") == nil)
         let unauthenticated = await broker.post(
             "/v1/signup", ["email": "w@example.com", "password": "secret-2"], headers: ["Authorization": "Bearer x"])

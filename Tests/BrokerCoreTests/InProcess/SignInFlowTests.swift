@@ -124,7 +124,7 @@ import Testing
         let links = await Self.events(broker).filter { $0.action == .link }
         #expect(links.count == 1)
         #expect(links.first?.uid == uid && links.first?.provider == "google" && links.first?.outcome == "INVALID_TOKEN")
-        #expect(try await broker.store.account(id: uid)?.identities.isEmpty == true)
+        #expect(await broker.store.account(id: uid)?.identities.isEmpty == true)
     }
 
     // MARK: Successes

@@ -60,8 +60,8 @@ import Testing
                 requestID: "r-\(subject)"))
     }
 
-    static func liveSessions(_ broker: InProcessBroker, _ uid: AccountID) async throws -> Int {
-        try await broker.store.sessionSummary(accountID: uid, at: broker.services.clock.now).live
+    static func liveSessions(_ broker: InProcessBroker, _ uid: AccountID) async -> Int {
+        await broker.store.sessionSummary(accountID: uid, at: broker.services.clock.now).live
     }
 
     static func idTokenClaims(_ result: SignInResult) throws -> [String: JSONValue] {
@@ -77,9 +77,9 @@ import Testing
         let created = try await broker.services.signIn.signUp(
             email: "mfa@example.com", password: "secret-1", displayName: nil, requestID: "r1")
         let uid = created.account.id
-        let before = try await broker.store.account(id: uid)
+        let before = await broker.store.account(id: uid)
         #expect(seen.all.isEmpty)
-        #expect(try await Self.liveSessions(broker, uid) == 1)
+        #expect(await Self.liveSessions(broker, uid) == 1)
 
         let held = await #expect(throws: SecondFactorRequired.self) {
             _ = try await broker.services.signIn.signIn(email: "mfa@example.com", password: "secret-1", requestID: "r2")
@@ -92,10 +92,10 @@ import Testing
         #expect(seen.all.map(\.account?.id) == [uid])
         #expect(seen.all.first?.credential == SignInCredential(provider: "password", email: "mfa@example.com"))
         // Nothing of the held sign-in is stored: no session, no sign-in event, no last sign-in time.
-        #expect(try await Self.liveSessions(broker, uid) == 1)
+        #expect(await Self.liveSessions(broker, uid) == 1)
         let events = await broker.store.auditEvents(uid: nil, before: nil, limit: 100)
         #expect(events.filter { $0.action == .signIn }.isEmpty)
-        #expect(try await broker.store.account(id: uid) == before)
+        #expect(await broker.store.account(id: uid) == before)
         #expect(
             SignInFlowTests.samples(broker, "broker_signins_total")
                 == ["{provider=\"password\",outcome=\"MFA_REQUIRED\"}": 1])
@@ -130,7 +130,7 @@ import Testing
             surface: .firebase)
         #expect(result.account.id == uid)
         #expect(seen.all.isEmpty)
-        #expect(try await Self.liveSessions(broker, uid) == 1)
+        #expect(await Self.liveSessions(broker, uid) == 1)
     }
 
     @Test func aHookSeesWhetherTheSignInCreatesAndItsClaimsReachTheIDToken() async throws {
@@ -144,7 +144,7 @@ import Testing
         #expect(try Self.idTokenClaims(first)["tier"] == "gold")
         #expect(try Self.idTokenClaims(second)["tier"] == "gold")
         // The claims are the session's, not the account's.
-        #expect(try await broker.store.account(id: first.account.id)?.customClaims == nil)
+        #expect(await broker.store.account(id: first.account.id)?.customClaims == nil)
     }
 
     @Test func aHookRefusalIsCountedAndAuditedOnceAndStoresNothing() async throws {

@@ -157,7 +157,7 @@ import Testing
                 code: code, newPassword: nil, proof: .unguardedCode, requestID: "r2")
         }
         #expect(refused?.code == .invalidLoginCredentials)
-        let account = try #require(try await broker.store.account(id: uid))
+        let account = try #require(await broker.store.account(id: uid))
         #expect(account.emailVerified == false)
         #expect(account.passwordHash == hash)
         // The code was not used: the page now asks for the password, and the right one verifies.
