@@ -70,10 +70,9 @@ import Testing
             "kakao-linked", identities: [Identity(provider: ProviderID("kakao"), subject: "7", email: nil, linkedAt: Self.now)])
         #expect(!Mapping.isWorkaroundCandidate(kakaoLinked, provider: ProviderID("kakao")))
         var retired = Self.account("retired")
-        retired.passwordDerived = true
+        retired.password?.isDerived = true
         #expect(!Mapping.isWorkaroundCandidate(retired, provider: ProviderID("kakao")))
-        retired.passwordDerived = false
-        retired.passwordHash = nil
+        retired.password = nil
         #expect(!Mapping.isWorkaroundCandidate(retired, provider: ProviderID("kakao")))
         #expect(Mapping.workaroundPasswords(forSubject: "42") == ["42", "Optional(42)"])
     }
@@ -89,8 +88,19 @@ import Testing
     @Test func aDerivedPasswordIsNotASignInMethod() {
         var account = Self.account("a")
         #expect(LinkingPolicy.signInMethods(of: account) == ["password"])
-        account.passwordDerived = true
+        account.password?.isDerived = true
         #expect(LinkingPolicy.signInMethods(of: account) == [])
         #expect(!account.hasUsablePassword)
+    }
+
+    /// One optional credential: a chosen password replaces a derived one whole, and removing it leaves no flag.
+    @Test func aChosenPasswordReplacesADerivedCredentialWhole() {
+        var account = Self.account("a")
+        account.password?.isDerived = true
+        #expect(account.passwordDerived && !account.hasUsablePassword)
+        account.password = .chosen("new-hash")
+        #expect(account.passwordHash == "new-hash" && !account.passwordDerived && account.hasUsablePassword)
+        account.password = nil
+        #expect(account.passwordHash == nil && !account.passwordDerived && !account.hasUsablePassword)
     }
 }

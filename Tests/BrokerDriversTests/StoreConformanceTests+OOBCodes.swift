@@ -67,7 +67,7 @@ extension StoreConformanceTests {
             let codes = store
             let now = fixture.clock.now
             var alice = Self.account("alice")
-            alice.passwordHash = "hash-one"
+            alice.password = .chosen("hash-one")
             try await store.create(alice)
             try await codes.storeOOBCode(Self.oobRecord("reset-1", .resetPassword, uid: "alice", at: now), recording: [])
             try await codes.storeOOBCode(Self.oobRecord("verify-1", .verifyEmail, uid: "alice", at: now), recording: [])
@@ -85,7 +85,7 @@ extension StoreConformanceTests {
             // of the account, and no other code.
             _ = try await store.update(id: AccountID("alice")) { $0.displayName = "Alice" }
             #expect(try await codes.oobCode(hash: "reset-2") != nil)
-            _ = try await store.update(id: AccountID("alice")) { $0.passwordHash = "hash-two" }
+            _ = try await store.update(id: AccountID("alice")) { $0.password = .chosen("hash-two") }
             #expect(try await codes.oobCode(hash: "reset-2") == nil)
             #expect(try await codes.oobCode(hash: "verify-1") != nil)
             #expect(try await codes.oobCode(hash: "reset-bob") != nil)

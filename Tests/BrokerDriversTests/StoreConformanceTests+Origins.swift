@@ -28,7 +28,9 @@ extension StoreConformanceTests {
             #expect(try await store.account(provider: ProviderID("facebook.com"), subject: "f-imp") == nil)
 
             // A rehash changes the hash only: the origin and the import survive it.
-            let rehashed = try await store.update(id: AccountID("imp")) { $0.passwordHash = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA" }
+            let rehashed = try await store.update(id: AccountID("imp")) {
+                $0.password?.hash = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA"
+            }
             #expect(rehashed.origin == .import)
             #expect(rehashed.imported == imported.imported)
             #expect(try await store.account(id: AccountID("imp")) == rehashed)

@@ -67,8 +67,7 @@ extension StoreConformanceTests {
             }
             // A derived credential never signs in, even with its own hash.
             var derived = Self.account("kakao-made", email: "k@example.com")
-            derived.passwordHash = Self.importedHash
-            derived.passwordDerived = true
+            derived.password = PasswordCredential(hash: Self.importedHash, isDerived: true)
             try await store.create(derived)
             await Self.expectAccountError(.invalidLoginCredentials) {
                 _ = try await store.recordPasswordSignIn(

@@ -384,7 +384,7 @@ struct StoreConformanceTests {
 
             fixture.clock.advance(by: 10)
             _ = try await store.update(id: AccountID("alice"), options: AccountWriteOptions(revokeSessions: true)) {
-                $0.passwordHash = nil
+                $0.password = nil
             }
 
             #expect(try await store.refreshToken(hash: "a-1")?.revokedAt == fixture.clock.now)
@@ -677,7 +677,7 @@ struct StoreConformanceTests {
             for index in 0..<5 {
                 var account = Self.account("u\(index)", email: "U\(index)@example.com", identities: [Self.identity(index % 2 == 0 ? "google" : "kakao", "s\(index)")])
                 account.createdAt = date(ms: Self.t0 + Int64(index / 2))  // ties on createdAt are broken by uid
-                if index == 4 { account.passwordHash = "$argon2id$x" }
+                if index == 4 { account.password = .chosen("$argon2id$x") }
                 try await store.create(account)
                 created.append(account)
             }

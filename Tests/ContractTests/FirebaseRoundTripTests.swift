@@ -79,8 +79,7 @@ import Testing
         var account = account
         account.imported = nil
         if account.passwordDerived {
-            account.passwordHash = nil
-            account.passwordDerived = false
+            account.password = nil
         }
         return account
     }

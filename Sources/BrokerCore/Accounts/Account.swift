@@ -98,13 +98,13 @@ public struct Account: Sendable, Equatable {
     public var lastSignInAt: Date?
     /// The linked provider identities.
     public var identities: [Identity]
-    /// An encoded password hash, when the account has a password credential: Argon2id, or an imported hash
-    /// in the stored form of ``ImportedPasswordHash``.
-    public var passwordHash: String?
-    /// Whether that credential was derived from a provider id rather than chosen by the user: such a credential
-    /// never works for password sign-in, since the id is no secret. Only accounts stored by earlier releases
-    /// hold one (Kakao's `email-password` mapping now stores no derived password and deletes the one it links).
-    public var passwordDerived: Bool
+    /// The account's password credential, if it has one: one optional value, so that setting a password cannot
+    /// leave a stale flag behind (``PasswordCredential/chosen(_:)``), and removing it removes both.
+    public var password: PasswordCredential?
+    /// The credential's encoded hash: Argon2id, or an imported hash in the stored form of ``ImportedPasswordHash``.
+    public var passwordHash: String? { password?.hash }
+    /// Whether the credential was derived from a provider id (``PasswordCredential/isDerived``).
+    public var passwordDerived: Bool { password?.isDerived ?? false }
     /// Custom claims (a JSON object's text) added to the tokens minted for this account.
     public var customClaims: String?
     /// ID tokens issued before this instant (whole seconds) no longer authenticate: set when the account's
@@ -139,8 +139,7 @@ public struct Account: Sendable, Equatable {
         self.createdAt = createdAt
         self.lastSignInAt = lastSignInAt
         self.identities = identities
-        self.passwordHash = passwordHash
-        self.passwordDerived = passwordDerived
+        self.password = passwordHash.map { PasswordCredential(hash: $0, isDerived: passwordDerived) }
         self.customClaims = customClaims
         self.tokensValidAfter = tokensValidAfter
         self.origin = origin
@@ -154,5 +153,26 @@ public struct Account: Sendable, Equatable {
     /// The identity of `provider`, if linked.
     public func identity(_ provider: ProviderID) -> Identity? {
         identities.first { $0.provider == provider }
+    }
+}
+
+/// An account's password credential: its hash, and whether it was chosen by the user or derived from a provider id.
+public struct PasswordCredential: Sendable, Equatable {
+    /// The encoded hash: Argon2id, or an imported hash in the stored form of ``ImportedPasswordHash``.
+    public var hash: String
+    /// Whether it was derived from a provider id rather than chosen by the user: such a credential never works for
+    /// password sign-in, since the id is no secret. Only accounts stored by earlier releases hold one (Kakao's
+    /// `email-password` mapping now stores no derived password and deletes the one it links).
+    public var isDerived: Bool
+
+    /// Creates a credential.
+    public init(hash: String, isDerived: Bool) {
+        self.hash = hash
+        self.isDerived = isDerived
+    }
+
+    /// A password the user chose, by its hash.
+    public static func chosen(_ hash: String) -> PasswordCredential {
+        PasswordCredential(hash: hash, isDerived: false)
     }
 }

@@ -22,8 +22,7 @@ extension AccountService {
             return try await store.update(id: id, options: options) { account in
                 guard !account.disabled else { throw AccountError(.userDisabled) }
                 guard account.email != nil else { throw AccountError(.invalidEmail) }
-                account.passwordHash = hash
-                account.passwordDerived = false
+                account.password = .chosen(hash)
             }
         } catch let error as AccountStoreError where error.code == .notFound {
             throw AccountError(.notFound)

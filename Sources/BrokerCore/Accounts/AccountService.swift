@@ -278,8 +278,7 @@ public struct AccountService: Sendable {
                         throw AccountStoreError(.notFound, "account changed")
                     }
                     // Whoever created the account with an unproven email loses every way in.
-                    account.passwordHash = nil
-                    account.passwordDerived = false
+                    account.password = nil
                     account.identities = [linkedIdentity]
                     account.email = identity.email
                     account.emailVerified = true

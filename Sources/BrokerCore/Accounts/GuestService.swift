@@ -116,8 +116,7 @@ public struct GuestService: Sendable {
                 try Self.admitUpgrade(account)
                 account.email = credential.email
                 account.emailVerified = false
-                account.passwordHash = credential.passwordHash
-                account.passwordDerived = false
+                account.password = credential.password
                 if let displayName { account.displayName = displayName }
                 account.isAnonymous = false
                 account.lastSignInAt = now

@@ -222,8 +222,7 @@ public struct ActionCodeService: Sendable {
                 if !account.emailVerified { account.identities = [] }
                 account.emailVerified = true
                 if let newHash {
-                    account.passwordHash = newHash
-                    account.passwordDerived = false
+                    account.password = .chosen(newHash)
                 }
             }
         } catch let error as AccountStoreError where error.code == .alreadyUsed || error.code == .notFound {
@@ -308,8 +307,7 @@ public struct ActionCodeService: Sendable {
                     guard !account.disabled else { throw AccountError(.userDisabled) }
                     if !account.emailVerified {
                         account.identities = []
-                        account.passwordHash = nil
-                        account.passwordDerived = false
+                        account.password = nil
                     }
                     account.emailVerified = true
                     account.lastSignInAt = now

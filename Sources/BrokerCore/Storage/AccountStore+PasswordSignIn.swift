@@ -18,7 +18,7 @@ extension AccountStore {
             }
             guard !account.disabled else { throw AccountError(.userDisabled) }
             account.lastSignInAt = time
-            if let rehash { account.passwordHash = rehash }
+            if let rehash { account.password?.hash = rehash }
         }
     }
 }

@@ -150,7 +150,7 @@ import Testing
         #expect(try await broker.services.actionCodes.verificationNeedsPassword(code: code) == false)
         // Meanwhile, a password (the squatter's) is set.
         let hash = try await SaltedDigestPasswordHasher().hash("squatter-pass")
-        _ = try await broker.store.update(id: uid, options: AccountWriteOptions()) { $0.passwordHash = hash }
+        _ = try await broker.store.update(id: uid, options: AccountWriteOptions()) { $0.password = .chosen(hash) }
 
         let refused = await #expect(throws: AccountError.self) {
             _ = try await broker.services.actionCodes.confirm(

@@ -115,8 +115,7 @@ struct KakaoLegacyPasswordLinking: LinkingStrategy {
                 Identity(
                     provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: now,
                     kind: signIn.verified.kind))
-            account.passwordHash = nil
-            account.passwordDerived = false
+            account.password = nil
             if identity.emailVerified { account.emailVerified = true }
             account.lastSignInAt = now
         }

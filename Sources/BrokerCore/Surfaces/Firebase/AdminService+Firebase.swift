@@ -32,7 +32,7 @@ extension AdminService {
             photoURL: new.photoURL, disabled: new.disabled, createdAt: clock.now, phoneNumber: new.phoneNumber)
         if let conflict = try await conflict(creating: candidate) { throw conflict }
         var account = candidate
-        if let password = new.password { account.passwordHash = try await hash(password) }
+        if let password = new.password { account.password = .chosen(try await hash(password)) }
         account.origin = .admin
         let event = AuditEvent(time: account.createdAt, uid: uid, action: .create, actor: .admin, requestID: requestID)
         do {
@@ -119,14 +119,12 @@ extension AdminService {
             account.email = email
         }
         if change.removesPassword {
-            account.passwordHash = nil
-            account.passwordDerived = false
+            account.password = nil
             account.email = nil
             account.emailVerified = false
         }
         if let hash {
-            account.passwordHash = hash
-            account.passwordDerived = false
+            account.password = .chosen(hash)
         }
         if let verified = change.emailVerified { account.emailVerified = verified }
         if let name = change.displayName { account.displayName = name }
