@@ -66,9 +66,8 @@ public struct GuestService: Sendable {
         var sanitized = verified.identity
         sanitized.photoURL = PhotoURL.sanitized(sanitized.photoURL, allowInsecure: accounts.allowInsecurePhotoURLs)
         let identity = sanitized
-        let linkedIdentity = Identity(
-            provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: clock.now,
-            providerToken: verified.providerToken)
+        // Stored with the kind of credential that linked it, as every link stores it.
+        let linkedIdentity = verified.linkedIdentity(at: clock.now)
         let events = accounts.signInEvents(.linked, uid: id, provider: identity.provider, requestID: requestID)
         let options = AccountWriteOptions(consuming: verified.singleUse, issuing: session, recording: events)
         let now = clock.now

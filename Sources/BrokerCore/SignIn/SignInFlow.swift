@@ -198,7 +198,7 @@ public struct SignInFlow: Sendable {
             requestID: request.requestID, countsRefusal: known
         ) {
             let provider = try provider(request.provider)
-            let verified = try await provider.verify(request.credential, hints: request.hints)
+            let verified = try await provider.verifyRecordingKind(request.credential, hints: request.hints)
             let guests = try guestService()
             // The session's format names the provider on its listener (``SessionFormat/signInProvider(_:)``).
             return try await renew(guest, provider: label, because: .upgrade, surface: request.surface) { grant in

@@ -150,6 +150,8 @@ import Testing
         #expect(!stored.isAnonymous)
         #expect(stored.email == "guest@example.com" && stored.emailVerified)
         #expect(stored.identities.map(\.subject) == ["g-guest"])
+        // Stored with the kind of credential that linked it (it names the identity on the Firebase listener).
+        #expect(stored.identities.map(\.kind) == [.idToken])
         #expect(stored.customClaims == #"{"plan":"cart"}"#)
         #expect(await Self.accounts(broker).count == 1)
         // The guest's session goes on; a sign-in with the identity reaches the same uid.
