@@ -55,99 +55,50 @@ import Testing
     /// and `SessionRevocation` in `Tokens/Firebase/FirebaseRevocation.swift`), and its import and export.
     static let firebaseFolders = ["Surfaces/Firebase/", "Tokens/Firebase/", "Migration/"]
 
-    /// The few files outside those folders that may name Firebase in code, each for a reason:
+    /// The eight files outside those folders that may name Firebase at all (comments and strings included, as for
+    /// a provider), each for a reason:
     ///
     /// - `Config/FirebaseCompatSettings.swift`: reads and checks the `firebase` and `firebaseCompat` sections;
     /// - `Config/BrokerConfig.swift`: holds those sections' values (a stored property is declared in its type);
-    /// - `Composition/BrokerServices.swift`: composition (the service account, the custom-token minter, the admin client,
-    ///   the Firebase session format), until the one composition replaces it;
+    /// - `Composition/BrokerServices.swift`: the composition (the service account, the custom-token minter, the
+    ///   admin client, the Firebase session format);
     /// - `Admin/AdminService.swift`: the native admin API's refusal to mint a custom token without a service
     ///   account, whose message is wire text;
     /// - `Admin/CustomClaims.swift`: `firebase` is a reserved claim name whatever the surface, so that custom
-    ///   claims set through any API cannot collide with the Firebase-shaped ID tokens' own.
-    ///
-    /// Besides, a file under `Identity/` may declare or implement the one member `firebaseProviderID`: the id
-    /// Firebase gives a provider itself is provider knowledge, kept in the provider's folder (the rule that
-    /// derives every provider's Firebase id from it lives in `Surfaces/Firebase/ProviderRegistry+Firebase.swift`).
+    ///   claims set through any API cannot collide with the Firebase-shaped ID tokens' own;
+    /// - `Identity/IdentityProvider.swift`, `Identity/Google/GoogleProvider.swift`, `Identity/Apple/AppleProvider
+    ///   .swift`: the one member `firebaseProviderID`, the id Firebase gives a provider itself, which is provider
+    ///   knowledge kept in the provider's folder (the rule that derives every identity's Firebase id from it lives in
+    ///   `Surfaces/Firebase/ProviderRegistry+Firebase.swift`).
     static let firebaseFiles: Set<String> = [
         "Config/FirebaseCompatSettings.swift", "Config/BrokerConfig.swift", "Composition/BrokerServices.swift",
-        "Admin/AdminService.swift", "Admin/CustomClaims.swift",
+        "Admin/AdminService.swift", "Admin/CustomClaims.swift", "Identity/IdentityProvider.swift",
+        "Identity/Google/GoogleProvider.swift", "Identity/Apple/AppleProvider.swift",
     ]
 
-    /// Embedded text for people, which no code reads: the OpenAPI document and the admin console's assets.
-    static let firebaseDocumentation: Set<String> = documentation.union(["Surfaces/Admin/ConsoleAssets+Files.swift"])
-
-    /// `text` without its `//` comments (a `//` inside a string literal is kept, and so are strings): comments
-    /// may explain a semantic in Firebase's terms ("as Firebase does"); code and strings may not.
-    static func withoutComments(_ text: String) -> String {
-        var kept: [Substring] = []
-        var inMultilineString = false
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if inMultilineString || line.contains("\"\"\"") {
-                if line.components(separatedBy: "\"\"\"").count % 2 == 0 { inMultilineString.toggle() }
-                kept.append(line)
-                continue
-            }
-            var inString = false
-            var escaped = false
-            var end = line.endIndex
-            var index = line.startIndex
-            while index < line.endIndex {
-                let character = line[index]
-                let next = line.index(after: index)
-                if inString {
-                    if escaped {
-                        escaped = false
-                    } else if character == "\\" {
-                        escaped = true
-                    } else if character == "\"" {
-                        inString = false
-                    }
-                } else if character == "\"" {
-                    inString = true
-                } else if character == "/", next < line.endIndex, line[next] == "/" {
-                    end = index
-                    break
-                }
-                index = next
-            }
-            kept.append(line[..<end])
-        }
-        return kept.joined(separator: "\n")
-    }
-
-    /// The BrokerCore files outside the Firebase folders, the allow-list and the documentation whose code names
-    /// Firebase (case-insensitively; comments stripped; under `Identity/`, the `firebaseProviderID` member allowed).
-    static func filesNamingFirebaseInCode() throws -> [String] {
+    /// The BrokerCore files outside the Firebase folders, the allow-list and the OpenAPI document that name
+    /// Firebase (case-insensitively, comments and strings included).
+    static func filesNamingFirebase() throws -> [String] {
         let enumerator = try #require(FileManager.default.enumerator(at: core, includingPropertiesForKeys: nil))
         var naming: [String] = []
         for case let url as URL in enumerator where url.pathExtension == "swift" {
             let relative = String(url.path.dropFirst(core.path.count + 1))
             guard !firebaseFolders.contains(where: relative.hasPrefix), !firebaseFiles.contains(relative),
-                !firebaseDocumentation.contains(relative)
+                !documentation.contains(relative)
             else { continue }
-            var code = withoutComments(try String(contentsOf: url, encoding: .utf8))
-            if relative.hasPrefix("Identity/") { code = code.replacingOccurrences(of: "firebaseProviderID", with: "") }
-            if code.range(of: "firebase", options: .caseInsensitive) != nil { naming.append(relative) }
+            let text = try String(contentsOf: url, encoding: .utf8)
+            if text.range(of: "firebase", options: .caseInsensitive) != nil { naming.append(relative) }
         }
         return naming.sorted()
     }
 
-    @Test func firebaseIsNamedInCodeOnlyInItsFoldersAndTheAllowList() throws {
-        let naming = try Self.filesNamingFirebaseInCode()
-        #expect(naming.isEmpty, "Firebase is named in code outside its folders and the allow-list by \(naming)")
-        for file in Self.firebaseFiles.union(Self.firebaseDocumentation) {
+    @Test func firebaseIsNamedOnlyInItsFoldersAndTheAllowList() throws {
+        let naming = try Self.filesNamingFirebase()
+        #expect(naming.isEmpty, "Firebase is named outside its folders and the allow-list by \(naming)")
+        #expect(Self.firebaseFiles.count <= 8)
+        for file in Self.firebaseFiles {
             let path = Self.core.appendingPathComponent(file).path
             #expect(FileManager.default.fileExists(atPath: path), "\(file) is gone")
         }
-    }
-
-    @Test func commentsAreStrippedButStringsAndCodeCount() {
-        #expect(Self.withoutComments("let a = 1 // as Firebase does") == "let a = 1 ")
-        #expect(Self.withoutComments("/// Firebase's shape\nlet b = 2") == "\nlet b = 2")
-        let url = #"let url = "https://firebase.example""#
-        #expect(Self.withoutComments(url + " // x") == url + " ")
-        #expect(Self.withoutComments(#"let s = "a \" // firebase""#) == #"let s = "a \" // firebase""#)
-        #expect(Self.withoutComments("let t = \"\"\"\n// firebase\n\"\"\"") == "let t = \"\"\"\n// firebase\n\"\"\"")
     }
 }

@@ -1,7 +1,7 @@
 public import Foundation
 
 /// What deleting an account asks of others, as outbox jobs queued in the deletion's transaction: the end of the
-/// uid's Firebase sessions (with a service account) and, for each linked identity, what its provider asks
+/// uid's sessions beyond the broker's (with a service account) and, for each linked identity, what its provider asks
 /// (``AccountDeletionParticipating``: a token revocation, an unlink). Shared by `DELETE /v1/me`, the admin
 /// API and the CLI, so none of them names a provider.
 public struct AccountDeletion: Sendable {
@@ -19,7 +19,7 @@ public struct AccountDeletion: Sendable {
         self.cipher = cipher
     }
 
-    /// Only the Firebase revocation (no provider asks anything).
+    /// Only the revocation of the sessions beyond the broker's (no provider asks anything).
     public init(revocation: SessionRevocation) {
         self.init(providers: ProviderRegistry(providers: []), revocation: revocation, cipher: nil)
     }

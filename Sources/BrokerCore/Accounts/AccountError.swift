@@ -35,7 +35,7 @@ public struct AccountError: CodedError {
     public var existingKinds: [ProviderID: CredentialKind] = [:]
     /// For `tooManyAttempts`: seconds until an attempt is allowed again.
     public var retryAfter: Int?
-    /// For `invalidLoginCredentials`: which part was wrong, for a surface that may say so (the Firebase listener
+    /// For `invalidLoginCredentials`: which part was wrong, for a surface that may say so (the compatibility listener
     /// without email enumeration protection); the native API never does.
     public var credentialProblem: CredentialProblem?
 

@@ -5,7 +5,7 @@ import Foundation
 /// events and outbox jobs inside it) and makes no outbound call, so a webhook answers at once.
 ///
 /// - The user left (``ProviderAccountEvent/consentRevoked(provider:subject:)``): every session of the account is
-///   revoked (exactly, with Firebase's revocation queued when a service account is configured), the provider's
+///   revoked (exactly, with the revocation of the sessions beyond the broker's queued when a service account is configured), the provider's
 ///   stored token is dropped and, when that provider was the account's only way in, ``UnlinkPolicy`` applies:
 ///   `disable` (the link is kept and the account marked as disabled by that provider, whose next sign-in enables it
 ///   again; an administrator's disable stays) or `delete` (through ``AccountDeletion``, without asking that provider
@@ -25,7 +25,7 @@ public struct AccountLifecycle: ProviderLifecycle {
     let deletion: AccountDeletion
 
     /// Creates the lifecycle over `store`; `deletion` says what a deletion queues (and whether ending sessions
-    /// also ends the uid's Firebase sessions).
+    /// also ends the uid's sessions beyond the broker's).
     public init(store: any AccountStore, clock: any Clock, policy: UnlinkPolicy, deletion: AccountDeletion) {
         self.store = store
         self.clock = clock

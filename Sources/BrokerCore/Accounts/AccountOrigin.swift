@@ -11,7 +11,7 @@ public struct AccountOrigin: RawRepresentable, Hashable, Sendable, Codable, Cust
     public static let signup = AccountOrigin(rawValue: "signup")
     /// Made by `broker admin import`.
     public static let `import` = AccountOrigin(rawValue: "import")
-    /// Made by an administrator through Firebase's admin API (`accounts`, create).
+    /// Made by an administrator through the compatibility listener's admin API (`accounts`, create).
     public static let admin = AccountOrigin(rawValue: "admin")
     /// Made by `POST /v1/signin/anonymous` (a guest, contract section 13); kept after its upgrade.
     public static let anonymous = AccountOrigin(rawValue: "anonymous")
@@ -23,7 +23,7 @@ public struct AccountOrigin: RawRepresentable, Hashable, Sendable, Codable, Cust
 }
 
 /// Where an imported account came from, for admins: when, from which file and index, and the identities of
-/// providers the broker does not sign in with, under their Firebase names (shown to admins only, never used
+/// providers the broker does not sign in with, under their compatibility names (shown to admins only, never used
 /// to sign in, not counted among the account's identities).
 public struct AccountImport: Sendable, Equatable {
     /// When the import wrote the account.
@@ -32,7 +32,7 @@ public struct AccountImport: Sendable, Equatable {
     public var file: String
     /// The user's 0-based index in the file's `users` array.
     public var index: Int
-    /// `providerUserInfo` entries of other providers: provider = the Firebase provider id (`facebook.com`),
+    /// `providerUserInfo` entries of other providers: provider = the compatibility provider id (`facebook.com`),
     /// subject = `rawId`.
     public var otherIdentities: [Identity]
 

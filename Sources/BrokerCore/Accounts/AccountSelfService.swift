@@ -1,6 +1,6 @@
 public import Foundation
 
-/// What signed-in users do to their own accounts, whichever surface asks (`/v1/me`, the Firebase listener's
+/// What signed-in users do to their own accounts, whichever surface asks (`/v1/me`, the compatibility listener's
 /// `accounts:update` and `accounts:delete`): each change checked, written and audited in its own transaction, a
 /// sensitive one (a password change, a deletion) only with a sign-in at most five minutes old (contract section 4),
 /// and a password change renewing the session that asked, since it ends every other.
@@ -34,7 +34,7 @@ public struct AccountSelfService: Sendable {
     }
 
     /// How the session after a password change is named: the asking session continued (its sign-in method and
-    /// `auth_time`, the native API) or a new sign-in with `provider` (Firebase's listener, whose SDKs see one).
+    /// `auth_time`, the native API) or a new sign-in with `provider` (the compatibility listener, whose SDKs see one).
     public enum Renewal: Sendable {
         /// The asking session goes on: same sign-in method, same `auth_time`.
         case continuing(provider: String)

@@ -1,8 +1,8 @@
 public import Foundation
 
 extension AccountService {
-    /// Signs in to account `uid`, named by a verified Firebase custom token issued at `issuedAt` (its `iat`),
-    /// creating it (no email, no password, no identity) when no account has that uid, as Firebase does. `session`
+    /// Signs in to account `uid`, named by a verified custom token issued at `issuedAt` (its `iat`),
+    /// creating it (no email, no password, no identity) when no account has that uid, as the compatibility contract does (section 11). `session`
     /// is stored with the sign-in, and with `requestID` its audit event, in one transaction. A disabled account is
     /// `userDisabled`; a token minted up to the uid's cutoff (a takeover, a password reset or a deletion came
     /// after it) is `AccountStoreError(.cutOff)`, checked inside the transaction, and writes nothing (a deleted
@@ -34,6 +34,6 @@ extension AccountService {
 }
 
 extension ProviderID {
-    /// Sign-in with a Firebase custom token (Firebase's `custom` provider id).
+    /// Sign-in with a custom token (the `custom` provider id).
     public static let custom = ProviderID("custom")
 }

@@ -70,7 +70,7 @@ extension AccountService {
         }
         guard !account.disabled else { throw AccountError(.userDisabled) }
         try await store.clearLoginFailures(emailKey: key)
-        // An imported hash (Firebase's scrypt and the others) is replaced by Argon2id in the sign-in's own
+        // An imported hash (imported scrypt and the others) is replaced by Argon2id in the sign-in's own
         // transaction (contract section 8). When the hasher's queue is full the sign-in goes on with the old hash:
         // the next one upgrades it.
         let rehash = passwords.needsRehash(hash) ? try? await passwords.hash(password) : nil

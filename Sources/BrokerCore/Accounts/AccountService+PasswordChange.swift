@@ -1,9 +1,9 @@
 import Foundation
 
 extension AccountService {
-    /// Sets the signed-in user's password (the Firebase listener's `accounts:update` with `password`, as
+    /// Sets the signed-in user's password (the compatibility listener's `accounts:update` with `password`, as
     /// `updatePassword` sends it): the account needs an email; the password follows ``PasswordPolicy``. Every
-    /// other session of the account ends (and, with a service account, its Firebase sessions), and `session` is
+    /// other session of the account ends (and, with a service account, its sessions beyond the broker's), and `session` is
     /// stored, in one transaction with the new hash and the `password_change` audit event.
     public func changePassword(
         _ id: AccountID, to password: String, session: SessionGrant, requestID: String?

@@ -38,10 +38,10 @@ public struct AccountService: Sendable {
     let passwords: any PasswordHashing
     /// Whether `http` photo URLs are kept too (`allowInsecureProviderUrls`).
     let allowInsecurePhotoURLs: Bool
-    /// Whether changes that end an account's sessions also queue the revocation of its Firebase sessions (a
+    /// Whether changes that end an account's sessions also queue the revocation of its sessions beyond the broker's (a
     /// service account is configured).
     let revocation: SessionRevocation
-    /// What a deletion queues for the uid's Firebase sessions and its providers.
+    /// What a deletion queues for the uid's sessions beyond the broker's and its providers.
     let deletion: AccountDeletion
     /// A hash of nothing anyone knows, verified against when an email has no account, so that a wrong email
     /// costs the same time as a wrong password.
@@ -132,7 +132,7 @@ public struct AccountService: Sendable {
         try await store.account(id: id)
     }
 
-    /// The outbox jobs that end `uid`'s sessions beyond the broker's (``SessionRevocation``: Firebase's, when a
+    /// The outbox jobs that end `uid`'s sessions beyond the broker's (``SessionRevocation``: the compatibility service's, when a
     /// service account is configured; contract section 2), for a write that ends the account's broker sessions.
     func revocationJobs(_ uid: AccountID, at date: Date) -> [OutboxJob] {
         revocation.jobs(for: uid, at: date)

@@ -1,6 +1,6 @@
 /// What sign-up accepts as an email and a password.
 public enum PasswordPolicy {
-    /// The shortest password accepted (Firebase's rule).
+    /// The shortest password accepted (the compatibility contract's rule).
     public static let minimumLength = 6
     /// The longest password accepted, in UTF-8 bytes (hashing cost is per byte; nobody types more).
     public static let maximumBytes = 1024

@@ -1,4 +1,4 @@
-/// The phone numbers an account may hold: E.164 as Firebase checks it, `+` then 2 to 15 digits, the first not 0
+/// The phone numbers an account may hold: E.164 as the compatibility listener checks it, `+` then 2 to 15 digits, the first not 0
 /// (`+15551234567`). Stored exactly as given; at most one account holds a number.
 public enum PhoneNumber {
     /// The longest E.164 number, its `+` included.

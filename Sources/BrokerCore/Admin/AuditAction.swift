@@ -32,7 +32,7 @@ public enum AuditAction: RawRepresentable, Hashable, Sendable, CustomStringConve
     case consoleSignIn
     /// An administrator signed out of the console.
     case consoleSignOut
-    /// An administrator made an account through Firebase's admin API.
+    /// An administrator made an account through the compatibility listener's admin API.
     case create
     /// An account was imported.
     case `import`

@@ -1,9 +1,9 @@
 import BrokerCrypto
 import Foundation
 
-/// Action codes without mail: the links an admin caller asks for (Firebase's `sendOobCode` with
-/// `returnOobLink`), the look-up of a code (Firebase's `resetPassword` with `oobCode` alone), confirming a
-/// verification or reset, and signing in with an email sign-in code (Firebase's `signInWithEmailLink`).
+/// Action codes without mail: the links an admin caller asks for (the compatibility listener's `sendOobCode` with
+/// `returnOobLink`), the look-up of a code (the compatibility listener's `resetPassword` with `oobCode` alone), confirming a
+/// verification or reset, and signing in with an email sign-in code (the compatibility listener's `signInWithEmailLink`).
 ///
 /// Codes are those of ``EmailActionService``: 32 random bytes (base64url, no padding), stored only as SHA-256
 /// hashes, valid for ``EmailActionService/codeLifetime``, used up by the account write that acts on them (a
@@ -18,7 +18,7 @@ public struct ActionCodeService: Sendable {
     let doorbell: OutboxDoorbell?
 
     /// Creates the service. `issuer` is the broker's public address (links point at its `/auth/action`);
-    /// `revocation` (`.alsoFirebase`) queues a `firebase.revoke` job whenever a code ends the account's sessions.
+    /// `revocation` (with a service account) queues the job that revokes the uid's sessions beyond the broker's whenever a code ends the account's sessions.
     public init(
         accounts: any AccountStore & LoginAttemptStore, codes: any EmailActionStore, passwords: any PasswordHashing,
         clock: any Clock, issuer: String, revocation: SessionRevocation, doorbell: OutboxDoorbell? = nil
@@ -68,7 +68,7 @@ public struct ActionCodeService: Sendable {
     /// never had its email verified may have been made by someone else with this address: whoever made it knows the
     /// password, and whoever reads the inbox may instead choose a new password, which signs the maker out.
     public enum VerificationProof: Sendable, Equatable {
-        /// The code alone (`/v1/oob/confirm`, the Firebase listener).
+        /// The code alone (`/v1/oob/confirm`, the compatibility listener).
         case code
         /// The code alone on the broker's page, which found that the account needs no other proof: the change's
         /// transaction checks that it still needs none, so a password set on a never-verified account between the
@@ -153,7 +153,7 @@ public struct ActionCodeService: Sendable {
 
     /// Acts on a verification or reset code once, as ``EmailActionService/confirm(code:newPassword:requestID:)``
     /// describes: a verification marks the email verified; a reset sets the new password (Argon2id), marks the
-    /// email verified and retires every session (and queues the Firebase revocation, and cuts off the uid's custom
+    /// email verified and retires every session (and queues the revocation of the sessions beyond the broker's, and cuts off the uid's custom
     /// tokens minted until then); on an account whose email was never verified, both also remove its other
     /// identities (and so do the same). `expecting`, when given, is the only action
     /// accepted (another is ``ActionCodeError/Code/invalidCode``); an email sign-in code is never accepted here.
@@ -201,7 +201,7 @@ public struct ActionCodeService: Sendable {
         // A never-verified account loses its other identities and so its sessions too (the squatter's).
         let removesIdentities = current.map { !$0.emailVerified && !$0.identities.isEmpty } ?? false
         let endsSessions = resets || removesIdentities
-        // Firebase's sessions go whenever the broker's do, as in a takeover.
+        // Sessions beyond the broker's go whenever the broker's do, as in a takeover.
         let jobs = endsSessions ? revocationJobs(for: record.uid, at: now) : []
         let options = AccountWriteOptions(
             consuming: SingleUseMark(key: "oob:" + hash, expiresAt: record.expiresAt), revokeSessions: endsSessions,
@@ -255,7 +255,7 @@ public struct ActionCodeService: Sendable {
     }
 
     /// Signs in as the holder of `email` with an email sign-in code, once: the account holding the address
-    /// (refused when disabled), or a new one (email verified, no password) when none does, as Firebase does.
+    /// (refused when disabled), or a new one (email verified, no password) when none does, as the compatibility contract does (section 11).
     /// The email counts as verified from now on; on an account whose email was never verified the sign-in
     /// also removes its password and identities and ends its sessions (a squatter who signed up with the
     /// address, or linked a provider to it, keeps nothing). `session` is stored with the change, after any
@@ -388,7 +388,7 @@ public struct ActionCodeService: Sendable {
         return (record, hash)
     }
 
-    /// The jobs that end `uid`'s sessions beyond the broker's (Firebase's, with a service account).
+    /// The jobs that end `uid`'s sessions beyond the broker's (with a service account).
     private func revocationJobs(for uid: AccountID, at now: Date) -> [OutboxJob] {
         revocation.jobs(for: uid, at: now)
     }
@@ -402,6 +402,6 @@ public struct ActionCodeService: Sendable {
 }
 
 extension AccountOrigin {
-    /// Made by the first email-link sign-in of its address (Firebase's `signInWithEmailLink`).
+    /// Made by the first email-link sign-in of its address (the compatibility listener's `signInWithEmailLink`).
     public static let emailLink = AccountOrigin(rawValue: "emailLink")
 }

@@ -25,7 +25,7 @@ public struct EmailActionService: Sendable {
     let doorbell: OutboxDoorbell?
 
     /// Creates the service. `issuer` is the broker's public address (the mails link to its `/auth/action`);
-    /// `revocation` (`.alsoFirebase`) queues a `firebase.revoke` job with each reset, and with a verification that
+    /// `revocation` (with a service account) queues the job that revokes the uid's sessions beyond the broker's with each reset, and with a verification that
     /// removes a never-verified account's identities (a service account is set).
     public init(
         accounts: any AccountStore & LoginAttemptStore, codes: any EmailActionStore, passwords: any PasswordHashing,
@@ -66,7 +66,7 @@ public struct EmailActionService: Sendable {
 
     /// Queues a reset mail when an account holds `email`; answers the same either way (no enumeration),
     /// and counts the request either way. With `requiringAccount` (a surface that tells unknown addresses apart:
-    /// the Firebase listener without email enumeration protection) an address no account holds is
+    /// the compatibility listener without email enumeration protection) an address no account holds is
     /// ``ActionCodeError/Code/accountNotFound``, counted and stored nothing.
     @discardableResult
     public func requestPasswordReset(
@@ -78,7 +78,7 @@ public struct EmailActionService: Sendable {
             requiringAccount: requiringAccount)
     }
 
-    /// Queues an email sign-in mail (Firebase's `EMAIL_SIGNIN`) to `email`, whether or not an account holds
+    /// Queues an email sign-in mail (the compatibility listener's `EMAIL_SIGNIN`) to `email`, whether or not an account holds
     /// it (the sign-in creates one when none does); a disabled account's address gets none. Counts toward the
     /// per-address limit like the other mails.
     @discardableResult
@@ -112,7 +112,7 @@ public struct EmailActionService: Sendable {
         let now = clock.now
         let emailKey = email.lowercased()
         // An email sign-in link goes out also when no account holds the address (the sign-in creates it, as
-        // Firebase's does); its code names the uid the new account gets. A guest never gets mail (contract
+        // the compatibility contract's does); its code names the uid the new account gets. A guest never gets mail (contract
         // section 13).
         let recipient: (uid: AccountID, email: String)? =
             if let account, !account.disabled, !account.isAnonymous, let accountEmail = account.email {
@@ -167,7 +167,7 @@ public struct EmailActionService: Sendable {
     }
 
     /// Acts on a code once: a verification marks the email verified; a reset sets the new password (Argon2id),
-    /// marks the email verified and retires every session (and queues the Firebase revocation). On an account
+    /// marks the email verified and retires every session (and queues the revocation of the sessions beyond the broker's). On an account
     /// whose email was never verified, both also remove its other identities, as a takeover does.
     /// A bad, used or expired code, or one whose account's email changed, is 400 `INVALID_OOB_CODE`.
     /// Returns the confirmation and the jobs queued.

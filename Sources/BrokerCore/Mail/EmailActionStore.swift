@@ -50,7 +50,7 @@ public protocol EmailActionStore: Sendable {
     /// The record of the code with this hash, used or not, expired or not.
     func oobCode(hash: String) async throws -> OOBCodeRecord?
     /// Stores `code` and `events` in one transaction, without counting a mail request (a link handed to an
-    /// admin caller, Firebase's `returnOobLink`, sends no mail). A code hash stored before is `alreadyExists`.
+    /// admin caller, the compatibility listener's `returnOobLink`, sends no mail). A code hash stored before is `alreadyExists`.
     func storeOOBCode(_ code: OOBCodeRecord, recording events: [AuditEvent]) async throws
     /// Whether the code with this hash was used up (its single-use mark, `oob:<hash>`, is recorded and has
     /// not expired at `now`).

@@ -6,7 +6,7 @@ public enum MailAction: String, Sendable, CaseIterable {
     case verifyEmail
     /// Choose a new password (`mode=resetPassword`).
     case resetPassword
-    /// Sign in with the link (`mode=signIn`, Firebase's email-link sign-in): the app, not the page, uses it.
+    /// Sign in with the link (`mode=signIn`, the email-link sign-in): the app, not the page, uses it.
     case signIn
 }
 

@@ -4,7 +4,7 @@ public import Foundation
 /// What an outbox job delivers; handlers register per kind. Providers' kinds are declared in their folders
 /// under `Identity/`.
 public struct OutboxKind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    /// The stored name (`mail`, `firebase.revoke`, ...).
+    /// The stored name (`mail`, ...).
     public var rawValue: String
 
     /// Wraps a stored name.

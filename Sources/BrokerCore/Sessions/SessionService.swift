@@ -9,7 +9,7 @@ public struct SessionTokens: Sendable {
     public var refreshToken: String
     /// Seconds until the ID token expires.
     public var expiresIn: Int
-    /// A Firebase custom token, when a service account is configured.
+    /// A custom token, when a service account is configured.
     public var customToken: String?
 }
 
@@ -189,7 +189,7 @@ public struct SessionService: Sendable {
         return record.accountID
     }
 
-    /// A custom token for `account`, when a minter is configured (a Firebase service account).
+    /// A custom token for `account`, when a minter is configured (a service account).
     public func customToken(for account: Account, claims: [String: JSONValue]? = nil) throws -> String? {
         try customTokens?.mint(uid: account.id, claims: claims ?? SessionService.customClaims(of: account))
     }

@@ -160,9 +160,9 @@ public struct SignInFlow: Sendable {
         return try await run(method, SignInContext(requestID: requestID, surface: surface)).result
     }
 
-    /// Signs in with a custom token that `verify` checks (the Firebase listener's `signInWithCustomToken`): its uid
+    /// Signs in with a custom token that `verify` checks (the compatibility listener's `signInWithCustomToken`): its uid
     /// is created when unknown (`isNewUser`); a token minted up to the uid's cutoff is refused. The token's
-    /// `claims` go into every ID token of the session (as Firebase puts them in the ID token), not on the account.
+    /// `claims` go into every ID token of the session (as the compatibility contract puts them), not on the account.
     public func signIn(
         customToken verify: @escaping @Sendable () async throws -> CustomTokenProof, requestID: String,
         surface: SessionSurface
@@ -171,8 +171,8 @@ public struct SignInFlow: Sendable {
         return try await run(method, SignInContext(requestID: requestID, surface: surface)).result
     }
 
-    /// Signs in with an email sign-in code (Firebase's `signInWithEmailLink`); the result carries the outbox jobs
-    /// queued with it (a takeover's Firebase revocation).
+    /// Signs in with an email sign-in code (the compatibility listener's `signInWithEmailLink`); the result carries the outbox jobs
+    /// queued with it (a takeover's revocation of the sessions beyond the broker's).
     public func signIn(
         emailLinkCode code: String, email: String, actionCodes: ActionCodeService, requestID: String,
         surface: SessionSurface = .native
@@ -228,7 +228,7 @@ public struct SignInFlow: Sendable {
         }
     }
 
-    /// Upgrades `guest` in place with an email sign-in code (the Firebase listener's `signInWithEmailLink` with the
+    /// Upgrades `guest` in place with an email sign-in code (the compatibility listener's `signInWithEmailLink` with the
     /// guest's `idToken`): the code is used, the address becomes the account's, verified, and the account stops
     /// being a guest, in one transaction with the new session (``ActionCodeService/upgradeGuest(_:email:code:
     /// session:requestID:)``). Counted (`broker_links_total`, label `emailLink`) and, refused, audited (`link`)

@@ -21,8 +21,8 @@ public protocol SignInMethod: Sendable {
     /// Whether a refusal is counted and audited: false for one whose label came from the caller unchecked (an
     /// unknown provider's name).
     func countsRefusal(_ error: any Error) -> Bool
-    /// The session's sign-in provider on `surface` (its ID tokens' `sign_in_provider`; a Firebase session names the
-    /// method as Firebase does).
+    /// The session's sign-in provider on `surface` (its ID tokens' `sign_in_provider`; the session's format may
+    /// name it as its listener's clients expect).
     func sessionProvider(on surface: SessionSurface) -> String
     /// Claims the session's ID tokens carry besides the account's (JSON object text), if any.
     func sessionClaims(_ proof: Proof) -> String?
@@ -108,7 +108,7 @@ public enum SignInStep: Sendable {
 
 /// Why a new session is made for an account that is already signed in.
 public enum RenewalReason: String, Sendable {
-    /// Another provider was linked (the Firebase listener answers new tokens).
+    /// Another provider was linked (the compatibility listener answers new tokens).
     case link
     /// The password changed (every other session ended in the change's transaction).
     case passwordChange

@@ -12,7 +12,7 @@ public struct AccountStoreError: CodedError {
         case notFound
         /// The storage cannot be reached or stayed busy.
         case unavailable
-        /// A sign-in with a Firebase custom token minted at or before its uid's cutoff (a takeover, a password
+        /// A sign-in with a custom token minted at or before its uid's cutoff (a takeover, a password
         /// reset or a deletion came after it): ``AccountWriteOptions/customTokenIssuedAt``.
         case cutOff
     }
@@ -111,12 +111,12 @@ public struct AccountWriteOptions: Sendable, Equatable {
     /// Queues these outbox jobs in the same transaction, so a delivery exists exactly when its change
     /// committed. A job without a uid gets the account's.
     public var enqueuing: [OutboxJob]
-    /// Sets the uid's custom-token cutoff to the current second in the same transaction, so that every Firebase
+    /// Sets the uid's custom-token cutoff to the current second in the same transaction, so that every
     /// custom token of the uid minted up to that second signs nothing in any more (contract section 11): a
     /// takeover, a password reset. Every deletion does so too, whatever its options; an admin revocation does not.
     /// The cutoff outlives the account (it is kept by uid).
     public var cutsOffCustomTokens: Bool
-    /// The write is a sign-in with a Firebase custom token issued at this instant (`iat`): it fails with
+    /// The write is a sign-in with a custom token issued at this instant (`iat`): it fails with
     /// `AccountStoreError(.cutOff)`, writing nothing, when the uid's cutoff is at or after that whole second.
     public var customTokenIssuedAt: Date?
 
@@ -174,7 +174,7 @@ public protocol AccountStore: Sendable {
         enqueuingFor jobs: @escaping @Sendable (Account) throws -> [OutboxJob]
     ) async throws
     /// The uid's custom-token cutoff (a whole second), if a takeover, a password reset or a deletion set one: a
-    /// Firebase custom token for `uid` minted at or before it signs nothing in. Kept after the account is deleted.
+    /// custom token for `uid` minted at or before it signs nothing in. Kept after the account is deleted.
     func customTokenCutoff(uid: AccountID) async throws -> Date?
     /// Records `mark` alone, changing no account (a provider's event about an identity no account holds, so a
     /// replay of it finds the mark even after that identity signs up); `alreadyUsed` if it was recorded before.

@@ -21,7 +21,7 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     public var revokedAt: Date?
     /// The listener its session was made on (it works only there).
     public var surface: SessionSurface
-    /// Claims the session's ID tokens carry besides the account's (a Firebase custom token's `claims`), as the
+    /// Claims the session's ID tokens carry besides the account's (a custom token's `claims`), as the
     /// JSON text of an object; nil for none.
     public var claims: String?
     /// When the session's sign-in happened (its ID tokens' `auth_time`), the same for every token of the

@@ -1,8 +1,8 @@
 import Foundation
 
 /// Kakao's `accountMapping: "email-password"` (contract section 2): the "email + Kakao user id as password"
-/// workaround of apps built on Firebase email/password auth. The Kakao account's email selects the account. An
-/// imported workaround account (its Firebase password verifies as the Kakao id) is linked and its password
+/// workaround of apps built on a hosted email/password auth. The Kakao account's email selects the account. An
+/// imported workaround account (its imported password verifies as the Kakao id) is linked and its password
 /// deleted; otherwise the general pre-hijack rule applies, or the sign-in conflicts.
 struct KakaoLegacyPasswordLinking: LinkingStrategy {
     /// What to do with a Kakao identity that is linked to no account.
@@ -54,7 +54,7 @@ struct KakaoLegacyPasswordLinking: LinkingStrategy {
     }
 
     /// Whether `identity` of an imported account was linked after the import: later than the account's creation
-    /// time, which an import gives every identity it brings (Firebase's `createdAt`, or the time of the import).
+    /// time, which an import gives every identity it brings (the export's `createdAt`, or the time of the import).
     static func wasLinkedSinceImport(_ identity: Identity, of account: Account) -> Bool {
         identity.linkedAt > account.createdAt
     }
@@ -94,7 +94,7 @@ struct KakaoLegacyPasswordLinking: LinkingStrategy {
     }
 
     /// Links the Kakao identity to the workaround's account, keeping its uid, deleting the id-derived password,
-    /// removing the identities linked since the import and ending every earlier session (Firebase's too), as a
+    /// removing the identities linked since the import and ending every earlier session (beyond the broker's too), as a
     /// takeover does: whoever knew the public id could sign in with it (contract section 2).
     private func link(_ owner: Account, signIn: SignInAttempt, accounts: AccountService) async throws -> SignInOutcome {
         let identity = signIn.identity

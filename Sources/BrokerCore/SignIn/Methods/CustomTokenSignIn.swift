@@ -17,7 +17,7 @@ public struct CustomTokenProof: Sendable {
     }
 }
 
-/// Sign-in with a custom token (the Firebase listener's `signInWithCustomToken`): the surface's verifier checks
+/// Sign-in with a custom token (the compatibility listener's `signInWithCustomToken`): the surface's verifier checks
 /// the token; the account is created for an unknown uid, and a token minted up to the uid's cutoff is refused
 /// (``AccountService/customTokenSignIn(uid:issuedAt:session:requestID:)``).
 struct CustomTokenSignIn: SignInMethod {

@@ -46,12 +46,12 @@ public enum BrokerSchema {
 
     /// Version 16: the kind of credential that linked an identity (`idToken`, `accessToken`; NULL for identities
     /// stored before, and for those an import or a uid prefix linked without saying), which names it on the
-    /// Firebase listener.
+    /// compatibility listener.
     private static let version16 = [
         "ALTER TABLE identities ADD COLUMN credential_kind TEXT",
     ]
 
-    /// Version 14: each uid's custom-token cutoff (epoch milliseconds of a whole second): a Firebase custom token
+    /// Version 14: each uid's custom-token cutoff (epoch milliseconds of a whole second): a custom token
     /// minted in that second or before signs nothing in. Set by a takeover, a password reset and a deletion, and
     /// kept by uid, with no foreign key, so that it outlives the deleted account.
     private static let version14 = [
@@ -71,16 +71,16 @@ public enum BrokerSchema {
         "CREATE INDEX oob_codes_uid ON oob_codes (uid, action)",
     ]
 
-    /// Version 12: an account's phone number (E.164, shown and looked up as Firebase's `phoneNumber`; no SMS),
+    /// Version 12: an account's phone number (E.164, shown and looked up as `phoneNumber` on the compatibility listener; no SMS),
     /// unique where not NULL, like the email.
     private static let version12 = [
         "ALTER TABLE accounts ADD COLUMN phone_number TEXT",
         "CREATE UNIQUE INDEX accounts_phone_number ON accounts (phone_number)",
     ]
 
-    /// Version 11: the listener a session was made on (`native`, or `firebase` for the Firebase-compatible
+    /// Version 11: the listener a session was made on (`native`, or the compatibility
     /// one): a session's refresh token works only where the session began; and the claims its ID tokens carry
-    /// besides the account's (a Firebase custom token's `claims`).
+    /// besides the account's (a custom token's `claims`).
     private static let version11 = [
         "ALTER TABLE refresh_tokens ADD COLUMN surface TEXT NOT NULL DEFAULT 'native'",
         "ALTER TABLE refresh_tokens ADD COLUMN claims TEXT",

@@ -110,7 +110,7 @@ public struct AdminSurface: Surface {
 extension Account {
     /// The account as administrators see it: the user plus its custom claims, its origin (`signup`, a
     /// provider's id, `import`; null for accounts stored before origins were kept) and, for an imported
-    /// account, `import`: when, from which file and index, and the identities kept under their Firebase
+    /// account, `import`: when, from which file and index, and the identities kept under their compatibility
     /// provider names (never in `identities`, never used to sign in); `disabledBy`, the provider whose "the user
     /// left" event disabled the account (its next sign-in there enables it again), null otherwise.
     public var adminJSON: JSONValue {

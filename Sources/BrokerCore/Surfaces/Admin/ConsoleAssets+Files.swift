@@ -734,7 +734,7 @@ export async function userPage(uid) {
       : h('button', { type: 'button', id: 'disable', class: 'danger', onclick: () => act('Disable ' + name + '?', 'Sign-ins and refreshes of this user are refused with USER_DISABLED until enabled.', 'Disable', () => call('PATCH', path, { disabled: true }), 'Disabled.') }, 'Disable'),
     h('button', { type: 'button', id: 'revoke', class: 'danger', onclick: () => act('Revoke every session?', 'Every refresh token of the user stops working, and ID tokens issued before now.', 'Revoke', () => call('POST', path + '/revoke-sessions'), 'Sessions revoked.') }, 'Revoke sessions'),
     h('button', { type: 'button', id: 'mint', onclick: async () => {
-      const token = await act('Mint a custom token?', 'A Firebase custom token for this user, shown once here.', 'Mint', () => call('POST', '/admin/v1/custom-tokens', { uid: user.uid }), 'Custom token minted: copy it now, it is not shown again.');
+      const token = await act('Mint a custom token?', 'A custom token for this user, shown once here.', 'Mint', () => call('POST', '/admin/v1/custom-tokens', { uid: user.uid }), 'Custom token minted: copy it now, it is not shown again.');
       if (token && token.customToken) showToken(token.customToken);
     } }, 'Mint custom token'),
     h('button', { type: 'button', id: 'delete', class: 'danger', onclick: async () => {

@@ -1,4 +1,4 @@
-/// An API the broker serves (native `/v1`, admin, operations, Firebase's Identity Toolkit): it mounts its own
+/// An API the broker serves (native `/v1`, admin, operations, the compatibility listener): it mounts its own
 /// routes and renders errors in its own dialect. Surfaces only translate: the use cases live below them.
 public protocol Surface: Sendable {
     /// Adds the surface's routes.

@@ -54,7 +54,7 @@ extension NativeSurface {
         guard let mode = request.query["mode"].flatMap(MailAction.init(rawValue:)),
             let code = request.query["oobCode"], !code.isEmpty, code.utf8.count <= 128
         else { return NativeSurface.page(400, title: "Invalid link", message: "This link is incomplete or malformed.") }
-        // An email sign-in link is for the app that asked for it (Firebase's `signInWithEmailLink`).
+        // An email sign-in link is for the app that asked for it (the compatibility listener's `signInWithEmailLink`).
         guard mode != .signIn else {
             return NativeSurface.page(
                 200, title: "Sign in",
