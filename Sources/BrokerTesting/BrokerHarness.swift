@@ -97,7 +97,7 @@ public final class BrokerHarness: @unchecked Sendable {
         let services = try await BrokerServices.make(
             config: config, store: store, httpClient: providerClient, passwords: MigratingPasswordHasher(),
             adminToken: adminToken, clock: clock, logger: Logger(sink: logs))
-        box.app = BrokerApp(services: services)
+        box.app = BrokerApp(services: services, surfaces: BrokerApp.mainSurfaces(services))
         var firebaseURL: String?
         var firebaseServer: MicroHTTPDServer?
         if firebase {

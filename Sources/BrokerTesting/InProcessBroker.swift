@@ -27,7 +27,7 @@ public final class InProcessBroker: Sendable {
         self.store = store
         self.services = services
         self.logs = logs
-        app = BrokerApp(services: services)
+        app = BrokerApp(services: services, surfaces: BrokerApp.mainSurfaces(services))
         firebaseApp = BrokerApp(
             services: services, surfaces: [FirebaseSurface(services: services, listener: InProcessBroker.firebaseListener)])
     }

@@ -49,7 +49,13 @@ enum ServeCommand {
         // What providers deliver through the outbox (a revocation, an unlink on deletion).
         for (kind, handler) in services.providers.outboxHandlers { await outbox.register(kind, handler) }
         services.doorbell.connect(outbox)
-        let app = BrokerApp(services: services)
+        // The main listener serves the apps' API, the admin API and console, and the operations routes.
+        let app = BrokerApp(
+            services: services,
+            surfaces: [
+                NativeSurface(services: services), AdminSurface(services: services),
+                OperationsSurface(services: services),
+            ])
         if let openFiles, openFiles < config.serverLimits.maxConnections + 64 {
             logger.warning(
                 "the open-files limit is below server.maxConnections",

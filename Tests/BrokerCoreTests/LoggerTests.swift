@@ -37,7 +37,7 @@ import Testing
                 parsing: Array(#"{"projectId":"p","issuer":"https://auth.example","providers":{}}"#.utf8), environment: [:]),
             store: store, httpClient: ScriptedHTTPClient { _ in throw HTTPClientError(.connectionFailed) },
             passwords: UnusedPasswords(), logger: Logger(sink: sink))
-        let app = BrokerApp(services: services)
+        let app = BrokerApp(services: services, surfaces: BrokerApp.mainSurfaces(services))
         let long = String(repeating: "x", count: 5000)
         for agent in ["ExampleApp/1.0 (iPhone; iOS 18.1)", long] {
             let response = await app.handle(

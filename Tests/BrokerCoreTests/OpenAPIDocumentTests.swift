@@ -73,7 +73,7 @@ import Testing
 
     @Test func everyMountedRouteIsDocumentedAndEveryDocumentedOneIsMounted() async throws {
         let broker = try await InProcessBroker.start()
-        let app = BrokerApp(services: broker.services)
+        let app = BrokerApp(services: broker.services, surfaces: BrokerApp.mainSurfaces(broker.services))
         let mounted = Set(app.routes.map { Self.key($0.method, $0.pattern) })
         let documented = Set(try Self.operations(try Self.document()).map(\.key))
         #expect(mounted.count > 20)

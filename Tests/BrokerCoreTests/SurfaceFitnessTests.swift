@@ -2,8 +2,9 @@ import Foundation
 import Testing
 
 /// `design/sign-in-pipeline.md`, "Services own their use cases": a surface only translates. It reads nothing from
-/// the store itself (no `services.store` under `Surfaces/` but the readiness probe, which asks the store whether it
-/// answers), so the reasons it tells apart travel in the refusals; it does not wake the outbox (the service whose
+/// the store itself (no `services.store` under `Surfaces/`; the readiness probe asks a check the composition made),
+/// so the reasons it tells apart travel in the refusals; each surface holds its own `Dependencies`, made from the
+/// composition in one initializer, never the composition itself; it does not wake the outbox (the service whose
 /// write queued jobs rings ``OutboxDoorbell``); and no code finds a store feature with `as?`: `BrokerStore` composes
 /// every store protocol.
 @Suite struct SurfaceFitnessTests {
@@ -22,11 +23,21 @@ import Testing
         return found.sorted { $0.0 < $1.0 }
     }
 
-    @Test func noSurfaceReadsTheStoreButTheReadinessProbe() throws {
-        let reading = try Self.sources(under: "Surfaces").filter { path, text in
-            path != "Surfaces/Operations/ReadinessRoutes.swift" && text.contains("services.store")
-        }.map(\.0)
+    @Test func noSurfaceReadsTheStore() throws {
+        let reading = try Self.sources(under: "Surfaces").filter { _, text in text.contains("services.store") }.map(\.0)
         #expect(reading == [], "\(reading) read services.store")
+    }
+
+    @Test func surfacesHoldTheirOwnDependenciesNotTheComposition() throws {
+        // `BrokerServices` appears under Surfaces/ only as the parameter of an initializer (a surface's own, or
+        // its `Dependencies`'), never as a stored property or a parameter of a handler.
+        let holding = try Self.sources(under: "Surfaces").flatMap { path, text in
+            text.split(separator: "\n").filter { line in
+                let code = line.trimmingCharacters(in: .whitespaces)
+                return code.contains("BrokerServices") && !code.hasPrefix("///") && !code.contains("init(")
+            }.map { "\(path): \($0.trimmingCharacters(in: .whitespaces))" }
+        }
+        #expect(holding == [], "hold or pass the composition: \(holding)")
     }
 
     @Test func noSurfaceWakesTheOutbox() throws {

@@ -65,10 +65,3 @@ public struct AdminInsights: Sendable {
         return (items, page.count > limit ? items.last.map { PageCursor(at: $0.time, id: $0.id).token } : nil)
     }
 }
-
-extension BrokerServices {
-    /// The admin console's sessions, or nil when no admin token is configured (then no session authenticates).
-    func consoleSessions() async -> ConsoleSessions? {
-        await adminGate.consoleSessionKey.map { ConsoleSessions(store: store, clock: clock, key: $0) }
-    }
-}

@@ -140,12 +140,16 @@ public struct BrokerServices: Sendable {
 }
 
 extension BrokerServices {
-    /// Records an audit event of a request; a failure to record is logged, never turned into a failed request.
-    func audit(
-        _ action: AuditAction, uid: AccountID?, provider: String? = nil, actor: AuditEvent.Actor = .user,
-        outcome: String = "success", context: RequestContext
-    ) async {
-        await auditor.record(
-            action, uid: uid, provider: provider, actor: actor, outcome: outcome, requestID: context.requestID)
+    /// Throws when the storage does not answer a trivial query: what readiness reports.
+    var storageCheck: @Sendable () async throws -> Void {
+        let store = store
+        return { try await store.checkStorage() }
+    }
+
+    /// Opens the admin console's sessions, or answers nil when no admin token is configured (then no session
+    /// authenticates).
+    var consoleSessionsOpener: @Sendable () async -> ConsoleSessions? {
+        let (gate, store, clock) = (adminGate, store, clock)
+        return { await gate.consoleSessionKey.map { ConsoleSessions(store: store, clock: clock, key: $0) } }
     }
 }

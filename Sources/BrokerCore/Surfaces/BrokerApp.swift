@@ -4,27 +4,20 @@ import Foundation
 /// The broker's HTTP application: the surfaces it serves, composed on one router, inside one middleware that
 /// gives every request an id, one log line and its metrics.
 public struct BrokerApp: Sendable {
-    /// The services behind the routes.
-    public let services: BrokerServices
+    private let trustedProxies: TrustedProxies
+    private let logger: Logger
+    private let metrics: Metrics
     private var router: Router
     private let fallback: any Surface
     private let cors: any CrossOriginPolicy
-
-    /// Creates the application with the broker's own surfaces: native `/v1`, admin, operations.
-    public init(services: BrokerServices) {
-        self.init(
-            services: services,
-            surfaces: [
-                NativeSurface(services: services), AdminSurface(services: services),
-                OperationsSurface(services: services),
-            ])
-    }
 
     /// Creates the application serving `surfaces`; the first renders answers to unmatched requests. Its
     /// cross-origin rules are those of the first surface that has its own (``Surface/crossOrigin``), else
     /// `cors.allowedOrigins`.
     public init(services: BrokerServices, surfaces: [any Surface]) {
-        self.services = services
+        trustedProxies = services.config.trustedProxies
+        logger = services.logger
+        metrics = services.metrics
         cors =
             surfaces.lazy.compactMap(\.crossOrigin).first
             ?? CORSPolicy(allowedOrigins: services.config.corsAllowedOrigins)
@@ -64,10 +57,10 @@ public struct BrokerApp: Sendable {
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let started = ContinuousClock.now
         var request = request
-        request.clientAddress = services.config.trustedProxies.clientAddress(
+        request.clientAddress = trustedProxies.clientAddress(
             peer: request.peerAddress, forwardedFor: request.headers["x-forwarded-for"])
         let requestID = BrokerApp.requestID(from: request.headers["x-request-id"])
-        let logger = services.logger.with(["requestId": requestID])
+        let logger = self.logger.with(["requestId": requestID])
         var response: HTTPResponse
         var route = "unmatched"
         var cause: String?
@@ -96,7 +89,7 @@ public struct BrokerApp: Sendable {
         let elapsed = started.duration(to: .now)
         // Whole hundredths of a millisecond, so the logged number has at most two decimals.
         let hundredths = elapsed.components.seconds * 100_000 + elapsed.components.attoseconds / 10_000_000_000_000
-        services.metrics.increment("broker_http_requests_total", labels: ["route": route, "status": String(response.status)])
+        metrics.increment("broker_http_requests_total", labels: ["route": route, "status": String(response.status)])
         var fields: [String: LogValue] = [
             "method": .string(request.method), "route": .string(route), "status": .integer(response.status),
             "durationMs": .double(Double(hundredths) / 100),

@@ -153,7 +153,7 @@ import Testing
         let token = try broker.stubs.idToken("google", claims: ["sub": "g-9", "email": "other@example.com"])
         let linked = try await broker.services.signIn.link(
             result.account.id, SignInRequest(provider: ProviderID("google"), credential: .idToken(token, rawNonce: nil), requestID: "t"))
-        let info = FirebaseUserInfo(linked, services: broker.services).json(.client)
+        let info = FirebaseUserInfo(linked, providers: broker.services.providers).json(.client)
         #expect(info["localId"]?.stringValue == linked.id.rawValue)
         #expect(info["email"]?.stringValue == "fb@example.com")
         #expect(info["emailVerified"]?.boolValue == false)

@@ -1,9 +1,38 @@
 /// The admin API under `/admin/v1` (contract section 5), behind the admin token.
 public struct AdminSurface: Surface {
-    let services: BrokerServices
+    /// What the admin API and console use: the admin use cases, never the store.
+    public struct Dependencies: Sendable {
+        /// The parsed configuration.
+        public var config: BrokerConfig
+        /// Administration.
+        public var admin: AdminService
+        /// The admin API's authentication and per-address throttle.
+        public var adminGate: AdminGate
+        /// The read-only views: the audit log, sign-in counts, sessions.
+        public var insights: AdminInsights
+        /// Records audit events outside a store transaction.
+        public var auditor: Auditor
+        /// The console's sessions, or nil when no admin token is configured (then no session authenticates).
+        public var consoleSessions: @Sendable () async -> ConsoleSessions?
 
-    /// Creates the surface.
-    public init(services: BrokerServices) { self.services = services }
+        /// What `services` holds for this surface.
+        public init(_ services: BrokerServices) {
+            config = services.config
+            admin = services.admin
+            adminGate = services.adminGate
+            insights = services.insights
+            auditor = services.auditor
+            consoleSessions = services.consoleSessionsOpener
+        }
+    }
+
+    let services: Dependencies
+
+    /// Creates the surface over `services`.
+    public init(services: BrokerServices) { self.init(dependencies: Dependencies(services)) }
+
+    /// Creates the surface over its dependencies.
+    public init(dependencies: Dependencies) { services = dependencies }
 
     /// The native error body.
     public func render(_ error: any Error) -> RenderedError { NativeSurface.render(error) }

@@ -17,7 +17,7 @@ extension AdminSurface {
     /// Authenticates an admin request: the `Authorization` header as before; or, with none, a live console
     /// session's cookie, plus its CSRF token for a change. Unknown cookies count as failed admin
     /// authentications of the address, and the address's lockout applies to both.
-    static func authorize(_ request: HTTPRequest, _ services: BrokerServices) async throws {
+    static func authorize(_ request: HTTPRequest, _ services: AdminSurface.Dependencies) async throws {
         guard request.headers["authorization"] == nil, services.config.consoleEnabled,
             ConsoleSessions.cookieValue(of: request) != nil
         else {
@@ -39,12 +39,12 @@ extension AdminSurface {
     }
 
     /// The console's sessions, or nil when no admin token is configured (then no session authenticates).
-    static func consoleSessions(_ services: BrokerServices) async -> ConsoleSessions? {
+    static func consoleSessions(_ services: AdminSurface.Dependencies) async -> ConsoleSessions? {
         await services.consoleSessions()
     }
 
     /// The console's sessions for a session route: 404 with the console off, 401 with no admin token.
-    static func requireConsoleSessions(_ services: BrokerServices) async throws -> ConsoleSessions {
+    static func requireConsoleSessions(_ services: AdminSurface.Dependencies) async throws -> ConsoleSessions {
         guard services.config.consoleEnabled else { throw APIError.notFound }
         guard let sessions = await consoleSessions(services) else {
             throw APIError(401, "UNAUTHENTICATED", "The admin API is disabled: no admin token is configured.")

@@ -59,7 +59,7 @@ extension FirebaseSurface {
     }
 
     /// An account as the admin calls answer it (``FirebaseUserInfo/View/admin``).
-    func adminJSON(_ account: Account) -> JSONValue { FirebaseUserInfo(account, services: services).json(.admin) }
+    func adminJSON(_ account: Account) -> JSONValue { FirebaseUserInfo(account, providers: services.providers).json(.admin) }
 
     // MARK: - Create, update, delete
 

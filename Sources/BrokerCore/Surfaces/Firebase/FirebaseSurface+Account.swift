@@ -5,7 +5,7 @@ extension FirebaseSurface {
         let user = try await authenticated(call)
         return Self.ok([
             "kind": Self.kind("GetAccountInfoResponse"),
-            "users": [FirebaseUserInfo(user.account, services: services).json(.client)],
+            "users": [FirebaseUserInfo(user.account, providers: services.providers).json(.client)],
         ])
     }
 
@@ -66,7 +66,7 @@ extension FirebaseSurface {
         for provider in unlinks {
             account = try await selfService.unlink(signedIn, provider: provider, requestID: call.requestID)
         }
-        let info = FirebaseUserInfo(account, services: services).json(.client)
+        let info = FirebaseUserInfo(account, providers: services.providers).json(.client)
         var fields: [String: JSONValue] = ["kind": Self.kind("SetAccountInfoResponse"), "localId": .string(account.id.rawValue)]
         for key in ["email", "emailVerified", "displayName", "photoUrl", "providerUserInfo", "passwordHash"] {
             fields[key] = info[key]

@@ -4,7 +4,7 @@ extension FirebaseSurface {
     /// unless it was minted before a takeover, a password reset or a deletion of its uid (`INVALID_CUSTOM_TOKEN`).
     func signInWithCustomToken(_ call: FirebaseCall) async throws -> HTTPResponse {
         let token = try call.body.string("token", missing: "MISSING_CUSTOM_TOKEN")
-        let verifier = FirebaseCustomTokenVerifier(services: services)
+        let verifier = services.customTokens
         let result = try await services.signIn.signIn(
             customToken: {
                 let verified = try verifier.verify(token)

@@ -28,18 +28,69 @@ public struct FirebaseSurface: Surface {
         }
     }
 
+    /// What the listener uses: the same use cases as the native API, never the store.
+    public struct Dependencies: Sendable {
+        /// The parsed configuration.
+        public var config: BrokerConfig
+        /// The enabled providers.
+        public var providers: ProviderRegistry
+        /// The sign-in use case.
+        public var signIn: SignInFlow
+        /// What signed-in users do to their own accounts.
+        public var selfService: AccountSelfService
+        /// Tokens and sessions.
+        public var sessions: SessionService
+        /// The broker's signing keys.
+        public var keys: KeyRing
+        /// The accounts.
+        public var accounts: AccountService
+        /// Administration, for the Admin SDK's calls.
+        public var admin: AdminService
+        /// Action codes without mail.
+        public var actionCodes: ActionCodeService
+        /// The email flows; nil without a `mail` section.
+        public var emailActions: EmailActionService?
+        /// The clock.
+        public var clock: any Clock
+        /// Verifies the Firebase-shaped ID tokens that calls such as `accounts:lookup` carry.
+        public var idTokens: FirebaseIDTokenVerifier
+        /// Verifies the custom tokens `signInWithCustomToken` takes.
+        public var customTokens: FirebaseCustomTokenVerifier
+
+        /// What `services` holds for this surface.
+        public init(_ services: BrokerServices) {
+            config = services.config
+            providers = services.providers
+            signIn = services.signIn
+            selfService = services.selfService
+            sessions = services.sessions
+            keys = services.keys
+            accounts = services.accounts
+            admin = services.admin
+            actionCodes = services.actionCodes
+            emailActions = services.emailActions
+            clock = services.clock
+            idTokens = FirebaseIDTokenVerifier(services: services)
+            customTokens = FirebaseCustomTokenVerifier(services: services)
+        }
+    }
+
     /// The services behind the routes.
-    public let services: BrokerServices
+    public let services: Dependencies
     /// The listener this surface is mounted on.
     public let listener: Listener
     /// Verifies the Firebase-shaped ID tokens that calls such as `accounts:lookup` carry.
-    public let idTokens: FirebaseIDTokenVerifier
+    public var idTokens: FirebaseIDTokenVerifier { services.idTokens }
 
-    /// Creates the surface for the listener at `listener`.
+    /// Creates the surface over `services` for the listener at `listener`.
     public init(services: BrokerServices, listener: Listener) {
-        self.services = services
+        self.init(dependencies: Dependencies(services), listener: listener)
+    }
+
+    /// Creates the surface over its dependencies for the listener at `listener`.
+    public init(dependencies: Dependencies, listener: Listener) {
+        services = dependencies
         self.listener = listener
-        idTokens = FirebaseIDTokenVerifier(services: services)
     }
 
     /// The broker's project (`projectId`): `aud` of the ID tokens, and the only `projects/{project}` served.

@@ -24,10 +24,9 @@ public struct FirebaseUserInfo: Sendable {
     /// Firebase's provider id for an identity (``ProviderRegistry/firebaseID(of:)-swift.method``).
     public var providerName: @Sendable (Identity) -> String
 
-    /// Creates the record of `account`, naming identities as `services` do.
-    public init(_ account: Account, services: BrokerServices) {
+    /// Creates the record of `account`, naming identities as `providers` do.
+    public init(_ account: Account, providers: ProviderRegistry) {
         self.account = account
-        let providers = services.providers
         providerName = { providers.firebaseID(of: $0) }
     }
 

@@ -143,7 +143,7 @@ extension NativeSurface {
     }
 
     /// The email flows' service, or 501 `MAIL_NOT_CONFIGURED` without a `mail` section.
-    static func emailActions(_ services: BrokerServices) throws -> EmailActionService {
+    static func emailActions(_ services: NativeSurface.Dependencies) throws -> EmailActionService {
         guard let service = services.emailActions else {
             throw APIError(501, "MAIL_NOT_CONFIGURED", "Mail is not configured on this broker.")
         }

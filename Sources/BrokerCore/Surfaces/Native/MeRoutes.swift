@@ -60,13 +60,13 @@ extension NativeSurface {
     /// The account named by a valid broker ID token of a live session in `Authorization: Bearer`, or 401
     /// `UNAUTHENTICATED` (also for an ended session, checked first, and a deleted account); a disabled account's
     /// gets 403 `USER_DISABLED` while it lasts (a disable is not a revocation).
-    static func authenticate(_ request: HTTPRequest, _ services: BrokerServices) async throws -> Account {
+    static func authenticate(_ request: HTTPRequest, _ services: NativeSurface.Dependencies) async throws -> Account {
         try await authenticateSession(request, services).account
     }
 
     /// ``authenticate(_:_:)``'s account with the session its ID token names (and the token's claims).
     static func authenticateSession(
-        _ request: HTTPRequest, _ services: BrokerServices
+        _ request: HTTPRequest, _ services: NativeSurface.Dependencies
     ) async throws -> (account: Account, session: AuthenticatedSession) {
         guard let header = request.headers["authorization"], header.count > 7,
             header.prefix(7).lowercased() == "bearer "

@@ -1,9 +1,50 @@
 /// The apps' API under `/v1` (contract sections 2 to 4): sign-in, sessions, passwords, the signed-in user.
 public struct NativeSurface: Surface {
-    let services: BrokerServices
+    /// What the apps' API uses: the use cases it translates to, never the store.
+    public struct Dependencies: Sendable {
+        /// The parsed configuration.
+        public var config: BrokerConfig
+        /// The enabled providers.
+        public var providers: ProviderRegistry
+        /// The sign-in use case.
+        public var signIn: SignInFlow
+        /// What signed-in users do to their own accounts.
+        public var selfService: AccountSelfService
+        /// Tokens and sessions.
+        public var sessions: SessionService
+        /// The accounts, for a session's own account.
+        public var accounts: AccountService
+        /// The email flows; nil without a `mail` section.
+        public var emailActions: EmailActionService?
+        /// Where providers' webhooks report account events; nil: their routes answer 501.
+        public var lifecycle: (any ProviderLifecycle)?
+        /// The per-address throttle webhook routes share with the admin API.
+        public var adminGate: AdminGate
+        /// Records audit events outside a store transaction.
+        public var auditor: Auditor
 
-    /// Creates the surface.
-    public init(services: BrokerServices) { self.services = services }
+        /// What `services` holds for this surface.
+        public init(_ services: BrokerServices) {
+            config = services.config
+            providers = services.providers
+            signIn = services.signIn
+            selfService = services.selfService
+            sessions = services.sessions
+            accounts = services.accounts
+            emailActions = services.emailActions
+            lifecycle = services.lifecycle
+            adminGate = services.adminGate
+            auditor = services.auditor
+        }
+    }
+
+    let services: Dependencies
+
+    /// Creates the surface over `services`.
+    public init(services: BrokerServices) { self.init(dependencies: Dependencies(services)) }
+
+    /// Creates the surface over its dependencies.
+    public init(dependencies: Dependencies) { services = dependencies }
 
     /// Adds the `/v1` routes.
     public func mount(on router: inout Router) {

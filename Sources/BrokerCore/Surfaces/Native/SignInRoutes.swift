@@ -20,7 +20,7 @@ extension NativeSurface {
     /// credential, an access token (`accessToken`) or an ID token (the provider's field, `idToken` unless it
     /// says otherwise) with its optional `rawNonce`, and the hints `fullName` and `authorizationCode`.
     static func signInRequest(
-        _ request: HTTPRequest, _ context: RequestContext, _ services: BrokerServices
+        _ request: HTTPRequest, _ context: RequestContext, _ services: NativeSurface.Dependencies
     ) throws -> SignInRequest {
         let provider = try services.signIn.provider(ProviderID(context.parameters["provider"] ?? ""))
         let body = try NativeBody(request)

@@ -1,10 +1,33 @@
 /// What operators and token verifiers use (contract sections 3 and 7): health, readiness, metrics, the broker's
 /// JWKS and discovery document, and the OpenAPI document of every route (`GET /openapi.json`).
 public struct OperationsSurface: Surface {
-    let services: BrokerServices
+    /// What the operations routes use.
+    public struct Dependencies: Sendable {
+        /// The parsed configuration.
+        public var config: BrokerConfig
+        /// The broker's signing keys, published.
+        public var keys: KeyRing
+        /// Metrics, exposed.
+        public var metrics: Metrics
+        /// Whether the storage answers (readiness): throws when it does not.
+        public var checkStorage: @Sendable () async throws -> Void
 
-    /// Creates the surface.
-    public init(services: BrokerServices) { self.services = services }
+        /// What `services` holds for this surface.
+        public init(_ services: BrokerServices) {
+            config = services.config
+            keys = services.keys
+            metrics = services.metrics
+            checkStorage = services.storageCheck
+        }
+    }
+
+    let services: Dependencies
+
+    /// Creates the surface over `services`.
+    public init(services: BrokerServices) { self.init(dependencies: Dependencies(services)) }
+
+    /// Creates the surface over its dependencies.
+    public init(dependencies: Dependencies) { services = dependencies }
 
     /// The native error body.
     public func render(_ error: any Error) -> RenderedError { NativeSurface.render(error) }

@@ -5,7 +5,7 @@ extension OperationsSurface {
     /// lost it.
     func mountReadiness(_ router: inout Router) {
         router.add("GET", "/readyz") { [services] _, _ in
-            try await services.store.checkStorage()
+            try await services.checkStorage()
             return .json(200, .object(["status": "ready"]))
         }
     }
