@@ -43,27 +43,23 @@ actor SessionKeeper {
 
     // MARK: - Starting and ending
 
-    /// Starts the session of a sign-in's `body`: stored first, then kept, then reported as `change`.
+    /// Starts the session of a sign-in's `body`, reported as `change`.
     func start(_ body: SessionBody, change: (BrokerUser) -> SessionChange) throws -> SignInResult {
-        try store(body)
         generation += 1
         refreshing = nil
-        state.publish(user: body.user, customToken: .some(body.customToken), change: change(body.user))
+        try keep(body, change: change(body.user))
         return SignInResult(user: body.user, isNewUser: body.isNewUser ?? false, customToken: body.customToken)
     }
 
-    /// Keeps a new session body of the same session (a refresh, a guest's upgrade, a password change).
-    private func renew(_ body: SessionBody, change: SessionChange) throws {
-        try store(body)
-        state.publish(user: body.user, customToken: .some(body.customToken), change: change)
-    }
-
-    private func store(_ body: SessionBody) throws {
-        let data = try JSONEncoder().encode(Stored(refreshToken: body.refreshToken, user: body.user))
-        try vault.save(data)
+    /// Keeps a session body (a sign-in's, a refresh's, a guest's upgrade's, a password change's) and reports
+    /// `change`, then stores it. The tokens in memory are the new ones even when the storage fails (that throws):
+    /// the broker has retired the old refresh token, and presenting it again later would end the session.
+    private func keep(_ body: SessionBody, change: SessionChange) throws {
         refreshToken = body.refreshToken
         idToken = body.idToken
         expiresAt = now().addingTimeInterval(TimeInterval(body.expiresIn))
+        state.publish(user: body.user, customToken: .some(body.customToken), change: change)
+        try vault.save(try JSONEncoder().encode(Stored(refreshToken: body.refreshToken, user: body.user)))
     }
 
     /// Forgets the session here (storage included) and reports `change`; the refresh token it held, if any.
@@ -112,7 +108,7 @@ actor SessionKeeper {
             let body = try await transport.send(
                 SessionBody.self, "POST", "/v1/token", body: .object(["refreshToken": .string(token)]))
             guard generation == started else { throw BrokerAuthError.sessionChanged }
-            try renew(body, change: .refreshed(body.user))
+            try keep(body, change: .refreshed(body.user))
             return body.idToken
         } catch let error as BrokerAuthError where error == .invalidRefreshToken || error == .userDisabled {
             // The broker ended the session (or disabled the account): signed out here too.
@@ -140,7 +136,7 @@ actor SessionKeeper {
         let data = try await authorized(method, path, body: body)
         guard generation == started else { throw BrokerAuthError.sessionChanged }
         let answer = try Self.decode(SessionBody.self, data)
-        try renew(answer, change: change(answer.user))
+        try keep(answer, change: change(answer.user))
         return SignInResult(user: answer.user, isNewUser: false, customToken: answer.customToken)
     }
 
@@ -151,7 +147,7 @@ actor SessionKeeper {
         guard generation == started else { throw BrokerAuthError.sessionChanged }
         switch try Self.decode(LinkAnswer.self, data) {
         case .session(let body):
-            try renew(body, change: .userUpdated(body.user))
+            try keep(body, change: .userUpdated(body.user))
             return body.user
         case .user(let user):
             try update(user)

@@ -11,12 +11,12 @@ final class SessionState: @unchecked Sendable {
 
     init(user: BrokerUser?) { self.user = user }
 
-    var currentUser: BrokerUser? { lock.withLock { user } }
-    var currentCustomToken: String? { lock.withLock { customToken } }
+    var currentUser: BrokerUser? { lock.locked { user } }
+    var currentCustomToken: String? { lock.locked { customToken } }
 
     /// Sets the user (and the custom token, when `customToken` is not `.none`) and reports `change`.
     func publish(user: BrokerUser?, customToken: String?? = .none, change: SessionChange?) {
-        let listeners = lock.withLock {
+        let listeners = lock.locked {
             self.user = user
             if case .some(let token) = customToken { self.customToken = token }
             return Array(self.listeners.values)
@@ -26,17 +26,28 @@ final class SessionState: @unchecked Sendable {
 
     /// A new stream of the changes from now on.
     func changes() -> AsyncStream<SessionChange> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SessionChange.self)
+        var made: AsyncStream<SessionChange>.Continuation?
+        let stream = AsyncStream<SessionChange> { made = $0 }  // runs at once
+        guard let continuation = made else { return stream }
         let id = UUID()
-        lock.withLock { listeners[id] = continuation }
+        lock.locked { listeners[id] = continuation }
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }
-            _ = self.lock.withLock { self.listeners.removeValue(forKey: id) }
+            _ = self.lock.locked { self.listeners.removeValue(forKey: id) }
         }
         return stream
     }
 
     deinit {
         for listener in listeners.values { listener.finish() }
+    }
+}
+
+extension NSLock {
+    /// Runs `body` holding the lock (`NSLocking.withLock` is newer than iOS 15 on Apple platforms).
+    func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock()
+        defer { unlock() }
+        return try body()
     }
 }

@@ -84,9 +84,9 @@ final class MemoryVault: SessionVault, @unchecked Sendable {
     private let lock = NSLock()
     private var data: Data?  // guarded by `lock`
 
-    func load() -> Data? { lock.withLock { data } }
-    func save(_ data: Data) { lock.withLock { self.data = data } }
-    func remove() { lock.withLock { data = nil } }
+    func load() -> Data? { lock.locked { data } }
+    func save(_ data: Data) { lock.locked { self.data = data } }
+    func remove() { lock.locked { data = nil } }
 }
 
 /// The session in a file of mode 0600, replaced atomically (written to a new 0600 file, then renamed).
