@@ -191,6 +191,27 @@ import Testing
         }
     }
 
+    @Test func aPasswordChangeGoesOnWithNewTokensAndEndsTheOthers() async throws {
+        try await withLiveBroker { broker in
+            let auth = broker.client()
+            let other = broker.client()
+            let created = try await auth.signUp(email: "pw@example.com", password: "first secret")
+            try await other.signIn(email: "pw@example.com", password: "first secret")
+            let changes = auth.sessionChanges
+            try await auth.updatePassword("second secret")
+            #expect(await take(1, from: changes) == [.refreshed(try #require(auth.currentUser))])
+            #expect(try await broker.me(try await auth.idToken()) == (200, created.user.uid))
+            // The other session ended: its refresh is refused and it signs out.
+            await #expect(throws: BrokerAuthError.invalidRefreshToken) { try await other.idToken(forceRefresh: true) }
+            #expect(other.currentUser == nil)
+            await #expect(throws: BrokerAuthError.weakPassword) { try await auth.updatePassword("short") }
+            await #expect(throws: BrokerAuthError.invalidLoginCredentials) {
+                try await broker.client().signIn(email: "pw@example.com", password: "first secret")
+            }
+            try await broker.client().signIn(email: "pw@example.com", password: "second secret")
+        }
+    }
+
     @Test func signOutAndDeleteEndTheSessionOnTheBroker() async throws {
         try await withLiveBroker { broker in
             let directory = try LiveBroker.directory()
