@@ -11,7 +11,8 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "social-login-broker",
-    platforms: [.macOS(.v14)],
+    // iOS for BrokerAuth, the app-side client (its code needs only iOS 15 / macOS 12).
+    platforms: [.macOS(.v14), .iOS(.v15)],
     products: [
         .executable(name: "broker", targets: ["broker"]),
         .executable(name: "broker-demo", targets: ["broker-demo"]),
@@ -20,6 +21,8 @@ let package = Package(
         .library(name: "BrokerCrypto", targets: ["BrokerCrypto"]),
         .library(name: "BrokerCore", targets: ["BrokerCore"]),
         .library(name: "BrokerTesting", targets: ["BrokerTesting"]),
+        // The client an app adds (docs/client.md): Foundation only, no C library, no BrokerCore.
+        .library(name: "BrokerAuth", targets: ["BrokerAuth"]),
     ],
     targets: [
         // System libraries from Debian's -dev packages.
@@ -50,6 +53,10 @@ let package = Package(
             name: "BrokerTesting", dependencies: ["BrokerCore", "BrokerCrypto", "BrokerDrivers"],
             swiftSettings: swiftSettings),
 
+        // Complete concurrency checking spelled out, as a feature (not -strict-concurrency=complete, an unsafe flag
+        // that would stop apps from adding this package).
+        .target(name: "BrokerAuth", swiftSettings: swiftSettings + [.enableUpcomingFeature("StrictConcurrency")]),
+
         .executableTarget(name: "broker", dependencies: ["BrokerCore", "BrokerDrivers"], swiftSettings: swiftSettings),
         // `broker demo` runs it (Sources/broker/DemoLauncher.swift): the stub providers and the test harness stay
         // out of the `broker` operators run.
@@ -71,6 +78,10 @@ let package = Package(
             swiftSettings: swiftSettings),
         // The executable's own types (its command-line parsing).
         .testTarget(name: "brokerTests", dependencies: ["broker", "BrokerCore"], swiftSettings: swiftSettings),
+        // BrokerAuth against a live broker and the stub providers (BrokerTesting's harness).
+        .testTarget(
+            name: "BrokerAuthTests", dependencies: ["BrokerAuth", "BrokerCore", "BrokerTesting"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "ContractTests", dependencies: ["BrokerCore", "BrokerDrivers", "BrokerTesting", "broker", "stub-providers"],
             exclude: ["Console", "FirebaseAdmin"], swiftSettings: swiftSettings),

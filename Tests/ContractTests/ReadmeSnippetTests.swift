@@ -3,7 +3,9 @@ import Foundation
 import Testing
 
 /// The README's iOS snippets are well-typed Swift 6 (strict concurrency), checked with `swiftc -typecheck
-/// -swift-version 6` against the SDK stand-ins in Tests/ReadmeSnippets (UIKit and the SDKs do not exist on Linux).
+/// -swift-version 6` against the package's BrokerAuth module and the SDK stand-ins in Tests/ReadmeSnippets (UIKit
+/// and the SDKs do not exist on Linux). BrokerAuth is built against the stand-ins too, so its Apple-only parts
+/// (the Keychain, Apple's credential) are type-checked with them.
 /// Serialized: each test runs the compiler several times.
 @Suite(.serialized) struct ReadmeSnippetTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -15,11 +17,17 @@ import Testing
         "KakaoSDKAuth-2", "GoogleSignIn-8", "KakaoSDKUser-2", "NidThirdPartyLogin-5", "LineSDK-5",
     ]
 
+    /// The settings of the BrokerAuth target in Package.swift, as compiler flags.
+    static let brokerAuthFlags = [
+        "-swift-version", "6", "-strict-concurrency=complete", "-enable-upcoming-feature", "ExistentialAny",
+        "-enable-upcoming-feature", "MemberImportVisibility", "-enable-upcoming-feature", "InternalImportsByDefault",
+    ]
+
     /// URLSession lives in FoundationNetworking on Linux; on iOS, Foundation has it.
     static let linuxPrelude = "#if canImport(FoundationNetworking)\nimport FoundationNetworking\n#endif\n"
 
-    /// The Swift blocks of "Calling it from an iOS app", "Sessions and auto-login in an app" and "Guests, upgraded in
-    /// place".
+    /// The Swift blocks of "Calling it from an iOS app", "Sessions and auto-login in an app" (with its raw HTTP
+    /// reference) and "Guests, upgraded in place".
     static func snippets() throws -> [String] {
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         let start = try #require(readme.range(of: "\n## Calling it from an iOS app\n"))
@@ -31,7 +39,8 @@ import Testing
     }
 
     static func swiftc(_ arguments: [String]) async throws -> (Int32, String) {
-        let child = try ChildProcess("/usr/bin/env", ["swiftc"] + arguments, environment: ProcessInfo.processInfo.environment)
+        let child = try ChildProcess(
+            "/usr/bin/env", ["swiftc"] + arguments, environment: ProcessInfo.processInfo.environment)
         let status = try await child.wait(seconds: 300)
         return (status, child.stderr + child.stdout)
     }
@@ -42,12 +51,25 @@ import Testing
         for stub in stubs {
             let module = String(stub.prefix { $0 != "-" })
             let (status, output) = try await swiftc([
-                "-emit-module", "-parse-as-library", "-swift-version", "5", "-module-name", module, "-I", directory.path,
+                "-emit-module", "-parse-as-library", "-swift-version", "5", "-module-name", module, "-I",
+                directory.path,
                 "-emit-module-path", directory.appendingPathComponent("\(module).swiftmodule").path,
                 root.appendingPathComponent("Tests/ReadmeSnippets/\(stub).swift").path,
             ])
             #expect(status == 0, "\(stub): \(output)")
         }
+        let sources = try FileManager.default.contentsOfDirectory(
+            atPath: root.appendingPathComponent("Sources/BrokerAuth").path
+        )
+        .filter { $0.hasSuffix(".swift") }.sorted().map { root.appendingPathComponent("Sources/BrokerAuth/\($0)").path }
+        let (status, output) = try await swiftc(
+            ["-emit-module", "-parse-as-library", "-module-name", "BrokerAuth", "-I", directory.path]
+                + brokerAuthFlags + [
+                    "-emit-module-path", directory.appendingPathComponent("BrokerAuth.swiftmodule").path,
+                ]
+                + sources)
+        #expect(status == 0, "BrokerAuth: \(output)")
+        #expect(!output.contains("warning:"), "BrokerAuth: \(output)")
         return directory
     }
 
@@ -64,8 +86,9 @@ import Testing
 
     @Test func theIOSSnippetsTypeCheckUnderSwift6() async throws {
         let snippets = try Self.snippets()
-        // The client, Google, Apple, Kakao, Naver, LINE, email and password, sessions, a guest's upgrade.
-        #expect(snippets.count == 9)
+        // With BrokerAuth: the client, Google, Apple, Kakao, Naver, LINE, email and password, a second factor,
+        // sessions, a guest's upgrade; over raw HTTP: the client, the session store.
+        #expect(snippets.count == 12)
         let modules = try await Self.modules()
         defer { try? FileManager.default.removeItem(at: modules) }
         let (status, output) = try await Self.typecheck(snippets, modules: modules)

@@ -5,6 +5,7 @@ public protocol ASAuthorizationCredential: NSObjectProtocol {}
 public class ASAuthorizationAppleIDCredential: NSObject, ASAuthorizationCredential {
     public var identityToken: Data? { nil }
     public var fullName: PersonNameComponents? { nil }
+    public var authorizationCode: Data? { nil }
 }
 
 public class ASAuthorization: NSObject {

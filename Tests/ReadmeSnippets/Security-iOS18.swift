@@ -8,10 +8,12 @@ public final class SecRandom {}
 public typealias SecRandomRef = SecRandom
 
 public let errSecSuccess: OSStatus = 0
+public let errSecItemNotFound: OSStatus = -25300
 public let kSecRandomDefault: SecRandomRef? = nil
 public let kSecClass = "class"
 public let kSecClassGenericPassword = "genp"
 public let kSecAttrAccount = "acct"
+public let kSecAttrService = "svce"
 public let kSecValueData = "v_Data"
 public let kSecAttrAccessible = "pdmn"
 public let kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly = "cku"
