@@ -42,7 +42,7 @@ public struct AdminService: Sendable {
     /// Creates the service; `revocation` (`.alsoFirebase`: a service account is configured) makes a revocation and a
     /// deletion also queue the end of the uid's Firebase sessions, in the same transaction; `deletion` (default:
     /// the Firebase revocation alone) is what a deletion queues; `passwords` hashes the passwords Firebase's
-    /// admin API sets (``createFirebaseAccount(_:requestID:)``).
+    /// admin API sets (``create(_:requestID:)``).
     public init(
         store: any BrokerStore, sessions: SessionService, clock: any Clock, logger: Logger = .disabled,
         revocation: SessionRevocation = .brokerOnly, deletion: AccountDeletion? = nil,

@@ -97,9 +97,9 @@ import Testing
     @Test func theNativeAdminViewShowsThePhoneNumber() async throws {
         let token = "an-admin-token-of-32-characters!"
         let broker = try await InProcessBroker.start(adminToken: token)
-        _ = try await broker.services.admin.createFirebaseAccount(
-            FirebaseNewAccount(uid: "with-phone", phoneNumber: "+15551230077"), requestID: "r")
-        _ = try await broker.services.admin.createFirebaseAccount(FirebaseNewAccount(uid: "no-phone"), requestID: "r")
+        _ = try await broker.services.admin.create(
+            NewAccount(uid: "with-phone", phoneNumber: "+15551230077"), requestID: "r")
+        _ = try await broker.services.admin.create(NewAccount(uid: "no-phone"), requestID: "r")
         let bearer = ["Authorization": "Bearer " + token]
         let shown = await broker.get("/admin/v1/users/with-phone", headers: bearer)
         #expect(shown.status == 200)
@@ -235,6 +235,7 @@ import Testing
         let kept = await firebase.post(":batchDelete", ["localIds": ["on", "off", "ghost"]])
         #expect(kept.status == 200)
         #expect(kept.json?["errors"]?.arrayValue?.first?["localId"] == "on")
+        #expect(kept.json?["errors"]?.arrayValue?.first?["message"]?.stringValue?.hasPrefix("NOT_DISABLED : ") == true)
         #expect(await firebase.store.account(id: AccountID("off")) == nil)
         let forced = await firebase.post(":batchDelete", ["localIds": ["on"], "force": true])
         #expect(forced.json == [:])

@@ -1,3 +1,4 @@
+import BrokerCrypto
 import Foundation
 
 /// The Admin SDK's account calls, `…/v1/projects/{project}/accounts[:verb]` (contract section 11), as
@@ -52,7 +53,7 @@ extension FirebaseSurface {
             return try await body()
         } catch let error as AccountAdminError {
             let status = error.code == .passwordHashingUnavailable ? 501 : 400
-            throw FirebaseError(error.code.rawValue, error.detail.isEmpty ? nil : error.detail, status: status)
+            throw FirebaseError(error.code.firebaseCode, error.detail.isEmpty ? nil : error.detail, status: status)
         } catch let error as AccountError where error.code == .notFound {
             throw FirebaseError.userNotFound
         }
@@ -65,12 +66,12 @@ extension FirebaseSurface {
 
     private func adminCreate(_ call: FirebaseCall) async throws -> HTTPResponse {
         let body = call.body
-        let new = FirebaseNewAccount(
+        let new = NewAccount(
             uid: try body.optionalString("localId"), email: try body.optionalString("email"),
             password: try body.optionalString("password"), phoneNumber: try body.optionalString("phoneNumber"),
             displayName: try body.optionalString("displayName"), photoURL: try body.optionalString("photoUrl"),
             emailVerified: try body.flag("emailVerified"), disabled: try body.flag("disabled"))
-        let account = try await services.admin.createFirebaseAccount(new, requestID: call.requestID)
+        let account = try await services.admin.create(new, requestID: call.requestID)
         var fields: [String: JSONValue] = [
             "kind": "identitytoolkit#SignupNewUserResponse", "localId": .string(account.id.rawValue),
         ]
@@ -82,7 +83,7 @@ extension FirebaseSurface {
     private func adminUpdate(_ call: FirebaseCall) async throws -> HTTPResponse {
         let body = call.body
         let uid = AccountID(try body.string("localId", missing: "MISSING_LOCAL_ID"))
-        var change = FirebaseAccountChange(
+        var change = AccountPatch(
             emailVerified: try body.optionalBool("emailVerified"), password: try body.optionalString("password"),
             disabled: try body.optionalBool("disableUser"), customAttributes: try body.optionalString("customAttributes"),
             validSince: try body.optionalInt("validSince", range: 0...253_402_300_799))
@@ -107,7 +108,7 @@ extension FirebaseSurface {
                 if let id = adminBrokerProvider(named: provider) { change.unlinking.append(id) }
             }
         }
-        let account = try await services.admin.updateFirebaseAccount(uid, change, requestID: call.requestID)
+        let account = try await services.admin.update(uid, change, requestID: call.requestID)
         guard case .object(var fields) = adminJSON(account) else { return .json(200, adminJSON(account)) }
         fields["kind"] = "identitytoolkit#SetAccountInfoResponse"
         for field in ["passwordHash", "salt", "createdAt", "lastLoginAt", "lastRefreshAt", "validSince", "disabled"] {
@@ -118,21 +119,42 @@ extension FirebaseSurface {
 
     private func adminDelete(_ call: FirebaseCall) async throws -> HTTPResponse {
         let uid = AccountID(try call.body.string("localId", missing: "MISSING_LOCAL_ID"))
-        try await services.admin.deleteFirebaseAccount(uid, requestID: call.requestID)
+        try await services.admin.delete(uid, requestID: call.requestID)
         return .json(200, ["kind": "identitytoolkit#DeleteAccountResponse"])
     }
 
     private func adminBatchDelete(_ call: FirebaseCall) async throws -> HTTPResponse {
         let uids = try call.body.strings("localIds").map(AccountID.init(rawValue:))
-        let failures = try await services.admin.deleteFirebaseAccounts(
+        let failures = try await services.admin.delete(
             uids, force: try call.body.flag("force"), requestID: call.requestID)
         guard !failures.isEmpty else { return .json(200, [:]) }
         return .json(200, ["errors": .array(failures.map { failure in
-            ["index": .int(Int64(failure.index)), "localId": .string(failure.uid.rawValue), "message": .string(failure.message)]
+            [
+                "index": .int(Int64(failure.index)), "localId": .string(failure.uid.rawValue),
+                "message": "NOT_DISABLED : Disable the account before batch deletion.",
+            ]
         })])
     }
 
     // MARK: - Look-ups and pages
+
+    /// The default page of `accounts:batchGet`.
+    static let defaultPageSize = 20
+
+    /// The page token of the accounts after `uid`: its base64url, no padding.
+    static func pageToken(after uid: AccountID) -> String {
+        Base64.encode(Array(uid.rawValue.utf8)).replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The uid a page token names, or `INVALID_PAGE_SELECTION` for a token the broker did not give.
+    static func uid(fromPageToken token: String) throws -> AccountID {
+        guard token.utf8.count <= 200, let bytes = FirebaseBase64.decode(token),
+            let text = String(validating: bytes, as: UTF8.self), (try? AdminService.checkedUID(text)) != nil
+        else { throw AccountAdminError(.invalidPageSelection) }
+        return AccountID(text)
+    }
+
 
     private func adminLookUp(_ call: FirebaseCall) async throws -> HTTPResponse {
         let body = call.body
@@ -143,7 +165,7 @@ extension FirebaseSurface {
             }
             if let provider = adminBrokerProvider(named: name) { identities.append((provider, rawId)) }
         }
-        let accounts = try await services.admin.lookUpFirebaseAccounts(
+        let accounts = try await services.admin.lookUp(
             uids: try body.strings("localId").map(AccountID.init(rawValue:)), emails: try body.strings("email"),
             phoneNumbers: try body.strings("phoneNumber"), identities: identities)
         var fields: [String: JSONValue] = ["kind": "identitytoolkit#GetAccountInfoResponse"]
@@ -156,12 +178,12 @@ extension FirebaseSurface {
         let query = FirebaseBody(members: call.request.query.mapValues(JSONValue.string))
         let maxResults = try query.optionalInt("maxResults", range: 1...Int64(AdminService.maximumLimit))
         let token = try query.optionalString("nextPageToken").flatMap { $0.isEmpty ? nil : $0 }
-        let (accounts, next) = try await services.admin.firebaseAccountPage(
-            pageToken: token, maxResults: maxResults.map(Int.init) ?? AdminService.defaultFirebasePageSize)
+        let (accounts, next) = try await services.admin.page(
+            after: try token.map(Self.uid(fromPageToken:)), limit: maxResults.map(Int.init) ?? Self.defaultPageSize)
         var fields: [String: JSONValue] = [
             "kind": "identitytoolkit#DownloadAccountResponse", "users": .array(accounts.map(adminJSON)),
         ]
-        if let next { fields["nextPageToken"] = .string(next) }
+        if let next { fields["nextPageToken"] = .string(Self.pageToken(after: next)) }
         return .json(200, .object(fields))
     }
 
@@ -179,8 +201,7 @@ extension FirebaseSurface {
         let count: Int
         let users: [Account]
         if expressions.isEmpty {
-            (count, users) = try await services.admin.queryFirebaseAccounts(
-                offset: offset, limit: limit, returnUserInfo: returnUserInfo)
+            (count, users) = try await services.admin.query(offset: offset, limit: limit, returnUsers: returnUserInfo)
         } else {
             // Each expression names one user by email, uid or phone number; the matches, each once, by uid.
             var uids: [AccountID] = []
@@ -191,7 +212,7 @@ extension FirebaseSurface {
                 if let email = try expression.optionalString("email") { emails.append(email) }
                 if let phone = try expression.optionalString("phoneNumber") { phones.append(phone) }
             }
-            let found = try await services.admin.lookUpFirebaseAccounts(uids: uids, emails: emails, phoneNumbers: phones)
+            let found = try await services.admin.lookUp(uids: uids, emails: emails, phoneNumbers: phones)
                 .sorted { Array($0.id.rawValue.utf8).lexicographicallyPrecedes(Array($1.id.rawValue.utf8)) }
             count = found.count
             users = Array(found.dropFirst(offset).prefix(limit))

@@ -150,7 +150,7 @@ public struct FirebaseError: Error, Sendable, Equatable {
         case .invalidPhotoURL: return FirebaseError("INVALID_PHOTO_URL")
         case .adminRefused(let admin, let detail):
             return FirebaseError(
-                admin.rawValue, detail.isEmpty ? nil : detail, status: admin == .passwordHashingUnavailable ? 501 : 400)
+                admin.firebaseCode, detail.isEmpty ? nil : detail, status: admin == .passwordHashingUnavailable ? 501 : 400)
         case .invalidRefreshToken: return FirebaseError("INVALID_REFRESH_TOKEN")
         case .unauthenticated: return invalidIDToken
         case .recentSignInRequired: return FirebaseError("CREDENTIAL_TOO_OLD_LOGIN_AGAIN")

@@ -1,30 +1,30 @@
 import Foundation
 
-/// A change Firebase's admin `accounts:update` asks of an account: nil leaves a field alone, `.some(nil)` removes
-/// it (Firebase's `deleteAttribute`, and `deleteProvider` `phone`).
-public struct FirebaseAccountChange: Sendable, Equatable {
-    /// A new email (`.some(nil)`: removed, with the password, as `deleteProvider` `password` does).
+/// A change an administrator asks of an account through ``AdminService/update(_:_:requestID:)-(_,AccountPatch,_)``:
+/// nil leaves a field alone, `.some(nil)` removes it.
+public struct AccountPatch: Sendable, Equatable {
+    /// A new email (`.some(nil)`: removed).
     public var email: String??
     /// Whether the email is verified.
     public var emailVerified: Bool?
     /// A new password, in clear: hashed by the broker's hasher, never stored or logged as given.
     public var password: String?
-    /// A new display name (`.some(nil)`: `deleteAttribute` `DISPLAY_NAME`).
+    /// A new display name (`.some(nil)`: removed).
     public var displayName: String??
-    /// A new photo URL (`.some(nil)`: `deleteAttribute` `PHOTO_URL`).
+    /// A new photo URL (`.some(nil)`: removed).
     public var photoURL: String??
-    /// A new phone number (`.some(nil)`: `deleteProvider` `phone`).
+    /// A new phone number (`.some(nil)`: removed).
     public var phoneNumber: String??
-    /// `disableUser`.
+    /// Disable or enable.
     public var disabled: Bool?
-    /// `customAttributes`: the JSON text of an object (`{}` clears them).
+    /// Custom claims: the JSON text of an object (`{}` clears them).
     public var customAttributes: String?
-    /// The broker's providers whose identities `deleteProvider` unlinks.
+    /// The providers whose identities are unlinked.
     public var unlinking: [ProviderID]
-    /// `deleteProvider` `password`: the password and the email go.
+    /// Whether the password goes, and the email with it.
     public var removesPassword: Bool
-    /// `validSince`, whole epoch seconds: ID tokens issued before it stop working, and the account's sessions
-    /// are revoked (the broker's and, with a service account, Firebase's).
+    /// Whole epoch seconds: ID tokens issued before it stop working, and the account's sessions are revoked
+    /// (the broker's and those beyond it, ``SessionRevocation``).
     public var validSince: Int64?
 
     /// Creates a change.
@@ -47,23 +47,23 @@ public struct FirebaseAccountChange: Sendable, Equatable {
     }
 }
 
-/// A new account as Firebase's admin `accounts` (create) describes it.
-public struct FirebaseNewAccount: Sendable, Equatable {
-    /// `localId`; nil: a new random uid.
+/// A new account an administrator creates through ``AdminService/create(_:requestID:)``.
+public struct NewAccount: Sendable, Equatable {
+    /// The uid; nil: a new random one.
     public var uid: String?
-    /// `email`.
+    /// The email.
     public var email: String?
-    /// `password`, in clear (hashed by the broker's hasher).
+    /// The password, in clear (hashed by the broker's hasher).
     public var password: String?
-    /// `phoneNumber` (E.164).
+    /// The phone number (E.164).
     public var phoneNumber: String?
-    /// `displayName`.
+    /// The display name.
     public var displayName: String?
-    /// `photoUrl`.
+    /// The photo URL.
     public var photoURL: String?
-    /// `emailVerified`.
+    /// Whether the email is verified.
     public var emailVerified: Bool
-    /// `disabled`.
+    /// Whether the account is disabled.
     public var disabled: Bool
 
     /// Creates the description of a new account.

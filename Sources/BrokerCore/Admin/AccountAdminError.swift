@@ -1,56 +1,56 @@
-/// Why an administrator's account operation of Firebase's admin API (``AdminService``'s `firebase…` methods)
-/// was refused. The codes are Firebase's own (its SDKs map them to error types), and `detail` is the text
-/// Firebase puts after `CODE : `; neither ever holds a password, a hash or a token.
+/// Why an administrator's account operation (``AdminService``'s `create`, `update(_:_:requestID:)`, look-ups,
+/// pages and batches) was refused. Each surface spells the codes in its own dialect; `detail` says more, and
+/// neither ever holds a password, a hash or a token.
 public struct AccountAdminError: CodedError {
-    /// The stable codes, spelled as Firebase spells them.
+    /// The stable codes.
     public enum Code: String, Sendable {
         /// No account has the uid.
-        case userNotFound = "USER_NOT_FOUND"
+        case userNotFound
         /// An account holds the uid already.
-        case duplicateLocalID = "DUPLICATE_LOCAL_ID"
+        case duplicateLocalID
         /// Another account holds the email.
-        case emailExists = "EMAIL_EXISTS"
+        case emailExists
         /// Another account holds the phone number.
-        case phoneNumberExists = "PHONE_NUMBER_EXISTS"
+        case phoneNumberExists
         /// The uid is empty, longer than 128 characters or holds control characters.
-        case invalidLocalID = "INVALID_LOCAL_ID"
+        case invalidLocalID
         /// The email is not an address.
-        case invalidEmail = "INVALID_EMAIL"
+        case invalidEmail
         /// The phone number is not E.164.
-        case invalidPhoneNumber = "INVALID_PHONE_NUMBER"
+        case invalidPhoneNumber
         /// The password is shorter than 6 characters (or longer than the broker hashes).
-        case weakPassword = "WEAK_PASSWORD"
+        case weakPassword
         /// The photo URL is not one an account may hold (``PhotoURL``).
-        case invalidPhotoURL = "INVALID_PHOTO_URL"
+        case invalidPhotoURL
         /// The display name is longer than the broker keeps, or holds control characters.
-        case invalidDisplayName = "INVALID_DISPLAY_NAME"
+        case invalidDisplayName
         /// The custom attributes are not a JSON object.
-        case invalidClaims = "INVALID_CLAIMS"
+        case invalidClaims
         /// The custom attributes serialize to more than 1000 characters.
-        case claimsTooLarge = "CLAIMS_TOO_LARGE"
+        case claimsTooLarge
         /// The custom attributes use a reserved claim name.
-        case forbiddenClaim = "FORBIDDEN_CLAIM"
+        case forbiddenClaim
         /// `validSince` is not a time the broker can use.
-        case invalidValidSince = "INVALID_VALID_SINCE"
-        /// Unlinking would leave the account no way to sign in (the broker's rule, not Firebase's).
-        case lastIdentity = "LAST_IDENTITY"
+        case invalidValidSince
+        /// Unlinking would leave the account no way to sign in (the broker's own rule).
+        case lastIdentity
         /// A list of uids is empty or longer than 1000.
-        case localIDListExceedsLimit = "LOCAL_ID_LIST_EXCEEDS_LIMIT"
+        case localIDListExceedsLimit
         /// A page token that is not one the broker gave.
-        case invalidPageSelection = "INVALID_PAGE_SELECTION"
+        case invalidPageSelection
         /// A batch of users to import is empty or longer than 1000.
-        case maximumUserCountExceeded = "MAXIMUM_USER_COUNT_EXCEEDED"
+        case maximumUserCountExceeded
         /// The import's hash algorithm or its parameters cannot be used.
-        case invalidHashAlgorithm = "INVALID_HASH_ALGORITHM"
+        case invalidHashAlgorithm
         /// A request field has a value the operation cannot use (an unsupported query, an unknown attribute).
-        case invalidArgument = "INVALID_ARGUMENT"
+        case invalidArgument
         /// Password hashing is not available to the admin service (the broker was built without a hasher).
-        case passwordHashingUnavailable = "PASSWORD_HASHING_UNAVAILABLE"
+        case passwordHashingUnavailable
     }
 
     /// The code.
     public var code: Code
-    /// Firebase's text after `CODE : `, empty when it writes the code alone.
+    /// What more there is to say, empty when the code says it all.
     public var detail: String
 
     /// Creates an error.

@@ -1,9 +1,9 @@
-import BrokerCrypto
 import Foundation
 
-/// What Firebase's admin API (the Identity Toolkit `projects/{p}/accounts…` calls) asks of accounts, in
-/// the broker's terms: the Firebase surface only translates its wire format to these. Every change is audited
-/// with actor `admin`, as the admin API's are; a refused call changes nothing.
+/// An administrator's account operations beyond the admin API's own (create with a chosen uid, a full update,
+/// look-ups by any identifier, pages, batches), in the broker's terms: the compatibility listener's admin calls
+/// only translate their wire format to these. Every change is audited with actor `admin`, as the admin API's are;
+/// a refused call changes nothing.
 extension AdminService {
     /// The longest display name kept.
     public static let maximumDisplayNameLength = 256
@@ -11,16 +11,13 @@ extension AdminService {
     public static let maximumLookupIdentifiers = 1000
     /// The most uids one batch deletion takes.
     public static let maximumBatchDelete = 1000
-    /// The default and largest page of `accounts:batchGet`.
-    public static let defaultFirebasePageSize = 20
 
     // MARK: - Create
 
-    /// Creates the account Firebase's admin `accounts` call describes: the uid kept when given
-    /// (`DUPLICATE_LOCAL_ID` when taken), the email and phone number unique (`EMAIL_EXISTS`,
-    /// `PHONE_NUMBER_EXISTS`), the password hashed by the broker's hasher. Origin `admin`; audited as `create`
-    /// in the same transaction.
-    public func createFirebaseAccount(_ new: FirebaseNewAccount, requestID: String) async throws -> Account {
+    /// Creates the account `new` describes: the uid kept when given (`duplicateLocalID` when taken), the email
+    /// and phone number unique (`emailExists`, `phoneNumberExists`), the password hashed by the broker's hasher.
+    /// Origin `admin`; audited as `create` in the same transaction.
+    public func create(_ new: NewAccount, requestID: String) async throws -> Account {
         let uid = try new.uid.map(Self.checkedUID) ?? AccountID.generate()
         if let email = new.email { try Self.checkEmail(email) }
         if let phone = new.phoneNumber { try Self.checkPhoneNumber(phone) }
@@ -50,7 +47,7 @@ extension AdminService {
         return try await conflict(email: account.email, phoneNumber: account.phoneNumber, of: account.id)
     }
 
-    /// `EMAIL_EXISTS` or `PHONE_NUMBER_EXISTS` when another account than `uid` holds `email` or `phoneNumber`.
+    /// `emailExists` or `phoneNumberExists` when another account than `uid` holds `email` or `phoneNumber`.
     private func conflict(email: String?, phoneNumber: String?, of uid: AccountID) async throws -> AccountAdminError? {
         if let email, let owner = try await store.account(email: email), owner.id != uid {
             return AccountAdminError(.emailExists)
@@ -63,19 +60,17 @@ extension AdminService {
 
     // MARK: - Update
 
-    /// Applies Firebase's `accounts:update` to `uid` (`USER_NOT_FOUND` when absent), in one transaction; a new
-    /// password or a `validSince` also revokes the account's sessions (the broker's, and Firebase's with a
-    /// service account), and `validSince` becomes the instant before which ID tokens stop working.
-    public func updateFirebaseAccount(
-        _ uid: AccountID, _ change: FirebaseAccountChange, requestID: String
-    ) async throws -> Account {
+    /// Applies `change` to `uid` (`userNotFound` when absent), in one transaction; a new password or a
+    /// `validSince` also revokes the account's sessions (the broker's and those beyond it), and `validSince`
+    /// becomes the instant before which ID tokens stop working.
+    public func update(_ uid: AccountID, _ change: AccountPatch, requestID: String) async throws -> Account {
         guard try await store.account(id: uid) != nil else { throw AccountAdminError(.userNotFound) }
         if case .some(.some(let email)) = change.email { try Self.checkEmail(email) }
         if case .some(.some(let phone)) = change.phoneNumber { try Self.checkPhoneNumber(phone) }
         if case .some(.some(let name)) = change.displayName { try Self.checkDisplayName(name) }
         if case .some(.some(let photo)) = change.photoURL { try checkPhotoURL(photo) }
         if let password = change.password { try Self.checkPassword(password) }
-        let claims = try change.customAttributes.map(Self.firebaseClaims)
+        let claims = try change.customAttributes.map(Self.validatedClaims)
         let validAfter = try change.validSince.map(Self.checkedValidSince)
         let newEmail = change.email.flatMap { $0 }
         let newPhone = change.phoneNumber.flatMap { $0 }
@@ -100,17 +95,17 @@ extension AdminService {
         } catch let error as AccountStoreError where error.code == .alreadyExists {
             throw try await conflict(email: newEmail, phoneNumber: newPhone, of: uid) ?? AccountAdminError(.emailExists)
         }
-        // The revocation stamps the current second; Firebase's `validSince` names its own.
+        // The revocation stamps the current second; `validSince` names its own.
         if let validAfter, updated.tokensValidAfter != validAfter {
             updated = try await store.update(id: uid) { $0.tokensValidAfter = validAfter }
         }
-        await recordFirebaseChange(from: before, to: updated, change, revoked: revokes, requestID: requestID)
+        await recordChange(from: before, to: updated, change, revoked: revokes, requestID: requestID)
         return updated
     }
 
     /// `change` applied to `account` inside the update's transaction.
     private static func apply(
-        _ change: FirebaseAccountChange, hash: String?, claims: String??, to account: inout Account
+        _ change: AccountPatch, hash: String?, claims: String??, to account: inout Account
     ) throws {
         let removed = account.identities.filter { change.unlinking.contains($0.provider) }
         let hadPassword = account.hasUsablePassword
@@ -137,7 +132,7 @@ extension AdminService {
         }
         if let claims { account.customClaims = claims }
         account.identities.removeAll { change.unlinking.contains($0.provider) }
-        // The broker's rule (not Firebase's): removing a way to sign in never leaves none.
+        // The broker's own rule: removing a way to sign in never leaves none.
         if !removed.isEmpty || (change.removesPassword && hadPassword) {
             guard !account.identities.isEmpty || account.hasUsablePassword else {
                 throw AccountAdminError(.lastIdentity, "the account would be left with no way to sign in")
@@ -146,8 +141,8 @@ extension AdminService {
     }
 
     /// The audit events of an update: `disable`/`enable`, `unlink` per provider, `revoke_sessions`, `update`.
-    private func recordFirebaseChange(
-        from before: Account, to after: Account, _ change: FirebaseAccountChange, revoked: Bool, requestID: String
+    private func recordChange(
+        from before: Account, to after: Account, _ change: AccountPatch, revoked: Bool, requestID: String
     ) async {
         if before.disabled != after.disabled {
             await record(after.id, after.disabled ? .disable : .enable, requestID: requestID)
@@ -166,28 +161,17 @@ extension AdminService {
 
     // MARK: - Delete
 
-    /// Deletes `uid` through the deletion seam (``AccountDeletion``); `USER_NOT_FOUND` when absent.
-    public func deleteFirebaseAccount(_ uid: AccountID, requestID: String) async throws {
-        do {
-            try await delete(uid, requestID: requestID)
-        } catch let error as AccountError where error.code == .notFound {
-            throw AccountAdminError(.userNotFound)
-        }
-    }
-
-    /// One uid `accounts:batchDelete` did not delete.
+    /// One uid a batch deletion left: its account is enabled, and the batch was not forced.
     public struct BatchDeleteFailure: Sendable, Equatable {
         /// Its index in the request.
         public var index: Int
         /// The uid.
         public var uid: AccountID
-        /// Firebase's message (`NOT_DISABLED : …`).
-        public var message: String
     }
 
-    /// Deletes each of `uids` (1 to 1000, else `LOCAL_ID_LIST_EXCEEDS_LIMIT`) as Firebase's `batchDelete` does:
-    /// an unknown uid is skipped, an enabled account is left (`NOT_DISABLED`) unless `force`.
-    public func deleteFirebaseAccounts(
+    /// Deletes each of `uids` (1 to 1000, else `localIDListExceedsLimit`): an unknown uid is skipped, an enabled
+    /// account is left (a ``BatchDeleteFailure``) unless `force`.
+    public func delete(
         _ uids: [AccountID], force: Bool, requestID: String
     ) async throws -> [BatchDeleteFailure] {
         guard (1...Self.maximumBatchDelete).contains(uids.count) else {
@@ -197,9 +181,7 @@ extension AdminService {
         for (index, uid) in uids.enumerated() {
             guard let account = try await store.account(id: uid) else { continue }
             guard account.disabled || force else {
-                failures.append(
-                    BatchDeleteFailure(
-                        index: index, uid: uid, message: "NOT_DISABLED : Disable the account before batch deletion."))
+                failures.append(BatchDeleteFailure(index: index, uid: uid))
                 continue
             }
             do {
@@ -213,10 +195,10 @@ extension AdminService {
 
     // MARK: - Look-ups
 
-    /// The accounts `accounts:lookup` names, each once, in the order Firebase answers them: by uid, email, phone
-    /// number, then provider identity; identifiers matching no account are left out. At most
-    /// ``maximumLookupIdentifiers`` identifiers in all.
-    public func lookUpFirebaseAccounts(
+    /// The accounts the identifiers name, each once, in this order: by uid, email, phone number, then provider
+    /// identity; identifiers matching no account are left out. At most ``maximumLookupIdentifiers`` identifiers
+    /// in all.
+    public func lookUp(
         uids: [AccountID] = [], emails: [String] = [], phoneNumbers: [String] = [],
         identities: [(provider: ProviderID, subject: String)] = []
     ) async throws -> [Account] {
@@ -239,33 +221,27 @@ extension AdminService {
         return found
     }
 
-    /// A page of `accounts:batchGet`: up to `maxResults` (1 to 1000) accounts in uid order after `pageToken`,
-    /// and the next page's token (nil on the last page). A token the broker did not give is
-    /// `INVALID_PAGE_SELECTION`.
-    public func firebaseAccountPage(pageToken: String?, maxResults: Int) async throws -> ([Account], String?) {
-        guard (1...Self.maximumLimit).contains(maxResults) else {
+    /// A page of accounts in uid order: up to `limit` (1 to 1000) after `after`, and the uid the next page
+    /// starts after (nil on the last page).
+    public func page(after: AccountID?, limit: Int) async throws -> (accounts: [Account], next: AccountID?) {
+        guard (1...Self.maximumLimit).contains(limit) else {
             throw AccountAdminError(.invalidArgument, "maxResults must be 1 to \(Self.maximumLimit)")
         }
-        let after = try pageToken.map(Self.uid(fromPageToken:))
-        let page = try await store.listAccounts(afterUID: after, limit: maxResults + 1)
-        let users = Array(page.prefix(maxResults))
-        let next = page.count > maxResults ? users.last.map { Self.pageToken(after: $0.id) } : nil
-        return (users, next)
+        let page = try await store.listAccounts(afterUID: after, limit: limit + 1)
+        let accounts = Array(page.prefix(limit))
+        return (accounts, page.count > limit ? accounts.last?.id : nil)
     }
 
-    /// The largest page of `accounts:query`, and its default.
+    /// The largest page of ``query(offset:limit:returnUsers:)``, and its default.
     public static let maximumQueryLimit = 500
-    /// The largest `offset` of `accounts:query`.
+    /// The largest `offset` of ``query(offset:limit:returnUsers:)``.
     public static let maximumQueryOffset = 100_000
-    /// The most accounts `accounts:query` counts (its `recordsCount`): beyond, the count stops there.
+    /// The most accounts ``query(offset:limit:returnUsers:)`` counts: beyond, the count stops there.
     public static let maximumQueryCount = 1_000_000
 
-    /// `accounts:query` as Firebase answers it without a filter (`expression` empty): the number of accounts
-    /// (counted up to ``maximumQueryCount``) and, when `returnUserInfo`, up to `limit` (1 to 500) of them after
-    /// `offset` (0 to 100,000), in uid order.
-    public func queryFirebaseAccounts(
-        offset: Int, limit: Int, returnUserInfo: Bool
-    ) async throws -> (count: Int, users: [Account]) {
+    /// The number of accounts (counted up to ``maximumQueryCount``) and, when `returnUsers`, up to `limit`
+    /// (1 to 500) of them after `offset` (0 to 100,000), in uid order.
+    public func query(offset: Int, limit: Int, returnUsers: Bool) async throws -> (count: Int, users: [Account]) {
         guard (1...Self.maximumQueryLimit).contains(limit), (0...Self.maximumQueryOffset).contains(offset) else {
             throw AccountAdminError(.invalidArgument, "limit must be 1 to 500 and offset 0 to 100000")
         }
@@ -275,7 +251,7 @@ extension AdminService {
         // Bounded: at most maximumQueryCount / maximumLimit pages.
         for _ in 0..<(Self.maximumQueryCount / Self.maximumLimit) {
             let page = try await store.listAccounts(afterUID: after, limit: Self.maximumLimit)
-            if returnUserInfo {
+            if returnUsers {
                 for (position, account) in page.enumerated() {
                     let index = count + position
                     if index >= offset, index < offset + limit { users.append(account) }
@@ -288,22 +264,9 @@ extension AdminService {
         return (count, users)
     }
 
-    /// The page token of the accounts after `uid`: its base64url, no padding.
-    static func pageToken(after uid: AccountID) -> String {
-        Base64.encode(Array(uid.rawValue.utf8)).replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
-
-    private static func uid(fromPageToken token: String) throws -> AccountID {
-        guard token.utf8.count <= 200, let bytes = FirebaseBase64.decode(token),
-            let text = String(validating: bytes, as: UTF8.self), (try? checkedUID(text)) != nil
-        else { throw AccountAdminError(.invalidPageSelection) }
-        return AccountID(text)
-    }
-
     // MARK: - Checks
 
-    /// A uid Firebase accepts: 1 to 128 characters, no control characters (`INVALID_LOCAL_ID`).
+    /// A uid the broker accepts: 1 to 128 characters, no control characters (`invalidLocalID`).
     static func checkedUID(_ text: String) throws -> AccountID {
         guard (1...128).contains(text.unicodeScalars.count),
             !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
@@ -347,10 +310,10 @@ extension AdminService {
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 
-    /// Firebase's `customAttributes` checks, in its order: at most 1000 characters (`CLAIMS_TOO_LARGE`), a JSON
-    /// object (`INVALID_CLAIMS`), no reserved name (`FORBIDDEN_CLAIM : name`; the broker's ``CustomClaims``
-    /// list, which holds Firebase's); the claims text to store, nil for `{}` (Firebase's way to clear them).
-    static func firebaseClaims(_ text: String) throws -> String? {
+    /// Custom claims' checks, in this order: at most 1000 characters (`claimsTooLarge`), a JSON object
+    /// (`invalidClaims`), no reserved name (`forbiddenClaim`, naming it; ``CustomClaims/reserved``); the claims
+    /// text to store, nil for `{}` (the way to clear them).
+    static func validatedClaims(_ text: String) throws -> String? {
         guard text.count <= CustomClaims.maximumLength else { throw AccountAdminError(.claimsTooLarge) }
         guard let value = JSONValue.parse(Array(text.utf8)), let members = value.objectValue else {
             throw AccountAdminError(.invalidClaims)
