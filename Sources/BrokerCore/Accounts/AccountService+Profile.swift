@@ -18,6 +18,9 @@ extension AccountService {
     /// The account `id`, disabled or not; nil when there is none.
     public func account(_ id: AccountID) async throws -> Account? { try await store.account(id: id) }
 
+    /// The account holding `email` (compared as the store compares emails), disabled or not; nil when there is none.
+    public func account(email: String) async throws -> Account? { try await store.account(email: email) }
+
     /// The account `id` for a request authenticated as it: missing is `notFound`, disabled `userDisabled`.
     public func activeAccount(_ id: AccountID) async throws -> Account {
         guard let account = try await store.account(id: id) else { throw AccountError(.notFound) }

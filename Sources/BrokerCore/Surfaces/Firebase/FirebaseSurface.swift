@@ -3,8 +3,9 @@
 /// ``SignInFlow`` with ``SessionSurface/firebase`` sessions, and the account and admin calls through the same
 /// services as the native API.
 ///
-/// Its routes come in three parts, each mounted from its own file: the client API (`mountClient`, in
-/// `FirebaseSurface+Client.swift`), the Admin SDK's project calls (`mountAdmin`, `FirebaseSurface+Admin.swift`)
+/// Its routes come in parts, each mounted from its own file: the client API (`mountClient`, in
+/// `FirebaseSurface+Client.swift`), the project's configuration the SDKs read (`mountConfig`,
+/// `FirebaseSurface+Config.swift`), the Admin SDK's project calls (`mountAdmin`, `FirebaseSurface+Admin.swift`)
 /// and the out-of-band flows (`mountOOB`, `FirebaseSurface+OOB.swift`). Each adds its routes to a
 /// ``FirebaseRouteTable``, which wraps every handler in the listener's checks: the `Host` check, the `Origin`
 /// check, the body's media type, the API key or `Bearer owner`, and `projects/{project}` being the broker's project.
@@ -102,10 +103,11 @@ public struct FirebaseSurface: Surface {
     /// `firebaseCompat.allowedOrigins`, never `cors.allowedOrigins`.
     public var crossOrigin: (any CrossOriginPolicy)? { FirebaseOriginPolicy(surface: self) }
 
-    /// Mounts the three parts' routes, each wrapped in the listener's checks.
+    /// Mounts the parts' routes, each wrapped in the listener's checks.
     public func mount(on router: inout Router) {
         var routes = FirebaseRouteTable()
         mountClient(on: &routes)
+        mountConfig(on: &routes)
         mountAdmin(on: &routes)
         mountOOB(on: &routes)
         routes.register(on: &router, surface: self)
