@@ -100,4 +100,43 @@ import Testing
         #expect(states.count == 2)
         #expect(states.allSatisfy { $0["enforcementState"] == "OFF" })
     }
+
+    @Test func aCallNamingATenantIsRefusedNotServedFromTheDefaultPool() async throws {
+        let broker = try await FirebaseClientAPITests.start()
+        let owner = ["Host": "127.0.0.1:9099", "Authorization": "Bearer owner"]
+        let project = "/projects/" + broker.services.config.projectID
+        let v1 = FirebaseEndpoints.identityToolkitPath
+        let v2 = FirebaseEndpoints.identityToolkitV2Path
+        // The Admin SDK's tenant-scoped create and tenant management, by path.
+        let byPath: [(String, String, JSONValue?)] = [
+            ("POST", v1 + project + "/tenants/t-1/accounts", ["localId": "tenant-user"]),
+            ("POST", v1 + project + "/tenants/t-1/accounts:lookup", ["localId": ["tenant-user"]]),
+            ("GET", v2 + project + "/tenants", nil),
+            ("POST", v2 + project + "/tenants", ["displayName": "t"]),
+            ("GET", v2 + project + "/tenants/t-1", nil),
+            ("GET", v2 + project + "/tenants/t-1/oauthIdpConfigs/oidc.x", nil),
+        ]
+        for (method, path, json) in byPath {
+            let answer = await broker.firebase(method, path, json: json, headers: owner)
+            #expect(answer.status == 400, "\(method) \(path)")
+            #expect(FirebaseClientAPITests.code(answer) == "OPERATION_NOT_ALLOWED", "\(method) \(path)")
+        }
+        // A client call naming one in its body, as the iOS SDK sends `tenantId`, and in the query.
+        let signUp = await FirebaseClientAPITests.iOS(
+            broker, "signupNewUser",
+            ["email": "tenant@example.com", "password": "secret-pass", "returnSecureToken": true, "tenantId": "t-1"])
+        #expect(signUp.status == 400)
+        #expect(FirebaseClientAPITests.code(signUp) == "OPERATION_NOT_ALLOWED")
+        let viaQuery = await broker.firebase(
+            "POST", v1 + "/accounts:signUp?key=k&tenantId=t-1",
+            json: ["email": "tenant@example.com", "password": "secret-pass"])
+        #expect(FirebaseClientAPITests.code(viaQuery) == "OPERATION_NOT_ALLOWED")
+        // Nothing was stored in the default pool; an empty tenantId names none.
+        #expect(await broker.store.account(email: "tenant@example.com") == nil)
+        #expect(await broker.store.account(id: AccountID("tenant-user")) == nil)
+        let plain = await FirebaseClientAPITests.iOS(
+            broker, "signupNewUser",
+            ["email": "plain@example.com", "password": "secret-pass", "returnSecureToken": true, "tenantId": ""])
+        #expect(plain.status == 200)
+    }
 }

@@ -82,6 +82,9 @@ public struct FirebaseError: Error, Sendable, Equatable {
         statusName: "UNAUTHENTICATED")
     /// `projects/{p}` naming another project than the broker's `projectId`.
     public static let projectNotFound = FirebaseError("PROJECT_NOT_FOUND")
+    /// A call naming a tenant: the broker serves one user pool, and never answers a tenant's call from it.
+    public static let tenantsNotServed = FirebaseError(
+        "OPERATION_NOT_ALLOWED", "Tenants are not served by this broker: it has one user pool.")
     /// An unknown path.
     public static let notFound = FirebaseError("NOT_FOUND", "Not Found", status: 404, reason: "notFound", statusName: "NOT_FOUND")
     /// What the broker does not do (phone sign-in, anonymous accounts, MFA): Firebase's answer for a method

@@ -39,8 +39,22 @@ public struct FirebaseListenerChecks: Sendable {
                 "PERMISSION_DENIED", "projects/\(NativeBody.printable(project)) is not this broker's project.",
                 status: 403, reason: "forbidden", statusName: "PERMISSION_DENIED")
         }
-        return FirebaseCall(
-            request: request, context: context, isAdmin: isAdmin, apiKey: apiKey, body: try FirebaseBody(request))
+        let body = try FirebaseBody(request)
+        // Tenants are not served: a call naming one is refused, never answered from the default user pool.
+        let queryTenant = request.query["tenantId"].map(JSONValue.string)
+        if Self.namesTenant(body.members["tenantId"]) || Self.namesTenant(queryTenant) {
+            throw FirebaseError.tenantsNotServed
+        }
+        return FirebaseCall(request: request, context: context, isAdmin: isAdmin, apiKey: apiKey, body: body)
+    }
+
+    /// Whether a `tenantId` value names a tenant (anything but absent, null or empty).
+    static func namesTenant(_ value: JSONValue?) -> Bool {
+        switch value {
+        case nil, .some(.null): false
+        case .some(.string(let text)): !text.isEmpty
+        default: true
+        }
     }
 
     /// Refuses a request whose `Host` is not the listener's `host:port`, `localhost[:port]`, `127.0.0.1[:port]`

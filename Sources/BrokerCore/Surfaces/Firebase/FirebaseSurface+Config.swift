@@ -13,7 +13,24 @@ extension FirebaseSurface {
         }
         routes.add("GET", FirebaseEndpoints.identityToolkitPath + "/projects", access: .client) { _ in projectConfig() }
         routes.add("GET", Self.recaptchaConfigPath, access: .client) { _ in Self.recaptchaConfig() }
+        // The Admin SDKs' tenant-aware calls: refused, never answered from the one user pool.
+        for pattern in Self.tenantPatterns {
+            for method in ["GET", "POST", "PATCH", "DELETE"] {
+                routes.add(method, pattern, access: .client) { _ in throw FirebaseError.tenantsNotServed }
+            }
+        }
     }
+
+    /// The paths of the Admin SDKs' tenant management and tenant-scoped calls (v1 accounts, v2 tenants and their
+    /// provider configs).
+    static let tenantPatterns: [String] = {
+        let v1 = FirebaseEndpoints.identityToolkitPath + "/projects/{project}/tenants"
+        let v2 = FirebaseEndpoints.identityToolkitV2Path + "/projects/{project}/tenants"
+        return [
+            v1 + "/{tenant}", v1 + "/{tenant}/{call}", v1 + "/{tenant}/{call}/{id}",
+            v2, v2 + "/{tenant}", v2 + "/{tenant}/{call}", v2 + "/{tenant}/{call}/{id}",
+        ]
+    }()
 
     /// v2 `recaptchaConfig`, which the SDKs read before a password sign-in or sign-up.
     static let recaptchaConfigPath = FirebaseEndpoints.identityToolkitV2Path + "/recaptchaConfig"
