@@ -30,6 +30,9 @@ public protocol SessionFormat: Sendable {
     func signInProvider(_ stored: String, of account: Account) -> String
     /// The claims of an ID token of `content`'s session, signed by the broker's current key.
     func claims(of content: SessionTokenContent, settings: SessionSettings) -> [String: JSONValue]
+    /// Whether a refresh retires the refresh token it was sent for a new one (reuse detection), or answers the
+    /// same one, valid until the session is revoked (clients that keep their first refresh token).
+    var rotatesRefreshTokens: Bool { get }
 }
 
 extension SessionFormat {
@@ -38,6 +41,9 @@ extension SessionFormat {
 
     /// ``signInProvider(_:)`` of the stored name.
     public func signInProvider(_ stored: String, of account: Account) -> String { signInProvider(stored) }
+
+    /// Rotation with reuse detection (the native API's rule).
+    public var rotatesRefreshTokens: Bool { true }
 }
 
 /// The broker's own ID tokens (contract section 3): `iss` the broker, `aud` the project, `sub`, `iat`, `exp`,

@@ -92,10 +92,17 @@ public struct SessionService: Sendable {
         let grant = SessionGrant(
             tokenHash: SessionService.hash(token), sessionID: SessionService.newSessionID(at: now),
             signInProvider: formats[surface]?.signInProvider(provider) ?? provider, createdAt: now,
-            expiresAt: now + settings.refreshTokenTTL, surface: surface,
+            expiresAt: rotates(surface) ? now + settings.refreshTokenTTL : Self.unendingExpiry, surface: surface,
             claims: claims, authTime: authTime.map { min($0, now) })
         return (token, grant)
     }
+
+    /// The expiry of a refresh token that is never rotated: none before the session is revoked (the last second
+    /// of year 9999, a time every store keeps).
+    public static let unendingExpiry = Date(timeIntervalSince1970: 253_402_300_799)
+
+    /// Whether the sessions of `surface` rotate their refresh tokens (``SessionFormat/rotatesRefreshTokens``).
+    func rotates(_ surface: SessionSurface) -> Bool { formats[surface]?.rotatesRefreshTokens ?? true }
 
     /// A new session id: the creation time in epoch milliseconds, 15 digits, then 16 random bytes in
     /// base64url. Ids made later sort later, so the session index of a SQL store grows at its end instead of
@@ -129,8 +136,9 @@ public struct SessionService: Sendable {
     }
 
     /// Exchanges a refresh token for a new session body, retiring it. A retired token presented again revokes
-    /// the whole session, unless it comes within the grace period of its rotation. A token of a session made on
-    /// another `surface` is refused as unknown.
+    /// the whole session, unless it comes within the grace period of its rotation. A session whose format does not
+    /// rotate (``SessionFormat/rotatesRefreshTokens``) answers the same token again, recording its use. A token of
+    /// a session made on another `surface` is refused as unknown.
     public func refresh(_ refreshToken: String, surface: SessionSurface = .native) async throws -> (Account, SessionTokens) {
         let hash = SessionService.hash(refreshToken)
         let now = clock.now
@@ -152,6 +160,19 @@ public struct SessionService: Sendable {
             if let validAfter = account.tokensValidAfter, record.createdAt < validAfter {
                 throw SessionError(
                     .invalidRefreshToken, "issued before the account's sessions were revoked", refreshProblem: .ended)
+            }
+            guard rotates(record.surface) else {
+                // The same token answers again, valid until the session is revoked; the use is recorded.
+                guard try await store.useRefreshToken(hash: hash, at: now) else {
+                    throw SessionError(.invalidRefreshToken, "session revoked", refreshProblem: .ended)
+                }
+                return (
+                    account,
+                    try await tokens(
+                        for: account, provider: record.signInProvider, sessionID: record.sessionID,
+                        refreshToken: refreshToken, surface: record.surface, claims: record.claims,
+                        authTime: record.authTime, now: now)
+                )
             }
             let (token, successor) = newRefreshToken(
                 sessionID: record.sessionID, account: account.id, provider: record.signInProvider,

@@ -19,6 +19,9 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     public var rotatedAt: Date?
     /// When it (and its session) were revoked, if they were.
     public var revokedAt: Date?
+    /// When it was last exchanged for ID tokens without being rotated (a session that does not rotate its
+    /// refresh token), if it was.
+    public var usedAt: Date?
     /// The listener its session was made on (it works only there).
     public var surface: SessionSurface
     /// Claims the session's ID tokens carry besides the account's (a custom token's `claims`), as the
@@ -32,8 +35,9 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     public init(
         tokenHash: String, sessionID: String, accountID: AccountID, signInProvider: String, createdAt: Date,
         expiresAt: Date, rotatedAt: Date? = nil, revokedAt: Date? = nil, surface: SessionSurface = .native,
-        claims: String? = nil, authTime: Date? = nil
+        claims: String? = nil, authTime: Date? = nil, usedAt: Date? = nil
     ) {
+        self.usedAt = usedAt
         self.surface = surface
         self.claims = claims
         self.authTime = authTime ?? createdAt
@@ -59,6 +63,9 @@ public protocol SessionStore: Sendable {
     func rotateRefreshToken(hash: String, at date: Date, successor: RefreshTokenRecord) async throws -> Bool
     /// Stores `successor` for a token rotated moments ago (a concurrent retry), if its session is not revoked.
     func addToSession(_ successor: RefreshTokenRecord) async throws -> Bool
+    /// Records a use of the token with this hash at `date`, without rotating it (a session that keeps its
+    /// refresh token): true when it is live (not revoked), false (and nothing changed) when it is not.
+    func useRefreshToken(hash: String, at date: Date) async throws -> Bool
     /// Deletes what can never count again: refresh tokens and single-use marks that expired before `date`.
     /// Returns how many rows went.
     @discardableResult

@@ -395,8 +395,9 @@ import Testing
         #expect(iOS.json?["user_id"]?.stringValue == uid)
         #expect(iOS.json?["project_id"]?.stringValue == broker.services.config.projectID)
         #expect(iOS.json?["access_token"] == iOS.json?["id_token"])
+        // Firebase's refresh tokens do not rotate (contract section 11): the answer is the token sent.
         let second = try #require(iOS.json?["refresh_token"]?.stringValue)
-        #expect(second != first)
+        #expect(second == first)
         let idToken = try #require(iOS.json?["id_token"]?.stringValue)
         #expect(await Self.iOS(broker, "getAccountInfo", ["idToken": .string(idToken)]).status == 200)
 
@@ -405,15 +406,39 @@ import Testing
             "POST", path, body: Array("grant_type=refresh_token&refresh_token=\(second)".utf8),
             headers: ["Host": "127.0.0.1:9099", "Content-Type": "application/x-www-form-urlencoded"])
         #expect(js.status == 200)
-        let third = try #require(js.json?["refresh_token"]?.stringValue)
+        #expect(js.json?["refresh_token"]?.stringValue == first)
 
-        // A reuse after the grace period revokes the session: TOKEN_EXPIRED, on which the SDKs sign out.
-        clock.advance(by: 11)
-        let reuse = await broker.firebase("POST", path, json: ["grant_type": "refresh_token", "refresh_token": .string(first)])
-        #expect(reuse.status == 400)
-        #expect(Self.code(reuse) == "TOKEN_EXPIRED")
-        let after = await broker.firebase("POST", path, json: ["grant_type": "refresh_token", "refresh_token": .string(third)])
+        // A client that keeps its first refresh token keeps working, long after (no rotation, no reuse detection);
+        // each use is recorded; the session ends only when it is revoked: TOKEN_EXPIRED, on which the SDKs sign out.
+        clock.advance(by: 90 * 86_400)
+        let later = await broker.firebase("POST", path, json: ["grant_type": "refresh_token", "refresh_token": .string(first)])
+        #expect(later.status == 200)
+        #expect(later.json?["refresh_token"]?.stringValue == first)
+        let record = try #require(await broker.store.refreshToken(hash: Hex.encode(Digest.sha256(first))))
+        #expect(record.rotatedAt == nil)
+        #expect(record.usedAt.map { abs($0.timeIntervalSince(clock.now)) < 0.001 } == true)
+        let summary = await broker.store.sessionSummary(accountID: AccountID(uid), at: clock.now)
+        #expect(summary.live == 1)
+        #expect(summary.lastUsedAt.map { abs($0.timeIntervalSince(clock.now)) < 0.001 } == true)
+        _ = try await broker.services.admin.revokeSessions(AccountID(uid), requestID: "r")
+        let after = await broker.firebase("POST", path, json: ["grant_type": "refresh_token", "refresh_token": .string(first)])
+        #expect(after.status == 400)
         #expect(Self.code(after) == "TOKEN_EXPIRED")
+    }
+
+    @Test func theNativeAPIStillRotatesItsRefreshTokens() async throws {
+        let clock = ManualClock(Date())
+        let broker = try await Self.start(clock: clock)
+        _ = await Self.signUp(broker)
+        let native = await broker.post("/v1/signin/password", ["email": "ios@example.com", "password": "secret-pass"])
+        let first = try #require(native.json?["refreshToken"]?.stringValue)
+        let refreshed = await broker.post("/v1/token", ["refreshToken": .string(first)])
+        #expect(refreshed.status == 200)
+        #expect(refreshed.json?["refreshToken"]?.stringValue != first)
+        clock.advance(by: 11)
+        let reuse = await broker.post("/v1/token", ["refreshToken": .string(first)])
+        #expect(reuse.status == 401)
+        #expect(reuse.errorCode == "INVALID_REFRESH_TOKEN")
     }
 
     @Test func refreshRefusals() async throws {

@@ -67,7 +67,9 @@ extension MemoryBrokerStore {
 
     /// Up to `limit` guests inactive since `cutoff`, oldest first.
     public func inactiveGuests(before cutoff: Date, limit: Int) -> [AccountID] {
-        let refreshed = Set(allRefreshTokens.filter { $0.createdAt >= cutoff }.map(\.accountID))
+        let refreshed = Set(
+            allRefreshTokens.filter { $0.createdAt >= cutoff || ($0.usedAt.map { $0 >= cutoff } ?? false) }
+                .map(\.accountID))
         return allAccounts
             .filter { account in
                 account.isAnonymous && account.createdAt < cutoff && (account.lastSignInAt.map { $0 < cutoff } ?? true)

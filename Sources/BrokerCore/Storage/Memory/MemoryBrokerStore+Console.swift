@@ -28,7 +28,7 @@ extension MemoryBrokerStore {
     public func sessionSummary(accountID: AccountID, at date: Date) -> SessionSummary {
         let own = allRefreshTokens.filter { $0.accountID == accountID }
         let live = Set(own.filter { $0.revokedAt == nil && $0.expiresAt > date }.map(\.sessionID))
-        return SessionSummary(live: live.count, lastUsedAt: own.map(\.createdAt).max())
+        return SessionSummary(live: live.count, lastUsedAt: own.map { max($0.createdAt, $0.usedAt ?? $0.createdAt) }.max())
     }
 
     /// The `sign_in` audit events from `start` to `end`, counted per bucket, provider and outcome.

@@ -245,6 +245,14 @@ public actor MemoryBrokerStore: BrokerStore {
         return true
     }
 
+    /// Records a use of a live token without rotating it.
+    public func useRefreshToken(hash: String, at date: Date) -> Bool {
+        guard var token = tokens[hash], token.revokedAt == nil else { return false }
+        token.usedAt = Self.normalized(date)
+        tokens[hash] = token
+        return true
+    }
+
     /// Whether the session holds a token neither revoked nor expired.
     public func isSessionLive(id: String, accountID: AccountID, at date: Date) -> Bool {
         tokens.values.contains {

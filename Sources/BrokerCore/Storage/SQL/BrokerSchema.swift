@@ -17,6 +17,7 @@ public enum BrokerSchema {
             SQLMigration(version: 11, statements: version11), SQLMigration(version: 12, statements: version12),
             SQLMigration(version: 13, statements: version13), SQLMigration(version: 14, statements: version14),
             SQLMigration(version: 15, statements: version15), SQLMigration(version: 16, statements: version16),
+            SQLMigration(version: 20, statements: version20),
         ]
     }
 
@@ -42,6 +43,13 @@ public enum BrokerSchema {
             expires_at BIGINT NOT NULL
         )
         """,
+    ]
+
+    /// Version 20: when a refresh token that is not rotated (a session of the compatibility listener, whose
+    /// clients keep their first refresh token) was last exchanged for ID tokens: a guest refreshing that way is
+    /// active, and the console shows the use.
+    private static let version20 = [
+        "ALTER TABLE refresh_tokens ADD COLUMN used_at BIGINT",
     ]
 
     /// Version 16: the kind of credential that linked an identity (`idToken`, `accessToken`; NULL for identities

@@ -45,9 +45,12 @@ extension SQLBrokerStore {
                 WHERE uid = ? AND revoked_at IS NULL AND expires_at > ?
                 """, [.text(accountID.rawValue), Self.millis(date)]
             ).first?.integer("live") ?? 0
-            let last = try connection.query(
-                "SELECT MAX(created_at) AS last FROM refresh_tokens WHERE uid = ?", [.text(accountID.rawValue)]
-            ).first?.integer("last")
+            // A token is used when it is issued, and again at each refresh of a session that keeps it (`used_at`).
+            let row = try connection.query(
+                "SELECT MAX(created_at) AS issued, MAX(used_at) AS used FROM refresh_tokens WHERE uid = ?",
+                [.text(accountID.rawValue)]
+            ).first
+            let last = [row?.integer("issued"), row?.integer("used")].compactMap { $0 }.max()
             return SessionSummary(live: Int(live), lastUsedAt: last.map(Self.date))
         }
     }

@@ -5,7 +5,7 @@ extension SQLBrokerStore {
     static let selectInactiveGuests = """
         SELECT a.uid FROM accounts a \
         WHERE a.anonymous = 1 AND a.created_at < ? AND (a.last_sign_in_at IS NULL OR a.last_sign_in_at < ?) \
-        AND NOT EXISTS (SELECT 1 FROM refresh_tokens t WHERE t.uid = a.uid AND t.created_at >= ?) \
+        AND NOT EXISTS (SELECT 1 FROM refresh_tokens t WHERE t.uid = a.uid AND (t.created_at >= ? OR t.used_at >= ?)) \
         ORDER BY a.created_at, a.uid LIMIT ?
         """
 
@@ -29,7 +29,7 @@ extension SQLBrokerStore {
 
     /// Up to `limit` guests inactive since `cutoff`, oldest first.
     public func inactiveGuests(before cutoff: Date, limit: Int) async throws -> [AccountID] {
-        let binds: [SQLValue] = [Self.millis(cutoff), Self.millis(cutoff), Self.millis(cutoff), .integer(Int64(limit))]
+        let binds: [SQLValue] = Array(repeating: Self.millis(cutoff), count: 4) + [.integer(Int64(limit))]
         return try await read { connection in
             try connection.query(Self.selectInactiveGuests, binds).map { AccountID(try Self.required($0, "uid")) }
         }

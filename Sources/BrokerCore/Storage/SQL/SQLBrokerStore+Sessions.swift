@@ -6,6 +6,8 @@ extension SQLBrokerStore {
         "token_hash, session_id, uid, sign_in_provider, created_at, expires_at, rotated_at, revoked_at, surface, "
         + "claims, auth_time"
     static let insertToken = "INSERT INTO refresh_tokens (\(tokenColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    /// The columns a look-up reads: the inserted ones and `used_at` (schema version 20), which only a use writes.
+    static let tokenReadColumns = tokenColumns + ", used_at"
 
     /// Deletes refresh tokens and single-use marks that expired before `date`.
     @discardableResult
@@ -26,7 +28,7 @@ extension SQLBrokerStore {
     /// The record of the token with this hash.
     public func refreshToken(hash: String) async throws -> RefreshTokenRecord? {
         try await read { connection in
-            try connection.query("SELECT \(Self.tokenColumns) FROM refresh_tokens WHERE token_hash = ?", [.text(hash)])
+            try connection.query("SELECT \(Self.tokenReadColumns) FROM refresh_tokens WHERE token_hash = ?", [.text(hash)])
                 .first.map(Self.decodeToken)
         }
     }
@@ -53,6 +55,15 @@ extension SQLBrokerStore {
             guard revoked.isEmpty else { return false }
             try connection.execute(Self.insertToken, Self.tokenValues(successor))
             return true
+        }
+    }
+
+    /// Records a use of the token without rotating it, if it is not revoked.
+    public func useRefreshToken(hash: String, at date: Date) async throws -> Bool {
+        try await write { connection in
+            try connection.execute(
+                "UPDATE refresh_tokens SET used_at = ? WHERE token_hash = ? AND revoked_at IS NULL",
+                [Self.millis(date), .text(hash)]) > 0
         }
     }
 
@@ -111,6 +122,6 @@ extension SQLBrokerStore {
             revokedAt: row.integer("revoked_at").map(date),
             // A surface this version does not know is treated as one no listener accepts.
             surface: SessionSurface(rawValue: try required(row, "surface")),
-            claims: row.text("claims"), authTime: authTime)
+            claims: row.text("claims"), authTime: authTime, usedAt: row.integer("used_at").map(date))
     }
 }

@@ -1,7 +1,8 @@
 extension FirebaseSurface {
     /// ``FirebaseEndpoints/secureTokenPath``: `grant_type=refresh_token` (JSON, with the iOS SDK's `grantType` /
-    /// `refreshToken` names too, or form-encoded as the JS SDK sends it). Rotates through the broker's refresh
-    /// tokens with reuse detection. A revoked, expired or reused session is `TOKEN_EXPIRED`, a disabled user
+    /// `refreshToken` names too, or form-encoded as the JS SDK sends it). As Firebase's, the refresh token does not
+    /// rotate (``FirebaseSessionFormat/rotatesRefreshTokens``): the answer carries the token sent, valid until
+    /// its session is revoked. A revoked session is `TOKEN_EXPIRED`, a disabled user
     /// `USER_DISABLED`, a deleted one `USER_NOT_FOUND`: the codes on which the SDKs sign the user out. An unknown
     /// token, or one of the native API's sessions, is `INVALID_REFRESH_TOKEN`.
     func refresh(_ call: FirebaseCall) async throws -> HTTPResponse {

@@ -24,6 +24,10 @@ public struct FirebaseSessionFormat: SessionFormat {
     /// ``SessionSurface/firebase``.
     public var surface: SessionSurface { .firebase }
 
+    /// Firebase's refresh tokens do not rotate: a refresh answers the token it was sent, valid until the session
+    /// is revoked, and its clients rely on that (some keep their first refresh token).
+    public var rotatesRefreshTokens: Bool { false }
+
     /// The `iss` of the Firebase-shaped ID tokens of project `projectID`.
     public static func issuer(projectID: String) -> String {
         FirebaseEndpoints.secureTokenIssuerPrefix + projectID
