@@ -23,6 +23,9 @@ public struct AccountPatch: Sendable, Equatable {
     public var unlinking: [ProviderID]
     /// Whether the password goes, and the email with it.
     public var removesPassword: Bool
+    /// Whether the account must keep a way to sign in (the broker's rule: an unlink or a password removal that
+    /// would leave none is `lastIdentity`); false lets it go, as the compatibility listener's admin calls do.
+    public var keepsAWayIn: Bool = true
     /// Whole epoch seconds: ID tokens issued before it stop working, and the account's sessions are revoked
     /// (the broker's and those beyond it, ``SessionRevocation``).
     public var validSince: Int64?

@@ -133,7 +133,7 @@ extension AdminService {
         if let claims { account.customClaims = claims }
         account.identities.removeAll { change.unlinking.contains($0.provider) }
         // The broker's own rule: removing a way to sign in never leaves none.
-        if !removed.isEmpty || (change.removesPassword && hadPassword) {
+        if change.keepsAWayIn, !removed.isEmpty || (change.removesPassword && hadPassword) {
             guard !account.identities.isEmpty || account.hasUsablePassword else {
                 throw AccountAdminError(.lastIdentity, "the account would be left with no way to sign in")
             }

@@ -174,6 +174,21 @@ import Testing
         #expect(await firebase.store.account(id: AccountID("upd")) == account)
     }
 
+    @Test func deleteProviderRemovesAnyProviderTheLastOneIncluded() async throws {
+        // Firebase's semantics on this listener (contract section 11); the native API keeps LAST_IDENTITY.
+        let firebase = try await Firebase()
+        _ = await firebase.post("", ["localId": "last", "email": "last@example.com", "password": "secret-pw"])
+        let removed = await firebase.post(":update", ["localId": "last", "deleteProvider": ["password"]])
+        #expect(removed.status == 200)
+        let account = try #require(await firebase.store.account(id: AccountID("last")))
+        #expect(!account.hasUsablePassword)
+        #expect(account.email == nil)
+        #expect(account.identities.isEmpty)
+        #expect(await firebase.store.auditEvents(uid: AccountID("last"), before: nil, limit: 10).contains {
+            $0.action == .update
+        })
+    }
+
     @Test func batchGetPagesInUidOrderWithTheStoredHash() async throws {
         let firebase = try await Firebase()
         for uid in ["c", "a", "b"] { _ = await firebase.post("", ["localId": .string(uid), "password": "secret-pw"]) }

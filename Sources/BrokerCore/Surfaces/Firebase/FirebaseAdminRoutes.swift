@@ -99,6 +99,9 @@ extension FirebaseSurface {
             default: throw FirebaseError.invalidArgument("deleteAttribute \(NativeBody.printable(attribute)) is not supported")
             }
         }
+        // Firebase's admin deleteProvider removes any provider, the last one included (LAST_IDENTITY is the native
+        // API's rule).
+        change.keepsAWayIn = false
         for provider in try body.strings("deleteProvider") {
             switch provider {
             case "phone": change.phoneNumber = .some(nil)
