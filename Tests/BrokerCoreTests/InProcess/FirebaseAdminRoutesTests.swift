@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerCrypto
 import BrokerTesting
 import Foundation
 import Testing
@@ -203,6 +204,26 @@ import Testing
         #expect(tooMany.status == 400)
         let badToken = await firebase.send("GET", Self.accounts + ":batchGet", query: ["nextPageToken": "%%%"])
         #expect(Self.code(badToken.json) == "INVALID_PAGE_SELECTION")
+    }
+
+    @Test func batchGetAnswersAHashAndASaltForEveryPasswordUser() async throws {
+        // Contract section 11: the base64 of the stored PHC string, and the PHC string's salt.
+        let firebase = try await Firebase()
+        let phc = "$argon2id$v=19$m=65536,t=3,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA"
+        var account = Account(id: AccountID("phc"), email: "phc@example.com", createdAt: Date())
+        account.password = .chosen(phc)
+        try await firebase.store.create(account)
+        _ = await firebase.post("", ["localId": "made", "password": "secret-pw"])
+        _ = await firebase.post("", ["localId": "none", "email": "none@example.com"])
+        let page = await firebase.send("GET", Self.accounts + ":batchGet", query: ["maxResults": "10"])
+        let users = try #require(page.json?["users"]?.arrayValue)
+        let byUID = Dictionary(uniqueKeysWithValues: users.map { ($0["localId"]?.stringValue ?? "", $0) })
+        #expect(byUID["phc"]?["passwordHash"]?.stringValue == Base64.encode(Array(phc.utf8)))
+        #expect(byUID["phc"]?["salt"]?.stringValue == Base64.encode(Array("saltsalt".utf8)))
+        #expect(byUID["made"]?["passwordHash"]?.stringValue?.isEmpty == false)
+        #expect(byUID["made"]?["salt"] != nil)
+        #expect(byUID["none"]?["passwordHash"] == nil)
+        #expect(byUID["none"]?["salt"] == nil)
     }
 
     @Test func batchCreateAnswersPerUserErrors() async throws {
