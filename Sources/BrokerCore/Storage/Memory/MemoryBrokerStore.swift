@@ -93,7 +93,8 @@ public actor MemoryBrokerStore: BrokerStore {
     /// Stores a new account with its identities; `alreadyExists` (and nothing stored) when the uid, the
     /// email, the phone number or an identity is taken, or the mark was consumed before.
     public func create(_ account: Account, options: AccountWriteOptions) throws {
-        let account = Self.normalized(account)
+        var account = Self.normalized(account)
+        let options = options.amending(&account)
         guard accounts[account.id] == nil else { throw AccountStoreError(.alreadyExists, "uid \(account.id)") }
         try checkCustomToken(options, uid: account.id)
         try checkCanSave(account, replacing: nil)
@@ -134,6 +135,7 @@ public actor MemoryBrokerStore: BrokerStore {
         guard changed.id == id else {
             throw AccountStoreError(.notFound, "update(id: \(id)) must not change the uid to \(changed.id)")
         }
+        let options = options.amending(&changed)
         changed = Self.normalized(changed)
         try checkCanSave(changed, replacing: original)
         try checkCanConsume(options.consuming)

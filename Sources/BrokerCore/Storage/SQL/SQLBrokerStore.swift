@@ -45,6 +45,9 @@ public final class SQLBrokerStore: BrokerStore {
     /// Stores a new account with its identities, consuming `options.consuming` in the same transaction.
     /// A taken uid, email or identity throws `alreadyExists`, a mark seen before `alreadyUsed`; either stores nothing.
     public func create(_ account: Account, options: AccountWriteOptions) async throws {
+        var amended = account
+        let options = options.amending(&amended)
+        let account = amended
         let now = clock.now
         try Self.requireDistinctIdentities(account.identities)
         try await write { connection in
@@ -102,6 +105,7 @@ public final class SQLBrokerStore: BrokerStore {
         guard changed.id == original.id else {
             throw AccountStoreError(.notFound, "update(id: \(id)) must not change the uid to \(changed.id)")
         }
+        let options = options.amending(&changed)
         try requireDistinctIdentities(changed.identities)
         if options.revokeSessions { changed.tokensValidAfter = validAfter(now) }
         try consume(options.consuming, now: now, in: connection)
