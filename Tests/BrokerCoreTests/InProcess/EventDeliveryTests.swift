@@ -1,0 +1,94 @@
+import BrokerCore
+import BrokerTesting
+import Foundation
+import Testing
+
+/// Events (contract section 16): queued in the outbox in the transaction of their change, one job per endpoint that
+/// takes the type, nothing for a refused change; delivered signed, with the same `webhook-id` on every attempt and
+/// a fresh timestamp and signature each time; never a secret in the body.
+@Suite struct EventDeliveryTests {
+    static let all = EventType.allCases.map { JSONValue.string($0.rawValue) }
+
+    /// A broker whose events go to the stubs' app, on `clock`.
+    static func start(clock: ManualClock, types: [JSONValue] = all) async throws -> InProcessBroker {
+        let file = try StubAppHooks.writeSecretFile()
+        return try await InProcessBroker.start(clock: clock) { document in
+            guard case .object(var members) = document else { return document }
+            members["events"] = [
+                "endpoints": [
+                    [
+                        "url": .string(InProcessBroker.stubsBaseURL + StubAppHooks.eventsPath),
+                        "secretFile": .string(file), "types": .array(types),
+                    ]
+                ]
+            ]
+            return .object(members)
+        }
+    }
+
+    static func eventJobs(_ broker: InProcessBroker) async -> [OutboxJob] {
+        await broker.store.outboxJobs(uid: nil, limit: 100).filter { $0.kind == .event }
+    }
+
+    static func worker(_ broker: InProcessBroker, _ clock: ManualClock) async -> OutboxWorker {
+        let worker = OutboxWorker(store: broker.store, clock: clock)
+        await worker.register(
+            .event,
+            EventDeliveryHandler(
+                settings: broker.services.config.events, client: broker.stubs.inProcessClient(), clock: clock))
+        return worker
+    }
+
+    @Test func aSignUpQueuesItsEventsWithTheChangeAndARefusedOneQueuesNone() async throws {
+        let clock = ManualClock(Date())
+        let broker = try await Self.start(clock: clock)
+        let refused = await broker.post("/v1/signup", ["email": "short@example.com", "password": "x"])
+        #expect(refused.status == 400)
+        #expect(await Self.eventJobs(broker).isEmpty)
+
+        let response = await broker.post("/v1/signup", ["email": "kim@example.com", "password": "secret-123"])
+        #expect(response.status == 201)
+        let uid = try #require(response.json?["user"]?["uid"]?.stringValue)
+        let jobs = await Self.eventJobs(broker)
+        #expect(jobs.count == 2)
+        #expect(jobs.allSatisfy { $0.uid == AccountID(uid) && !$0.secret })
+
+        let worker = await Self.worker(broker, clock)
+        #expect(try await worker.runOnce() == 2)
+        let calls = broker.stubs.appHooks.calls(to: StubAppHooks.eventsPath)
+        #expect(calls.count == 2 && calls.allSatisfy { $0.verified })
+        #expect(Set(calls.compactMap { $0.body?["type"]?.stringValue }) == ["user.created", "user.signed_in"])
+        #expect(Set(calls.compactMap { $0.headers["webhook-id"] }).count == 2)
+        let body = try #require(calls.first?.body)
+        #expect(body["data"]?["uid"]?.stringValue == uid)
+        #expect(body["timestamp"]?.stringValue != nil)
+        // Never a secret: the body names no token, hash or password.
+        let text = String(decoding: body.serialized(), as: UTF8.self)
+        #expect(!text.contains("secret-123") && !text.contains("refreshToken") && !text.contains("idToken"))
+        #expect(await Self.eventJobs(broker).allSatisfy { $0.state == .delivered })
+    }
+
+    @Test func aRetryAfterA500KeepsTheIDAndSignsAfresh() async throws {
+        let clock = ManualClock(Date())
+        let broker = try await Self.start(clock: clock, types: ["user.deleted"])
+        let response = await broker.post("/v1/signup", ["email": "lee@example.com", "password": "secret-123"])
+        let idToken = try #require(response.json?["idToken"]?.stringValue)
+        #expect(await Self.eventJobs(broker).isEmpty, "user.created is not among the endpoint's types")
+        #expect(await broker.request("DELETE", "/v1/me", headers: ["Authorization": "Bearer \(idToken)"]).status == 204)
+        #expect(await Self.eventJobs(broker).count == 1)
+
+        broker.stubs.appHooks.script(StubAppHooks.eventsPath, StubAppHooks.Answer(status: 500, times: 1))
+        let worker = await Self.worker(broker, clock)
+        _ = try await worker.runOnce()
+        #expect(await Self.eventJobs(broker).first?.state == .pending)
+        clock.advance(by: 2)
+        _ = try await worker.runOnce()
+        let calls = broker.stubs.appHooks.calls(to: StubAppHooks.eventsPath)
+        #expect(calls.count == 2)
+        #expect(calls[0].headers["webhook-id"] == calls[1].headers["webhook-id"])
+        #expect(calls[0].headers["webhook-timestamp"] != calls[1].headers["webhook-timestamp"])
+        #expect(calls[0].headers["webhook-signature"] != calls[1].headers["webhook-signature"])
+        #expect(calls[1].body?["type"]?.stringValue == "user.deleted")
+        #expect(await Self.eventJobs(broker).first?.state == .delivered)
+    }
+}
