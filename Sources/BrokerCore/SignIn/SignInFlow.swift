@@ -277,9 +277,7 @@ public struct SignInFlow: Sendable {
         ) {
             let provider = try provider(request.provider)
             let verified = try await provider.verifyRecordingKind(request.credential, hints: request.hints)
-            let linked = try await accounts.link(uid, verified)
-            await auditor.record(.link, uid: uid, provider: label, requestID: request.requestID)
-            return linked
+            return try await accounts.link(uid, verified, requestID: request.requestID)
         }
     }
 

@@ -8,11 +8,13 @@ import Testing
 /// a fresh timestamp and signature each time; never a secret in the body.
 @Suite struct EventDeliveryTests {
     static let all = EventType.allCases.map { JSONValue.string($0.rawValue) }
+    static let adminToken = "admin-token-for-event-tests"
+    static let admin = ["Authorization": "Bearer \(adminToken)"]
 
     /// A broker whose events go to the stubs' app, on `clock`.
     static func start(clock: ManualClock, types: [JSONValue] = all) async throws -> InProcessBroker {
         let file = try StubAppHooks.writeSecretFile()
-        return try await InProcessBroker.start(clock: clock) { document in
+        return try await InProcessBroker.start(clock: clock, adminToken: adminToken) { document in
             guard case .object(var members) = document else { return document }
             members["events"] = [
                 "endpoints": [
@@ -90,5 +92,39 @@ import Testing
         #expect(calls[0].headers["webhook-signature"] != calls[1].headers["webhook-signature"])
         #expect(calls[1].body?["type"]?.stringValue == "user.deleted")
         #expect(await Self.eventJobs(broker).first?.state == .delivered)
+    }
+
+    @Test func theAdminAPIShowsAFailingDeliveryAndRetriesIt() async throws {
+        let clock = ManualClock(Date())
+        let broker = try await Self.start(clock: clock, types: ["user.created"])
+        broker.stubs.appHooks.script(StubAppHooks.eventsPath, StubAppHooks.Answer(status: 503, times: 1))
+        #expect(await broker.post("/v1/signup", ["email": "max@example.com", "password": "secret-123"]).status == 201)
+        let worker = await Self.worker(broker, clock)
+        _ = try await worker.runOnce()
+
+        let failing = await broker.get("/admin/v1/outbox?failing=true", headers: Self.admin)
+        #expect(failing.status == 200)
+        let jobs = try #require(failing.json?["jobs"]?.arrayValue)
+        #expect(jobs.count == 1)
+        #expect(jobs.first?["kind"]?.stringValue == "event" && jobs.first?["lastError"]?.stringValue != nil)
+        #expect(jobs.first?["payload"] == nil, "never the payload")
+        let id = try #require(jobs.first?["id"]?.stringValue)
+
+        // The retry makes it due now, without waiting for its backoff.
+        let retried = await broker.post("/admin/v1/outbox/\(id)/retry", [:], headers: Self.admin)
+        #expect(retried.status == 200)
+        #expect(retried.json?["job"]?["state"]?.stringValue == "pending")
+        #expect(try await worker.runOnce() == 1)
+        let stored = await broker.store.outboxJob(id: id)
+        #expect(stored?.state == .delivered)
+        let calls = broker.stubs.appHooks.calls(to: StubAppHooks.eventsPath)
+        #expect(calls.count == 2 && calls[0].headers["webhook-id"] == calls[1].headers["webhook-id"])
+
+        // A delivered job is never sent again; an unknown one is not found; and no token, no answer.
+        let again = await broker.post("/admin/v1/outbox/\(id)/retry", [:], headers: Self.admin)
+        #expect(again.status == 400 && again.errorCode == "INVALID_REQUEST")
+        #expect(await broker.post("/admin/v1/outbox/nope/retry", [:], headers: Self.admin).status == 404)
+        #expect(await broker.get("/admin/v1/outbox").status == 401)
+        #expect(await broker.get("/admin/v1/outbox?failing=true", headers: Self.admin).json?["jobs"] == [])
     }
 }
