@@ -127,4 +127,32 @@ import Testing
         #expect(await broker.get("/admin/v1/outbox").status == 401)
         #expect(await broker.get("/admin/v1/outbox?failing=true", headers: Self.admin).json?["jobs"] == [])
     }
+
+    /// An admin's changes are events too, queued with them; a refused one (an unknown user) queues none.
+    @Test func anAdminsChangesQueueTheirEvents() async throws {
+        let clock = ManualClock(Date())
+        let types: [JSONValue] = ["user.updated", "user.disabled", "user.enabled", "sessions.revoked", "user.deleted"]
+        let broker = try await Self.start(clock: clock, types: types)
+        let uid = try #require(
+            await broker.post("/v1/signup", ["email": "ned@example.com", "password": "secret-123"])
+                .json?["user"]?["uid"]?.stringValue)
+        let path = "/admin/v1/users/\(uid)"
+        #expect(await broker.request("PATCH", path, json: ["disabled": true], headers: Self.admin).status == 200)
+        #expect(
+            await broker.request("PATCH", path, json: ["disabled": false, "displayName": "Ned"], headers: Self.admin)
+                .status == 200)
+        #expect(await broker.post(path + "/revoke-sessions", [:], headers: Self.admin).status == 204)
+        #expect(
+            await broker.request("PATCH", "/admin/v1/users/nobody", json: ["disabled": true], headers: Self.admin)
+                .status == 404)
+        #expect(await broker.request("DELETE", path, headers: Self.admin).status == 204)
+        let worker = await Self.worker(broker, clock)
+        _ = try await worker.runOnce()
+        let delivered = broker.stubs.appHooks.calls(to: StubAppHooks.eventsPath).compactMap { $0.body }
+        #expect(
+            Set(delivered.compactMap { $0["type"]?.stringValue })
+                == ["user.disabled", "user.enabled", "user.updated", "sessions.revoked", "user.deleted"])
+        #expect(delivered.count == 5)
+        #expect(delivered.allSatisfy { $0["data"]?["uid"]?.stringValue == uid && $0["data"]?["actor"] == "admin" })
+    }
 }
