@@ -45,6 +45,8 @@ public final class StubProviders: @unchecked Sendable {
     public let kakaoAdmin = StubKakaoAdmin()
     /// Sign in with Apple's token and revoke endpoints.
     public let appleAuth: StubAppleAuth
+    /// An app's blocking hooks and event receiver (contract section 16).
+    public let appHooks = StubAppHooks()
     /// The Naver, LINE and OIDC stubs' users, faults and counters.
     let more = MoreStubState()
 
@@ -259,6 +261,7 @@ public final class StubProviders: @unchecked Sendable {
         firebase.addRoutes(&router)
         kakaoAdmin.addRoutes(&router)
         appleAuth.addRoutes(&router)
+        appHooks.addRoutes(&router)
         self.router = router
     }
 

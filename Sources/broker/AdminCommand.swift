@@ -13,7 +13,8 @@ enum AdminCommand {
                broker admin audit [--uid U] [--limit N] [--json]
                broker admin import firebase FILE [hash flags] [--map-provider A=B]... [--dry-run] [--json]
                broker admin export FILE [--json]
-               broker admin outbox [--uid U] [--json]
+               broker admin outbox [--uid U] [--failing] [--json]
+               broker admin outbox retry JOB_ID
         Every admin command takes --config and --database.
         """
 
@@ -69,7 +70,13 @@ enum AdminCommand {
             case ("audit", nil):
                 try await audit(admin, uid: options.value("--uid"), limit: options.value("--limit"), json: json)
             case ("outbox", nil):
-                try await outbox(store, uid: options.value("--uid").map { AccountID($0) }, json: json)
+                try await outbox(
+                    admin, uid: options.value("--uid").map { AccountID($0) },
+                    failing: options.switches.contains("--failing"), json: json)
+            case ("outbox", "retry"?):
+                guard words.count == 3 else { throw UsageError(description: usage) }
+                let job = try await admin.retryOutboxJob(id: words[2])
+                print(json ? pretty(job.json) : "job \(job.id) is due now; a running server delivers it")
             case ("custom-token", _):
                 guard words.count == 2 else { throw UsageError(description: usage) }
                 let claims = try options.value("--claims").map { text -> JSONValue in
@@ -84,13 +91,16 @@ enum AdminCommand {
             throw UsageError(description: "not found: \(words.dropFirst(2).joined(separator: " "))")
         } catch let error as APIError {
             throw UsageError(description: error.message)
+        } catch let error as RequestError {
+            throw UsageError(description: APIError.mapping(error)?.message ?? "\(error)")
         }
         return 0
     }
 
-    /// `broker admin outbox`: the newest 1,000 jobs (of one uid, with `--uid`), never their payloads.
-    private static func outbox(_ store: any OutboxStore, uid: AccountID?, json: Bool) async throws {
-        let jobs = try await store.outboxJobs(uid: uid, limit: 1000)
+    /// `broker admin outbox`: the newest 1,000 jobs (of one uid, with `--uid`; only failing ones, with
+    /// `--failing`: refused, given up, or pending after a failed attempt), never their payloads.
+    private static func outbox(_ admin: AdminService, uid: AccountID?, failing: Bool, json: Bool) async throws {
+        let jobs = try await admin.outboxJobs(uid: uid, failing: failing)
         if json {
             print(pretty(["jobs": .array(jobs.map(\.json))]))
             return

@@ -19,7 +19,8 @@ enum BrokerCLI {
                  --mem-cost N ...] [--map-provider FIREBASE_ID=PROVIDER]... [--link-uid-prefix PREFIX=PROVIDER]...
                  [--dry-run] [--json]
                broker admin export FILE [--json]
-               broker admin outbox [--uid U] [--json]
+               broker admin outbox [--uid U] [--failing] [--json]
+               broker admin outbox retry JOB_ID
                broker migrate-sqlite --from ./broker.sqlite --database postgres://…
                broker demo [--keep-running]
                broker --version

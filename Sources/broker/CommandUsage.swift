@@ -81,8 +81,10 @@ enum CommandUsage {
         """
 
     static let adminOutbox = """
-        usage: broker admin outbox [--uid U] [--json] [--config FILE] [--database PATH_OR_URL]
-        The outbox's jobs (mails, provider calls) that are not delivered yet, optionally only those of user U.
+        usage: broker admin outbox [--uid U] [--failing] [--json] [--config FILE] [--database PATH_OR_URL]
+               broker admin outbox retry JOB_ID [--config FILE] [--database PATH_OR_URL]
+        The outbox's jobs (mails, provider calls, events), optionally only those of user U, or only the failing
+        ones (refused, given up, or waiting after a failed attempt); `retry` makes a failed job due now.
         """
 
     /// The options `usage` names (`--config`, `--json`…): those a command accepts, besides `--help`. A flag given

@@ -46,6 +46,9 @@ enum ServeCommand {
         if let firebaseAdmin = services.firebaseAdmin {
             await outbox.register(.firebaseRevoke, FirebaseRevokeHandler(client: firebaseAdmin))
         }
+        if !config.events.endpoints.isEmpty {
+            await outbox.register(.event, EventDeliveryHandler(settings: config.events, client: client))
+        }
         // What providers deliver through the outbox (a revocation, an unlink on deletion).
         for (kind, handler) in services.providers.outboxHandlers { await outbox.register(kind, handler) }
         services.doorbell.connect(outbox)

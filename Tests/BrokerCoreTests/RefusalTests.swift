@@ -21,6 +21,7 @@ import Testing
         (AccountStoreError.notFound, 404, "NOT_FOUND", 400, "USER_NOT_FOUND"),
         (AccountStoreError.cutOff, 401, "INVALID_TOKEN", 400, "INVALID_CUSTOM_TOKEN"),
         (AccountStoreError(.unavailable), 503, "STORAGE_UNAVAILABLE", 503, "UNAVAILABLE"),
+        (SignInError(.hookUnavailable), 503, "HOOK_UNAVAILABLE", 503, "UNAVAILABLE"),
         (SQLError(.busy, "locked"), 503, "STORAGE_UNAVAILABLE", 503, "UNAVAILABLE"),
         (AccountError(.tooManyAttempts, retryAfter: 30), 429, "TOO_MANY_ATTEMPTS", 400, "TOO_MANY_ATTEMPTS_TRY_LATER"),
         (PasswordHashingError.overloaded, 429, "TOO_MANY_ATTEMPTS", 400, "TOO_MANY_ATTEMPTS_TRY_LATER"),
@@ -68,6 +69,7 @@ import Testing
             AccountError(.accountExistsWithDifferentCredential, existingProviders: ["google"]))
         #expect(conflict?.existingProviders == ["google"])
         #expect(APIError.mapping(AccountError(.tooManyAttempts, retryAfter: 30))?.headers["Retry-After"] == "30")
+        #expect(APIError.mapping(SignInError(.hookUnavailable))?.headers["Retry-After"] == "5")
     }
 
     /// An internal failure is no refusal: a 500 on both surfaces (its cause only logged), `INTERNAL` as an outcome.

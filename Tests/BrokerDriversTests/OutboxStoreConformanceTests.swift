@@ -45,6 +45,44 @@ struct OutboxStoreConformanceTests {
         }
     }
 
+    /// An administrator's retry: a failed job is due again with its id and attempts, a leased, delivered or
+    /// emptied secret one is left as it is.
+    @Test(arguments: StoreBackend.enabled)
+    func aRetryMakesOnlyAFailedJobDueAgain(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let outbox = try Self.outbox(fixture)
+            try await outbox.enqueue([
+                Self.job("given-up"), Self.job("secret", secret: true, at: 1), Self.job("leased", at: 2),
+                Self.job("sent", at: 3),
+            ])
+            let claims = try await outbox.claimDueJobs(
+                now: Self.t0.addingTimeInterval(10), limit: 10, leaseToken: "w", leaseDuration: 60)
+            #expect(claims.count == 4)
+            let later = Self.t0.addingTimeInterval(20)
+            for claim in claims {
+                switch claim.job.id {
+                case "given-up", "secret":
+                    _ = try await outbox.finish(claim, as: .givenUp(error: "gone"), at: later, recording: [])
+                case "sent": _ = try await outbox.finish(claim, as: .delivered, at: later, recording: [])
+                default: break
+                }
+            }
+            let now = Self.t0.addingTimeInterval(30)
+            #expect(try await outbox.retryOutboxJob(id: "given-up", at: now))
+            let retried = try #require(try await outbox.outboxJob(id: "given-up"))
+            #expect(retried.state == .pending && retried.nextAttemptAt == now && retried.finishedAt == nil)
+            #expect(retried.attempts == 1 && retried.lastError == "gone")
+            #expect(try await outbox.retryOutboxJob(id: "secret", at: now) == false)
+            #expect(try await outbox.outboxJob(id: "secret")?.state == .givenUp)
+            #expect(try await outbox.retryOutboxJob(id: "leased", at: now) == false)
+            #expect(try await outbox.retryOutboxJob(id: "sent", at: now) == false)
+            #expect(try await outbox.outboxJob(id: "sent")?.state == .delivered)
+            #expect(try await outbox.retryOutboxJob(id: "nope", at: now) == false)
+            let due = try await outbox.claimDueJobs(now: now, limit: 10, leaseToken: "w2", leaseDuration: 60)
+            #expect(due.map(\.job.id) == ["given-up"])
+        }
+    }
+
     @Test(arguments: StoreBackend.enabled)
     func aDuplicateJobIDStoresNothing(backend: StoreBackend) async throws {
         try await withStore(backend) { fixture in

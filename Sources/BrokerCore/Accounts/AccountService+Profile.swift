@@ -57,8 +57,9 @@ extension AccountService {
     }
 
     /// Links a verified identity to account `id`. An identity linked to another account, or a second identity
-    /// of a provider already linked here, is `identityAlreadyLinked`.
-    public func link(_ id: AccountID, _ signIn: VerifiedIdentity) async throws -> Account {
+    /// of a provider already linked here, is `identityAlreadyLinked`. With `requestID`, its `link` audit event
+    /// is recorded in the change's transaction (and so is its `identity.linked` event).
+    public func link(_ id: AccountID, _ signIn: VerifiedIdentity, requestID: String? = nil) async throws -> Account {
         let identity = signIn.identity
         if let holder = try await store.account(provider: identity.provider, subject: identity.subject), holder.id != id {
             throw AccountError(.identityAlreadyLinked)
@@ -66,7 +67,9 @@ extension AccountService {
         let now = clock.now
         let token = signIn.providerToken
         do {
-            return try await store.update(id: id, options: AccountWriteOptions(consuming: signIn.singleUse)) { account in
+            let events = selfServiceEvents(.link, id, provider: identity.provider.rawValue, requestID: requestID)
+            let options = AccountWriteOptions(consuming: signIn.singleUse, recording: events)
+            return try await store.update(id: id, options: options) { account in
                 guard !account.disabled else { throw AccountError(.userDisabled) }
                 if let existing = account.identity(identity.provider) {
                     guard existing.subject == identity.subject else { throw AccountError(.identityAlreadyLinked) }

@@ -98,9 +98,17 @@ public struct AdminService: Sendable {
     /// Applies `change` to `uid`, auditing what it did.
     public func update(_ uid: AccountID, _ change: AdminChange, requestID: String) async throws -> Account {
         let before = try await user(uid)
+        // Recorded in the change's transaction, so the events the audit events are (``EventRouting``) go with it.
+        var events: [AuditEvent] = []
+        if let disabled = change.disabled, disabled != before.disabled {
+            events.append(event(uid, disabled ? .disable : .enable, requestID: requestID))
+        }
+        if change.displayName != nil || change.emailVerified != nil || change.customClaims != nil {
+            events.append(event(uid, .update, requestID: requestID))
+        }
         let updated: Account
         do {
-            updated = try await store.update(id: uid) { account in
+            updated = try await store.update(id: uid, options: AccountWriteOptions(recording: events)) { account in
                 if let disabled = change.disabled {
                     // An administrator's disable (or enable) is theirs: no provider's sign-in undoes it.
                     account.disabled = disabled
@@ -113,12 +121,6 @@ public struct AdminService: Sendable {
         } catch let error as AccountStoreError where error.code == .notFound {
             throw AccountError(.notFound)
         }
-        if let disabled = change.disabled, disabled != before.disabled {
-            await record(uid, disabled ? .disable : .enable, requestID: requestID)
-        }
-        if change.displayName != nil || change.emailVerified != nil || change.customClaims != nil {
-            await record(uid, .update, requestID: requestID)
-        }
         return updated
     }
 
@@ -126,11 +128,11 @@ public struct AdminService: Sendable {
     /// transaction.
     public func delete(_ uid: AccountID, requestID: String) async throws {
         do {
-            try await deletion.delete(uid, from: store, at: clock.now)
+            try await deletion.delete(
+                uid, from: store, at: clock.now, recording: [event(uid, .delete, requestID: requestID)])
         } catch let error as AccountStoreError where error.code == .notFound {
             throw AccountError(.notFound)
         }
-        await record(uid, .delete, requestID: requestID)
     }
 
     /// Unlinks `provider` from `uid`; never the account's last way to sign in (`lastIdentity`, unless a usable
@@ -138,8 +140,10 @@ public struct AdminService: Sendable {
     /// its email would meet a 409 naming no provider. To remove the last one, delete the account.
     public func unlink(_ uid: AccountID, provider: ProviderID, requestID: String) async throws -> Account {
         let updated: Account
+        let options = AccountWriteOptions(
+            recording: [event(uid, .unlink, provider: provider.rawValue, requestID: requestID)])
         do {
-            updated = try await store.update(id: uid) { account in
+            updated = try await store.update(id: uid, options: options) { account in
                 guard account.identity(provider) != nil else { throw AccountError(.notFound) }
                 account.identities.removeAll { $0.provider == provider }
                 guard !account.identities.isEmpty || account.hasUsablePassword else { throw AccountError(.lastIdentity) }
@@ -147,7 +151,6 @@ public struct AdminService: Sendable {
         } catch let error as AccountStoreError where error.code == .notFound {
             throw AccountError(.notFound)
         }
-        await record(uid, .unlink, provider: provider.rawValue, requestID: requestID)
         return updated
     }
 
@@ -155,13 +158,14 @@ public struct AdminService: Sendable {
     public func revokeSessions(_ uid: AccountID, requestID: String) async throws {
         _ = try await user(uid)
         // One transaction: the broker's sessions end and the Firebase revocation is queued, or neither.
-        let options = AccountWriteOptions(revokeSessions: true, enqueuing: revocationJobs(uid))
+        let options = AccountWriteOptions(
+            revokeSessions: true, recording: [event(uid, .revokeSessions, requestID: requestID)],
+            enqueuing: revocationJobs(uid))
         do {
             _ = try await store.update(id: uid, options: options) { _ in }
         } catch let error as AccountStoreError where error.code == .notFound {
             throw AccountError(.notFound)
         }
-        await record(uid, .revokeSessions, requestID: requestID)
     }
 
     /// The outbox jobs that end `uid`'s sessions beyond the broker's (``SessionRevocation``), now.
@@ -191,11 +195,16 @@ public struct AdminService: Sendable {
         return Self.paginate(page, limit: limit) { PageCursor(at: $0.time, id: $0.id) }
     }
 
-    /// Records an admin action; a failure to record is logged, never turned into a failed action.
+    /// The audit event of an admin action on `uid`, now.
+    func event(_ uid: AccountID, _ action: AuditAction, provider: String? = nil, requestID: String) -> AuditEvent {
+        AuditEvent(time: clock.now, uid: uid, action: action, provider: provider, actor: .admin, requestID: requestID)
+    }
+
+    /// Records an admin action on its own, after it (a change records its event in its transaction instead, with
+    /// ``event(_:_:provider:requestID:)``); a failure to record is logged, never turned into a failed action.
     func record(_ uid: AccountID, _ action: AuditAction, provider: String? = nil, requestID: String) async {
         do {
-            try await store.appendAuditEvent(
-                AuditEvent(time: clock.now, uid: uid, action: action, provider: provider, actor: .admin, requestID: requestID))
+            try await store.appendAuditEvent(event(uid, action, provider: provider, requestID: requestID))
         } catch {
             logger.error(
                 "audit event not recorded", metadata: ["action": action.rawValue, "requestId": requestID, "cause": "\(error)"])

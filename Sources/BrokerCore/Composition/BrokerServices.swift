@@ -65,7 +65,8 @@ public struct BrokerServices: Sendable {
     public let insights: AdminInsights
 
     /// Builds every service from a config and a store (migrated), loading the signing keys. `catalog` names the
-    /// provider types config entries may use; `phases` are the sign-in's optional phases (second factor, hooks);
+    /// provider types config entries may use; `phases` are the sign-in's optional phases (second factor, hooks; the config's `hooks`
+    /// when it names none);
     /// `prefetch` starts fetching the providers' keys and discovery documents in the background (not for the CLI,
     /// which fetches nothing).
     public static func make(
@@ -91,6 +92,9 @@ public struct BrokerServices: Sendable {
             FirebaseAdminClient(
                 account: $0, projectID: config.projectID, apiBaseURL: config.firebaseAPIBaseURL, client: httpClient,
                 clock: clock)
+        }
+        if !config.events.endpoints.isEmpty, let announcing = store as? any EventAnnouncing {
+            await announcing.announce(with: EventRouting(settings: config.events, clock: clock))
         }
         let keys = KeyRing(store: store, clock: clock, algorithm: .es256, tokenLifetime: config.idTokenTTL)
         try await keys.load()
@@ -119,6 +123,12 @@ public struct BrokerServices: Sendable {
             case .custom(let custom): custom
             case .none: nil
             }
+        var phases = phases
+        if phases.hooks == nil, !config.hooks.isEmpty {
+            phases.hooks = WebhookSignInHooks(
+                settings: config.hooks, client: httpClient, clock: clock, logger: logger, metrics: metrics,
+                allowInsecurePhotoURLs: config.allowInsecureProviderURLs)
+        }
         let signIn = SignInFlow(
             providers: providers, accounts: accounts, sessions: sessions, auditor: auditor, metrics: metrics,
             doorbell: doorbell, phases: phases,

@@ -43,6 +43,10 @@ public struct BrokerConfig: Sendable {
     public var firebaseCompat: FirebaseCompatSettings = .defaults
     /// `anonymous`: guest accounts (contract section 13; off by default).
     public var anonymous: AnonymousSettings = .defaults
+    /// `hooks`: the app's blocking hooks (contract section 16; none by default).
+    public var hooks: HookSettings = .none
+    /// `events`: where events are delivered (contract section 16; nowhere by default).
+    public var events: EventSettings = EventSettings()
 
     /// Parses the config file's bytes; `environment` supplies ``FirebaseEndpoints/credentialsVariable``. Throws
     /// the first ``ConfigError``.
@@ -72,6 +76,7 @@ public struct BrokerConfig: Sendable {
             Self.compatSections.union([
                 "projectId", "issuer", "clockSkewSeconds", "providers", "linking", "allowInsecureProviderUrls",
                 "sessions", "cors", "mail", "outbox", "trustedProxies", "server", "console", "lifecycle", "anonymous",
+                "hooks", "events",
             ]))
         projectID = try read("") { try top.string("projectId") }
         issuer = try read("") { try top.url("issuer", allowInsecure: true) }
@@ -123,6 +128,9 @@ public struct BrokerConfig: Sendable {
         consoleEnabled = try read(true) { try console?.bool("enabled", default: true) ?? true }
         try readCompatSections(top, environment: environment, issues: issues)
         anonymous = try read(.defaults) { try AnonymousSettings(config: try top.child("anonymous")) }
+        let insecure = allowInsecureProviderURLs
+        hooks = try read(.none) { try HookSettings(reading: try top.child("hooks"), allowInsecure: insecure) }
+        events = try read(EventSettings()) { try EventSettings(reading: try top.child("events"), allowInsecure: insecure) }
     }
 
     /// Reads and parses the file at `path` (see ``init(parsing:environment:issues:)`` for `issues`).

@@ -80,6 +80,15 @@ public struct OutboxJob: Sendable, Equatable {
         self.lastError = nil
     }
 
+    /// Whether a delivery failed: refused, given up, or pending after a failed attempt.
+    public var isFailing: Bool {
+        switch state {
+        case .refused, .givenUp: true
+        case .pending: lastError != nil
+        case .delivered: false
+        }
+    }
+
     /// The job as admin listings show it: never its payload.
     public var json: JSONValue {
         [

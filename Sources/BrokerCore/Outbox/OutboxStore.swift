@@ -22,6 +22,10 @@ public protocol OutboxStore: Sendable {
     func outboxJobs(uid: AccountID?, limit: Int) async throws -> [OutboxJob]
     /// The job with this id.
     func outboxJob(id: String) async throws -> OutboxJob?
+    /// An administrator's retry of job `id`: a job that failed (refused, given up, or pending between attempts,
+    /// not under a lease at `now`) becomes pending, due at `now`, keeping its id and attempts. False, changing
+    /// nothing, for a delivered job, one under a lease, a secret one whose payload went when it ended, or none.
+    func retryOutboxJob(id: String, at now: Date) async throws -> Bool
     /// The pending count and the oldest pending job's age, for metrics.
     func outboxStats() async throws -> OutboxStats
 }

@@ -85,6 +85,9 @@ public enum Refusal: Sendable, Equatable {
     case passwordHashingBusy
     /// Storage cannot be reached or stayed busy; retry shortly.
     case storageUnavailable
+    /// The app's hook did not answer (a timeout, another status, a bad body) and its `onFailure` is `deny`
+    /// (contract section 16); retry shortly.
+    case hookUnavailable
     /// The server is shutting down; retry in a second (on another instance).
     case shuttingDown
 }
@@ -138,6 +141,7 @@ extension Refusal {
             case .missingNewPassword, .accountNotFound, .invalidContinueURL: "INVALID_REQUEST"
             }
         case .storageUnavailable: "STORAGE_UNAVAILABLE"
+        case .hookUnavailable: "HOOK_UNAVAILABLE"
         case .shuttingDown: "UNAVAILABLE"
         }
     }

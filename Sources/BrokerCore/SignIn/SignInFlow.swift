@@ -60,6 +60,7 @@ public struct SignInFlow: Sendable {
             let proof = try await method.authenticate(context)
             proven = proof
             var claims = method.sessionClaims(proof)
+            var amendment: SignInAmendment?
             if phases.needDecision {
                 let decision = try await method.decide(proof, context)
                 if let pending = try await secondFactor(method, decision, context) {
@@ -67,14 +68,21 @@ public struct SignInFlow: Sendable {
                     return .secondFactorRequired(pending)
                 }
                 if let hooks = phases.hooks {
-                    let amendment = try await hooks.before(decision, method: method.label, context: context)
-                    claims = Self.merging(amendment.sessionClaims, into: claims)
+                    let answer = try await hooks.before(decision, method: method.label, context: context)
+                    claims = Self.merging(answer.sessionClaims, into: claims)
+                    amendment = answer
                 }
             }
-            let (refreshToken, grant) = sessions.grant(
+            var (refreshToken, grant) = sessions.grant(
                 provider: method.sessionProvider(on: context.surface), surface: context.surface, claims: claims)
-            let committed = try await method.commit(proof, session: grant, context: context)
+            grant.amendment = amendment
+            var committed = try await method.commit(proof, session: grant, context: context)
             doorbell?.ring(committed.jobs)
+            // The store applied the amendment in the commit's transaction; a commit that answers the account it
+            // created as given (not as stored) gets it here too.
+            amendment?.apply(to: &committed.account)
+            // A hook that disabled the account: stored so, with no session (``AccountWriteOptions/amending(_:)``).
+            if amendment?.disabled == true, committed.account.disabled { throw AccountError(.userDisabled) }
             let tokens = try await sessions.tokens(for: committed.account, grant: grant, refreshToken: refreshToken)
             count(method, outcome: committed.change == .created ? "created" : "success")
             return .signedIn(
@@ -269,9 +277,7 @@ public struct SignInFlow: Sendable {
         ) {
             let provider = try provider(request.provider)
             let verified = try await provider.verifyRecordingKind(request.credential, hints: request.hints)
-            let linked = try await accounts.link(uid, verified)
-            await auditor.record(.link, uid: uid, provider: label, requestID: request.requestID)
-            return linked
+            return try await accounts.link(uid, verified, requestID: request.requestID)
         }
     }
 

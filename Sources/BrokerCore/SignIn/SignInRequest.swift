@@ -49,6 +49,8 @@ public struct SignInError: CodedError {
         case providerNotEnabled
         /// The app's hook refused the sign-in; the detail is the app's message, shown to the user.
         case blockedByHook
+        /// The app's hook did not answer and its `onFailure` is `deny`.
+        case hookUnavailable
     }
 
     /// The reason.
@@ -69,6 +71,7 @@ extension SignInError {
         switch code {
         case .providerNotEnabled: .providerNotEnabled
         case .blockedByHook: .blockedByHook(message: detail)
+        case .hookUnavailable: .hookUnavailable
         }
     }
 }

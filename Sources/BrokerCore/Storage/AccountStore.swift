@@ -71,6 +71,9 @@ public struct SessionGrant: Sendable, Equatable {
     /// When the session's sign-in happened (its ID tokens' `auth_time`): `createdAt` for a new sign-in, the
     /// earlier session's for a renewal that continues it.
     public var authTime: Date
+    /// What the sign-in's hooks change on the account, applied by the store in the transaction that stores this
+    /// session, to the account as that transaction reads it (``AccountWriteOptions/amending(_:)``); nil for none.
+    public var amendment: SignInAmendment?
 
     /// Creates a grant; `authTime` defaults to `createdAt`.
     public init(
@@ -212,6 +215,20 @@ extension AccountWriteOptions {
     public static func isCutOff(issuedAt: Date, by cutoff: Date?) -> Bool {
         guard let cutoff else { return false }
         return issuedAt.timeIntervalSince1970.rounded(.down) <= cutoff.timeIntervalSince1970.rounded(.down)
+    }
+}
+
+extension AccountWriteOptions {
+    /// Applies the amendment of the session being issued (``SessionGrant/amendment``) to `account`, the account
+    /// as the write's transaction has it, and returns the options to finish the write with: without the session
+    /// when the amendment leaves the account disabled. Every store calls it in `create` and `update`.
+    public func amending(_ account: inout Account) -> AccountWriteOptions {
+        guard let amendment = issuing?.amendment, amendment.changesAccount else { return self }
+        amendment.apply(to: &account)
+        guard account.disabled else { return self }
+        var options = self
+        options.issuing = nil
+        return options
     }
 }
 

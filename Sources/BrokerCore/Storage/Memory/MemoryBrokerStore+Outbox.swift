@@ -82,6 +82,27 @@ extension MemoryBrokerStore {
     /// The job with this id.
     public func outboxJob(id: String) -> OutboxJob? { outbox[id]?.job }
 
+    /// An administrator's retry of job `id` (``OutboxStore/retryOutboxJob(id:at:)``).
+    public func retryOutboxJob(id: String, at now: Date) -> Bool {
+        guard var entry = outbox[id] else { return false }
+        let now = Self.millisecond(now)
+        switch entry.job.state {
+        case .pending:
+            if let expiry = entry.leaseExpiresAt, expiry > now { return false }
+        case .refused, .givenUp:
+            guard !entry.job.secret else { return false }
+        case .delivered:
+            return false
+        }
+        entry.job.state = .pending
+        entry.job.nextAttemptAt = now
+        entry.job.finishedAt = nil
+        entry.leaseToken = nil
+        entry.leaseExpiresAt = nil
+        outbox[id] = entry
+        return true
+    }
+
     /// The pending count and the oldest pending job's creation.
     public func outboxStats() -> OutboxStats {
         let pending = outbox.values.map(\.job).filter { $0.state == .pending }

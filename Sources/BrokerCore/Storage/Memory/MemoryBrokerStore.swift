@@ -8,6 +8,8 @@ public import Foundation
 public actor MemoryBrokerStore: BrokerStore {
     private let clock: any Clock
     private var accounts: [AccountID: Account] = [:]
+    /// Where the events of changes go (``EventAnnouncing``).
+    private var eventRouting: EventRouting?
     /// (provider, subject) -> uid.
     private var identityOwners: [IdentityKey: AccountID] = [:]
     /// Lower-cased email -> uid.
@@ -93,7 +95,8 @@ public actor MemoryBrokerStore: BrokerStore {
     /// Stores a new account with its identities; `alreadyExists` (and nothing stored) when the uid, the
     /// email, the phone number or an identity is taken, or the mark was consumed before.
     public func create(_ account: Account, options: AccountWriteOptions) throws {
-        let account = Self.normalized(account)
+        var account = Self.normalized(account)
+        let options = options.amending(&account).announcing(eventRouting, uid: account.id)
         guard accounts[account.id] == nil else { throw AccountStoreError(.alreadyExists, "uid \(account.id)") }
         try checkCustomToken(options, uid: account.id)
         try checkCanSave(account, replacing: nil)
@@ -134,6 +137,7 @@ public actor MemoryBrokerStore: BrokerStore {
         guard changed.id == id else {
             throw AccountStoreError(.notFound, "update(id: \(id)) must not change the uid to \(changed.id)")
         }
+        let options = options.amending(&changed).announcing(eventRouting, uid: id)
         changed = Self.normalized(changed)
         try checkCanSave(changed, replacing: original)
         try checkCanConsume(options.consuming)
@@ -166,6 +170,7 @@ public actor MemoryBrokerStore: BrokerStore {
         enqueuingFor jobs: @escaping @Sendable (Account) throws -> [OutboxJob]
     ) throws {
         guard let stored = accounts[id] else { throw AccountStoreError(.notFound, "no account \(id)") }
+        let options = options.announcing(eventRouting, uid: id)
         try checkCanConsume(options.consuming)
         let enqueuing = options.enqueuing + (try jobs(stored))
         try checkCanEnqueue(enqueuing)
@@ -180,6 +185,9 @@ public actor MemoryBrokerStore: BrokerStore {
                 consuming: options.consuming, recording: options.recording, enqueuing: enqueuing,
                 cutsOffCustomTokens: true))
     }
+
+    /// Queues the events of every later change for `routing`'s endpoints (``EventAnnouncing``).
+    public func announce(with routing: EventRouting) { eventRouting = routing }
 
     /// The uid's custom-token cutoff, if one was set.
     public func customTokenCutoff(uid: AccountID) -> Date? { customTokenCutoffs[uid] }
@@ -438,3 +446,5 @@ public actor MemoryBrokerStore: BrokerStore {
         return record
     }
 }
+
+extension MemoryBrokerStore: EventAnnouncing {}

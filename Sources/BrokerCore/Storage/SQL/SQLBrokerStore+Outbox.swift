@@ -128,6 +128,19 @@ extension SQLBrokerStore {
         }
     }
 
+    /// An administrator's retry of job `id` (``OutboxStore/retryOutboxJob(id:at:)``).
+    public func retryOutboxJob(id: String, at now: Date) async throws -> Bool {
+        let sql = """
+            UPDATE outbox_jobs SET state = 'pending', next_attempt_at = ?, finished_at = NULL, lease_token = NULL,
+                lease_expires_at = NULL
+            WHERE id = ? AND ((state = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= ?))
+                OR (state IN ('refused', 'given_up') AND secret = 0))
+            """
+        return try await write { connection in
+            try connection.execute(sql, [Self.millis(now), .text(id), Self.millis(now)]) == 1
+        }
+    }
+
     /// The job with this id.
     public func outboxJob(id: String) async throws -> OutboxJob? {
         try await read { connection in

@@ -11,6 +11,11 @@ public final class SQLBrokerStore: BrokerStore {
     public let database: any SQLDatabase
     /// The clock that decides when a single-use mark has expired and stamps `revokeSessions`.
     let clock: any Clock
+    /// Where the events of changes go (``EventAnnouncing``); guarded by `eventLock`, set once at start.
+    nonisolated(unsafe) private var routing: EventRouting?
+    private let eventLock = NSLock()
+    /// The event routing, read before a write.
+    var eventRouting: EventRouting? { eventLock.withLock { routing } }
 
     /// Opens the store and brings the database's schema up to ``BrokerSchema``'s latest version.
     public init(database: any SQLDatabase, clock: any Clock = SystemClock()) async throws {
@@ -45,6 +50,9 @@ public final class SQLBrokerStore: BrokerStore {
     /// Stores a new account with its identities, consuming `options.consuming` in the same transaction.
     /// A taken uid, email or identity throws `alreadyExists`, a mark seen before `alreadyUsed`; either stores nothing.
     public func create(_ account: Account, options: AccountWriteOptions) async throws {
+        var amended = account
+        let options = options.amending(&amended).announcing(eventRouting, uid: account.id)
+        let account = amended
         let now = clock.now
         try Self.requireDistinctIdentities(account.identities)
         try await write { connection in
@@ -69,10 +77,11 @@ public final class SQLBrokerStore: BrokerStore {
         id: AccountID, options: AccountWriteOptions, _ body: @escaping @Sendable (inout Account) throws -> Void
     ) async throws -> Account {
         let now = clock.now
+        let events = eventRouting
         return try await write { connection in
             guard let original = try Self.loadAccount(in: connection, sql: Self.selectAccountByID, [.text(id.rawValue)])
             else { throw AccountStoreError(.notFound, "no account \(id)") }
-            return try Self.save(original, changedBy: body, options: options, now: now, in: connection)
+            return try Self.save(original, changedBy: body, options: options, events: events, now: now, in: connection)
         }
     }
 
@@ -82,18 +91,19 @@ public final class SQLBrokerStore: BrokerStore {
         _ body: @escaping @Sendable (inout Account) throws -> Void
     ) async throws -> Account? {
         let now = clock.now
+        let events = eventRouting
         return try await write { connection in
             guard
                 let original = try Self.loadLinkedAccount(in: connection, provider: provider, subject: subject)
             else { return nil }
-            return try Self.save(original, changedBy: body, options: options, now: now, in: connection)
+            return try Self.save(original, changedBy: body, options: options, events: events, now: now, in: connection)
         }
     }
 
     /// The body of an update inside its transaction: runs `body` on `original` and saves what it changed.
     private static func save(
-        _ original: Account, changedBy body: (inout Account) throws -> Void, options: AccountWriteOptions, now: Date,
-        in connection: any SQLConnection
+        _ original: Account, changedBy body: (inout Account) throws -> Void, options: AccountWriteOptions,
+        events: EventRouting?, now: Date, in connection: any SQLConnection
     ) throws -> Account {
         let id = original.id
         try checkCustomToken(options, uid: id, in: connection)
@@ -102,6 +112,7 @@ public final class SQLBrokerStore: BrokerStore {
         guard changed.id == original.id else {
             throw AccountStoreError(.notFound, "update(id: \(id)) must not change the uid to \(changed.id)")
         }
+        let options = options.amending(&changed).announcing(events, uid: id)
         try requireDistinctIdentities(changed.identities)
         if options.revokeSessions { changed.tokensValidAfter = validAfter(now) }
         try consume(options.consuming, now: now, in: connection)
@@ -115,6 +126,9 @@ public final class SQLBrokerStore: BrokerStore {
         try applyWriteOptions(options, uid: id, now: now, in: connection)
         return try asStored(changed)
     }
+
+    /// Queues the events of every later change for `routing`'s endpoints (``EventAnnouncing``).
+    public func announce(with routing: EventRouting) { eventLock.withLock { self.routing = routing } }
 
     /// Deletes the account, its identities and its refresh tokens, consuming `options.consuming`, recording
     /// `options.recording`, queuing `options.enqueuing` and cutting off the uid's custom tokens in the same
@@ -130,6 +144,7 @@ public final class SQLBrokerStore: BrokerStore {
         enqueuingFor jobs: @escaping @Sendable (Account) throws -> [OutboxJob]
     ) async throws {
         let now = clock.now
+        let options = options.announcing(eventRouting, uid: id)
         try await write { connection in
             let uid = SQLValue.text(id.rawValue)
             guard let account = try Self.loadAccount(in: connection, sql: Self.selectAccountByID, [uid]) else {
@@ -159,3 +174,5 @@ public final class SQLBrokerStore: BrokerStore {
         try await write { connection in try Self.consume(mark, now: now, in: connection) }
     }
 }
+
+extension SQLBrokerStore: EventAnnouncing {}

@@ -110,6 +110,21 @@ public struct AdminSurface: Surface {
                 AdminSurface.auditFilter(request), cursor: request.query["cursor"], limit: try AdminSurface.limit(request))
             return .json(200, ["events": .array(events.map(\.json)), "nextCursor": next.map(JSONValue.string) ?? .null])
         }
+        admin("GET", "/admin/v1/outbox", query: ["uid", "failing"]) { request, _ in
+            let failing: Bool
+            switch request.query["failing"] {
+            case nil, ""?, "false"?: failing = false
+            case "true"?: failing = true
+            default: throw APIError.invalidRequest("failing must be true or false.")
+            }
+            let uid = request.query["uid"].flatMap { $0.isEmpty ? nil : AccountID($0) }
+            let jobs = try await services.admin.outboxJobs(uid: uid, failing: failing)
+            return .json(200, ["jobs": .array(jobs.map(\.json))])
+        }
+        admin("POST", "/admin/v1/outbox/{id}/retry") { _, context in
+            let job = try await services.admin.retryOutboxJob(id: context.parameters["id"] ?? "")
+            return .json(200, ["job": job.json])
+        }
         mountConsole(on: &router)
     }
 

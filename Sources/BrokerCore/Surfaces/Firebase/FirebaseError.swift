@@ -169,7 +169,7 @@ public struct FirebaseError: Error, Sendable, Equatable {
             var mapped = FirebaseError("TOO_MANY_ATTEMPTS_TRY_LATER")
             mapped.headers["Retry-After"] = "1"
             return mapped
-        case .storageUnavailable: return unavailable
+        case .storageUnavailable, .hookUnavailable: return unavailable
         case .shuttingDown:
             var mapped = unavailable
             mapped.headers["Retry-After"] = "1"

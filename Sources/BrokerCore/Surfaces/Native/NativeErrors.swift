@@ -102,6 +102,7 @@ public struct APIError: Error, Sendable, Equatable {
             mapped.headers["Retry-After"] = "1"
             return mapped
         case .storageUnavailable: return unavailable(code, "Storage is unavailable; try again shortly.")
+        case .hookUnavailable: return unavailable(code, "The app's sign-in hook did not answer; try again shortly.")
         case .shuttingDown:
             var mapped = APIError(503, code, "The server is shutting down.")
             mapped.headers["Retry-After"] = "1"

@@ -3008,6 +3008,160 @@ extension OpenAPIDocument {
           }
         }
       }
+    },
+    "/admin/v1/outbox": {
+      "get": {
+        "operationId": "adminOutbox",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Outbox deliveries (mails, provider calls, events), newest first; never their payloads",
+        "security": [
+          {
+            "adminToken": []
+          },
+          {
+            "consoleSession": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "uid",
+            "in": "query",
+            "required": false,
+            "description": "Jobs of this account only.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "failing",
+            "in": "query",
+            "required": false,
+            "description": "`true`: only failing jobs (refused, given up, or waiting after a failed attempt).",
+            "schema": {
+              "type": "boolean",
+              "default": false
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Up to 1,000 jobs.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "jobs"
+                  ],
+                  "properties": {
+                    "jobs": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/OutboxJob"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401Unauthenticated"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429TooManyAttempts"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      }
+    },
+    "/admin/v1/outbox/{id}/retry": {
+      "post": {
+        "operationId": "adminOutboxRetry",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Makes a failed delivery due now (the same job: an event keeps its webhook-id)",
+        "security": [
+          {
+            "adminToken": []
+          },
+          {
+            "consoleSession": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "The job's id.",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The job, pending and due now.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "job"
+                  ],
+                  "properties": {
+                    "job": {
+                      "$ref": "#/components/schemas/OutboxJob"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFound"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401Unauthenticated"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429TooManyAttempts"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      }
     }
   },
   "components": {
@@ -3597,6 +3751,217 @@ extension OpenAPIDocument {
               "string",
               "null"
             ]
+          }
+        }
+      },
+      "HookRequest": {
+        "type": "object",
+        "description": "What the broker POSTs to a blocking hook (`hooks.beforeCreate`, `hooks.beforeSignIn`), signed as Standard Webhooks sign (docs/hooks.md).",
+        "required": [
+          "type",
+          "time",
+          "user",
+          "credential",
+          "client"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "beforeCreate",
+              "beforeSignIn"
+            ]
+          },
+          "time": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "user": {
+            "type": "object",
+            "description": "The user body as the sign-in would leave it; `uid` is null for an account not created yet. `customClaims` are the account's (or the earlier hook's).",
+            "properties": {
+              "uid": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "email": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "emailVerified": {
+                "type": "boolean"
+              },
+              "displayName": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "photoUrl": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "disabled": {
+                "type": "boolean"
+              },
+              "isAnonymous": {
+                "type": "boolean"
+              },
+              "customClaims": {
+                "type": [
+                  "object",
+                  "null"
+                ]
+              },
+              "identities": {
+                "type": "array"
+              }
+            }
+          },
+          "credential": {
+            "type": "object",
+            "required": [
+              "provider",
+              "subject",
+              "email",
+              "emailVerified"
+            ],
+            "properties": {
+              "provider": {
+                "type": "string"
+              },
+              "subject": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "email": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "emailVerified": {
+                "type": "boolean"
+              }
+            }
+          },
+          "client": {
+            "type": "object",
+            "required": [
+              "ip",
+              "userAgent"
+            ],
+            "properties": {
+              "ip": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "userAgent": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              }
+            }
+          }
+        }
+      },
+      "HookAnswer": {
+        "type": "object",
+        "description": "A hook's 200 answer: `{}` goes on; `deny` refuses (403 BLOCKED_BY_HOOK with its message); the other members amend the sign-in in its own transaction. Anything else follows the hook's `onFailure`.",
+        "properties": {
+          "deny": {
+            "type": "object",
+            "properties": {
+              "message": {
+                "type": "string",
+                "maxLength": 500
+              }
+            }
+          },
+          "customClaims": {
+            "type": "object",
+            "description": "Replaces the account's custom claims (at most 1,000 characters serialized, no reserved names); they reach this session's ID token and custom token."
+          },
+          "displayName": {
+            "type": "string",
+            "maxLength": 256
+          },
+          "photoUrl": {
+            "type": "string",
+            "format": "uri"
+          },
+          "disabled": {
+            "type": "boolean",
+            "description": "true stores the account disabled and refuses the sign-in (USER_DISABLED)."
+          }
+        }
+      },
+      "Event": {
+        "type": "object",
+        "description": "An event delivered to `events.endpoints`, signed as Standard Webhooks sign; the same `webhook-id` on every attempt. Never a token, hash, secret or code.",
+        "additionalProperties": false,
+        "required": [
+          "type",
+          "timestamp",
+          "data"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "user.created",
+              "user.updated",
+              "user.deleted",
+              "user.disabled",
+              "user.enabled",
+              "identity.linked",
+              "identity.unlinked",
+              "sessions.revoked",
+              "mfa.enrolled",
+              "mfa.removed",
+              "passkey.added",
+              "passkey.removed",
+              "user.signed_in"
+            ]
+          },
+          "timestamp": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "data": {
+            "type": "object",
+            "required": [
+              "uid",
+              "actor"
+            ],
+            "properties": {
+              "uid": {
+                "type": "string"
+              },
+              "provider": {
+                "type": "string",
+                "description": "The provider of a sign-in, link or unlink."
+              },
+              "actor": {
+                "type": "string",
+                "enum": [
+                  "user",
+                  "admin",
+                  "system"
+                ]
+              }
+            }
           }
         }
       }
