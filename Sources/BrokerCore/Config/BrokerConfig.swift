@@ -43,6 +43,8 @@ public struct BrokerConfig: Sendable {
     public var firebaseCompat: FirebaseCompatSettings = .defaults
     /// `anonymous`: guest accounts (contract section 13; off by default).
     public var anonymous: AnonymousSettings = .defaults
+    /// `mfa`: second factors (contract section 14; off by default).
+    public var mfa: SecondFactorSettings = .defaults
 
     /// Parses the config file's bytes; `environment` supplies ``FirebaseEndpoints/credentialsVariable``. Throws
     /// the first ``ConfigError``.
@@ -72,6 +74,7 @@ public struct BrokerConfig: Sendable {
             Self.compatSections.union([
                 "projectId", "issuer", "clockSkewSeconds", "providers", "linking", "allowInsecureProviderUrls",
                 "sessions", "cors", "mail", "outbox", "trustedProxies", "server", "console", "lifecycle", "anonymous",
+                "mfa",
             ]))
         projectID = try read("") { try top.string("projectId") }
         issuer = try read("") { try top.url("issuer", allowInsecure: true) }
@@ -115,7 +118,9 @@ public struct BrokerConfig: Sendable {
         mail = try read(nil) {
             try top.child("mail").map { try MailSettings(reading: $0, projectID: project, environment: environment) }
         }
-        trustedProxies = try read(.none) { try TrustedProxies(parsing: try top.strings("trustedProxies", nonEmpty: false)) }
+        trustedProxies = try read(.none) {
+            try TrustedProxies(parsing: try top.strings("trustedProxies", nonEmpty: false))
+        }
         // The first bad `server` field is reported; the section then falls back to its defaults.
         serverLimits = try read(.defaults) { try HTTPServerLimits(config: try top.child("server")) }
         let console = try read(nil) { try top.child("console") }
@@ -123,6 +128,7 @@ public struct BrokerConfig: Sendable {
         consoleEnabled = try read(true) { try console?.bool("enabled", default: true) ?? true }
         try readCompatSections(top, environment: environment, issues: issues)
         anonymous = try read(.defaults) { try AnonymousSettings(config: try top.child("anonymous")) }
+        mfa = try read(.defaults) { try SecondFactorSettings(config: try top.child("mfa")) }
     }
 
     /// Reads and parses the file at `path` (see ``init(parsing:environment:issues:)`` for `issues`).

@@ -11,6 +11,7 @@ public struct NativeSurface: Surface {
         mountSessions(&router)
         mountPasswords(&router)
         mountMe(&router)
+        mountSecondFactors(&router)
         mountEmail(&router)
         mountWebhooks(&router)
     }
