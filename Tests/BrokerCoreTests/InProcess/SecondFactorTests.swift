@@ -8,10 +8,12 @@ import Testing
 /// code or a recovery code, every refusal (status, code, state after, counted once, audited once), the lockout, and
 /// the removal of a squatter's factors by a takeover.
 @Suite struct SecondFactorTests {
+    static let adminToken = "admin-token-for-mfa-tests-0123456789"
+
     static func start(enabled: Bool = true) async throws -> (InProcessBroker, ManualClock) {
         let clock = ManualClock(Date())
         let cipher = OutboxCipher(key: try AESGCMKey(bytes: Array(repeating: 7, count: 32)))
-        let broker = try await InProcessBroker.start(clock: clock, cipher: cipher) { document in
+        let broker = try await InProcessBroker.start(clock: clock, adminToken: adminToken, cipher: cipher) { document in
             guard enabled, case .object(var members) = document else { return document }
             members["mfa"] = ["totp": ["enabled": true, "issuer": "Acme Bank"]]
             return .object(members)
@@ -305,6 +307,27 @@ import Testing
         #expect(await Self.events(broker, .mfaUnenroll).count == 1)
         // Without a factor the password signs in again.
         #expect(await Self.signIn(broker, "remove@example.com").status == 200)
+    }
+
+    @Test func anAdministratorSeesTheFactorsAndRemovesOneAudited() async throws {
+        let (broker, clock) = try await Self.start()
+        let user = try await Self.enrolled(broker, clock, "admin-view@example.com")
+        let admin = ["Authorization": "Bearer " + Self.adminToken]
+        let view = await broker.get("/admin/v1/users/\(user.uid.rawValue)", headers: admin)
+        #expect(view.status == 200)
+        let factors = try #require(view.json?["mfaFactors"]?.arrayValue)
+        #expect(factors.map { $0["factorId"]?.stringValue } == [user.factorID])
+        #expect(view.json?["recoveryCodesLeft"] == 10)
+        #expect(!String(decoding: view.body, as: UTF8.self).contains(user.secret))
+        let unknown = await broker.request("DELETE", "/admin/v1/users/\(user.uid.rawValue)/mfa/nope", headers: admin)
+        #expect(unknown.status == 404 && unknown.errorCode == "NOT_FOUND")
+        let removed = await broker.request(
+            "DELETE", "/admin/v1/users/\(user.uid.rawValue)/mfa/\(user.factorID)", headers: admin)
+        #expect(removed.status == 204)
+        #expect(await broker.store.secondFactors(uid: user.uid).isEmpty)
+        #expect(await broker.store.recoveryCodesLeft(uid: user.uid) == 0)
+        let events = await Self.events(broker, .mfaUnenroll)
+        #expect(events.count == 1 && events.first?.actor == .admin && events.first?.uid == user.uid)
     }
 
     @Test func withoutMfaTheRoutesAreNotFound() async throws {

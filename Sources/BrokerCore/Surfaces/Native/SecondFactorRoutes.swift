@@ -30,7 +30,7 @@ extension NativeSurface {
             return .json(
                 200,
                 [
-                    "factor": enrolled.factor.json,
+                    "factor": enrolled.factor.adminJSON,
                     "recoveryCodes": .array(enrolled.recoveryCodes.map(JSONValue.string)),
                 ])
         }
@@ -40,7 +40,7 @@ extension NativeSurface {
             return .json(
                 200,
                 [
-                    "factors": .array(overview.factors.map(\.json)),
+                    "factors": .array(overview.factors.map(\.adminJSON)),
                     "recoveryCodesLeft": .int(Int64(overview.recoveryCodesLeft)),
                 ])
         }
@@ -72,15 +72,5 @@ extension NativeSurface {
                 requestID: context.requestID)
             return .json(200, result.tokens.body(user: result.account, isNewUser: false))
         }
-    }
-}
-
-extension SecondFactorRecord {
-    /// `{"factorId", "type", "displayName", "enrolledAt"}`: never the secret.
-    var json: JSONValue {
-        [
-            "factorId": .string(id), "type": .string(type), "displayName": displayName.map(JSONValue.string) ?? .null,
-            "enrolledAt": enrolledAt.map { .string($0.rfc3339) } ?? .null,
-        ]
     }
 }

@@ -3466,6 +3466,74 @@ extension OpenAPIDocument {
           }
         }
       }
+    },
+    "/admin/v1/users/{uid}/mfa/{factorId}": {
+      "delete": {
+        "operationId": "adminRemoveSecondFactor",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Remove a user's second factor (a lost phone)",
+        "security": [
+          {
+            "adminToken": []
+          },
+          {
+            "consoleSession": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "uid",
+            "in": "path",
+            "required": true,
+            "description": "The account's uid (1 to 128 characters).",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 128,
+              "pattern": "^[^/]+$"
+            }
+          },
+          {
+            "name": "factorId",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "Removed.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401Unauthenticated"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429TooManyAttempts"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        },
+        "description": "Audited as `mfa_unenroll` by the administrator; with the last factor the recovery codes go too. 404 for an unknown user or factor."
+      }
     }
   },
   "components": {
@@ -3691,6 +3759,18 @@ extension OpenAPIDocument {
             "items": {
               "$ref": "#/components/schemas/OutboxJob"
             }
+          },
+          "mfaFactors": {
+            "type": "array",
+            "description": "The user view only: enrolled second factors, never a secret.",
+            "items": {
+              "$ref": "#/components/schemas/SecondFactor"
+            }
+          },
+          "recoveryCodesLeft": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "The user view only: unused recovery codes."
           }
         }
       },
