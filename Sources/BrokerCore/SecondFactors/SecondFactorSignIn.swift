@@ -33,8 +33,14 @@ struct SecondFactorSignIn: SignInMethod {
         proof.pending.signInProvider
     }
 
+    /// `mfa`: `totp` or `recovery`; on the compatibility listener also the factor's id, which its token format
+    /// names `second_factor_identifier`.
     func sessionClaims(_ proof: SecondFactorService.Checked) -> String? {
         switch proof.proof {
+        case .totp(let factorID, _) where proof.pending.surface != .native:
+            String(
+                decoding: JSONValue.object(["mfa": "totp", "mfa_factor_id": .string(factorID)]).serialized(),
+                as: UTF8.self)
         case .totp: #"{"mfa":"totp"}"#
         case .recoveryCode: #"{"mfa":"recovery"}"#
         }

@@ -57,6 +57,7 @@ public struct FirebaseSurface: Surface {
         mountClient(on: &routes)
         mountAdmin(on: &routes)
         mountOOB(on: &routes)
+        mountMFA(on: &routes)
         routes.register(on: &router, surface: self)
     }
 
