@@ -12,7 +12,7 @@ import Testing
     /// The stand-ins in dependency order, each `Module-Version.swift`.
     static let stubs = [
         "UIKit-iOS18", "AuthenticationServices-iOS18", "CryptoKit-iOS18", "Security-iOS18", "FirebaseAuth-11",
-        "KakaoSDKAuth-2", "GoogleSignIn-8", "KakaoSDKUser-2", "NidThirdPartyLogin-5", "LineSDK-5",
+        "KakaoSDKAuth-2", "GoogleSignIn-8", "KakaoSDKUser-2", "NidThirdPartyLogin-5", "LineSDK-5", "CoreImage-iOS18",
     ]
 
     /// URLSession lives in FoundationNetworking on Linux; on iOS, Foundation has it.
@@ -31,7 +31,8 @@ import Testing
     }
 
     static func swiftc(_ arguments: [String]) async throws -> (Int32, String) {
-        let child = try ChildProcess("/usr/bin/env", ["swiftc"] + arguments, environment: ProcessInfo.processInfo.environment)
+        let child = try ChildProcess(
+            "/usr/bin/env", ["swiftc"] + arguments, environment: ProcessInfo.processInfo.environment)
         let status = try await child.wait(seconds: 300)
         return (status, child.stderr + child.stdout)
     }
@@ -42,7 +43,8 @@ import Testing
         for stub in stubs {
             let module = String(stub.prefix { $0 != "-" })
             let (status, output) = try await swiftc([
-                "-emit-module", "-parse-as-library", "-swift-version", "5", "-module-name", module, "-I", directory.path,
+                "-emit-module", "-parse-as-library", "-swift-version", "5", "-module-name", module, "-I",
+                directory.path,
                 "-emit-module-path", directory.appendingPathComponent("\(module).swiftmodule").path,
                 root.appendingPathComponent("Tests/ReadmeSnippets/\(stub).swift").path,
             ])
@@ -64,8 +66,9 @@ import Testing
 
     @Test func theIOSSnippetsTypeCheckUnderSwift6() async throws {
         let snippets = try Self.snippets()
-        // The client, Google, Apple, Kakao, Naver, LINE, email and password, sessions, a guest's upgrade.
-        #expect(snippets.count == 9)
+        // The client, Google, Apple, Kakao, Naver, LINE, email and password, sessions, a guest's upgrade, second
+        // factors.
+        #expect(snippets.count == 10)
         let modules = try await Self.modules()
         defer { try? FileManager.default.removeItem(at: modules) }
         let (status, output) = try await Self.typecheck(snippets, modules: modules)
