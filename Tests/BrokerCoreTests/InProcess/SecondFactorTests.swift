@@ -10,12 +10,29 @@ import Testing
 @Suite struct SecondFactorTests {
     static let adminToken = "admin-token-for-mfa-tests-0123456789"
 
-    static func start(enabled: Bool = true) async throws -> (InProcessBroker, ManualClock) {
+    static var cipher: OutboxCipher {
+        get throws { OutboxCipher(key: try AESGCMKey(bytes: Array(repeating: 7, count: 32))) }
+    }
+
+    /// The reset codes mailed to `email` (the outbox seals mails with the cipher).
+    static func resetCodes(_ broker: InProcessBroker, to email: String) async throws -> [String] {
+        let cipher = try Self.cipher
+        return try await broker.store.outboxJobs(uid: nil, limit: 1000).compactMap { job in
+            guard job.kind == .mail, let mail = JSONValue.parse(try cipher.opening(job)),
+                mail["to"]?.stringValue == email, let text = mail["text"]?.stringValue,
+                let range = text.range(of: "oobCode=")
+            else { return nil }
+            return String(text[range.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+        }
+    }
+
+    static func start(enabled: Bool = true, mail: Bool = false) async throws -> (InProcessBroker, ManualClock) {
         let clock = ManualClock(Date())
-        let cipher = OutboxCipher(key: try AESGCMKey(bytes: Array(repeating: 7, count: 32)))
-        let broker = try await InProcessBroker.start(clock: clock, adminToken: adminToken, cipher: cipher) { document in
+        let broker = try await InProcessBroker.start(clock: clock, adminToken: adminToken, cipher: try Self.cipher) {
+            document in
             guard enabled, case .object(var members) = document else { return document }
             members["mfa"] = ["totp": ["enabled": true, "issuer": "Acme Bank"]]
+            if mail { members["mail"] = ["smtpUrl": "smtp://127.0.0.1:2525", "from": "no-reply@example.com"] }
             return .object(members)
         }
         return (broker, clock)
@@ -273,6 +290,28 @@ import Testing
         #expect(owner.json?["user"]?["uid"]?.stringValue == squatter.uid.rawValue)
         #expect(await broker.store.secondFactors(uid: squatter.uid).isEmpty)
         #expect(await broker.store.recoveryCodesLeft(uid: squatter.uid) == 0)
+    }
+
+    /// A reset of a never-verified account removes the squatter's factors in its transaction; a verified
+    /// account's reset keeps them (the owner's own), and its sign-in is still asked for one.
+    @Test func aResetRemovesANeverVerifiedAccountsFactorsOnly() async throws {
+        let (broker, clock) = try await Self.start(mail: true)
+        let squatter = try await Self.enrolled(broker, clock, "squatted@example.com")
+        let owner = try await Self.enrolled(broker, clock, "owner@example.com")
+        _ = try await broker.store.update(id: owner.uid) { $0.emailVerified = true }
+        for email in ["squatted@example.com", "owner@example.com"] {
+            #expect(await broker.post("/v1/password/reset", ["email": .string(email)]).status == 204)
+            let code = try #require(try await Self.resetCodes(broker, to: email).first)
+            let confirmed = await broker.post(
+                "/v1/oob/confirm", ["oobCode": .string(code), "newPassword": "new-secret-1"])
+            #expect(confirmed.status == 200)
+        }
+        #expect(await broker.store.secondFactors(uid: squatter.uid).isEmpty)
+        #expect(await broker.store.recoveryCodesLeft(uid: squatter.uid) == 0)
+        #expect(await Self.signIn(broker, "squatted@example.com", password: "new-secret-1").status == 200)
+        #expect(await broker.store.secondFactors(uid: owner.uid).count == 1)
+        let held = await Self.signIn(broker, "owner@example.com", password: "new-secret-1")
+        #expect(held.status == 401 && held.errorCode == "MFA_REQUIRED")
     }
 
     @Test func removalAndNewRecoveryCodesNeedARecentSignIn() async throws {
