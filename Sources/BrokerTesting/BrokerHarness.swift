@@ -43,7 +43,8 @@ public final class BrokerHarness: @unchecked Sendable {
     private init(
         stubs: StubProviders, store: SQLBrokerStore, services: BrokerServices, baseURL: String, logs: MemoryLogSink,
         directory: URL, client: CurlHTTPClient, providerClient: CurlHTTPClient, stubServer: MicroHTTPDServer,
-        brokerServer: MicroHTTPDServer, database: SQLiteDatabase, firebaseURL: String?, firebaseServer: MicroHTTPDServer?
+        brokerServer: MicroHTTPDServer, database: SQLiteDatabase, firebaseURL: String?,
+        firebaseServer: MicroHTTPDServer?
     ) {
         self.firebaseURL = firebaseURL
         self.firebaseServer = firebaseServer
@@ -61,12 +62,13 @@ public final class BrokerHarness: @unchecked Sendable {
     }
 
     /// Starts stubs and broker. `configure` edits the generated config; `serviceAccount` adds a Firebase
-    /// service account so sessions carry custom tokens. `firebase` also starts the Firebase-compatible listener
+    /// service account so sessions carry custom tokens; `cipher` is the encryption key (`BROKER_ENCRYPTION_KEY`). `firebase` also starts the Firebase-compatible listener
     /// on its own loopback port (``firebaseURL``), serving only the Firebase surface.
     public static func start(
-        serviceAccount: Bool = false, firebase: Bool = false, kakaoMapping: String = "link", linkByVerifiedEmail: Bool = false,
+        serviceAccount: Bool = false, firebase: Bool = false, kakaoMapping: String = "link",
+        linkByVerifiedEmail: Bool = false,
         appleNonce: String = "required", clock: any Clock = SystemClock(), adminToken: String? = nil,
-        configure: @Sendable (JSONValue) -> JSONValue = { $0 }
+        cipher: OutboxCipher? = nil, configure: @Sendable (JSONValue) -> JSONValue = { $0 }
     ) async throws -> BrokerHarness {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "broker-harness-\(UUID().uuidString)")
@@ -96,7 +98,7 @@ public final class BrokerHarness: @unchecked Sendable {
         let providerClient = try CurlHTTPClient()
         let services = try await BrokerServices.make(
             config: config, store: store, httpClient: providerClient, passwords: MigratingPasswordHasher(),
-            adminToken: adminToken, clock: clock, logger: Logger(sink: logs))
+            adminToken: adminToken, clock: clock, logger: Logger(sink: logs), cipher: cipher)
         box.app = BrokerApp(services: services, surfaces: BrokerApp.mainSurfaces(services))
         var firebaseURL: String?
         var firebaseServer: MicroHTTPDServer?

@@ -44,10 +44,15 @@ enum AdminCommand {
         do {
             switch (area, words.dropFirst().first) {
             case ("users", "list"?):
-                try await list(admin, filter: AccountFilter(email: options.value("--email"), provider: options.value("--provider")), json: json)
-            case ("users", let action?) where ["show", "disable", "enable", "delete", "revoke-sessions", "unlink"].contains(action):
+                try await list(
+                    admin,
+                    filter: AccountFilter(email: options.value("--email"), provider: options.value("--provider")),
+                    json: json)
+            case ("users", let action?)
+            where ["show", "disable", "enable", "delete", "revoke-sessions", "unlink"].contains(action):
                 guard words.count >= 3 else { throw UsageError(description: usage) }
-                try await user(admin, action: action, uid: AccountID(words[2]), extra: words.dropFirst(3).first, json: json)
+                try await user(
+                    admin, action: action, uid: AccountID(words[2]), extra: words.dropFirst(3).first, json: json)
             case ("keys", "list"?), ("keys", "rotate"?):
                 try await keys.load()
                 if words[1] == "rotate" {
@@ -59,12 +64,21 @@ enum AdminCommand {
                 let published = await keys.published()
                 func state(_ key: SigningKey) -> String { key.id == current ? "signing" : "retired, published" }
                 if json {
-                    print(pretty(["keys": .array(published.map { key in
-                        ["kid": .string(key.id.rawValue), "alg": .string(key.algorithm.rawValue), "createdAt": .string(key.createdAt.rfc3339),
-                         "state": .string(state(key))]
-                    })]))
+                    print(
+                        pretty([
+                            "keys": .array(
+                                published.map { key in
+                                    [
+                                        "kid": .string(key.id.rawValue), "alg": .string(key.algorithm.rawValue),
+                                        "createdAt": .string(key.createdAt.rfc3339),
+                                        "state": .string(state(key)),
+                                    ]
+                                })
+                        ]))
                 } else {
-                    let rows = published.map { [$0.id.rawValue, $0.algorithm.rawValue, $0.createdAt.rfc3339, state($0)] }
+                    let rows = published.map {
+                        [$0.id.rawValue, $0.algorithm.rawValue, $0.createdAt.rfc3339, state($0)]
+                    }
                     print(table([["KID", "ALG", "CREATED", "STATE"]] + rows))
                 }
             case ("audit", nil):
@@ -80,7 +94,9 @@ enum AdminCommand {
             case ("custom-token", _):
                 guard words.count == 2 else { throw UsageError(description: usage) }
                 let claims = try options.value("--claims").map { text -> JSONValue in
-                    guard let value = JSONValue.parse(Array(text.utf8)) else { throw UsageError(description: "--claims must be JSON") }
+                    guard let value = JSONValue.parse(Array(text.utf8)) else {
+                        throw UsageError(description: "--claims must be JSON")
+                    }
                     return value
                 }
                 print(try await admin.customToken(AccountID(words[1]), claims: claims, requestID: "cli"))
@@ -121,7 +137,8 @@ enum AdminCommand {
         var cursor: String?
         var rows: [Account] = []
         repeat {
-            let (page, next) = try await admin.listUsers(filter: filter, cursor: cursor, limit: AdminService.maximumLimit)
+            let (page, next) = try await admin.listUsers(
+                filter: filter, cursor: cursor, limit: AdminService.maximumLimit)
             rows += page
             cursor = next
         } while cursor != nil
@@ -161,7 +178,8 @@ enum AdminCommand {
         let header = ["TIME", "UID", "ACTION", "PROVIDER", "ACTOR", "OUTCOME", "REQUEST", "CLIENT"]
         let rows = events.map { event in
             [
-                event.time.rfc3339, event.uid?.rawValue ?? "-", event.action.rawValue, event.provider ?? "-", event.actor.rawValue,
+                event.time.rfc3339, event.uid?.rawValue ?? "-", event.action.rawValue, event.provider ?? "-",
+                event.actor.rawValue,
                 event.outcome, event.requestID, event.clientAddress ?? "-",
             ]
         }
@@ -169,7 +187,9 @@ enum AdminCommand {
         print("\(events.count) event\(events.count == 1 ? "" : "s")")
     }
 
-    private static func user(_ admin: AdminService, action: String, uid: AccountID, extra: String?, json: Bool) async throws {
+    private static func user(
+        _ admin: AdminService, action: String, uid: AccountID, extra: String?, json: Bool
+    ) async throws {
         let account: Account?
         switch action {
         case "show": account = try await admin.user(uid)
@@ -202,14 +222,26 @@ enum AdminCommand {
         ]
         for identity in account.identities {
             lines.append([
-                "identity", "\(identity.provider.rawValue) \(identity.subject) \(identity.email ?? "") linked \(identity.linkedAt.rfc3339)",
+                "identity",
+                "\(identity.provider.rawValue) \(identity.subject) \(identity.email ?? "") linked \(identity.linkedAt.rfc3339)",
             ])
         }
+        let factors = try await admin.secondFactors(account.id)
+        for factor in factors.factors {
+            let enrolled = factor.enrolledAt?.rfc3339 ?? "-"
+            lines.append([
+                "second factor", "\(factor.type) \(factor.id) \(factor.displayName ?? "") enrolled \(enrolled)",
+            ])
+        }
+        if !factors.factors.isEmpty { lines.append(["recovery codes left", String(factors.recoveryCodesLeft)]) }
         lines.append(["origin", account.origin?.rawValue ?? "-"])
         if let imported = account.imported {
             lines.append(["imported", "\(imported.importedAt.rfc3339) from \(imported.file) #\(imported.index)"])
             for identity in imported.otherIdentities {
-                lines.append(["imported identity", "\(identity.provider.rawValue) \(identity.subject) \(identity.email ?? "") (not used to sign in)"])
+                lines.append([
+                    "imported identity",
+                    "\(identity.provider.rawValue) \(identity.subject) \(identity.email ?? "") (not used to sign in)",
+                ])
             }
         }
         print(table(lines))

@@ -17,7 +17,8 @@ import Testing
         (.outboxDelivered, "outbox_delivered"), (.outboxGivenUp, "outbox_given_up"),
         (.outboxRefused, "outbox_refused"), (.rotateKey, "rotate_key"), (.consentRevoked, "consent_revoked"),
         (.providerAccountDeleted, "provider_account_deleted"), (.emailEnabled, "email_enabled"),
-        (.emailDisabled, "email_disabled"),
+        (.emailDisabled, "email_disabled"), (.mfaEnroll, "mfa_enroll"), (.mfaUnenroll, "mfa_unenroll"),
+        (.mfaRecoveryCodes, "mfa_recovery_codes"), (.mfaRecoveryCodeUsed, "mfa_recovery_code_used"),
     ]
 
     @Test(arguments: stored)

@@ -29,12 +29,14 @@ import Testing
         SyntaxCase(
             name: "a byte-order mark", text: [0xEF, 0xBB, 0xBF] + Array("{}".utf8), line: 1, column: 1,
             expected: "a JSON value", found: "a byte-order mark (save the file as UTF-8 without a BOM)"),
-        SyntaxCase(name: "an empty file", text: [], line: 1, column: 1, expected: "a JSON value", found: "an empty file"),
+        SyntaxCase(
+            name: "an empty file", text: [], line: 1, column: 1, expected: "a JSON value", found: "an empty file"),
         SyntaxCase(
             name: "only whitespace", text: Array("\n\n".utf8), line: 3, column: 1, expected: "a JSON value",
             found: "the end of the file"),
         SyntaxCase(
-            name: "a missing comma", text: Array("{\"a\": 1\n \"b\": 2}".utf8), line: 2, column: 2, expected: "',' or '}'",
+            name: "a missing comma", text: Array("{\"a\": 1\n \"b\": 2}".utf8), line: 2, column: 2,
+            expected: "',' or '}'",
             found: "'\"'"),
         SyntaxCase(
             name: "single quotes", text: Array("{'a': 1}".utf8), line: 1, column: 2,
@@ -65,7 +67,8 @@ import Testing
     }
 
     static func directory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("config-validation-\(UUID().uuidString)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "config-validation-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
@@ -89,7 +92,8 @@ import Testing
         var document = try ConfigTests.shipped()
         document = ConfigTests.editing(document, ["providers", "google", "audience"], ["x.apps.googleusercontent.com"])
         document = ConfigTests.editing(document, ["providers", "google", "audiences"], nil)
-        document = ConfigTests.editing(document, ["providers", "apple", "jwksURL"], "https://appleid.apple.com/auth/keys")
+        document = ConfigTests.editing(
+            document, ["providers", "apple", "jwksURL"], "https://appleid.apple.com/auth/keys")
         document = ConfigTests.editing(document, ["providers", "kakao", "appId"], "abc")
         document = ConfigTests.editing(document, ["providers", "gogle"], ["enabled": true])
         document = ConfigTests.editing(document, ["isuer"], "http://127.0.0.1:8080")
@@ -118,8 +122,29 @@ import Testing
     @Test func anUnknownFieldFarFromAnyNameGetsNoSuggestion() throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let validation = try Self.validate(ConfigTests.editing(try ConfigTests.shipped(), ["unexpected"], 1), in: directory)
+        let validation = try Self.validate(
+            ConfigTests.editing(try ConfigTests.shipped(), ["unexpected"], 1), in: directory)
         #expect(validation.errors == [ConfigError(field: "unexpected", "unknown field")])
+    }
+
+    /// `mfa.totp` seals its secrets with the encryption key: without one, check-config refuses it (contract 14).
+    @Test func secondFactorsNeedTheEncryptionKey() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let document = ConfigTests.editing(
+            try ConfigTests.shipped(), ["mfa"], ["totp": ["enabled": true, "digits": 8]])
+        let refused = try Self.validate(document, in: directory)
+        #expect(refused.errors.map(\.field) == ["mfa.totp.enabled"])
+        #expect(refused.errors.first?.message.contains("BROKER_ENCRYPTION_KEY") == true)
+        let key = "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE="  // 32 bytes
+        let accepted = try Self.validate(document, in: directory, environment: ["BROKER_ENCRYPTION_KEY": key])
+        #expect(accepted.errors.isEmpty)
+        #expect(
+            accepted.config?.mfa == SecondFactorSettings(totpEnabled: true, issuer: nil, digits: 8, periodSeconds: 30))
+        let bad = ConfigTests.editing(try ConfigTests.shipped(), ["mfa"], ["totp": ["digits": 9, "sms": true]])
+        let fields = try Self.validate(bad, in: directory, environment: ["BROKER_ENCRYPTION_KEY": key]).errors.map(
+            \.field)
+        #expect(!fields.isEmpty && fields.allSatisfy { $0.hasPrefix("mfa.totp") })
     }
 
     @Test func theDatabaseFolderMustExist() throws {
@@ -228,7 +253,9 @@ import Testing
         #expect(validation.errors.map(\.field) == ["firebase.serviceAccountFile"])
     }
 
-    @Test(arguments: [("audiance", "audiences"), ("ISSUER", "issuer"), ("jwks", nil), ("zzzzzz", nil)] as [(String, String?)])
+    @Test(
+        arguments: [("audiance", "audiences"), ("ISSUER", "issuer"), ("jwks", nil), ("zzzzzz", nil)]
+            as [(String, String?)])
     func suggestions(_ name: String, _ expected: String?) {
         #expect(ConfigIssues.nearest(to: name, among: ["audiences", "issuer", "jwksUrl"]) == expected)
     }

@@ -14,7 +14,7 @@ import Testing
     /// The stand-ins in dependency order, each `Module-Version.swift`.
     static let stubs = [
         "UIKit-iOS18", "AuthenticationServices-iOS18", "CryptoKit-iOS18", "Security-iOS18", "FirebaseAuth-11",
-        "KakaoSDKAuth-2", "GoogleSignIn-8", "KakaoSDKUser-2", "NidThirdPartyLogin-5", "LineSDK-5",
+        "KakaoSDKAuth-2", "GoogleSignIn-8", "KakaoSDKUser-2", "NidThirdPartyLogin-5", "LineSDK-5", "CoreImage-iOS18",
     ]
 
     /// The settings of the BrokerAuth target in Package.swift, as compiler flags.
@@ -87,8 +87,9 @@ import Testing
     @Test func theIOSSnippetsTypeCheckUnderSwift6() async throws {
         let snippets = try Self.snippets()
         // With BrokerAuth: the client, Google, Apple, Kakao, Naver, LINE, email and password, a second factor,
-        // sessions, a guest's upgrade; over raw HTTP: the client, the session store.
-        #expect(snippets.count == 12)
+        // sessions, a guest's upgrade; over raw HTTP: the client, the session store; the authenticator-app
+        // enrolment screen (a QR code with CoreImage) and the sign-in's second step.
+        #expect(snippets.count == 13)
         let modules = try await Self.modules()
         defer { try? FileManager.default.removeItem(at: modules) }
         let (status, output) = try await Self.typecheck(snippets, modules: modules)

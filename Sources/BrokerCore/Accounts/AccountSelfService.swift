@@ -8,9 +8,15 @@ public struct AccountSelfService: Sendable {
     let accounts: AccountService
     let sessions: SessionService
     let signIn: SignInFlow
+    /// Second factors (contract section 14); nil when `mfa.totp` is off.
+    let secondFactors: SecondFactorService?
 
     /// Creates the service.
-    public init(accounts: AccountService, sessions: SessionService, signIn: SignInFlow) {
+    public init(
+        accounts: AccountService, sessions: SessionService, signIn: SignInFlow,
+        secondFactors: SecondFactorService? = nil
+    ) {
+        self.secondFactors = secondFactors
         self.accounts = accounts
         self.sessions = sessions
         self.signIn = signIn

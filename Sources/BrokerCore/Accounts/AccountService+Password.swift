@@ -69,7 +69,10 @@ extension AccountService {
             throw AccountError(.invalidLoginCredentials, credentialProblem: .wrongPassword)
         }
         guard !account.disabled else { throw AccountError(.userDisabled) }
-        try await store.clearLoginFailures(emailKey: key)
+        // An account with a second factor keeps its count until the second factor completes (contract section 14).
+        if try await secondFactors?.secondFactors(uid: account.id).isEmpty ?? true {
+            try await store.clearLoginFailures(emailKey: key)
+        }
         // An imported hash (imported scrypt and the others) is replaced by Argon2id in the sign-in's own
         // transaction (contract section 8). When the hasher's queue is full the sign-in goes on with the old hash:
         // the next one upgrades it.
@@ -99,6 +102,8 @@ extension AccountService {
     private static func passwordEvent(
         _ action: AuditAction, uid: AccountID, at time: Date, outcome: String = "success", requestID: String
     ) -> AuditEvent {
-        AuditEvent(time: time, uid: uid, action: action, provider: "password", actor: .user, outcome: outcome, requestID: requestID)
+        AuditEvent(
+            time: time, uid: uid, action: action, provider: "password", actor: .user, outcome: outcome,
+            requestID: requestID)
     }
 }

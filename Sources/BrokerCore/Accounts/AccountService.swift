@@ -48,14 +48,19 @@ public struct AccountService: Sendable {
     let decoyHash: String
     /// Providers that refuse some passwords of some accounts (``PasswordSignInGuarding``).
     let passwordGuards: [any PasswordSignInGuarding]
+    /// Where accounts' second factors are, when sign-ins ask for them (contract section 14): a right password of an
+    /// account with a factor then does not clear its lockout count; only the completed second factor does.
+    let secondFactors: (any SecondFactorStore)?
 
     /// Creates the service; `allowInsecurePhotoURLs` keeps `http` photo URLs too (see ``PhotoURL``).
     public init(
         store: any AccountStore & LoginAttemptStore, clock: any Clock, linkByVerifiedEmail: Bool,
         passwords: any PasswordHashing, allowInsecurePhotoURLs: Bool = false,
         revocation: SessionRevocation = .brokerOnly,
-        deletion: AccountDeletion? = nil, passwordGuards: [any PasswordSignInGuarding] = []
+        deletion: AccountDeletion? = nil, passwordGuards: [any PasswordSignInGuarding] = [],
+        secondFactors: (any SecondFactorStore)? = nil
     ) async throws {
+        self.secondFactors = secondFactors
         self.passwordGuards = passwordGuards
         self.revocation = revocation
         self.deletion = deletion ?? AccountDeletion(revocation: revocation)
@@ -153,7 +158,8 @@ public struct AccountService: Sendable {
     /// The audit trail of a sign-in through `provider` that made `change` to `uid`: the link or takeover,
     /// then the sign-in itself, to be recorded in the sign-in's transaction. None without a request id.
     func signInEvents(
-        _ change: SignInOutcome.Change, uid: AccountID?, provider: ProviderID, requestID: String?, enabling: Bool = false
+        _ change: SignInOutcome.Change, uid: AccountID?, provider: ProviderID, requestID: String?,
+        enabling: Bool = false
     ) -> [AuditEvent] {
         guard let requestID else { return [] }
         let now = clock.now
@@ -191,7 +197,9 @@ public struct AccountService: Sendable {
         let options = signInOptions(signIn, .none, uid: nil, enabling: enabling)
         let token = signIn.verified.providerToken
         do {
-            let account = try await store.update(linkedTo: identity.provider, subject: identity.subject, options: options) {
+            let account = try await store.update(
+                linkedTo: identity.provider, subject: identity.subject, options: options
+            ) {
                 account in
                 try account.admitSignIn(through: identity.provider, enabling: enabling)
                 account.lastSignInAt = now
@@ -206,7 +214,8 @@ public struct AccountService: Sendable {
     }
 
     /// Records a sign-in to a linked account (refused when it is disabled).
-    func signInExisting(_ account: Account, signIn: SignInAttempt, enabling: Bool = false) async throws -> SignInOutcome {
+    func signInExisting(_ account: Account, signIn: SignInAttempt, enabling: Bool = false) async throws -> SignInOutcome
+    {
         let identity = signIn.identity
         let now = clock.now
         let options = signInOptions(signIn, .none, uid: account.id, enabling: enabling)
@@ -254,7 +263,9 @@ public struct AccountService: Sendable {
                 try await store.create(account, options: signInOptions(signIn, .created, uid: account.id))
                 return SignInOutcome(account: account, change: .created)
             case .link(let owner):
-                let updated = try await store.update(id: owner.id, options: signInOptions(signIn, .linked, uid: owner.id)) {
+                let updated = try await store.update(
+                    id: owner.id, options: signInOptions(signIn, .linked, uid: owner.id)
+                ) {
                     account in
                     guard !account.disabled else { throw AccountError(.userDisabled) }
                     // The decision's premises must still hold inside the transaction, else decide again.
@@ -271,6 +282,7 @@ public struct AccountService: Sendable {
                 var takeOver = signInOptions(signIn, .tookOver, uid: owner.id)
                 takeOver.revokeSessions = true
                 takeOver.cutsOffCustomTokens = true
+                takeOver.removesSecondFactors = true
                 takeOver.enqueuing = revocationJobs(owner.id, at: now)
                 let updated = try await store.update(id: owner.id, options: takeOver) { account in
                     guard !account.disabled else { throw AccountError(.userDisabled) }

@@ -11,7 +11,38 @@ extension AdminService {
         guard case .object(var members) = account.adminJSON else { return account.adminJSON }
         let jobs = try await store.outboxJobs(uid: uid, limit: Self.pendingJobsShown)
         members["pendingOutbox"] = .array(jobs.filter { $0.state == .pending }.map(\.json))
+        // Second factors (contract section 14): never a secret.
+        let factors = try await secondFactors(uid)
+        members["mfaFactors"] = .array(factors.factors.map(\.adminJSON))
+        members["recoveryCodesLeft"] = .int(Int64(factors.recoveryCodesLeft))
         return .object(members)
+    }
+
+    /// The user's enrolled second factors and unused recovery codes.
+    public func secondFactors(_ uid: AccountID) async throws -> (factors: [SecondFactorRecord], recoveryCodesLeft: Int)
+    {
+        (try await store.secondFactors(uid: uid), try await store.recoveryCodesLeft(uid: uid))
+    }
+
+    /// Removes a user's second factor (a lost phone; the recovery codes go with the last one), audited as
+    /// `mfa_unenroll` by the administrator; `NOT_FOUND` for an unknown user or factor.
+    public func removeSecondFactor(_ uid: AccountID, factorID: String, requestID: String) async throws {
+        _ = try await user(uid)
+        let event = AuditEvent(
+            time: clock.now, uid: uid, action: .mfaUnenroll, provider: "totp", actor: .admin, requestID: requestID)
+        guard try await store.deleteSecondFactor(id: factorID, uid: uid, recording: [event]) else {
+            throw SecondFactorError(.factorNotFound, "no such factor")
+        }
+    }
+}
+
+extension SecondFactorRecord {
+    /// `{"factorId", "type", "displayName", "enrolledAt"}` as administrators see it: never the secret.
+    public var adminJSON: JSONValue {
+        [
+            "factorId": .string(id), "type": .string(type), "displayName": displayName.map(JSONValue.string) ?? .null,
+            "enrolledAt": enrolledAt.map { .string($0.rfc3339) } ?? .null,
+        ]
     }
 }
 

@@ -62,6 +62,14 @@ public enum AuditAction: RawRepresentable, Hashable, Sendable, CustomStringConve
     case emailEnabled
     /// A provider reported that its user turned email forwarding to the app off.
     case emailDisabled
+    /// A second factor was enrolled (contract section 14).
+    case mfaEnroll
+    /// A second factor was removed, by its owner or an administrator.
+    case mfaUnenroll
+    /// A new set of recovery codes replaced the old one.
+    case mfaRecoveryCodes
+    /// A recovery code finished a sign-in (and is used up).
+    case mfaRecoveryCodeUsed
     /// An action this broker does not know, read from a stored row: the string as stored.
     /// ``init(rawValue:)`` makes it only for a string no other case has.
     case unrecognized(String)
@@ -71,7 +79,8 @@ public enum AuditAction: RawRepresentable, Hashable, Sendable, CustomStringConve
         .signUp, .signIn, .link, .unlink, .takeOver, .disable, .enable, .update, .delete, .revokeSessions,
         .customToken, .signOut, .consoleSignIn, .consoleSignOut, .create, .import, .passwordChange, .passwordReset,
         .verifyEmail, .mailQueued, .oobLinkIssued, .outboxDelivered, .outboxGivenUp, .outboxRefused, .rotateKey,
-        .consentRevoked, .providerAccountDeleted, .emailEnabled, .emailDisabled,
+        .consentRevoked, .providerAccountDeleted, .emailEnabled, .emailDisabled, .mfaEnroll, .mfaUnenroll,
+        .mfaRecoveryCodes, .mfaRecoveryCodeUsed,
     ]
 
     private static let byRawValue: [String: AuditAction] = Dictionary(
@@ -114,6 +123,10 @@ public enum AuditAction: RawRepresentable, Hashable, Sendable, CustomStringConve
         case .providerAccountDeleted: "provider_account_deleted"
         case .emailEnabled: "email_enabled"
         case .emailDisabled: "email_disabled"
+        case .mfaEnroll: "mfa_enroll"
+        case .mfaUnenroll: "mfa_unenroll"
+        case .mfaRecoveryCodes: "mfa_recovery_codes"
+        case .mfaRecoveryCodeUsed: "mfa_recovery_code_used"
         case .unrecognized(let stored): stored
         }
     }

@@ -63,11 +63,12 @@ public struct BrokerServices: Sendable {
     public let emailActions: EmailActionService?
     /// The admin API's and console's read-only views: the audit log, sign-in counts.
     public let insights: AdminInsights
+    /// Second factors (contract section 14); nil when `mfa.totp` is off.
+    public let secondFactors: SecondFactorService?
 
     /// Builds every service from a config and a store (migrated), loading the signing keys. `catalog` names the
-    /// provider types config entries may use; `phases` are the sign-in's optional phases (second factor, hooks; the config's `hooks`
-    /// when it names none);
-    /// `prefetch` starts fetching the providers' keys and discovery documents in the background (not for the CLI,
+    /// provider types config entries may use; `phases` are the sign-in's optional phases (second factor, hooks: the
+    /// config's `mfa` and `hooks` when it names none); `prefetch` starts fetching the providers' keys and discovery documents in the background (not for the CLI,
     /// which fetches nothing).
     public static func make(
         config: BrokerConfig, store: any BrokerStore, httpClient: any HTTPClient, passwords: any PasswordHashing,
@@ -101,12 +102,18 @@ public struct BrokerServices: Sendable {
         var sessions = SessionService(
             store: store, keys: keys, clock: clock, settings: SessionSettings(config: config), customTokens: firebase)
         sessions.register(FirebaseSessionFormat(providers: providers))
+        let secondFactors = try secondFactorService(config: config, store: store, cipher: cipher, clock: clock)
+        var phases = phases
+        if phases.secondFactor == nil, let secondFactors {
+            phases.secondFactor = TOTPSecondFactorPhase(service: secondFactors)
+        }
         let revocation = SessionRevocation(firebase: firebaseAdmin != nil)
         let deletion = AccountDeletion(providers: providers, revocation: revocation, cipher: cipher)
         let accounts = try await AccountService(
             store: store, clock: clock, linkByVerifiedEmail: config.linkByVerifiedEmail, passwords: passwords,
             allowInsecurePhotoURLs: config.allowInsecureProviderURLs, revocation: revocation,
-            deletion: deletion, passwordGuards: providers.passwordGuards)
+            deletion: deletion, passwordGuards: providers.passwordGuards,
+            secondFactors: secondFactors == nil ? nil : store)
         let auditor = Auditor(store: store, clock: clock, logger: logger)
         let doorbell = OutboxDoorbell()
         let actionCodes = ActionCodeService(
@@ -123,7 +130,6 @@ public struct BrokerServices: Sendable {
             case .custom(let custom): custom
             case .none: nil
             }
-        var phases = phases
         if phases.hooks == nil, !config.hooks.isEmpty {
             phases.hooks = WebhookSignInHooks(
                 settings: config.hooks, client: httpClient, clock: clock, logger: logger, metrics: metrics,
@@ -136,7 +142,8 @@ public struct BrokerServices: Sendable {
                 settings: config.anonymous, store: store, accounts: accounts, deletion: deletion, clock: clock))
         return BrokerServices(
             config: config, providers: providers, signIn: signIn, accounts: accounts,
-            selfService: AccountSelfService(accounts: accounts, sessions: sessions, signIn: signIn),
+            selfService: AccountSelfService(
+                accounts: accounts, sessions: sessions, signIn: signIn, secondFactors: secondFactors),
             sessions: sessions, keys: keys,
             admin: AdminService(
                 store: store, sessions: sessions, clock: clock, logger: logger,
@@ -145,7 +152,22 @@ public struct BrokerServices: Sendable {
             adminGate: AdminGate(token: adminToken, clock: clock), auditor: auditor, firebaseAdmin: firebaseAdmin,
             lifecycle: accountLifecycle, store: store, clock: clock, metrics: metrics, logger: logger,
             outboxCipher: cipher, doorbell: doorbell, firebaseServiceAccount: serviceAccount,
-            actionCodes: actionCodes, emailActions: emailActions, insights: AdminInsights(store: store, clock: clock))
+            actionCodes: actionCodes, emailActions: emailActions, insights: AdminInsights(store: store, clock: clock),
+            secondFactors: secondFactors)
+    }
+
+    /// The second-factor service when `mfa.totp` is enabled; a ``ConfigError`` when it is without an encryption key
+    /// (`check-config` refuses it too).
+    static func secondFactorService(
+        config: BrokerConfig, store: any BrokerStore, cipher: OutboxCipher?, clock: any Clock
+    ) throws -> SecondFactorService? {
+        guard config.mfa.totpEnabled else { return nil }
+        guard let cipher else {
+            throw ConfigError(field: "mfa.totp.enabled", "needs BROKER_ENCRYPTION_KEY or BROKER_ENCRYPTION_KEY_FILE")
+        }
+        return SecondFactorService(
+            store: store, cipher: cipher, clock: clock, settings: config.mfa,
+            issuer: config.mfa.issuer ?? config.mail?.appName ?? config.projectID)
     }
 }
 

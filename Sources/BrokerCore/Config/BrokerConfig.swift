@@ -47,6 +47,8 @@ public struct BrokerConfig: Sendable {
     public var hooks: HookSettings = .none
     /// `events`: where events are delivered (contract section 16; nowhere by default).
     public var events: EventSettings = EventSettings()
+    /// `mfa`: second factors (contract section 14; off by default).
+    public var mfa: SecondFactorSettings = .defaults
 
     /// Parses the config file's bytes; `environment` supplies ``FirebaseEndpoints/credentialsVariable``. Throws
     /// the first ``ConfigError``.
@@ -77,6 +79,7 @@ public struct BrokerConfig: Sendable {
                 "projectId", "issuer", "clockSkewSeconds", "providers", "linking", "allowInsecureProviderUrls",
                 "sessions", "cors", "mail", "outbox", "trustedProxies", "server", "console", "lifecycle", "anonymous",
                 "hooks", "events",
+                "mfa",
             ]))
         projectID = try read("") { try top.string("projectId") }
         issuer = try read("") { try top.url("issuer", allowInsecure: true) }
@@ -120,7 +123,9 @@ public struct BrokerConfig: Sendable {
         mail = try read(nil) {
             try top.child("mail").map { try MailSettings(reading: $0, projectID: project, environment: environment) }
         }
-        trustedProxies = try read(.none) { try TrustedProxies(parsing: try top.strings("trustedProxies", nonEmpty: false)) }
+        trustedProxies = try read(.none) {
+            try TrustedProxies(parsing: try top.strings("trustedProxies", nonEmpty: false))
+        }
         // The first bad `server` field is reported; the section then falls back to its defaults.
         serverLimits = try read(.defaults) { try HTTPServerLimits(config: try top.child("server")) }
         let console = try read(nil) { try top.child("console") }
@@ -131,6 +136,7 @@ public struct BrokerConfig: Sendable {
         let insecure = allowInsecureProviderURLs
         hooks = try read(.none) { try HookSettings(reading: try top.child("hooks"), allowInsecure: insecure) }
         events = try read(EventSettings()) { try EventSettings(reading: try top.child("events"), allowInsecure: insecure) }
+        mfa = try read(.defaults) { try SecondFactorSettings(config: try top.child("mfa")) }
     }
 
     /// Reads and parses the file at `path` (see ``init(parsing:environment:issues:)`` for `issues`).

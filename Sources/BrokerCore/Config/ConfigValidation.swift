@@ -16,7 +16,8 @@ public struct ConfigValidation: Sendable {
     public static func isPlaceholderAudience(_ audience: String) -> Bool {
         if audience == "com.example.app" { return true }
         let label = audience.split(separator: ".", maxSplits: 1).first.map(String.init) ?? ""
-        return label.contains("_") && label.utf8.allSatisfy { (0x41...0x5A).contains($0) || $0 == 0x5F || (0x30...0x39).contains($0) }
+        return label.contains("_")
+            && label.utf8.allSatisfy { (0x41...0x5A).contains($0) || $0 == 0x5F || (0x30...0x39).contains($0) }
     }
 
     /// Validates the file at `sources.configPath` and the database at `sources.database` with `environment`;
@@ -39,6 +40,13 @@ public struct ConfigValidation: Sendable {
             providerContext.allowInsecureURLs = config.allowInsecureProviderURLs
             do {
                 providerContext.cipher = try OutboxCipher.fromEnvironment(environment)
+                if config.mfa.totpEnabled, providerContext.cipher == nil {
+                    issues.record(
+                        ConfigError(
+                            field: "mfa.totp.enabled",
+                            "needs BROKER_ENCRYPTION_KEY or BROKER_ENCRYPTION_KEY_FILE (32 bytes, base64): the "
+                                + "authenticator secrets are sealed with it"))
+                }
             } catch let error as ConfigError {
                 issues.record(error)
             } catch {}
@@ -56,7 +64,9 @@ public struct ConfigValidation: Sendable {
 
     /// The configuration, or ``ConfigErrors`` with every error.
     public func validConfig() throws -> BrokerConfig {
-        guard errors.isEmpty, let config else { throw ConfigErrors(errors.isEmpty ? [ConfigError(field: "(file)", "is not usable")] : errors) }
+        guard errors.isEmpty, let config else {
+            throw ConfigErrors(errors.isEmpty ? [ConfigError(field: "(file)", "is not usable")] : errors)
+        }
         return config
     }
 
@@ -83,9 +93,10 @@ public struct ConfigValidation: Sendable {
         guard error.message.hasPrefix("unknown provider"), let open = error.message.range(of: "(known: "),
             let close = error.message[open.upperBound...].firstIndex(of: ")")
         else { return error }
-        let known = Set(error.message[open.upperBound..<close].split(separator: ",").map {
-            $0.trimmingCharacters(in: .whitespaces)
-        })
+        let known = Set(
+            error.message[open.upperBound..<close].split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            })
         guard let nearest = ConfigIssues.nearest(to: name, among: known) else { return error }
         return ConfigError(field: error.field, "\(error.message) (did you mean \"\(nearest)\"?)")
     }
@@ -94,7 +105,9 @@ public struct ConfigValidation: Sendable {
     static func placeholderWarnings(_ config: BrokerConfig, catalog: ProviderCatalog = .builtIn) -> [ConfigError] {
         var warnings: [ConfigError] = []
         for name in config.providers.keys.sorted() {
-            guard let entry = config.providers[name], (try? entry.bool("enabled", default: true)) == true else { continue }
+            guard let entry = config.providers[name], (try? entry.bool("enabled", default: true)) == true else {
+                continue
+            }
             let audiences = (try? entry.strings("audiences", nonEmpty: false)) ?? []
             for audience in audiences where isPlaceholderAudience(audience) {
                 warnings.append(
@@ -114,7 +127,8 @@ public struct ConfigValidation: Sendable {
     /// sharing a database must agree on it) and warns.
     public static func issuerWarnings(_ config: BrokerConfig, listenPort: Int?) -> [ConfigError] {
         guard let listenPort, listenPort != 0, let components = URLComponents(string: config.issuer),
-            let host = components.host?.lowercased(), host == "localhost" || host.hasPrefix("127.") || host == "::1"
+            let host = components.host?.lowercased(),
+            host == "localhost" || host.hasPrefix("127.") || host == "::1"
                 || host == "[::1]"
         else { return [] }
         let issuerPort = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
@@ -124,7 +138,7 @@ public struct ConfigValidation: Sendable {
                 field: "issuer",
                 "\(config.issuer) names port \(issuerPort) but the broker listens on \(listenPort): tokens' iss and "
                     + "the discovery document say port \(issuerPort); set issuer to http://\(host):\(listenPort) (or "
-                    + "the public URL in front of the broker)"),
+                    + "the public URL in front of the broker)")
         ]
     }
 
@@ -163,7 +177,9 @@ public struct ConfigValidation: Sendable {
         let folder = URL(fileURLWithPath: location).deletingLastPathComponent().path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-            return [ConfigError(field: "database", "the folder \(folder) does not exist (create it, or name another file)")]
+            return [
+                ConfigError(field: "database", "the folder \(folder) does not exist (create it, or name another file)")
+            ]
         }
         return []
     }

@@ -205,7 +205,9 @@ public struct ActionCodeService: Sendable {
         let jobs = endsSessions ? revocationJobs(for: record.uid, at: now) : []
         let options = AccountWriteOptions(
             consuming: SingleUseMark(key: "oob:" + hash, expiresAt: record.expiresAt), revokeSessions: endsSessions,
-            recording: [event], enqueuing: jobs, cutsOffCustomTokens: endsSessions)
+            recording: [event], enqueuing: jobs, cutsOffCustomTokens: endsSessions,
+            // A never-verified account's factors are a squatter's (contract section 14).
+            removesSecondFactors: current.map { !$0.emailVerified } ?? false)
         let (newHash, verifiedHash, needsNoProof) = (passwordHash, provenHash, unguarded)
         let updated: Account
         do {
@@ -243,7 +245,9 @@ public struct ActionCodeService: Sendable {
     /// Checks `password` against `account`'s as a password sign-in does (``CountedPasswordCheck``: a failure counts
     /// toward the lockout of `emailKey`; a locked account is refused before any check) and returns the hash it
     /// matched.
-    private func verifyPassword(_ password: String, of account: Account?, emailKey: String, at now: Date) async throws
+    private func verifyPassword(
+        _ password: String, of account: Account?, emailKey: String, at now: Date
+    ) async throws
         -> String
     {
         let hash = account.flatMap { $0.hasUsablePassword ? $0.passwordHash : nil }
@@ -299,7 +303,7 @@ public struct ActionCodeService: Sendable {
                     outcome: takesOver ? "take_over" : "success", requestID: requestID)
                 let options = AccountWriteOptions(
                     consuming: mark, revokeSessions: takesOver, issuing: session, recording: [event], enqueuing: jobs,
-                    cutsOffCustomTokens: takesOver)
+                    cutsOffCustomTokens: takesOver, removesSecondFactors: takesOver)
                 let updated = try await accounts.update(id: existing.id, options: options) { account in
                     guard account.email?.lowercased() == record.emailKey else {
                         throw ActionCodeError(.invalidCode, "the account's email changed")

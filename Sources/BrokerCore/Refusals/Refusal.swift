@@ -71,6 +71,11 @@ public enum Refusal: Sendable, Equatable {
     case unauthenticated
     /// A sensitive change asked with a session that signed in too long ago.
     case recentSignInRequired
+    /// The account has a second factor: the sign-in waits for it (contract section 14); nothing was stored but
+    /// the pending credential.
+    case secondFactorRequired(PendingSecondFactor)
+    /// A second-factor request refused: a wrong code, a dead pending credential, no such factor.
+    case secondFactor(SecondFactorError.Code)
     /// A session cookie not minted (a bad duration) or not accepted.
     case sessionCookie(SessionCookieError.Code)
 
@@ -128,6 +133,13 @@ extension Refusal {
         case .invalidRefreshToken: "INVALID_REFRESH_TOKEN"
         case .unauthenticated: "UNAUTHENTICATED"
         case .recentSignInRequired: "RECENT_SIGN_IN_REQUIRED"
+        case .secondFactorRequired: "MFA_REQUIRED"
+        case .secondFactor(let code):
+            switch code {
+            case .invalidCode: "INVALID_MFA_CODE"
+            case .invalidPendingCredential: "INVALID_MFA_PENDING_CREDENTIAL"
+            case .factorNotFound, .notEnabled: "NOT_FOUND"
+            }
         case .sessionCookie(let code):
             switch code {
             case .invalidDuration: "INVALID_REQUEST"

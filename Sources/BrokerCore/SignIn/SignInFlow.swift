@@ -63,7 +63,8 @@ public struct SignInFlow: Sendable {
             var amendment: SignInAmendment?
             if phases.needDecision {
                 let decision = try await method.decide(proof, context)
-                if let pending = try await secondFactor(method, decision, context) {
+                let provider = method.sessionProvider(proof, on: context.surface)
+                if let pending = try await secondFactor(method, decision, provider: provider, context) {
                     count(method, outcome: "MFA_REQUIRED")
                     return .secondFactorRequired(pending)
                 }
@@ -74,7 +75,7 @@ public struct SignInFlow: Sendable {
                 }
             }
             var (refreshToken, grant) = sessions.grant(
-                provider: method.sessionProvider(on: context.surface), surface: context.surface, claims: claims)
+                provider: method.sessionProvider(proof, on: context.surface), surface: context.surface, claims: claims)
             grant.amendment = amendment
             var committed = try await method.commit(proof, session: grant, context: context)
             doorbell?.ring(committed.jobs)
@@ -103,12 +104,12 @@ public struct SignInFlow: Sendable {
     /// The second-factor phase: asked only for a sign-in to an existing account that takes nothing over, by a
     /// method that is asked (a takeover or a provider's legacy link removes the account's factors instead).
     private func secondFactor<Method: SignInMethod>(
-        _ method: Method, _ decision: SignInDecision, _ context: SignInContext
+        _ method: Method, _ decision: SignInDecision, provider: String, _ context: SignInContext
     ) async throws -> PendingSecondFactor? {
         guard let phase = phases.secondFactor, method.secondFactor == .asked, decision.account != nil,
             decision.change == .none || decision.change == .linked
         else { return nil }
-        return try await phase.challenge(decision, method: method.label, context: context)
+        return try await phase.challenge(decision, method: provider, context: context)
     }
 
     /// `amended` merged over the JSON object text `claims`.

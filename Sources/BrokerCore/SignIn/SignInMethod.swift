@@ -24,6 +24,9 @@ public protocol SignInMethod: Sendable {
     /// The session's sign-in provider on `surface` (its ID tokens' `sign_in_provider`; the session's format may
     /// name it as its listener's clients expect).
     func sessionProvider(on surface: SessionSurface) -> String
+    /// The session's sign-in provider for `proof` (default: ``sessionProvider(on:)``; a second factor's completion
+    /// names the first factor's).
+    func sessionProvider(_ proof: Proof, on surface: SessionSurface) -> String
     /// Claims the session's ID tokens carry besides the account's (JSON object text), if any.
     func sessionClaims(_ proof: Proof) -> String?
     /// The account a refusal after authentication concerns, when the proof names one.
@@ -49,6 +52,8 @@ extension SignInMethod {
     public func countsRefusal(_ error: any Error) -> Bool { true }
     /// The label.
     public func sessionProvider(on surface: SessionSurface) -> String { label }
+    /// ``sessionProvider(on:)``.
+    public func sessionProvider(_ proof: Proof, on surface: SessionSurface) -> String { sessionProvider(on: surface) }
     /// None.
     public func sessionClaims(_ proof: Proof) -> String? { nil }
     /// None.

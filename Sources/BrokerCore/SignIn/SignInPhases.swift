@@ -55,7 +55,8 @@ public enum SecondFactorRule: Sendable {
 /// the sign-in must be completed with a second factor. Runs outside any transaction; when it answers a pending
 /// sign-in, nothing of the sign-in is stored but what the phase itself stores (the pending credential).
 public protocol SecondFactorPhase: Sendable {
-    /// The pending sign-in to complete with a second factor, or nil to go on.
+    /// The pending sign-in to complete with a second factor, or nil to go on; `method` is the session's sign-in
+    /// provider (the method's ``SignInMethod/sessionProvider(_:on:)``), which the completed sign-in's session keeps.
     func challenge(
         _ decision: SignInDecision, method: String, context: SignInContext
     ) async throws -> PendingSecondFactor?
@@ -172,7 +173,21 @@ public struct SignInPhases: Sendable {
 
 /// A sign-in that stopped at the second factor, thrown by the surfaces' entry points to ``SignInFlow`` that answer a
 /// finished sign-in only; ``SignInFlow/run(_:_:)`` answers ``SignInStep/secondFactorRequired(_:)`` instead.
-public struct SecondFactorRequired: Error, Sendable {
+public struct SecondFactorRequired: CodedError {
     /// The pending sign-in.
     public var pending: PendingSecondFactor
+
+    /// Its one code.
+    public enum Code: String, Sendable {
+        /// The sign-in waits for its second factor.
+        case mfaRequired
+    }
+
+    /// ``Code/mfaRequired``.
+    public var code: Code { .mfaRequired }
+    /// None.
+    public var detail: String { "" }
+
+    /// `MFA_REQUIRED`, with the pending credential and the factors (``CodedError``).
+    public var refusal: Refusal? { .secondFactorRequired(pending) }
 }

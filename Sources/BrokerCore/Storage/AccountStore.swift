@@ -119,6 +119,10 @@ public struct AccountWriteOptions: Sendable, Equatable {
     /// takeover, a password reset. Every deletion does so too, whatever its options; an admin revocation does not.
     /// The cutoff outlives the account (it is kept by uid).
     public var cutsOffCustomTokens: Bool
+    /// Removes the account's second factors, recovery codes and pending sign-ins in the same transaction (contract
+    /// section 14): a takeover, a reset or verification of a never-verified account, a provider's legacy link, so
+    /// that a squatter's factor does not lock the owner out.
+    public var removesSecondFactors: Bool
     /// The write is a sign-in with a custom token issued at this instant (`iat`): it fails with
     /// `AccountStoreError(.cutOff)`, writing nothing, when the uid's cutoff is at or after that whole second.
     public var customTokenIssuedAt: Date?
@@ -127,8 +131,9 @@ public struct AccountWriteOptions: Sendable, Equatable {
     public init(
         consuming: SingleUseMark? = nil, revokeSessions: Bool = false, issuing: SessionGrant? = nil,
         recording: [AuditEvent] = [], enqueuing: [OutboxJob] = [], cutsOffCustomTokens: Bool = false,
-        customTokenIssuedAt: Date? = nil
+        customTokenIssuedAt: Date? = nil, removesSecondFactors: Bool = false
     ) {
+        self.removesSecondFactors = removesSecondFactors
         self.cutsOffCustomTokens = cutsOffCustomTokens
         self.customTokenIssuedAt = customTokenIssuedAt
         self.consuming = consuming

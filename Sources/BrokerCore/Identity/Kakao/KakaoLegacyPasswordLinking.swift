@@ -70,7 +70,9 @@ struct KakaoLegacyPasswordLinking: LinkingStrategy {
         return try await accounts.retryingRaces {
             let linked = try await accounts.store.account(provider: identity.provider, subject: identity.subject)
             let owner: Account? =
-                if linked == nil, let email = identity.email { try await accounts.store.account(email: email) } else { nil }
+                if linked == nil, let email = identity.email { try await accounts.store.account(email: email) } else {
+                    nil
+                }
             var matches = false
             if let owner, Self.isWorkaroundCandidate(owner, provider: identity.provider) {
                 matches = try await passwordIsWorkaround(owner, subject: identity.subject, accounts: accounts)
@@ -84,7 +86,9 @@ struct KakaoLegacyPasswordLinking: LinkingStrategy {
     }
 
     /// Whether `account`'s password is the Kakao id as the workaround stored it.
-    private func passwordIsWorkaround(_ account: Account, subject: String, accounts: AccountService) async throws -> Bool {
+    private func passwordIsWorkaround(
+        _ account: Account, subject: String, accounts: AccountService
+    ) async throws -> Bool {
         guard let hash = account.passwordHash else { return false }
         for candidate in Self.workaroundPasswords(forSubject: subject)
         where try await accounts.passwords.verify(candidate, against: hash) {
@@ -103,6 +107,7 @@ struct KakaoLegacyPasswordLinking: LinkingStrategy {
         var linking = accounts.signInOptions(signIn, .linked, uid: owner.id)
         linking.revokeSessions = true
         linking.cutsOffCustomTokens = true
+        linking.removesSecondFactors = true
         linking.enqueuing = accounts.revocationJobs(owner.id, at: now)
         let updated = try await accounts.store.update(id: owner.id, options: linking) { account in
             guard !account.disabled else { throw AccountError(.userDisabled) }

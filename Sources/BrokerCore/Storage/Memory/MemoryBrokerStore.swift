@@ -7,7 +7,7 @@ public import Foundation
 /// (linkedAt, provider, subject), as the SQL store returns them.
 public actor MemoryBrokerStore: BrokerStore {
     private let clock: any Clock
-    private var accounts: [AccountID: Account] = [:]
+    var accounts: [AccountID: Account] = [:]
     /// Where the events of changes go (``EventAnnouncing``).
     private var eventRouting: EventRouting?
     /// (provider, subject) -> uid.
@@ -37,6 +37,11 @@ public actor MemoryBrokerStore: BrokerStore {
     var guestCreations: [(address: String, at: Date)] = []
     /// Named leases of periodic jobs: holder and expiry (see `MemoryBrokerStore+Admin.swift`).
     var leases: [String: (holder: String, expiresAt: Date)] = [:]
+    /// Second factors by id, recovery-code hashes by uid, pending sign-ins by credential hash (see
+    /// `MemoryBrokerStore+SecondFactors.swift`).
+    var factors: [String: SecondFactorRecord] = [:]
+    var recoveryCodes: [AccountID: Set<String>] = [:]
+    var pendingSignIns: [String: PendingSignInRecord] = [:]
     /// Every refresh token, for the console's session summaries.
     var allRefreshTokens: [RefreshTokenRecord] { Array(tokens.values) }
     /// Every account, for listings.
@@ -110,7 +115,9 @@ public actor MemoryBrokerStore: BrokerStore {
     public func importAccounts(_ batch: [Account]) throws -> [AccountImportOutcome] {
         for account in batch {
             let keys = account.identities.map(IdentityKey.init)
-            guard Set(keys).count == keys.count else { throw AccountStoreError(.alreadyExists, "an identity is listed twice") }
+            guard Set(keys).count == keys.count else {
+                throw AccountStoreError(.alreadyExists, "an identity is listed twice")
+            }
         }
         return batch.map { account in
             let account = Self.normalized(account)
@@ -183,7 +190,7 @@ public actor MemoryBrokerStore: BrokerStore {
             id,
             AccountWriteOptions(
                 consuming: options.consuming, recording: options.recording, enqueuing: enqueuing,
-                cutsOffCustomTokens: true))
+                cutsOffCustomTokens: true, removesSecondFactors: true))
     }
 
     /// Queues the events of every later change for `routing`'s endpoints (``EventAnnouncing``).
@@ -376,13 +383,14 @@ public actor MemoryBrokerStore: BrokerStore {
     }
 
     /// Consumes the mark (purging expired ones), revokes and issues sessions and records events, as `options` ask.
-    private func finish(_ id: AccountID, _ options: AccountWriteOptions) {
+    func finish(_ id: AccountID, _ options: AccountWriteOptions) {
         let now = Self.normalized(clock.now)
         if let mark = options.consuming { record(mark) }
         if options.cutsOffCustomTokens {
             let cutoff = AccountWriteOptions.customTokenCutoff(at: now)
             customTokenCutoffs[id] = max(customTokenCutoffs[id] ?? cutoff, cutoff)
         }
+        if options.removesSecondFactors { removeSecondFactors(of: id) }
         if options.revokeSessions {
             revokeSessions(accountID: id, at: now)
         }
@@ -409,7 +417,7 @@ public actor MemoryBrokerStore: BrokerStore {
     // MARK: - Normalizing as the SQL store stores
 
     /// `date` rounded to the millisecond, as stored in SQL.
-    private static func normalized(_ date: Date) -> Date {
+    static func normalized(_ date: Date) -> Date {
         Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
     }
 

@@ -17,6 +17,7 @@ public enum BrokerSchema {
             SQLMigration(version: 11, statements: version11), SQLMigration(version: 12, statements: version12),
             SQLMigration(version: 13, statements: version13), SQLMigration(version: 14, statements: version14),
             SQLMigration(version: 15, statements: version15), SQLMigration(version: 16, statements: version16),
+            SQLMigration(version: 17, statements: version17),
             SQLMigration(version: 20, statements: version20),
         ]
     }
@@ -56,7 +57,48 @@ public enum BrokerSchema {
     /// stored before, and for those an import or a uid prefix linked without saying), which names it on the
     /// compatibility listener.
     private static let version16 = [
-        "ALTER TABLE identities ADD COLUMN credential_kind TEXT",
+        "ALTER TABLE identities ADD COLUMN credential_kind TEXT"
+    ]
+
+    /// Version 17: second factors (contract section 14): authenticator apps (the secret sealed with
+    /// `BROKER_ENCRYPTION_KEY`; `enrolled_at` NULL while the enrolment is pending; `last_used_step` the time step of
+    /// the last code that worked, so a code works once), recovery codes (SHA-256 hex, deleted once used), and the
+    /// sign-ins waiting for their second factor (by a hash of the pending credential, with the wrong codes given).
+    private static let version17 = [
+        """
+        CREATE TABLE second_factors (
+            id TEXT PRIMARY KEY,
+            uid TEXT NOT NULL,
+            type TEXT NOT NULL,
+            display_name TEXT,
+            secret TEXT NOT NULL,
+            created_at BIGINT NOT NULL,
+            enrolled_at BIGINT,
+            last_used_step BIGINT
+        )
+        """,
+        "CREATE INDEX second_factors_uid ON second_factors (uid, created_at)",
+        """
+        CREATE TABLE recovery_codes (
+            uid TEXT NOT NULL,
+            code_hash TEXT NOT NULL,
+            created_at BIGINT NOT NULL,
+            PRIMARY KEY (uid, code_hash)
+        )
+        """,
+        """
+        CREATE TABLE mfa_pending_sign_ins (
+            credential_hash TEXT PRIMARY KEY,
+            uid TEXT NOT NULL,
+            sign_in_provider TEXT NOT NULL,
+            surface TEXT NOT NULL,
+            created_at BIGINT NOT NULL,
+            expires_at BIGINT NOT NULL,
+            failures INTEGER NOT NULL DEFAULT 0
+        )
+        """,
+        "CREATE INDEX mfa_pending_sign_ins_uid ON mfa_pending_sign_ins (uid)",
+        "CREATE INDEX mfa_pending_sign_ins_expires ON mfa_pending_sign_ins (expires_at)",
     ]
 
     /// Version 14: each uid's custom-token cutoff (epoch milliseconds of a whole second): a custom token
@@ -97,7 +139,7 @@ public enum BrokerSchema {
     /// Version 10: the provider whose "the user left" event disabled an account (NULL: enabled, or disabled
     /// by an administrator), so that provider's next sign-in enables it again.
     private static let version10 = [
-        "ALTER TABLE accounts ADD COLUMN disabled_by TEXT",
+        "ALTER TABLE accounts ADD COLUMN disabled_by TEXT"
     ]
 
     /// Version 9: the admin console's sessions (by a keyed hash of the cookie), and the index the
@@ -117,7 +159,7 @@ public enum BrokerSchema {
     /// Version 8: a token a provider gave for an identity (a refresh token, revoked on deletion), sealed
     /// with AES-256-GCM under `BROKER_ENCRYPTION_KEY` and stored as base64; never in clear.
     private static let version8 = [
-        "ALTER TABLE identities ADD COLUMN provider_token TEXT",
+        "ALTER TABLE identities ADD COLUMN provider_token TEXT"
     ]
 
     /// Version 7: where the request behind an audit event came from (client address, user agent; NULL for the

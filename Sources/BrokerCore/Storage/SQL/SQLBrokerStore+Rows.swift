@@ -37,12 +37,17 @@ extension SQLBrokerStore {
 
     /// The instant from which ID tokens stay valid after a revocation at `now`: its whole second, since a
     /// token's `iat` has whole seconds (a token minted later in that second must keep working).
-    static func validAfter(_ now: Date) -> Date { Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down)) }
+    static func validAfter(_ now: Date) -> Date {
+        Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+    }
 
     /// Cuts off the uid's custom tokens, revokes the account's sessions and earlier ID tokens, stores `grant`'s
     /// session and appends the audit events, as `options` ask: the tail of every account write.
-    static func applyWriteOptions(_ options: AccountWriteOptions, uid: AccountID, now: Date, in connection: any SQLConnection) throws {
+    static func applyWriteOptions(
+        _ options: AccountWriteOptions, uid: AccountID, now: Date, in connection: any SQLConnection
+    ) throws {
         if options.cutsOffCustomTokens { try cutOffCustomTokens(of: uid, now: now, in: connection) }
+        if options.removesSecondFactors { try removeSecondFactors(of: uid, in: connection) }
         if options.revokeSessions {
             try connection.execute(revokeTokensOfAccount, [millis(now), .text(uid.rawValue)])
             try connection.execute(invalidateIDTokensOfAccount, [millis(validAfter(now)), .text(uid.rawValue)])
@@ -183,8 +188,12 @@ extension SQLBrokerStore {
     static func asStored(_ account: Account) throws -> Account {
         var stored = try decodeAccount(SQLRow(columns: accountColumnNames, values: accountValues(account)))
         stored.identities = try account.identities
-            .map { try decodeIdentity(SQLRow(columns: identityColumnNames, values: identityValues($0, uid: account.id))) }
-            .sorted { ($0.linkedAt, $0.provider.rawValue, $0.subject) < ($1.linkedAt, $1.provider.rawValue, $1.subject) }
+            .map {
+                try decodeIdentity(SQLRow(columns: identityColumnNames, values: identityValues($0, uid: account.id)))
+            }
+            .sorted {
+                ($0.linkedAt, $0.provider.rawValue, $0.subject) < ($1.linkedAt, $1.provider.rawValue, $1.subject)
+            }
         return stored
     }
 
@@ -222,8 +231,11 @@ extension SQLBrokerStore {
                 guard previous != identity else { continue }
                 try connection.execute(
                     updateIdentity,
-                    [optionalText(identity.email), millis(identity.linkedAt), optionalText(identity.providerToken),
-                     optionalText(identity.kind?.rawValue), .text(identity.provider.rawValue), .text(identity.subject)])
+                    [
+                        optionalText(identity.email), millis(identity.linkedAt), optionalText(identity.providerToken),
+                        optionalText(identity.kind?.rawValue), .text(identity.provider.rawValue),
+                        .text(identity.subject),
+                    ])
             } else {
                 try connection.execute(insertIdentity, identityValues(identity, uid: uid))
             }
@@ -247,9 +259,11 @@ extension SQLBrokerStore {
 
     /// The values of ``insertIdentity``.
     static func identityValues(_ identity: Identity, uid: AccountID) -> [SQLValue] {
-        [.text(identity.provider.rawValue), .text(identity.subject), .text(uid.rawValue),
-         optionalText(identity.email), millis(identity.linkedAt), optionalText(identity.providerToken),
-         optionalText(identity.kind?.rawValue)]
+        [
+            .text(identity.provider.rawValue), .text(identity.subject), .text(uid.rawValue),
+            optionalText(identity.email), millis(identity.linkedAt), optionalText(identity.providerToken),
+            optionalText(identity.kind?.rawValue),
+        ]
     }
 
     // MARK: - Single-use marks

@@ -158,7 +158,8 @@ public final class SQLBrokerStore: BrokerStore {
                 throw AccountStoreError(.notFound, "no account \(id)")
             }
             let tail = AccountWriteOptions(
-                recording: options.recording, enqueuing: enqueuing, cutsOffCustomTokens: true)
+                recording: options.recording, enqueuing: enqueuing, cutsOffCustomTokens: true,
+                removesSecondFactors: true)
             try Self.applyWriteOptions(tail, uid: id, now: now, in: connection)
         }
     }

@@ -59,14 +59,16 @@ public struct AdminSurface: Surface {
                 anonymous: try AdminSurface.anonymous(request))
             let (users, next) = try await services.admin.listUsers(
                 filter: filter, cursor: request.query["cursor"], limit: try AdminSurface.limit(request))
-            return .json(200, ["users": .array(users.map(\.adminJSON)), "nextCursor": next.map(JSONValue.string) ?? .null])
+            return .json(
+                200, ["users": .array(users.map(\.adminJSON)), "nextCursor": next.map(JSONValue.string) ?? .null])
         }
         admin("GET", "/admin/v1/users/{uid}") { _, context in
             .json(200, try await services.admin.userView(AdminSurface.uid(context)))
         }
         admin("GET", "/admin/v1/identities/{provider}/{subject}") { _, context in
             let account = try await services.admin.user(
-                provider: ProviderID(context.parameters["provider"] ?? ""), subject: context.parameters["subject"] ?? "")
+                provider: ProviderID(context.parameters["provider"] ?? ""), subject: context.parameters["subject"] ?? ""
+            )
             return .json(200, account.adminJSON)
         }
         admin("PATCH", "/admin/v1/users/{uid}") { request, context in
@@ -79,7 +81,8 @@ public struct AdminSurface: Surface {
             if let claims = body.members["customClaims"] {
                 change.customClaims = .some(claims == .null ? nil : try CustomClaims.validated(claims))
             }
-            let updated = try await services.admin.update(AdminSurface.uid(context), change, requestID: context.requestID)
+            let updated = try await services.admin.update(
+                AdminSurface.uid(context), change, requestID: context.requestID)
             return .json(200, updated.adminJSON)
         }
         admin("DELETE", "/admin/v1/users/{uid}") { _, context in
@@ -92,6 +95,11 @@ public struct AdminSurface: Surface {
                 requestID: context.requestID)
             return .json(200, updated.adminJSON)
         }
+        admin("DELETE", "/admin/v1/users/{uid}/mfa/{factorId}") { _, context in
+            try await services.admin.removeSecondFactor(
+                AdminSurface.uid(context), factorID: context.parameters["factorId"] ?? "", requestID: context.requestID)
+            return HTTPResponse(status: 204)
+        }
         admin("POST", "/admin/v1/users/{uid}/revoke-sessions") { request, context in
             try NativeBody.requireEmpty(request)
             try await services.admin.revokeSessions(AdminSurface.uid(context), requestID: context.requestID)
@@ -102,13 +110,17 @@ public struct AdminSurface: Surface {
             try body.allowOnly(["uid", "claims"])
             let uid = try body.string("uid")
             let claims = body.members["claims"].flatMap { $0 == .null ? nil : $0 }
-            let token = try await services.admin.customToken(AccountID(uid), claims: claims, requestID: context.requestID)
+            let token = try await services.admin.customToken(
+                AccountID(uid), claims: claims, requestID: context.requestID)
             return .json(200, ["customToken": .string(token)])
         }
-        admin("GET", "/admin/v1/audit", query: ["uid", "action", "provider", "outcome", "limit", "cursor"]) { request, _ in
+        admin("GET", "/admin/v1/audit", query: ["uid", "action", "provider", "outcome", "limit", "cursor"]) {
+            request, _ in
             let (events, next) = try await services.insights.audit(
-                AdminSurface.auditFilter(request), cursor: request.query["cursor"], limit: try AdminSurface.limit(request))
-            return .json(200, ["events": .array(events.map(\.json)), "nextCursor": next.map(JSONValue.string) ?? .null])
+                AdminSurface.auditFilter(request), cursor: request.query["cursor"],
+                limit: try AdminSurface.limit(request))
+            return .json(
+                200, ["events": .array(events.map(\.json)), "nextCursor": next.map(JSONValue.string) ?? .null])
         }
         admin("GET", "/admin/v1/outbox", query: ["uid", "failing"]) { request, _ in
             let failing: Bool
@@ -163,18 +175,21 @@ extension Account {
         members["customClaims"] = customClaims.flatMap { JSONValue.parse(Array($0.utf8)) } ?? .null
         members["origin"] = origin.map { .string($0.rawValue) } ?? .null
         if let phoneNumber { members["phoneNumber"] = .string(phoneNumber) }
-        members["import"] = imported.map { imported in
-            .object([
-                "importedAt": .string(imported.importedAt.rfc3339), "file": .string(imported.file),
-                "index": .int(Int64(imported.index)),
-                "identities": .array(imported.otherIdentities.map { identity in
-                    .object([
-                        "provider": .string(identity.provider.rawValue), "subject": .string(identity.subject),
-                        "email": identity.email.map(JSONValue.string) ?? .null, "linkedAt": .string(identity.linkedAt.rfc3339),
-                    ])
-                }),
-            ])
-        } ?? .null
+        members["import"] =
+            imported.map { imported in
+                .object([
+                    "importedAt": .string(imported.importedAt.rfc3339), "file": .string(imported.file),
+                    "index": .int(Int64(imported.index)),
+                    "identities": .array(
+                        imported.otherIdentities.map { identity in
+                            .object([
+                                "provider": .string(identity.provider.rawValue), "subject": .string(identity.subject),
+                                "email": identity.email.map(JSONValue.string) ?? .null,
+                                "linkedAt": .string(identity.linkedAt.rfc3339),
+                            ])
+                        }),
+                ])
+            } ?? .null
         members["identities"] = .array(identities.map(\.adminJSON))
         return .object(members)
     }

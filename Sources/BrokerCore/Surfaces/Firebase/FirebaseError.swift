@@ -18,7 +18,10 @@ public struct FirebaseError: Error, Sendable, Equatable {
     public var headers: [String: String] = [:]
 
     /// Creates an error; `status` 400 and `reason` `invalid` unless given.
-    public init(_ code: String, _ detail: String? = nil, status: Int = 400, reason: String = "invalid", statusName: String? = nil) {
+    public init(
+        _ code: String, _ detail: String? = nil, status: Int = 400, reason: String = "invalid",
+        statusName: String? = nil
+    ) {
         self.status = status
         self.code = code
         self.detail = detail
@@ -86,10 +89,13 @@ public struct FirebaseError: Error, Sendable, Equatable {
     public static let tenantsNotServed = FirebaseError(
         "OPERATION_NOT_ALLOWED", "Tenants are not served by this broker: it has one user pool.")
     /// An unknown path.
-    public static let notFound = FirebaseError("NOT_FOUND", "Not Found", status: 404, reason: "notFound", statusName: "NOT_FOUND")
+    public static let notFound = FirebaseError(
+        "NOT_FOUND", "Not Found", status: 404, reason: "notFound", statusName: "NOT_FOUND")
     /// What the broker does not do (phone sign-in, anonymous accounts, MFA): Firebase's answer for a method
     /// the project has not enabled.
-    public static func operationNotAllowed(_ detail: String) -> FirebaseError { FirebaseError("OPERATION_NOT_ALLOWED", detail) }
+    public static func operationNotAllowed(_ detail: String) -> FirebaseError {
+        FirebaseError("OPERATION_NOT_ALLOWED", detail)
+    }
     /// A bad or expired ID token on a call that takes one (`INVALID_ID_TOKEN`).
     public static let invalidIDToken = FirebaseError("INVALID_ID_TOKEN")
     /// An ID token past its `exp`, or one of a revoked session (`TOKEN_EXPIRED`).
@@ -157,6 +163,15 @@ public struct FirebaseError: Error, Sendable, Equatable {
         case .invalidRefreshToken: return FirebaseError("INVALID_REFRESH_TOKEN")
         case .unauthenticated: return invalidIDToken
         case .recentSignInRequired: return FirebaseError("CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+        // The sign-in routes answer a pending sign-in with 200 and `mfaPendingCredential`; elsewhere it is refused.
+        case .secondFactorRequired: return FirebaseError("MFA_REQUIRED", "Finish with accounts/mfaSignIn:finalize.")
+        case .secondFactor(let factor):
+            switch factor {
+            case .invalidCode: return FirebaseError("INVALID_VERIFICATION_CODE")
+            case .invalidPendingCredential: return FirebaseError("INVALID_MFA_PENDING_CREDENTIAL")
+            case .factorNotFound: return FirebaseError("MFA_ENROLLMENT_NOT_FOUND")
+            case .notEnabled: return operationNotAllowed("Second factors are not enabled.")
+            }
         case .sessionCookie(let cookie):
             switch cookie {
             case .invalidDuration: return FirebaseError("INVALID_DURATION")

@@ -24,7 +24,9 @@ public struct FirebaseRouteTable: Sendable {
     /// Adds a route: `pattern` is a full path (``FirebaseEndpoints/identityToolkitPath`` + `/accounts:signUp`);
     /// a `{project}` segment must equal the broker's `projectId` (else 403 `PERMISSION_DENIED`, nothing done),
     /// and is in `call.context.parameters["project"]`.
-    public mutating func add(_ method: String, _ pattern: String, access: FirebaseAccess, _ handler: @escaping FirebaseHandler) {
+    public mutating func add(
+        _ method: String, _ pattern: String, access: FirebaseAccess, _ handler: @escaping FirebaseHandler
+    ) {
         entries.append(Entry(method: method, pattern: pattern, access: access, handler: handler))
     }
 
@@ -49,7 +51,12 @@ public struct FirebaseRouteTable: Sendable {
         for entry in entries {
             router.add(entry.method, entry.pattern) { request, context in
                 let call = try checks.admit(request, context, access: entry.access)
-                return try await entry.handler(call)
+                do {
+                    return try await entry.handler(call)
+                } catch let held as SecondFactorRequired {
+                    // A first factor of an account with a second factor: 200 with the pending credential.
+                    return FirebaseSurface.pendingAnswer(held.pending)
+                }
             }
         }
         let methods = Set(verbs.map(\.method)).sorted()

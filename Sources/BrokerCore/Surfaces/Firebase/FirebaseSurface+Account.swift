@@ -3,10 +3,13 @@ extension FirebaseSurface {
     /// redacted.
     func lookup(_ call: FirebaseCall) async throws -> HTTPResponse {
         let user = try await authenticated(call)
-        return Self.ok([
-            "kind": Self.kind("GetAccountInfoResponse"),
-            "users": [FirebaseUserInfo(user.account, providers: services.providers).json(.client)],
-        ])
+        var info = FirebaseUserInfo(user.account, providers: services.providers).json(.client)
+        let factors = try await mfaInfo(user.account.id)
+        if !factors.isEmpty, case .object(var members) = info {
+            members["mfaInfo"] = .array(factors)
+            info = .object(members)
+        }
+        return Self.ok(["kind": Self.kind("GetAccountInfoResponse"), "users": [info]])
     }
 
     /// The `deleteAttribute` names the client may clear.
@@ -67,7 +70,9 @@ extension FirebaseSurface {
             account = try await selfService.unlink(signedIn, provider: provider, requestID: call.requestID)
         }
         let info = FirebaseUserInfo(account, providers: services.providers).json(.client)
-        var fields: [String: JSONValue] = ["kind": Self.kind("SetAccountInfoResponse"), "localId": .string(account.id.rawValue)]
+        var fields: [String: JSONValue] = [
+            "kind": Self.kind("SetAccountInfoResponse"), "localId": .string(account.id.rawValue),
+        ]
         for key in ["email", "emailVerified", "displayName", "photoUrl", "providerUserInfo", "passwordHash"] {
             fields[key] = info[key]
         }

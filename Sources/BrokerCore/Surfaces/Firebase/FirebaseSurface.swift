@@ -51,6 +51,8 @@ public struct FirebaseSurface: Surface {
         public var actionCodes: ActionCodeService
         /// The email flows; nil without a `mail` section.
         public var emailActions: EmailActionService?
+        /// Second factors; nil when `mfa.totp` is off.
+        public var secondFactors: SecondFactorService?
         /// The clock.
         public var clock: any Clock
         /// Verifies the Firebase-shaped ID tokens that calls such as `accounts:lookup` carry.
@@ -70,6 +72,7 @@ public struct FirebaseSurface: Surface {
             admin = services.admin
             actionCodes = services.actionCodes
             emailActions = services.emailActions
+            secondFactors = services.secondFactors
             clock = services.clock
             idTokens = FirebaseIDTokenVerifier(services: services)
             customTokens = FirebaseCustomTokenVerifier(services: services)
@@ -110,6 +113,7 @@ public struct FirebaseSurface: Surface {
         mountConfig(on: &routes)
         mountAdmin(on: &routes)
         mountOOB(on: &routes)
+        mountMFA(on: &routes)
         routes.register(on: &router, surface: self)
     }
 

@@ -5,13 +5,8 @@ typealias AuthenticatedHandler =
 extension NativeSurface {
     func mountMe(_ router: inout Router) {
         let services = self.services
-        /// Registers a route of the signed-in user: the ID token is checked before the handler runs.
         func me(_ method: String, _ pattern: String, _ handler: @escaping AuthenticatedHandler) {
-            router.add(method, pattern) { request, context in
-                let (account, session) = try await NativeSurface.authenticateSession(request, services)
-                let user = AccountSelfService.User(account: account, claims: session.claims)
-                return try await handler(request, context, user)
-            }
+            router.add(method, pattern, NativeSurface.signedIn(services, handler))
         }
         let selfService = services.selfService
 
@@ -54,6 +49,17 @@ extension NativeSurface {
         me("DELETE", "/v1/me/identities/{provider}") { _, context, user in
             let provider = ProviderID(context.parameters["provider"] ?? "")
             return .json(200, try await selfService.unlink(user, provider: provider, requestID: context.requestID).json)
+        }
+    }
+
+    /// A route of the signed-in user: the ID token is checked before `handler` runs.
+    static func signedIn(
+        _ services: NativeSurface.Dependencies, _ handler: @escaping AuthenticatedHandler
+    ) -> RouteHandler {
+        { request, context in
+            let (account, session) = try await NativeSurface.authenticateSession(request, services)
+            let user = AccountSelfService.User(account: account, claims: session.claims)
+            return try await handler(request, context, user)
         }
     }
 

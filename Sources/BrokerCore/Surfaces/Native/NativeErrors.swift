@@ -12,6 +12,8 @@ public struct APIError: Error, Sendable, Equatable {
     public var headers: [String: String] = [:]
     /// For `ACCOUNT_EXISTS_WITH_DIFFERENT_CREDENTIAL`: the existing account's sign-in methods.
     public var existingProviders: [String]? = nil
+    /// More members of the `error` object (`MFA_REQUIRED`'s `mfaPendingCredential` and `factors`).
+    public var details: [String: JSONValue] = [:]
 
     /// Creates an error.
     public init(_ status: Int, _ code: String, _ message: String) {
@@ -91,6 +93,26 @@ public struct APIError: Error, Sendable, Equatable {
         case .unauthenticated: return APIError(401, code, "A valid ID token is required.")
         case .recentSignInRequired:
             return APIError(401, code, "This change needs a recent sign-in; sign in again and retry.")
+        case .secondFactorRequired(let pending):
+            var mapped = APIError(401, code, "This account has a second factor; finish with POST /v1/signin/mfa.")
+            mapped.details = [
+                "mfaPendingCredential": .string(pending.credential),
+                "factors": .array(
+                    pending.factors.map { factor in
+                        [
+                            "factorId": .string(factor.id), "type": .string(factor.type),
+                            "displayName": factor.displayName.map(JSONValue.string) ?? .null,
+                        ]
+                    }),
+            ]
+            return mapped
+        case .secondFactor(let factor):
+            switch factor {
+            case .invalidCode: return APIError(400, code, "The code is wrong or was used already.")
+            case .invalidPendingCredential:
+                return APIError(401, code, "The pending sign-in is unknown, expired, used or refused; sign in again.")
+            case .factorNotFound, .notEnabled: return notFound
+            }
         case .sessionCookie(let cookie):
             switch cookie {
             case .invalidDuration: return invalidRequest("The session cookie's duration is not valid.")
@@ -153,6 +175,7 @@ public struct APIError: Error, Sendable, Equatable {
     public var response: HTTPResponse {
         var body: [String: JSONValue] = ["code": .string(code), "message": .string(message)]
         if let existingProviders { body["existingProviders"] = .array(existingProviders.map(JSONValue.string)) }
+        body.merge(details) { own, _ in own }
         var response = HTTPResponse.json(status, .object(["error": .object(body)]))
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { response.headers.append((name, value)) }
         return response

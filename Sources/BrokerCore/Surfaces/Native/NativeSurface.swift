@@ -16,6 +16,8 @@ public struct NativeSurface: Surface {
         public var accounts: AccountService
         /// The email flows; nil without a `mail` section.
         public var emailActions: EmailActionService?
+        /// Second factors; nil when `mfa.totp` is off.
+        public var secondFactors: SecondFactorService?
         /// Where providers' webhooks report account events; nil: their routes answer 501.
         public var lifecycle: (any ProviderLifecycle)?
         /// The per-address throttle webhook routes share with the admin API.
@@ -32,6 +34,7 @@ public struct NativeSurface: Surface {
             sessions = services.sessions
             accounts = services.accounts
             emailActions = services.emailActions
+            secondFactors = services.secondFactors
             lifecycle = services.lifecycle
             adminGate = services.adminGate
             auditor = services.auditor
@@ -52,6 +55,7 @@ public struct NativeSurface: Surface {
         mountSessions(&router)
         mountPasswords(&router)
         mountMe(&router)
+        mountSecondFactors(&router)
         mountEmail(&router)
         mountWebhooks(&router)
     }

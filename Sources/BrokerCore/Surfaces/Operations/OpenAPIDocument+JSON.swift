@@ -345,6 +345,9 @@ extension OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/Error503StorageUnavailable"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401MfaRequired"
           }
         }
       }
@@ -3162,6 +3165,529 @@ extension OpenAPIDocument {
           }
         }
       }
+    },
+    "/v1/me/mfa": {
+      "get": {
+        "operationId": "listMySecondFactors",
+        "tags": [
+          "native"
+        ],
+        "summary": "The signed-in user's second factors",
+        "description": "The enrolled factors (never a secret) and the unused recovery codes. 404 `NOT_FOUND` when `mfa.totp` is off.",
+        "security": [
+          {
+            "idToken": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The factors.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "factors",
+                    "recoveryCodesLeft"
+                  ],
+                  "properties": {
+                    "factors": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/SecondFactor"
+                      }
+                    },
+                    "recoveryCodesLeft": {
+                      "type": "integer",
+                      "minimum": 0
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401Unauthenticated"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403UserDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413PayloadTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/me/mfa/totp": {
+      "post": {
+        "operationId": "startTotpEnrolment",
+        "tags": [
+          "native"
+        ],
+        "summary": "Start enrolling an authenticator app",
+        "description": "Needs a recent sign-in. A new random secret (20 bytes, base32) and its `otpauth://` URI; the enrolment waits 10 minutes for its first code. The body is empty or `{}`.",
+        "security": [
+          {
+            "idToken": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The enrolment.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "enrollmentId",
+                    "secret",
+                    "otpauthUri",
+                    "digits",
+                    "periodSeconds",
+                    "expiresAt"
+                  ],
+                  "properties": {
+                    "enrollmentId": {
+                      "type": "string"
+                    },
+                    "secret": {
+                      "type": "string"
+                    },
+                    "otpauthUri": {
+                      "type": "string"
+                    },
+                    "digits": {
+                      "type": "integer"
+                    },
+                    "periodSeconds": {
+                      "type": "integer"
+                    },
+                    "expiresAt": {
+                      "type": "string",
+                      "format": "date-time"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401UnauthenticatedRecentSignInRequired"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403UserDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413PayloadTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/me/mfa/totp/verify": {
+      "post": {
+        "operationId": "verifyTotpEnrolment",
+        "tags": [
+          "native"
+        ],
+        "summary": "Finish an enrolment with its first code",
+        "description": "The factor is enrolled with a new set of 10 recovery codes, shown once (the old set dies). A wrong code is 400 `INVALID_MFA_CODE`; an unknown, expired or verified enrolment 404.",
+        "security": [
+          {
+            "idToken": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "enrollmentId",
+                  "code"
+                ],
+                "properties": {
+                  "enrollmentId": {
+                    "type": "string"
+                  },
+                  "code": {
+                    "type": "string"
+                  },
+                  "displayName": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The factor and its recovery codes.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "factor",
+                    "recoveryCodes"
+                  ],
+                  "properties": {
+                    "factor": {
+                      "$ref": "#/components/schemas/SecondFactor"
+                    },
+                    "recoveryCodes": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      },
+                      "minItems": 10,
+                      "maxItems": 10
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequestInvalidMfaCode"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401Unauthenticated"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403UserDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413PayloadTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/me/mfa/{factorId}": {
+      "delete": {
+        "operationId": "removeMySecondFactor",
+        "tags": [
+          "native"
+        ],
+        "summary": "Remove a second factor",
+        "description": "Needs a recent sign-in. The recovery codes go with the last factor.",
+        "security": [
+          {
+            "idToken": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "factorId",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "Removed.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401UnauthenticatedRecentSignInRequired"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403UserDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413PayloadTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/me/mfa/recovery-codes": {
+      "post": {
+        "operationId": "regenerateRecoveryCodes",
+        "tags": [
+          "native"
+        ],
+        "summary": "A new set of recovery codes",
+        "description": "Needs a recent sign-in and an enrolled factor; the old set dies. The body is empty or `{}`.",
+        "security": [
+          {
+            "idToken": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The new codes, shown once.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "recoveryCodes"
+                  ],
+                  "properties": {
+                    "recoveryCodes": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      },
+                      "minItems": 10,
+                      "maxItems": 10
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401UnauthenticatedRecentSignInRequired"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403UserDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413PayloadTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/signin/mfa": {
+      "post": {
+        "operationId": "signInSecondFactor",
+        "tags": [
+          "native"
+        ],
+        "summary": "Finish a sign-in held for its second factor",
+        "description": "With the `mfaPendingCredential` of a 401 `MFA_REQUIRED` and either `factorId` and a TOTP `code`, or a `recoveryCode`: the session the first factor would have given, its ID token carrying `mfa` (`totp` or `recovery`). A wrong code counts toward the account's lockout; after 5 the pending credential is dead.",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "mfaPendingCredential"
+                ],
+                "properties": {
+                  "mfaPendingCredential": {
+                    "type": "string"
+                  },
+                  "factorId": {
+                    "type": "string"
+                  },
+                  "code": {
+                    "type": "string"
+                  },
+                  "recoveryCode": {
+                    "type": "string"
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Signed in: the session body.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Session"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequestInvalidMfaCode"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401InvalidMfaPendingCredential"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403UserDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429TooManyAttempts"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413PayloadTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      }
+    },
+    "/admin/v1/users/{uid}/mfa/{factorId}": {
+      "delete": {
+        "operationId": "adminRemoveSecondFactor",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Remove a user's second factor (a lost phone)",
+        "security": [
+          {
+            "adminToken": []
+          },
+          {
+            "consoleSession": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "uid",
+            "in": "path",
+            "required": true,
+            "description": "The account's uid (1 to 128 characters).",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 128,
+              "pattern": "^[^/]+$"
+            }
+          },
+          {
+            "name": "factorId",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "Removed.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401Unauthenticated"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429TooManyAttempts"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        },
+        "description": "Audited as `mfa_unenroll` by the administrator; with the last factor the recovery codes go too. 404 for an unknown user or factor."
+      }
     }
   },
   "components": {
@@ -3387,6 +3913,18 @@ extension OpenAPIDocument {
             "items": {
               "$ref": "#/components/schemas/OutboxJob"
             }
+          },
+          "mfaFactors": {
+            "type": "array",
+            "description": "The user view only: enrolled second factors, never a secret.",
+            "items": {
+              "$ref": "#/components/schemas/SecondFactor"
+            }
+          },
+          "recoveryCodesLeft": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "The user view only: unused recovery codes."
           }
         }
       },
@@ -3962,6 +4500,40 @@ extension OpenAPIDocument {
                 ]
               }
             }
+          }
+        }
+      },
+      "SecondFactor": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "factorId",
+          "type",
+          "displayName",
+          "enrolledAt"
+        ],
+        "properties": {
+          "factorId": {
+            "type": "string"
+          },
+          "type": {
+            "type": "string",
+            "enum": [
+              "totp"
+            ]
+          },
+          "displayName": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "enrolledAt": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time"
           }
         }
       }
@@ -5164,6 +5736,161 @@ extension OpenAPIDocument {
                       "items": {
                         "type": "string"
                       }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "Error401MfaRequired": {
+        "description": "The account has a second factor: nothing was stored but the pending credential; finish with `POST /v1/signin/mfa`.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/X-Request-Id"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "error"
+              ],
+              "properties": {
+                "error": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "code",
+                    "message",
+                    "mfaPendingCredential",
+                    "factors"
+                  ],
+                  "properties": {
+                    "code": {
+                      "type": "string",
+                      "enum": [
+                        "MFA_REQUIRED"
+                      ]
+                    },
+                    "message": {
+                      "type": "string"
+                    },
+                    "mfaPendingCredential": {
+                      "type": "string"
+                    },
+                    "factors": {
+                      "type": "array",
+                      "items": {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "required": [
+                          "factorId",
+                          "type",
+                          "displayName"
+                        ],
+                        "properties": {
+                          "factorId": {
+                            "type": "string"
+                          },
+                          "type": {
+                            "type": "string",
+                            "enum": [
+                              "totp"
+                            ]
+                          },
+                          "displayName": {
+                            "type": [
+                              "string",
+                              "null"
+                            ]
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "Error400InvalidRequestInvalidMfaCode": {
+        "description": "A malformed request, or a wrong or used code; nothing was stored.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/X-Request-Id"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "error"
+              ],
+              "properties": {
+                "error": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "code",
+                    "message"
+                  ],
+                  "properties": {
+                    "code": {
+                      "type": "string",
+                      "enum": [
+                        "INVALID_REQUEST",
+                        "INVALID_MFA_CODE"
+                      ]
+                    },
+                    "message": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "Error401InvalidMfaPendingCredential": {
+        "description": "The pending credential is unknown, expired, used, or dead after 5 wrong codes: sign in again.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/X-Request-Id"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "error"
+              ],
+              "properties": {
+                "error": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "code",
+                    "message"
+                  ],
+                  "properties": {
+                    "code": {
+                      "type": "string",
+                      "enum": [
+                        "INVALID_MFA_PENDING_CREDENTIAL"
+                      ]
+                    },
+                    "message": {
+                      "type": "string"
                     }
                   }
                 }

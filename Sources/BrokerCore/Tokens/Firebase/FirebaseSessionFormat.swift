@@ -45,6 +45,15 @@ public struct FirebaseSessionFormat: SessionFormat {
         return ProviderRegistry.firebaseID(of: provider, kind: account.identity(provider.id)?.kind)
     }
 
+    /// A completed second factor's session claims (`mfa`, `mfa_factor_id`), taken out of `claims` and named as
+    /// Firebase names them under `firebase`: `sign_in_second_factor`, `second_factor_identifier`.
+    static func secondFactor(_ claims: inout [String: JSONValue]) -> [String: JSONValue] {
+        guard let factor = claims.removeValue(forKey: "mfa") else { return [:] }
+        var named: [String: JSONValue] = ["sign_in_second_factor": factor]
+        if let id = claims.removeValue(forKey: "mfa_factor_id") { named["second_factor_identifier"] = id }
+        return named
+    }
+
     /// Firebase's claims.
     public func claims(of content: SessionTokenContent, settings: SessionSettings) -> [String: JSONValue] {
         let account = content.account
@@ -70,10 +79,11 @@ public struct FirebaseSessionFormat: SessionFormat {
             "exp": .int(issuedAt + Int64(settings.idTokenTTL)),
             "auth_time": .int(Int64(content.authTime.timeIntervalSince1970)),
             "email_verified": .bool(account.emailVerified), "sid": .string(content.sessionID),
-            "firebase": .object([
-                "identities": .object(identities.mapValues { .array($0) }),
-                "sign_in_provider": .string(content.provider),
-            ]),
+            "firebase": .object(
+                [
+                    "identities": .object(identities.mapValues { .array($0) }),
+                    "sign_in_provider": .string(content.provider),
+                ].merging(Self.secondFactor(&claims)) { own, _ in own }),
         ]
         claims.merge(reserved) { _, reserved in reserved }
         if let email = account.email { claims["email"] = .string(email) } else { claims["email"] = nil }

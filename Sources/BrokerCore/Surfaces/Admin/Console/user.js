@@ -1,4 +1,4 @@
-// One user: profile, identities, sessions, custom claims, origin and audit trail, and the admin actions,
+// One user: profile, identities, second factors, sessions, custom claims, origin and audit trail, and the admin actions,
 // each behind a confirmation.
 import { call, query, segment } from './api.js';
 import { h, show, state, errorState, table, time, valueText } from './dom.js';
@@ -7,7 +7,7 @@ import { auditRows, auditHeaders } from './audit.js';
 import { sessionEnded } from './app.js';
 
 const timeFields = new Set(['createdAt', 'lastSignInAt', 'importedAt', 'linkedAt']);
-const shownElsewhere = new Set(['identities', 'customClaims']);
+const shownElsewhere = new Set(['identities', 'customClaims', 'mfaFactors', 'recoveryCodesLeft']);
 
 /** A definition list of every field the API gives (unknown ones included), times in the viewer's zone. */
 function details(object, skip = shownElsewhere) {
@@ -72,6 +72,26 @@ export async function userPage(uid) {
         () => call('DELETE', path + '/identities/' + segment(identity.provider)), 'Unlinked ' + identity.provider + '.'),
     }, 'Unlink'),
   ]);
+
+  // Second factors (never a secret): removal is for a lost phone, behind a confirmation.
+  const factors = user.mfaFactors || [];
+  const factorRows = factors.map((factor) => [
+    factor.type,
+    factor.displayName || '—',
+    h('span', { class: 'mono' }, factor.factorId),
+    time(factor.enrolledAt),
+    h('button', {
+      type: 'button',
+      class: 'danger small',
+      'data-unenroll': factor.factorId,
+      onclick: () => act('Remove this second factor?', 'The user signs in without it (a lost phone). With the last ' +
+        'factor the recovery codes go too. The user can enrol again.', 'Remove',
+        () => call('DELETE', path + '/mfa/' + segment(factor.factorId)), 'Second factor removed.'),
+    }, 'Remove'),
+  ]);
+  const secondFactors = h('div', { id: 'second-factors' },
+    factors.length ? table('Second factors', ['Type', 'Name', 'Id', 'Enrolled', ''], factorRows) : state('No second factor.', 'empty'),
+    h('p', { class: 'hint', id: 'recovery-codes-left' }, 'Recovery codes left: ' + (user.recoveryCodesLeft ?? 0)));
 
   const sessions = h('div', { id: 'sessions' }, state('Loading sessions…'));
   const trail = h('div', { id: 'trail' }, state('Loading the audit trail…'));
@@ -153,6 +173,7 @@ export async function userPage(uid) {
     h('section', { class: 'card' }, h('h2', {}, 'Profile and origin'), details(user)),
     h('section', { class: 'card' }, h('h2', {}, 'Identities'),
       identities.length ? table('Linked providers', ['Provider', 'Subject', 'Email', 'Linked', ''], identityRows) : state('No provider is linked.', 'empty')),
+    h('section', { class: 'card' }, h('h2', {}, 'Second factors'), secondFactors),
     h('section', { class: 'card' }, h('h2', {}, 'Sessions'), sessions),
     h('section', { class: 'card' }, h('h2', {}, 'Custom claims'), claimsForm),
     h('section', { class: 'card' }, h('h2', {}, 'Audit trail'), trail),

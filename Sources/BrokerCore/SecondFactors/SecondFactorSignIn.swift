@@ -1,0 +1,87 @@
+import Foundation
+
+/// The second-factor phase of every sign-in when `mfa.totp` is enabled: a sign-in to an account with a factor is
+/// held, storing only its pending credential (contract section 14).
+struct TOTPSecondFactorPhase: SecondFactorPhase {
+    let service: SecondFactorService
+
+    func challenge(
+        _ decision: SignInDecision, method: String, context: SignInContext
+    ) async throws -> PendingSecondFactor? {
+        guard let account = decision.account else { return nil }
+        return try await service.hold(account, signInProvider: method, surface: context.surface)
+    }
+}
+
+/// `POST /v1/signin/mfa` (and the compatibility listener's `accounts/mfaSignIn:finalize`): a held sign-in finished
+/// with a TOTP code or a recovery code. Its decide finds the pending account; its commit spends the pending
+/// credential and checks again, in its transaction, that the factor is still enrolled and the step unused (or the
+/// recovery code unused), then stores the session the first factor would have made, its ID tokens carrying
+/// `mfa`: `totp` or `recovery`. Counted and audited under `mfa`; a wrong code counts toward the account's lockout,
+/// and a completed second factor clears it.
+struct SecondFactorSignIn: SignInMethod {
+    let credential: String
+    let answer: SecondFactorService.Answer
+    let service: SecondFactorService
+
+    var label: String { "mfa" }
+    var secondFactor: SecondFactorRule { .satisfied }
+
+    func uid(of proof: SecondFactorService.Checked) -> AccountID? { proof.account.id }
+
+    func sessionProvider(_ proof: SecondFactorService.Checked, on surface: SessionSurface) -> String {
+        proof.pending.signInProvider
+    }
+
+    /// `mfa`: `totp` or `recovery`; on the compatibility listener also the factor's id, which its token format
+    /// names `second_factor_identifier`.
+    func sessionClaims(_ proof: SecondFactorService.Checked) -> String? {
+        switch proof.proof {
+        case .totp(let factorID, _) where proof.pending.surface != .native:
+            String(
+                decoding: JSONValue.object(["mfa": "totp", "mfa_factor_id": .string(factorID)]).serialized(),
+                as: UTF8.self)
+        case .totp: #"{"mfa":"totp"}"#
+        case .recoveryCode: #"{"mfa":"recovery"}"#
+        }
+    }
+
+    func authenticate(_ context: SignInContext) async throws -> SecondFactorService.Checked {
+        let checked = try await service.check(answer, for: credential)
+        // A sign-in held on one listener is finished there.
+        guard checked.pending.surface == context.surface else {
+            throw SecondFactorError(.invalidPendingCredential, "held on another listener")
+        }
+        return checked
+    }
+
+    func decide(_ proof: SecondFactorService.Checked, _ context: SignInContext) async throws -> SignInDecision {
+        SignInDecision(
+            account: proof.account, change: .none,
+            credential: SignInCredential(provider: proof.pending.signInProvider, email: proof.account.email))
+    }
+
+    func commit(
+        _ proof: SecondFactorService.Checked, session: SessionGrant, context: SignInContext
+    ) async throws -> CommittedSignIn {
+        let now = service.clock.now
+        func event(_ action: AuditAction, _ provider: String) -> AuditEvent {
+            AuditEvent(
+                time: now, uid: proof.account.id, action: action, provider: provider, actor: .user,
+                requestID: context.requestID)
+        }
+        var events = [event(.signIn, label)]
+        if case .recoveryCode = proof.proof { events.append(event(.mfaRecoveryCodeUsed, "recovery")) }
+        let account: Account
+        do {
+            account = try await service.store.completeSecondFactor(
+                pendingHash: proof.pending.credentialHash, proof: proof.proof, at: now,
+                options: AccountWriteOptions(issuing: session, recording: events))
+        } catch let error as SecondFactorError where error.code == .invalidCode {
+            // The factor was removed, or the step or code used, since the check: a wrong code.
+            throw try await service.wrongCode(proof.pending.credentialHash)
+        }
+        try await service.clearLockout(account)
+        return CommittedSignIn(account: account, change: .none)
+    }
+}

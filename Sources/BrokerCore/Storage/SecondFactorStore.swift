@@ -1,0 +1,120 @@
+public import Foundation
+
+/// A second factor as stored (contract section 14): an authenticator app's sealed secret, verified or still being
+/// enrolled, with the last time step a code of it worked.
+public struct SecondFactorRecord: Sendable, Equatable {
+    /// The factor's id (its enrolment's id while it is being enrolled).
+    public var id: String
+    /// The account it belongs to.
+    public var uid: AccountID
+    /// Its type: `totp`.
+    public var type: String
+    /// The name its owner gave it.
+    public var displayName: String?
+    /// The secret, sealed with `BROKER_ENCRYPTION_KEY` (base64); never in clear.
+    public var sealedSecret: String
+    /// When its enrolment started.
+    public var createdAt: Date
+    /// When its enrolment was verified; nil while it is pending (it then finishes no sign-in).
+    public var enrolledAt: Date?
+    /// The last time step a code of it worked (each code works once); nil when none has.
+    public var lastUsedStep: Int64?
+
+    /// Creates a record.
+    public init(
+        id: String, uid: AccountID, type: String = "totp", displayName: String? = nil, sealedSecret: String,
+        createdAt: Date, enrolledAt: Date? = nil, lastUsedStep: Int64? = nil
+    ) {
+        self.id = id
+        self.uid = uid
+        self.type = type
+        self.displayName = displayName
+        self.sealedSecret = sealedSecret
+        self.createdAt = createdAt
+        self.enrolledAt = enrolledAt
+        self.lastUsedStep = lastUsedStep
+    }
+}
+
+/// A sign-in waiting for its second factor, as stored: what the session it finishes will be.
+public struct PendingSignInRecord: Sendable, Equatable {
+    /// SHA-256 hex of the opaque pending credential.
+    public var credentialHash: String
+    /// The account the sign-in reaches.
+    public var uid: AccountID
+    /// The first factor's sign-in provider (the session's).
+    public var signInProvider: String
+    /// The listener the session is made for.
+    public var surface: SessionSurface
+    /// When it was made.
+    public var createdAt: Date
+    /// When it stops working.
+    public var expiresAt: Date
+    /// Wrong codes given for it so far.
+    public var failures: Int
+
+    /// Creates a record.
+    public init(
+        credentialHash: String, uid: AccountID, signInProvider: String, surface: SessionSurface, createdAt: Date,
+        expiresAt: Date, failures: Int = 0
+    ) {
+        self.credentialHash = credentialHash
+        self.uid = uid
+        self.signInProvider = signInProvider
+        self.surface = surface
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.failures = failures
+    }
+}
+
+/// What finishes a pending sign-in, as the commit checks it again.
+public enum SecondFactorProof: Sendable, Equatable {
+    /// A code of the factor for this time step: the factor must still be enrolled, the step after its last used.
+    case totp(factorID: String, step: Int64)
+    /// A recovery code, by its hash: it must still be unused.
+    case recoveryCode(hash: String)
+}
+
+/// Where second factors, recovery codes (as hashes) and pending sign-ins live (schema version 17). Every backend
+/// passes the conformance suite. A takeover, a reset or verification of a never-verified account and a provider's
+/// legacy link remove an account's factors in their own transaction (``AccountWriteOptions/removesSecondFactors``);
+/// a deletion removes them with the account.
+public protocol SecondFactorStore: Sendable {
+    /// The account's enrolled factors (verified), oldest first.
+    func secondFactors(uid: AccountID) async throws -> [SecondFactorRecord]
+    /// The factor or pending enrolment `id` of `uid`.
+    func secondFactor(id: String, uid: AccountID) async throws -> SecondFactorRecord?
+    /// The account's unused recovery codes.
+    func recoveryCodesLeft(uid: AccountID) async throws -> Int
+    /// Stores a pending enrolment, forgetting the account's pending enrolments made before `purgeBefore`.
+    func insertSecondFactor(_ record: SecondFactorRecord, purgeBefore: Date) async throws
+    /// In one transaction: the pending enrolment `id` of `uid`, made after `madeAfter`, is verified at `date` with
+    /// its code's `step` (its last used) and `displayName`; the account's recovery codes become `recoveryCodeHashes`;
+    /// `recording` is appended to the audit log. Nil, writing nothing, when there is no such pending enrolment.
+    func confirmSecondFactor(
+        id: String, uid: AccountID, displayName: String?, step: Int64, at date: Date, madeAfter: Date,
+        recoveryCodeHashes: [String], recording: [AuditEvent]
+    ) async throws -> SecondFactorRecord?
+    /// Removes the enrolled factor `id` of `uid` with `recording`, and the recovery codes with the last factor;
+    /// false, writing nothing, when there is none.
+    func deleteSecondFactor(id: String, uid: AccountID, recording: [AuditEvent]) async throws -> Bool
+    /// Replaces the account's recovery codes with `hashes` (the old set dies), with `recording`; false, writing
+    /// nothing, when the account has no enrolled factor.
+    func replaceRecoveryCodes(uid: AccountID, hashes: [String], recording: [AuditEvent]) async throws -> Bool
+    /// Stores a pending sign-in, forgetting expired ones.
+    func insertPendingSignIn(_ record: PendingSignInRecord) async throws
+    /// The pending sign-in with this credential hash, unless it expired before `date`.
+    func pendingSignIn(hash: String, at date: Date) async throws -> PendingSignInRecord?
+    /// Counts one wrong code against the pending sign-in; at `limit` wrong codes it is deleted. The count after,
+    /// or nil when there was no such pending sign-in.
+    func recordPendingFailure(hash: String, limit: Int) async throws -> Int?
+    /// Finishes the pending sign-in `hash` in one transaction: it must exist, be unexpired at `date`, and is
+    /// deleted; `proof` must still hold (the factor enrolled and `step` after its last used one, which becomes
+    /// it; the recovery code unused, which is used up); the account must exist and be enabled (its last sign-in
+    /// becomes `date`); `options` apply (the session, the audit events). Throws ``SecondFactorError`` when the
+    /// pending sign-in or the proof does not hold, `AccountStoreError(.notFound)` or `AccountError(.userDisabled)`.
+    func completeSecondFactor(
+        pendingHash: String, proof: SecondFactorProof, at date: Date, options: AccountWriteOptions
+    ) async throws -> Account
+}
