@@ -225,12 +225,20 @@ def import_users_with_scrypt():
     # The native API verifies the same imported (now upgraded) password.
     status, body = native_password_sign_in("imp1@example.com", "imported pass")
     check(status == 200 and body.get("user", {}).get("uid") == "sdk-imp-1", f"native sign-in: {status}")
-    # An algorithm the broker cannot verify refuses the users with a hash, not the others.
-    unsupported = auth.import_users(
-        [auth.ImportUserRecord(uid="sdk-md5", password_hash=b"0123456789abcdef"), auth.ImportUserRecord(uid="sdk-nohash")],
-        hash_alg=auth.UserImportHash.md5(rounds=1))
-    check(unsupported.success_count == 1 and unsupported.errors[0].index == 0, "md5 refused per user")
-    expect_error(auth.UserNotFoundError, auth.get_user, "sdk-md5")
+    # Every one of Firebase's algorithms is verified (issue 33): MD5 as Firebase's own tests upload it, the
+    # hexadecimal text of MD5(salt + password), 0 rounds; a hash no MD5 can be refuses that user alone.
+    md5_hash = hashlib.md5(b"NaCl" + b"md5 pass").hexdigest().encode()
+    md5 = auth.import_users(
+        [auth.ImportUserRecord(uid="sdk-md5", email="md5@example.com", password_hash=md5_hash, password_salt=b"NaCl"),
+         auth.ImportUserRecord(uid="sdk-md5-short", password_hash=b"0123"), auth.ImportUserRecord(uid="sdk-nohash")],
+        hash_alg=auth.UserImportHash.md5(rounds=0))
+    check(md5.success_count == 2 and [e.index for e in md5.errors] == [1], f"md5 imported: {md5.errors}")
+    expect_error(auth.UserNotFoundError, auth.get_user, "sdk-md5-short")
+    status, _ = client_call("signInWithPassword", {"email": "md5@example.com", "password": "md5 pasS"})
+    check(status == 400, f"a wrong password is refused for an MD5 hash: {status}")
+    status, body = client_call(
+        "signInWithPassword", {"email": "md5@example.com", "password": "md5 pass", "returnSecureToken": True})
+    check(status == 200 and body.get("localId") == "sdk-md5", f"the MD5 password signs in: {status} {body}")
 
 
 SCENARIOS = [
