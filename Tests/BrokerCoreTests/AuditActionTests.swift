@@ -17,7 +17,7 @@ import Testing
         (.outboxDelivered, "outbox_delivered"), (.outboxGivenUp, "outbox_given_up"),
         (.outboxRefused, "outbox_refused"), (.rotateKey, "rotate_key"), (.consentRevoked, "consent_revoked"),
         (.providerAccountDeleted, "provider_account_deleted"), (.emailEnabled, "email_enabled"),
-        (.emailDisabled, "email_disabled"),
+        (.emailDisabled, "email_disabled"), (.providerConfig, "provider_config"),
     ]
 
     @Test(arguments: stored)

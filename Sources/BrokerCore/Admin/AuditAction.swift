@@ -62,6 +62,9 @@ public enum AuditAction: RawRepresentable, Hashable, Sendable, CustomStringConve
     case emailEnabled
     /// A provider reported that its user turned email forwarding to the app off.
     case emailDisabled
+    /// An administrator created, changed or deleted an OpenID Connect provider managed at run time (the outcome
+    /// says which: `created`, `updated`, `deleted`).
+    case providerConfig
     /// An action this broker does not know, read from a stored row: the string as stored.
     /// ``init(rawValue:)`` makes it only for a string no other case has.
     case unrecognized(String)
@@ -71,7 +74,7 @@ public enum AuditAction: RawRepresentable, Hashable, Sendable, CustomStringConve
         .signUp, .signIn, .link, .unlink, .takeOver, .disable, .enable, .update, .delete, .revokeSessions,
         .customToken, .signOut, .consoleSignIn, .consoleSignOut, .create, .import, .passwordChange, .passwordReset,
         .verifyEmail, .mailQueued, .oobLinkIssued, .outboxDelivered, .outboxGivenUp, .outboxRefused, .rotateKey,
-        .consentRevoked, .providerAccountDeleted, .emailEnabled, .emailDisabled,
+        .consentRevoked, .providerAccountDeleted, .emailEnabled, .emailDisabled, .providerConfig,
     ]
 
     private static let byRawValue: [String: AuditAction] = Dictionary(
@@ -114,6 +117,7 @@ public enum AuditAction: RawRepresentable, Hashable, Sendable, CustomStringConve
         case .providerAccountDeleted: "provider_account_deleted"
         case .emailEnabled: "email_enabled"
         case .emailDisabled: "email_disabled"
+        case .providerConfig: "provider_config"
         case .unrecognized(let stored): stored
         }
     }

@@ -13,8 +13,8 @@ import Testing
         let broker: InProcessBroker
         let app: BrokerApp
 
-        init() async throws {
-            broker = try await InProcessBroker.start()
+        init(cipher: OutboxCipher? = nil) async throws {
+            broker = try await InProcessBroker.start(cipher: cipher)
             let surface = FirebaseSurface(services: broker.services, listener: InProcessBroker.firebaseListener)
             app = BrokerApp(services: broker.services, surfaces: [surface])
         }

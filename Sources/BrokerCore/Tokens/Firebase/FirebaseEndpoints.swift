@@ -19,6 +19,8 @@ public enum FirebaseEndpoints {
     public static let sessionCookieIssuerPrefix = "https://session.firebase.google.com/"
     /// The path prefix of Identity Toolkit v1 on an emulator-style listener (`/accounts:signUp` follows).
     public static let identityToolkitPath = "/identitytoolkit.googleapis.com/v1"
+    /// The path prefix of Identity Toolkit's v2 API (`/projects/{p}/oauthIdpConfigs` follows).
+    public static let identityToolkitV2Path = "/identitytoolkit.googleapis.com/v2"
     /// The secure-token service's refresh endpoint on an emulator-style listener.
     public static let secureTokenPath = "/securetoken.googleapis.com/v1/token"
     /// The path prefix of the legacy v3 "relyingparty" names (`/verifyAssertion` follows).
