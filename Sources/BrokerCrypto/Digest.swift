@@ -4,19 +4,7 @@ import COpenSSL
 public enum Digest {
     /// The SHA-256 digest (32 bytes) of `bytes`.
     public static func sha256(_ bytes: [UInt8]) -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        let status = bytes.withUnsafeBytes { input in
-            output.withUnsafeMutableBytes { out in
-                EVP_Digest(
-                    input.baseAddress, input.count,
-                    out.baseAddress?.assumingMemoryBound(to: UInt8.self), &length, EVP_sha256(), nil)
-            }
-        }
-        // SHA-256 over memory cannot fail short of OpenSSL itself being broken; stop rather than return
-        // a digest of zeros.
-        precondition(status == 1 && length == 32, "OpenSSL's SHA-256 failed")
-        return output
+        hash(.sha256, bytes)
     }
 
     /// The SHA-256 digest (32 bytes) of `text`'s UTF-8 bytes.

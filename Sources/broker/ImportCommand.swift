@@ -8,13 +8,15 @@ import Foundation
 /// providers are the ones identities can be mapped to.
 enum ImportCommand {
     static let usage = """
-        usage: broker admin import firebase FILE [--hash-algo SCRYPT|STANDARD_SCRYPT|BCRYPT|PBKDF2_SHA256|HMAC_SHA256]
-                 [--hash-key B64] [--salt-separator B64] [--rounds N] [--mem-cost N] [--parallelization N]
-                 [--block-size N] [--dk-len N] [--hash-input-order SALT_FIRST|PASSWORD_FIRST]
+        usage: broker admin import firebase FILE [--hash-algo ALGORITHM] [--hash-key B64] [--salt-separator B64]
+                 [--rounds N] [--mem-cost N] [--parallelization N] [--block-size N] [--dk-len N]
+                 [--hash-input-order SALT_FIRST|PASSWORD_FIRST]
                  [--map-provider FIREBASE_ID=PROVIDER]... [--link-uid-prefix PREFIX=PROVIDER]... [--dry-run] [--json]
                  [--config FILE] [--database PATH_OR_URL]
         Imports a `firebase auth:export --format=json` file: uids kept, the whole file checked before anything is
-        written. Exit status 0 when no user was refused, 1 when some were, 2 for a file or flags that cannot be used.
+        written. ALGORITHM: SCRYPT, STANDARD_SCRYPT, BCRYPT, PBKDF2_SHA256, PBKDF_SHA1, HMAC_SHA256, HMAC_SHA512,
+        HMAC_SHA1, HMAC_MD5, MD5, SHA1, SHA256 or SHA512. Exit status 0 when no user was refused, 1 when some
+        were, 2 for a file or flags that cannot be used.
         """
 
     static func run(options: LaunchOptions, environment: [String: String]) async throws -> Int32 {

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerCrypto
 import Testing
 
 @Suite struct FirebaseHashOptionsTests {
@@ -8,7 +9,7 @@ import Testing
 
     /// Flags that cannot be used are refused by code before any user is read.
     @Test(arguments: [
-        (["hashAlgo": "MD5"], ImportedHashError.Code.unsupportedAlgorithm),
+        (["hashAlgo": "ROT13"], ImportedHashError.Code.unsupportedAlgorithm),  // MD5 until issue 33
         (["hashAlgo": "SCRYPT", "rounds": "8", "memCost": "14"], .missingParameter),
         (["hashAlgo": "SCRYPT", "hashKey": key64, "memCost": "14"], .missingParameter),
         (["hashAlgo": "SCRYPT", "hashKey": key64, "rounds": "9", "memCost": "14"], .parameterOutOfRange),
@@ -38,6 +39,19 @@ import Testing
         (["hashAlgo": "PBKDF2_SHA256", "rounds": "0"], .parameterOutOfRange),
         (["hashAlgo": "HMAC_SHA256"], .missingParameter),
         (["hashAlgo": "HMAC_SHA256", "hashKey": "c2VjcmV0", "hashInputOrder": "BOTH"], .parameterOutOfRange),
+        (["hashAlgo": "HMAC_SHA512"], .missingParameter),
+        (["hashAlgo": "HMAC_SHA1"], .missingParameter),
+        (["hashAlgo": "HMAC_MD5"], .missingParameter),
+        (["hashAlgo": "MD5"], .missingParameter),
+        (["hashAlgo": "MD5", "rounds": "8193"], .parameterOutOfRange),
+        (["hashAlgo": "SHA1", "rounds": "0"], .parameterOutOfRange),
+        (["hashAlgo": "SHA256", "rounds": "8193"], .parameterOutOfRange),
+        (["hashAlgo": "SHA512"], .missingParameter),
+        (["hashAlgo": "SHA512", "rounds": "1", "hashInputOrder": "BOTH"], .parameterOutOfRange),
+        (["hashAlgo": "PBKDF_SHA1"], .missingParameter),
+        (["hashAlgo": "PBKDF_SHA1", "rounds": "1000001"], .parameterOutOfRange),
+        (["hashAlgo": "PBKDF_SHA1", "rounds": "1000", "dkLen": "8"], .parameterOutOfRange),
+        (["hashAlgo": "SHA384", "rounds": "1"], .unsupportedAlgorithm),
     ])
     func unusableFlagsAreRefusedByCode(flags: [String: String], code: ImportedHashError.Code) {
         do {
@@ -60,7 +74,14 @@ import Testing
         _ = try Self.options(["hashAlgo": "BCRYPT"])
         let hmac = try Self.options(["hashAlgo": "HMAC_SHA256", "hashKey": "c2VjcmV0", "hashInputOrder": "password_first"])
         #expect(hmac.hashInputOrder == .passwordFirst)
-        #expect(try Self.options(["hashAlgo": "HMAC_SHA256", "hashKey": "c2VjcmV0"]).hashInputOrder == .saltFirst)
+        // Issue 33: an HMAC's default is the password first (Firebase's own tests hash HMAC(key, password + salt)),
+        // a plain digest's the salt first (SHA256(salt + password)). It was SALT_FIRST for HMAC_SHA256.
+        #expect(try Self.options(["hashAlgo": "HMAC_SHA256", "hashKey": "c2VjcmV0"]).hashInputOrder == .passwordFirst)
+        #expect(try Self.options(["hashAlgo": "HMAC_MD5", "hashKey": "c2VjcmV0"]).hashInputOrder == .passwordFirst)
+        #expect(try Self.options(["hashAlgo": "SHA256", "rounds": "1"]).hashInputOrder == .saltFirst)
+        #expect(try Self.options(["hashAlgo": "MD5", "rounds": "0"]).hashInputOrder == .saltFirst)
+        _ = try Self.options(["hashAlgo": "SHA512", "rounds": "8192"])
+        _ = try Self.options(["hashAlgo": "PBKDF_SHA1", "rounds": "1000000", "dkLen": "20"])
     }
 
     /// A user whose hash cannot come from these parameters is refused (the import reports it by index).
@@ -87,6 +108,8 @@ import Testing
         #expect(throws: ImportedHashError.self) { try hmac.importedHash(passwordHash: [UInt8](repeating: 0, count: 32), salt: salt) }
     }
 
+    static func bytes(_ value: UInt8, _ count: Int) -> [UInt8] { [UInt8](repeating: value, count: count) }
+
     /// Every stored form reads back as itself, and only in its one canonical spelling.
     @Test func storedFormsRoundTrip() throws {
         let hashes: [ImportedPasswordHash] = [
@@ -94,8 +117,19 @@ import Testing
                 signerKey: Array(1...16), saltSeparator: [7], rounds: 8, memoryCost: 14, salt: [9, 9], hash: Array(17...32)),
             .standardScrypt(n: 16384, blockSize: 8, parallelization: 1, saltSeparator: [], salt: [1], hash: [UInt8](repeating: 3, count: 32)),
             .bcrypt("$2b$10$abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0"),
-            .pbkdf2SHA256(rounds: 10000, saltSeparator: [], salt: [], hash: [UInt8](repeating: 5, count: 32)),
-            .hmacSHA256(key: [1], order: .passwordFirst, saltSeparator: [0], salt: [2], hash: [UInt8](repeating: 6, count: 32)),
+            .pbkdf2(.sha256, rounds: 10000, saltSeparator: [], salt: [], hash: [UInt8](repeating: 5, count: 32)),
+            .hmac(.sha256, key: [1], order: .passwordFirst, saltSeparator: [0], salt: [2], hash: Self.bytes(6, 32)),
+            .pbkdf2(.sha1, rounds: 1, saltSeparator: [3], salt: [4], hash: Self.bytes(5, 20)),
+            .hmac(.md5, key: [1, 2], order: .saltFirst, saltSeparator: [], salt: [2], hash: Self.bytes(6, 16)),
+            .hmac(.sha1, key: [1], order: .passwordFirst, saltSeparator: [], salt: [], hash: Self.bytes(6, 20)),
+            .hmac(.sha512, key: [1], order: .passwordFirst, saltSeparator: [], salt: [], hash: Self.bytes(6, 64)),
+            .digest(
+                .md5, rounds: 0, order: .saltFirst, saltSeparator: [], salt: [1],
+                hash: Array("0123456789abcdef0123456789abcdef".utf8)),
+            .digest(.md5, rounds: 2, order: .saltFirst, saltSeparator: [], salt: [1], hash: Self.bytes(7, 16)),
+            .digest(.sha1, rounds: 1, order: .passwordFirst, saltSeparator: [9], salt: [1], hash: Self.bytes(7, 20)),
+            .digest(.sha256, rounds: 8192, order: .saltFirst, saltSeparator: [], salt: [], hash: Self.bytes(7, 32)),
+            .digest(.sha512, rounds: 3, order: .saltFirst, saltSeparator: [], salt: [1], hash: Self.bytes(7, 64)),
         ]
         for hash in hashes {
             #expect(try ImportedPasswordHash(encoded: hash.encoded) == hash)
@@ -103,6 +137,22 @@ import Testing
         }
         #expect(hashes[0].encoded == "$firebase-scrypt$r=8,m=14,k=AQIDBAUGBwgJCgsMDQ4PEA,s=Bw$CQk$ERITFBUWFxgZGhscHR4fIA")
         #expect(hashes[0].algorithmName == "SCRYPT")
+        #expect(hashes[5].encoded == "$pbkdf2-sha1$i=1,s=Aw$BA$BQUFBQUFBQUFBQUFBQUFBQUFBQU")
+        #expect(hashes[10].encoded == "$md5$r=2,o=salt-first,s=$AQ$BwcHBwcHBwcHBwcHBwcHBw")
+        #expect(
+            hashes[3...].map(\.algorithmName) == [
+                "PBKDF2_SHA256", "HMAC_SHA256", "PBKDF_SHA1", "HMAC_MD5", "HMAC_SHA1", "HMAC_SHA512", "MD5", "MD5",
+                "SHA1", "SHA256", "SHA512",
+            ])
+        // A hash of a length its digest cannot produce, rounds beyond Firebase's, PBKDF2 over another digest.
+        for refused in [
+            "$sha256$r=1,o=salt-first,s=$AQ$BwcH", "$sha1$r=8193,o=salt-first,s=$AQ$BwcHBwcHBwcHBwcHBwcHBwcHBwc",
+            "$sha1$r=0,o=salt-first,s=$AQ$BwcHBwcHBwcHBwcHBwcHBwcHBwc", "$pbkdf2-md5$i=1,s=$AQ$BwcHBwcHBwcHBwcHBwcHBw",
+            "$hmac-sha384$k=AQ,o=salt-first,s=$AQ$BwcHBwcHBwcHBwcHBwcHBw",
+            "$md5$r=1,o=sideways,s=$AQ$BwcHBwcHBwcHBwcHBwcHBw",
+        ] {
+            #expect(throws: ImportedHashError.self) { try ImportedPasswordHash(encoded: refused) }
+        }
         #expect(!ImportedPasswordHash.isImported("$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA"))
         for variant in ["$firebase-scrypt$r=8,m=14,k=AQID,s=Bw==$CQk$BAUG", "$firebase-scrypt$r=8,m=14,k=AQID,s=Bw$CQk$BAUG$",
                         "$firebase-scrypt$r=8,m=014,k=AQID,s=Bw$CQk$BAUG", "$firebase-scrypt$r=8,m=14,k=AQ-D,s=Bw$CQk$BAUG"] {

@@ -111,7 +111,7 @@ import Testing
     @Test(arguments: [
         (#"{"localId": "a", "brokerOrigin": "Not An Origin"}"#, "INVALID_FIELD: brokerOrigin"),
         (
-            #"{"localId": "a", "passwordHash": "aGFzaA", "brokerHashConfig": {"hashAlgo": "MD5"}}"#,
+            #"{"localId": "a", "passwordHash": "aGFzaA", "brokerHashConfig": {"hashAlgo": "ROT13"}}"#,
             "INVALID_FIELD: brokerHashConfig (UNSUPPORTED_HASH_ALGORITHM)"
         ),
         (

@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerCrypto
 @testable import BrokerDrivers
+import BrokerTesting
 import Foundation
 import Testing
 

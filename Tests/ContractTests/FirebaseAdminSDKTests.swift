@@ -7,8 +7,9 @@ import Testing
 /// live broker's Firebase-compatible listener, through `FIREBASE_AUTH_EMULATOR_HOST`: the scenarios of
 /// `FirebaseAdmin/firebase_admin_sdk.py` (create, get by every key, get many, list in pages, update with
 /// deletions, custom claims, revocation and `verify_id_token(check_revoked=True)` on the broker's ID tokens, admin
-/// calls on the client paths, delete one and many, import with scrypt hashes and a client-API sign-in after, and
-/// the error types the SDK raises). A failed Python assertion fails this test, with its traceback.
+/// calls on the client paths, delete one and many, import with scrypt and MD5 hashes and a client-API sign-in
+/// after, the OIDC provider configs, and the error types the SDK raises). A failed Python assertion fails this
+/// test, with its traceback.
 ///
 /// Needs Debian's `python3` with `venv` (CI installs `python3-venv`) and PyPI for the first run; skipped, saying
 /// so, when `python3` is missing, unless `BROKER_TEST_REQUIRE_FIREBASE_ADMIN=1` (CI) makes that a failure.

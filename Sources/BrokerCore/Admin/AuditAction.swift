@@ -70,6 +70,9 @@ public enum AuditAction: RawRepresentable, Hashable, Sendable, CustomStringConve
     case mfaRecoveryCodes
     /// A recovery code finished a sign-in (and is used up).
     case mfaRecoveryCodeUsed
+    /// An administrator created, changed or deleted an OpenID Connect provider managed at run time (the outcome
+    /// says which: `created`, `updated`, `deleted`).
+    case providerConfig
     /// An action this broker does not know, read from a stored row: the string as stored.
     /// ``init(rawValue:)`` makes it only for a string no other case has.
     case unrecognized(String)
@@ -80,7 +83,7 @@ public enum AuditAction: RawRepresentable, Hashable, Sendable, CustomStringConve
         .customToken, .signOut, .consoleSignIn, .consoleSignOut, .create, .import, .passwordChange, .passwordReset,
         .verifyEmail, .mailQueued, .oobLinkIssued, .outboxDelivered, .outboxGivenUp, .outboxRefused, .rotateKey,
         .consentRevoked, .providerAccountDeleted, .emailEnabled, .emailDisabled, .mfaEnroll, .mfaUnenroll,
-        .mfaRecoveryCodes, .mfaRecoveryCodeUsed,
+        .mfaRecoveryCodes, .mfaRecoveryCodeUsed, .providerConfig,
     ]
 
     private static let byRawValue: [String: AuditAction] = Dictionary(
@@ -127,6 +130,7 @@ public enum AuditAction: RawRepresentable, Hashable, Sendable, CustomStringConve
         case .mfaUnenroll: "mfa_unenroll"
         case .mfaRecoveryCodes: "mfa_recovery_codes"
         case .mfaRecoveryCodeUsed: "mfa_recovery_code_used"
+        case .providerConfig: "provider_config"
         case .unrecognized(let stored): stored
         }
     }

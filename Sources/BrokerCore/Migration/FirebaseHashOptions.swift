@@ -1,3 +1,5 @@
+import BrokerCrypto
+
 /// The password-hash flags of `broker admin import firebase`, which are those of `firebase auth:import`
 /// (`--hash-algo`, `--hash-key`, `--salt-separator`, `--rounds`, `--mem-cost`, `--parallelization`,
 /// `--block-size`, `--dk-len`, `--hash-input-order`), checked once and then applied to each user's
@@ -15,15 +17,60 @@ public struct FirebaseHashOptions: Sendable, Equatable {
         case pbkdf2SHA256 = "PBKDF2_SHA256"
         /// HMAC-SHA256 with a key.
         case hmacSHA256 = "HMAC_SHA256"
+        /// HMAC-SHA512 with a key.
+        case hmacSHA512 = "HMAC_SHA512"
+        /// HMAC-SHA1 with a key.
+        case hmacSHA1 = "HMAC_SHA1"
+        /// HMAC-MD5 with a key.
+        case hmacMD5 = "HMAC_MD5"
+        /// MD5, repeated `--rounds` times (0 or 1: once).
+        case md5 = "MD5"
+        /// SHA-1, repeated `--rounds` times.
+        case sha1 = "SHA1"
+        /// SHA-256, repeated `--rounds` times.
+        case sha256 = "SHA256"
+        /// SHA-512, repeated `--rounds` times.
+        case sha512 = "SHA512"
+        /// PBKDF2-HMAC-SHA1.
+        case pbkdfSHA1 = "PBKDF_SHA1"
+
+        /// The digest of an HMAC algorithm.
+        var hmacDigest: DigestAlgorithm? {
+            switch self {
+            case .hmacMD5: .md5
+            case .hmacSHA1: .sha1
+            case .hmacSHA256: .sha256
+            case .hmacSHA512: .sha512
+            default: nil
+            }
+        }
+
+        /// The digest of a plain digest algorithm.
+        var plainDigest: DigestAlgorithm? {
+            switch self {
+            case .md5: .md5
+            case .sha1: .sha1
+            case .sha256: .sha256
+            case .sha512: .sha512
+            default: nil
+            }
+        }
+
+        /// The order of salt and password when `--hash-input-order` is not given, as Firebase's own tests
+        /// hash: the password first for an HMAC (`HMAC(key, password + salt)`), the salt first for the others.
+        public var defaultInputOrder: ImportedPasswordHash.HashInputOrder {
+            hmacDigest == nil ? .saltFirst : .passwordFirst
+        }
     }
 
     /// The algorithm.
     public var algorithm: Algorithm
-    /// `--hash-key`: SCRYPT's signer key (at least 16 bytes), or HMAC_SHA256's key.
+    /// `--hash-key`: SCRYPT's signer key (at least 16 bytes), or an HMAC's key.
     public var hashKey: [UInt8]
     /// `--salt-separator`: appended to each user's salt (all algorithms but BCRYPT).
     public var saltSeparator: [UInt8]
-    /// `--rounds`: SCRYPT's r, or PBKDF2_SHA256's iterations.
+    /// `--rounds`: SCRYPT's r, PBKDF2_SHA256's and PBKDF_SHA1's iterations, or how many times a plain digest
+    /// (MD5, SHA1, SHA256, SHA512) is applied.
     public var rounds: Int?
     /// `--mem-cost`: SCRYPT's log2 N, or STANDARD_SCRYPT's N itself (its "CPU/memory cost").
     public var memCost: Int?
@@ -31,10 +78,11 @@ public struct FirebaseHashOptions: Sendable, Equatable {
     public var parallelization: Int?
     /// `--block-size`: STANDARD_SCRYPT's r.
     public var blockSize: Int?
-    /// `--dk-len`: STANDARD_SCRYPT's derived key length (and, if given, PBKDF2_SHA256's); each hash must
+    /// `--dk-len`: STANDARD_SCRYPT's derived key length (and, if given, PBKDF2's); each hash must
     /// have this length.
     public var dkLen: Int?
-    /// `--hash-input-order` for HMAC_SHA256; SALT_FIRST when not given.
+    /// `--hash-input-order` for the HMACs and plain digests; when not given, the algorithm's
+    /// ``Algorithm/defaultInputOrder``.
     public var hashInputOrder: ImportedPasswordHash.HashInputOrder
 
     /// Parses the flags' texts (nil for a flag not given), and checks that the algorithm has what it needs
@@ -60,7 +108,8 @@ public struct FirebaseHashOptions: Sendable, Equatable {
         self.blockSize = try blockSize.map { try Self.number($0, "--block-size") }
         self.dkLen = try dkLen.map { try Self.number($0, "--dk-len") }
         switch hashInputOrder?.uppercased() {
-        case nil, "SALT_FIRST": self.hashInputOrder = .saltFirst
+        case nil: self.hashInputOrder = algorithm.defaultInputOrder
+        case "SALT_FIRST": self.hashInputOrder = .saltFirst
         case "PASSWORD_FIRST": self.hashInputOrder = .passwordFirst
         default: throw ImportedHashError(.parameterOutOfRange, "--hash-input-order must be SALT_FIRST or PASSWORD_FIRST")
         }
@@ -95,14 +144,21 @@ public struct FirebaseHashOptions: Sendable, Equatable {
             // The time budget of one verification (``ImportedPasswordHash/Bounds/bcryptImportCost``).
             try ImportedPasswordHash.check(cost, in: ImportedPasswordHash.Bounds.bcryptImportCost, "bcrypt cost")
             hash = .bcrypt(crypt)
-        case .pbkdf2SHA256:
+        case .pbkdf2SHA256, .pbkdfSHA1:
             if let dkLen, passwordHash.count != dkLen {
                 throw ImportedHashError(.hashMismatch, "hash length is not --dk-len")
             }
-            hash = .pbkdf2SHA256(rounds: rounds ?? 0, saltSeparator: saltSeparator, salt: salt, hash: passwordHash)
-        case .hmacSHA256:
-            hash = .hmacSHA256(
-                key: hashKey, order: hashInputOrder, saltSeparator: saltSeparator, salt: salt, hash: passwordHash)
+            hash = .pbkdf2(
+                algorithm == .pbkdfSHA1 ? .sha1 : .sha256, rounds: rounds ?? 0, saltSeparator: saltSeparator,
+                salt: salt, hash: passwordHash)
+        case .hmacSHA256, .hmacSHA512, .hmacSHA1, .hmacMD5:
+            hash = .hmac(
+                algorithm.hmacDigest ?? .sha256, key: hashKey, order: hashInputOrder, saltSeparator: saltSeparator,
+                salt: salt, hash: passwordHash)
+        case .md5, .sha1, .sha256, .sha512:
+            hash = .digest(
+                algorithm.plainDigest ?? .sha256, rounds: rounds ?? 0, order: hashInputOrder,
+                saltSeparator: saltSeparator, salt: salt, hash: passwordHash)
         }
         try hash.validate()
         return hash
@@ -135,12 +191,17 @@ public struct FirebaseHashOptions: Sendable, Equatable {
             }
         case .bcrypt:
             break
-        case .pbkdf2SHA256:
+        case .pbkdf2SHA256, .pbkdfSHA1:
             try ImportedPasswordHash.check(try require(rounds, "--rounds"), in: Bounds.pbkdf2Rounds, "--rounds")
             if let dkLen { try ImportedPasswordHash.check(dkLen, in: Bounds.derivedLength, "--dk-len") }
-        case .hmacSHA256:
-            guard !hashKey.isEmpty else { throw ImportedHashError(.missingParameter, "HMAC_SHA256 needs --hash-key") }
+        case .hmacSHA256, .hmacSHA512, .hmacSHA1, .hmacMD5:
+            guard !hashKey.isEmpty else {
+                throw ImportedHashError(.missingParameter, "\(algorithm.rawValue) needs --hash-key")
+            }
             try ImportedPasswordHash.check(hashKey.count, in: Bounds.keyLength, "--hash-key length")
+        case .md5, .sha1, .sha256, .sha512:
+            let range = ImportedPasswordHash.digestRounds(algorithm.plainDigest ?? .sha256)
+            try ImportedPasswordHash.check(try require(rounds, "--rounds"), in: range, "--rounds")
         }
     }
 

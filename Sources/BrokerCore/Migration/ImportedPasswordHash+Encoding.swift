@@ -10,10 +10,14 @@ extension ImportedPasswordHash {
             "$standard-scrypt$n=\(n),r=\(blockSize),p=\(parallelization),s=\(Self.b64(separator))$\(Self.b64(salt))$\(Self.b64(hash))"
         case .bcrypt(let crypt):
             crypt
-        case let .pbkdf2SHA256(rounds, separator, salt, hash):
-            "$pbkdf2-sha256$i=\(rounds),s=\(Self.b64(separator))$\(Self.b64(salt))$\(Self.b64(hash))"
-        case let .hmacSHA256(key, order, separator, salt, hash):
-            "$hmac-sha256$k=\(Self.b64(key)),o=\(order.rawValue),s=\(Self.b64(separator))$\(Self.b64(salt))$\(Self.b64(hash))"
+        case let .pbkdf2(digest, rounds, separator, salt, hash):
+            "$pbkdf2-\(digest.rawValue)$i=\(rounds),s=\(Self.b64(separator))$\(Self.b64(salt))$\(Self.b64(hash))"
+        case let .hmac(digest, key, order, separator, salt, hash):
+            "$hmac-\(digest.rawValue)$k=\(Self.b64(key)),o=\(order.rawValue),s=\(Self.b64(separator))"
+                + "$\(Self.b64(salt))$\(Self.b64(hash))"
+        case let .digest(digest, rounds, order, separator, salt, hash):
+            "$\(digest.rawValue)$r=\(rounds),o=\(order.rawValue),s=\(Self.b64(separator))"
+                + "$\(Self.b64(salt))$\(Self.b64(hash))"
         }
     }
 
@@ -45,21 +49,29 @@ extension ImportedPasswordHash {
                 n: try Self.integer(fields[0].value), blockSize: try Self.integer(fields[1].value),
                 parallelization: try Self.integer(fields[2].value), saltSeparator: try Self.bytes(fields[3].value),
                 salt: salt, hash: hash)
-        case "pbkdf2-sha256":
+        case let name where name.hasPrefix("pbkdf2-"):
+            guard let digest = DigestAlgorithm(rawValue: String(name.dropFirst(7))), Self.pbkdf2Digests.contains(digest)
+            else { throw ImportedHashError(.malformed, "unknown imported hash algorithm") }
             try Self.expect(fields, ["i", "s"])
-            value = .pbkdf2SHA256(
-                rounds: try Self.integer(fields[0].value), saltSeparator: try Self.bytes(fields[1].value), salt: salt,
-                hash: hash)
-        case "hmac-sha256":
-            try Self.expect(fields, ["k", "o", "s"])
-            guard let order = HashInputOrder(rawValue: fields[1].value) else {
-                throw ImportedHashError(.malformed, "unknown hash input order")
-            }
-            value = .hmacSHA256(
-                key: try Self.bytes(fields[0].value), order: order, saltSeparator: try Self.bytes(fields[2].value),
+            value = .pbkdf2(
+                digest, rounds: try Self.integer(fields[0].value), saltSeparator: try Self.bytes(fields[1].value),
                 salt: salt, hash: hash)
+        case let name where name.hasPrefix("hmac-"):
+            guard let digest = DigestAlgorithm(rawValue: String(name.dropFirst(5))) else {
+                throw ImportedHashError(.malformed, "unknown imported hash algorithm")
+            }
+            try Self.expect(fields, ["k", "o", "s"])
+            value = .hmac(
+                digest, key: try Self.bytes(fields[0].value), order: try Self.order(fields[1].value),
+                saltSeparator: try Self.bytes(fields[2].value), salt: salt, hash: hash)
         default:
-            throw ImportedHashError(.malformed, "unknown imported hash algorithm")
+            guard let digest = DigestAlgorithm(rawValue: parts[1]) else {
+                throw ImportedHashError(.malformed, "unknown imported hash algorithm")
+            }
+            try Self.expect(fields, ["r", "o", "s"])
+            value = .digest(
+                digest, rounds: try Self.integer(fields[0].value), order: try Self.order(fields[1].value),
+                saltSeparator: try Self.bytes(fields[2].value), salt: salt, hash: hash)
         }
         // One spelling per hash: leading zeros, padding or other variants are refused.
         guard value.encoded == text else { throw ImportedHashError(.malformed, "not in canonical form") }
@@ -78,6 +90,13 @@ extension ImportedPasswordHash {
             throw ImportedHashError(.malformed, "bad base64 field")
         }
         return bytes
+    }
+
+    private static func order(_ text: String) throws -> HashInputOrder {
+        guard let order = HashInputOrder(rawValue: text) else {
+            throw ImportedHashError(.malformed, "unknown hash input order")
+        }
+        return order
     }
 
     private static func integer(_ text: String) throws -> Int {

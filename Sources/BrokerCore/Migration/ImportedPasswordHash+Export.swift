@@ -30,20 +30,28 @@ extension ImportedPasswordHash {
             )
         case .bcrypt(let crypt):
             return (Array(crypt.utf8), nil, .object(["hashAlgo": "BCRYPT"]))
-        case let .pbkdf2SHA256(rounds, separator, salt, hash):
+        case let .pbkdf2(_, rounds, separator, salt, hash):
             return (
                 hash, salt,
                 .object([
-                    "hashAlgo": "PBKDF2_SHA256", "saltSeparator": b64(separator), "rounds": int(rounds),
+                    "hashAlgo": .string(algorithmName), "saltSeparator": b64(separator), "rounds": int(rounds),
                     "dkLen": int(hash.count),
                 ])
             )
-        case let .hmacSHA256(key, order, separator, salt, hash):
+        case let .hmac(_, key, order, separator, salt, hash):
             return (
                 hash, salt,
                 .object([
-                    "hashAlgo": "HMAC_SHA256", "hashKey": b64(key), "saltSeparator": b64(separator),
-                    "hashInputOrder": .string(order == .saltFirst ? "SALT_FIRST" : "PASSWORD_FIRST"),
+                    "hashAlgo": .string(algorithmName), "hashKey": b64(key), "saltSeparator": b64(separator),
+                    "hashInputOrder": .string(order.flag),
+                ])
+            )
+        case let .digest(_, rounds, order, separator, salt, hash):
+            return (
+                hash, salt,
+                .object([
+                    "hashAlgo": .string(algorithmName), "saltSeparator": b64(separator), "rounds": int(rounds),
+                    "hashInputOrder": .string(order.flag),
                 ])
             )
         }

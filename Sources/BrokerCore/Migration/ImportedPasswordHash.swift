@@ -1,4 +1,4 @@
-import BrokerCrypto
+public import BrokerCrypto
 
 /// A password hash taken over from another system (Firebase Auth's export, or what `firebase auth:import`
 /// accepts), with everything needed to verify it: algorithm, parameters, salt and hash.
@@ -9,8 +9,11 @@ import BrokerCrypto
 /// ```
 /// $firebase-scrypt$r=<rounds>,m=<memCost>,k=<signer key>,s=<salt separator>$<salt>$<hash>
 /// $standard-scrypt$n=<N>,r=<block size>,p=<parallelization>,s=<salt separator>$<salt>$<hash>
-/// $pbkdf2-sha256$i=<rounds>,s=<salt separator>$<salt>$<hash>
+/// $pbkdf2-sha256$i=<rounds>,s=<salt separator>$<salt>$<hash>          (also pbkdf2-sha1)
 /// $hmac-sha256$k=<key>,o=<salt-first|password-first>,s=<salt separator>$<salt>$<hash>
+///                                                 (also hmac-md5, hmac-sha1, hmac-sha512)
+/// $sha256$r=<rounds>,o=<salt-first|password-first>,s=<salt separator>$<salt>$<hash>
+///                                                 (also md5, sha1, sha512)
 /// $2b$<cost>$<bcrypt salt and hash>            (bcrypt's own crypt string, as imported)
 /// ```
 ///
@@ -26,10 +29,18 @@ public enum ImportedPasswordHash: Sendable, Equatable {
         n: Int, blockSize: Int, parallelization: Int, saltSeparator: [UInt8], salt: [UInt8], hash: [UInt8])
     /// A bcrypt crypt string (`$2a$`, `$2b$` or `$2y$`), verified through libxcrypt.
     case bcrypt(String)
-    /// PBKDF2-HMAC-SHA256 of the password with salt + separator; the hash's length is the derived key length.
-    case pbkdf2SHA256(rounds: Int, saltSeparator: [UInt8], salt: [UInt8], hash: [UInt8])
-    /// HMAC-SHA256 under `key` of salt + separator and the password, in `order`.
-    case hmacSHA256(key: [UInt8], order: HashInputOrder, saltSeparator: [UInt8], salt: [UInt8], hash: [UInt8])
+    /// PBKDF2 over HMAC-SHA256 (`PBKDF2_SHA256`) or HMAC-SHA1 (`PBKDF_SHA1`) of the password with salt +
+    /// separator; the hash's length is the derived key length.
+    case pbkdf2(DigestAlgorithm, rounds: Int, saltSeparator: [UInt8], salt: [UInt8], hash: [UInt8])
+    /// HMAC over the digest (`HMAC_MD5`, `HMAC_SHA1`, `HMAC_SHA256`, `HMAC_SHA512`) under `key` of
+    /// salt + separator and the password, in `order`.
+    case hmac(
+        DigestAlgorithm, key: [UInt8], order: HashInputOrder, saltSeparator: [UInt8], salt: [UInt8], hash: [UInt8])
+    /// A plain digest (`MD5`, `SHA1`, `SHA256`, `SHA512`) of salt + separator and the password, in `order`,
+    /// applied `rounds` times (each round after the first over the previous digest; MD5's 0 rounds are one).
+    /// An MD5 hash is its 16 bytes, or its 32 characters of lowercase hexadecimal as Firebase keeps MD5 hashes.
+    case digest(
+        DigestAlgorithm, rounds: Int, order: HashInputOrder, saltSeparator: [UInt8], salt: [UInt8], hash: [UInt8])
 
     /// Which of salt and password comes first in the hashed input (`--hash-input-order`).
     public enum HashInputOrder: String, Sendable, Equatable {
@@ -37,6 +48,14 @@ public enum ImportedPasswordHash: Sendable, Equatable {
         case saltFirst = "salt-first"
         /// `PASSWORD_FIRST`: the password, then salt + separator.
         case passwordFirst = "password-first"
+
+        /// The spelling of `--hash-input-order`: `SALT_FIRST` or `PASSWORD_FIRST`.
+        public var flag: String { self == .saltFirst ? "SALT_FIRST" : "PASSWORD_FIRST" }
+
+        /// The hashed input: salt + separator and the password, in this order.
+        public func input(password: [UInt8], salt: [UInt8], separator: [UInt8]) -> [UInt8] {
+            self == .saltFirst ? salt + separator + password : password + salt + separator
+        }
     }
 
     /// The limits every imported hash is held to (contract section 8, and more for what it leaves open).
@@ -63,6 +82,8 @@ public enum ImportedPasswordHash: Sendable, Equatable {
         public static let bcryptImportCost = 4...12
         /// PBKDF2's rounds, at most 10^6.
         public static let pbkdf2Rounds = 1...1_000_000
+        /// The rounds of a plain digest (MD5, SHA1, SHA256, SHA512), as Firebase allows them; MD5 also takes 0.
+        public static let digestRounds = 1...8192
         /// The length of a derived key (a hash) for scrypt and PBKDF2: shorter ones match too many passwords.
         public static let derivedLength = 16...256
         /// The length of an HMAC key in bytes.
@@ -78,7 +99,13 @@ public enum ImportedPasswordHash: Sendable, Equatable {
     }
 
     /// The prefixes of the stored forms, for telling an imported hash from an Argon2id one cheaply.
-    public static let storedPrefixes = ["$firebase-scrypt$", "$standard-scrypt$", "$pbkdf2-sha256$", "$hmac-sha256$", "$2a$", "$2b$", "$2y$"]
+    public static let storedPrefixes =
+        ["$firebase-scrypt$", "$standard-scrypt$", "$2a$", "$2b$", "$2y$"]
+        + pbkdf2Digests.map { "$pbkdf2-\($0.rawValue)$" } + DigestAlgorithm.allCases.map { "$hmac-\($0.rawValue)$" }
+        + DigestAlgorithm.allCases.map { "$\($0.rawValue)$" }
+
+    /// The digests PBKDF2 is imported with: Firebase's `PBKDF_SHA1` and `PBKDF2_SHA256`.
+    public static let pbkdf2Digests: [DigestAlgorithm] = [.sha1, .sha256]
 
     /// Whether `encoded` looks like the stored form of an imported hash (by prefix only; parse to be sure).
     public static func isImported(_ encoded: String) -> Bool {
@@ -91,8 +118,9 @@ public enum ImportedPasswordHash: Sendable, Equatable {
         case .firebaseScrypt: "SCRYPT"
         case .standardScrypt: "STANDARD_SCRYPT"
         case .bcrypt: "BCRYPT"
-        case .pbkdf2SHA256: "PBKDF2_SHA256"
-        case .hmacSHA256: "HMAC_SHA256"
+        case .pbkdf2(let digest, _, _, _, _): digest == .sha1 ? "PBKDF_SHA1" : "PBKDF2_SHA256"
+        case .hmac(let digest, _, _, _, _, _): "HMAC_" + digest.rawValue.uppercased()
+        case .digest(let digest, _, _, _, _, _): digest.rawValue.uppercased()
         }
     }
 
@@ -125,17 +153,34 @@ public enum ImportedPasswordHash: Sendable, Equatable {
             }
         case .bcrypt(let crypt):
             _ = try Self.bcryptCost(crypt)
-        case let .pbkdf2SHA256(rounds, separator, salt, hash):
+        case let .pbkdf2(digest, rounds, separator, salt, hash):
+            guard Self.pbkdf2Digests.contains(digest) else {
+                throw ImportedHashError(.unsupportedAlgorithm, "PBKDF2 over \(digest.rawValue)")
+            }
             try Self.check(rounds, in: Bounds.pbkdf2Rounds, "rounds")
             try Self.checkSalts(salt, separator)
             guard Bounds.derivedLength.contains(hash.count) else {
-                throw ImportedHashError(.hashMismatch, "PBKDF2_SHA256 hash length")
+                throw ImportedHashError(.hashMismatch, "\(algorithmName) hash length")
             }
-        case let .hmacSHA256(key, _, separator, salt, hash):
+        case let .hmac(digest, key, _, separator, salt, hash):
             try Self.check(key.count, in: Bounds.keyLength, "hash-key length")
             try Self.checkSalts(salt, separator)
-            guard hash.count == 32 else { throw ImportedHashError(.hashMismatch, "HMAC_SHA256 hash length") }
+            guard hash.count == digest.length else {
+                throw ImportedHashError(.hashMismatch, "\(algorithmName) hash length")
+            }
+        case let .digest(digest, rounds, _, separator, salt, hash):
+            try Self.check(rounds, in: Self.digestRounds(digest), "rounds")
+            try Self.checkSalts(salt, separator)
+            let hexMD5 = digest == .md5 && hash.count == 2 * digest.length
+            guard hash.count == digest.length || hexMD5 else {
+                throw ImportedHashError(.hashMismatch, "\(algorithmName) hash length")
+            }
         }
+    }
+
+    /// The rounds a plain digest takes: ``Bounds/digestRounds``, and 0 for MD5 (one round, as Firebase counts).
+    static func digestRounds(_ digest: DigestAlgorithm) -> ClosedRange<Int> {
+        digest == .md5 ? 0...Bounds.digestRounds.upperBound : Bounds.digestRounds
     }
 
     /// The cost of a bcrypt crypt string, or ``ImportedHashError`` when it is not one (`malformed`) or its

@@ -24,13 +24,19 @@ enum ImportedHashVerifier {
             return constantTimeEquals(computed, expected)
         case .bcrypt(let crypt):
             return Bcrypt.verify(password, against: crypt)
-        case let .pbkdf2SHA256(rounds, separator, salt, expected):
-            let computed = try PBKDF2.sha256(
-                password: password, salt: salt + separator, iterations: rounds, length: expected.count)
+        case let .pbkdf2(digest, rounds, separator, salt, expected):
+            let computed = try PBKDF2.derive(
+                digest, password: password, salt: salt + separator, iterations: rounds, length: expected.count)
             return constantTimeEquals(computed, expected)
-        case let .hmacSHA256(key, order, separator, salt, expected):
-            let message = order == .saltFirst ? salt + separator + password : password + salt + separator
-            return constantTimeEquals(HMAC.sha256(key: key, message: message), expected)
+        case let .hmac(digest, key, order, separator, salt, expected):
+            let message = order.input(password: password, salt: salt, separator: separator)
+            return constantTimeEquals(HMAC.mac(digest, key: key, message: message), expected)
+        case let .digest(digest, rounds, order, separator, salt, expected):
+            var computed = Digest.hash(digest, order.input(password: password, salt: salt, separator: separator))
+            for _ in 1..<max(rounds, 1) { computed = Digest.hash(digest, computed) }
+            // Firebase keeps an MD5 hash as the text of its hexadecimal digits.
+            if expected.count == 2 * digest.length { computed = Array(Hex.encode(computed).utf8) }
+            return constantTimeEquals(computed, expected)
         }
     }
 }

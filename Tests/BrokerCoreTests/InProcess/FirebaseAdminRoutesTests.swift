@@ -14,8 +14,8 @@ import Testing
         let broker: InProcessBroker
         let app: BrokerApp
 
-        init() async throws {
-            broker = try await InProcessBroker.start()
+        init(cipher: OutboxCipher? = nil) async throws {
+            broker = try await InProcessBroker.start(cipher: cipher)
             let surface = FirebaseSurface(services: broker.services, listener: InProcessBroker.firebaseListener)
             app = BrokerApp(services: broker.services, surfaces: [surface])
         }
@@ -244,7 +244,8 @@ import Testing
         #expect(errors.compactMap { $0["index"]?.intValue } == [1, 2, 3, 4])
         #expect(errors[0]["message"]?.stringValue?.hasPrefix("DUPLICATE_LOCAL_ID") == true)
         #expect(errors[1]["message"]?.stringValue?.hasPrefix("DUPLICATE_EMAIL") == true)
-        #expect(errors[3]["message"]?.stringValue?.hasPrefix("UNSUPPORTED_HASH_ALGORITHM") == true)
+        // SHA256 is verified now (issue 33): a 4-byte hash cannot be a SHA-256 digest, so that user alone is refused.
+        #expect(errors[3]["message"]?.stringValue == "INVALID_PASSWORD_HASH : HASH_DOES_NOT_FIT_PARAMETERS")
         let imported = try #require(await firebase.store.account(id: AccountID("imp-1")))
         #expect(imported.createdAt == Date(timeIntervalSince1970: 1_600_000_000))
         #expect(imported.lastSignInAt == Date(timeIntervalSince1970: 1_700_000_000))

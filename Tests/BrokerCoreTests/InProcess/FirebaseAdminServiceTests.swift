@@ -300,12 +300,12 @@ import Testing
         #expect(await broker.store.account(provider: ProviderID("google"), subject: "g-imp")?.id == AccountID("g1"))
         for uid in ["clash", "clash2"] { #expect(await broker.store.account(id: AccountID(uid)) == nil) }
 
-        // An algorithm the broker cannot verify refuses only the users with a hash.
+        // No algorithm for a hash refuses only the users with a hash (every one of Firebase's is verified now).
         let refusal = try await admin.importFirebaseAccounts(
             [(0, FirebaseUserRecord(localId: "md5", passwordHash: [1, 2, 3])), (1, FirebaseUserRecord(localId: "nohash"))],
-            options: try FirebaseImportOptions(hash: nil), hashRefusal: "UNSUPPORTED_HASH_ALGORITHM : MD5",
-            requestID: Self.request)
-        #expect(refusal == [AdminService.ImportFailure(index: 0, message: "UNSUPPORTED_HASH_ALGORITHM : MD5")])
+            options: try FirebaseImportOptions(hash: nil), requestID: Self.request)
+        let missing = "MISSING_HASH_ALGORITHM : passwordHash needs hashAlgorithm"
+        #expect(refusal == [AdminService.ImportFailure(index: 0, message: missing)])
         #expect(await broker.store.account(id: AccountID("md5")) == nil)
         #expect(await broker.store.account(id: AccountID("nohash")) != nil)
         await Self.expectAdminError(.maximumUserCountExceeded) {

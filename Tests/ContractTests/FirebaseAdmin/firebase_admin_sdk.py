@@ -225,18 +225,53 @@ def import_users_with_scrypt():
     # The native API verifies the same imported (now upgraded) password.
     status, body = native_password_sign_in("imp1@example.com", "imported pass")
     check(status == 200 and body.get("user", {}).get("uid") == "sdk-imp-1", f"native sign-in: {status}")
-    # An algorithm the broker cannot verify refuses the users with a hash, not the others.
-    unsupported = auth.import_users(
-        [auth.ImportUserRecord(uid="sdk-md5", password_hash=b"0123456789abcdef"), auth.ImportUserRecord(uid="sdk-nohash")],
-        hash_alg=auth.UserImportHash.md5(rounds=1))
-    check(unsupported.success_count == 1 and unsupported.errors[0].index == 0, "md5 refused per user")
-    expect_error(auth.UserNotFoundError, auth.get_user, "sdk-md5")
+    # Every one of Firebase's algorithms is verified (issue 33): MD5 as Firebase's own tests upload it, the
+    # hexadecimal text of MD5(salt + password), 0 rounds; a hash no MD5 can be refuses that user alone.
+    md5_hash = hashlib.md5(b"NaCl" + b"md5 pass").hexdigest().encode()
+    md5 = auth.import_users(
+        [auth.ImportUserRecord(uid="sdk-md5", email="md5@example.com", password_hash=md5_hash, password_salt=b"NaCl"),
+         auth.ImportUserRecord(uid="sdk-md5-short", password_hash=b"0123"), auth.ImportUserRecord(uid="sdk-nohash")],
+        hash_alg=auth.UserImportHash.md5(rounds=0))
+    check(md5.success_count == 2 and [e.index for e in md5.errors] == [1], f"md5 imported: {md5.errors}")
+    expect_error(auth.UserNotFoundError, auth.get_user, "sdk-md5-short")
+    status, _ = client_call("signInWithPassword", {"email": "md5@example.com", "password": "md5 pasS"})
+    check(status == 400, f"a wrong password is refused for an MD5 hash: {status}")
+    status, body = client_call(
+        "signInWithPassword", {"email": "md5@example.com", "password": "md5 pass", "returnSecureToken": True})
+    check(status == 200 and body.get("localId") == "sdk-md5", f"the MD5 password signs in: {status} {body}")
+
+
+def oidc_provider_configs():
+    """The OIDC provider-config calls of Firebase's integration tests (issue 33): create, get, list, update, delete."""
+    created = auth.create_oidc_provider_config(
+        "oidc.sdk-provider", client_id="sdk-client", issuer="https://sdk-issuer.example.com",
+        display_name="SDK provider", enabled=True, id_token_response_type=True)
+    check(created.provider_id == "oidc.sdk-provider" and created.client_id == "sdk-client"
+          and created.issuer == "https://sdk-issuer.example.com" and created.display_name == "SDK provider"
+          and created.enabled and created.id_token_response_type and not created.code_response_type,
+          f"created: {created._data}")
+    got = auth.get_oidc_provider_config("oidc.sdk-provider")
+    check(got._data == created._data, f"get answers what create did: {got._data}")
+    auth.create_oidc_provider_config(
+        "oidc.sdk-other", client_id="other-client", issuer="https://other.example.com")
+    page = auth.list_oidc_provider_configs(max_results=1)
+    listed = [config.provider_id for config in auth.list_oidc_provider_configs(max_results=1).iterate_all()]
+    check(len(page.provider_configs) == 1 and page.next_page_token, "a first page of one")
+    check(listed == ["oidc.sdk-other", "oidc.sdk-provider"], f"every page, by id: {listed}")
+    updated = auth.update_oidc_provider_config(
+        "oidc.sdk-provider", client_id="sdk-client-2", display_name=auth.DELETE_ATTRIBUTE, enabled=False)
+    check(updated.client_id == "sdk-client-2" and updated.display_name is None and not updated.enabled
+          and updated.issuer == "https://sdk-issuer.example.com", f"updated: {updated._data}")
+    auth.delete_oidc_provider_config("oidc.sdk-provider")
+    expect_error(auth.ConfigurationNotFoundError, auth.get_oidc_provider_config, "oidc.sdk-provider")
+    auth.delete_oidc_provider_config("oidc.sdk-other")
+    check(not auth.list_oidc_provider_configs().provider_configs, "none left")
 
 
 SCENARIOS = [
     create_and_get_by_every_key, create_refusals, get_users_with_every_identifier, list_users_in_pages,
     update_user_fields_and_deletions, custom_claims, revoke_refresh_tokens, revoked_id_tokens,
-    admin_calls_on_the_client_paths, delete_user_and_users, import_users_with_scrypt,
+    admin_calls_on_the_client_paths, delete_user_and_users, import_users_with_scrypt, oidc_provider_configs,
 ]
 
 

@@ -33,6 +33,8 @@ public actor MemoryBrokerStore: BrokerStore {
     var mailRequestLog: [String: [Date]] = [:]
     /// The admin console's sessions by hash (see `MemoryBrokerStore+Console.swift`).
     var consoleSessions: [String: ConsoleSessionRecord] = [:]
+    /// The OpenID Connect providers managed at run time, by id (see `MemoryBrokerStore+ProviderConfigs.swift`).
+    var oidcProviders: [String: StoredOIDCProvider] = [:]
     /// Guests made, by client address (see `MemoryBrokerStore+Admin.swift`).
     var guestCreations: [(address: String, at: Date)] = []
     /// Named leases of periodic jobs: holder and expiry (see `MemoryBrokerStore+Admin.swift`).

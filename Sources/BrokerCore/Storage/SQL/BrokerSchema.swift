@@ -18,7 +18,8 @@ public enum BrokerSchema {
             SQLMigration(version: 13, statements: version13), SQLMigration(version: 14, statements: version14),
             SQLMigration(version: 15, statements: version15), SQLMigration(version: 16, statements: version16),
             SQLMigration(version: 17, statements: version17),
-            SQLMigration(version: 20, statements: version20),
+            SQLMigration(version: 18, statements: version18),
+            SQLMigration(version: 19, statements: version19),
         ]
     }
 
@@ -46,11 +47,32 @@ public enum BrokerSchema {
         """,
     ]
 
-    /// Version 20: when a refresh token that is not rotated (a session of the compatibility listener, whose
+    /// Version 19: when a refresh token that is not rotated (a session of the compatibility listener, whose
     /// clients keep their first refresh token) was last exchanged for ID tokens: a guest refreshing that way is
     /// active, and the console shows the use.
-    private static let version20 = [
+    private static let version19 = [
         "ALTER TABLE refresh_tokens ADD COLUMN used_at BIGINT",
+    ]
+
+    /// Version 18: the OpenID Connect providers managed at run time (the compatibility listener's
+    /// `oauthIdpConfigs`, contract section 11), shared by every instance: the client secret sealed with
+    /// `BROKER_ENCRYPTION_KEY` (NULL when none), `response_id_token` and `response_code` 0/1 as the listener's
+    /// `responseType`.
+    private static let version18 = [
+        """
+        CREATE TABLE oidc_providers (
+            id TEXT PRIMARY KEY,
+            client_id TEXT NOT NULL,
+            issuer TEXT NOT NULL,
+            display_name TEXT,
+            enabled INTEGER NOT NULL,
+            sealed_client_secret TEXT,
+            response_id_token INTEGER NOT NULL,
+            response_code INTEGER NOT NULL,
+            created_at BIGINT NOT NULL,
+            updated_at BIGINT NOT NULL
+        )
+        """
     ]
 
     /// Version 16: the kind of credential that linked an identity (`idToken`, `accessToken`; NULL for identities

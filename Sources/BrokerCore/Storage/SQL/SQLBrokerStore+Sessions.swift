@@ -6,7 +6,7 @@ extension SQLBrokerStore {
         "token_hash, session_id, uid, sign_in_provider, created_at, expires_at, rotated_at, revoked_at, surface, "
         + "claims, auth_time"
     static let insertToken = "INSERT INTO refresh_tokens (\(tokenColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-    /// The columns a look-up reads: the inserted ones and `used_at` (schema version 20), which only a use writes.
+    /// The columns a look-up reads: the inserted ones and `used_at` (schema version 19), which only a use writes.
     static let tokenReadColumns = tokenColumns + ", used_at"
 
     /// Deletes refresh tokens and single-use marks that expired before `date`.

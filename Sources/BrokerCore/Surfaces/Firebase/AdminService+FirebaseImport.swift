@@ -23,14 +23,13 @@ extension AdminService {
 
     /// Imports `users` (each with its index in the request; 1 to 1000 in all, else
     /// `MAXIMUM_USER_COUNT_EXCEEDED`) with `options` (the hash algorithm and the provider map). A user is
-    /// refused, with its index, when its record cannot be planned (its hash does not fit the algorithm;
-    /// `hashRefusal` when the request's algorithm is one the broker cannot verify), when it repeats an earlier
+    /// refused, with its index, when its record cannot be planned (its hash does not fit the algorithm, or
+    /// there is no algorithm), when it repeats an earlier
     /// user's uid, email, phone number or identity, or when its uid (`DUPLICATE_LOCAL_ID`), email
     /// (`DUPLICATE_EMAIL`), phone number (`PHONE_NUMBER_EXISTS`) or an identity (`DUPLICATE_RAW_ID`) is
     /// another account's. The others are written in one transaction, origin `import`, audited as `import`.
     public func importFirebaseAccounts(
-        _ users: [(index: Int, record: FirebaseUserRecord)], options: FirebaseImportOptions, hashRefusal: String? = nil,
-        requestID: String
+        _ users: [(index: Int, record: FirebaseUserRecord)], options: FirebaseImportOptions, requestID: String
     ) async throws -> [ImportFailure] {
         guard (1...Self.maximumImportBatch).contains(users.count) else {
             throw AccountAdminError(.maximumUserCountExceeded, "at most \(Self.maximumImportBatch) users")
@@ -43,10 +42,6 @@ extension AdminService {
         var phones: Set<String> = []
         var identities: Set<String> = []
         for (index, record) in users {
-            if let hashRefusal, !(record.passwordHash ?? []).isEmpty {
-                failures.append(ImportFailure(index: index, message: hashRefusal))
-                continue
-            }
             let plan: FirebaseImportPlan
             do {
                 plan = try FirebaseImportPlan(record, options: options, importedAt: now)

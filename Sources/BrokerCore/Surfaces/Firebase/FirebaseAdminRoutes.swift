@@ -227,16 +227,11 @@ extension FirebaseSurface {
 
     // MARK: - Import
 
-    /// Firebase's hash algorithms the migration's import does not verify: their users are refused one by one.
-    static let adminUnverifiedHashAlgorithms: Set<String> = [
-        "HMAC_SHA512", "HMAC_SHA1", "HMAC_MD5", "MD5", "SHA1", "SHA256", "SHA512", "PBKDF_SHA1",
-    ]
-
     private func adminImport(_ call: FirebaseCall) async throws -> HTTPResponse {
         let body = call.body
         let entries = try body.objects("users")
         guard !entries.isEmpty else { throw FirebaseError("MISSING_USER_ACCOUNT") }
-        let (hash, refusal) = try adminHashOptions(body)
+        let hash = try adminHashOptions(body)
         var failures: [AdminService.ImportFailure] = []
         var records: [(index: Int, record: FirebaseUserRecord)] = []
         for (index, entry) in entries.enumerated() {
@@ -254,7 +249,7 @@ extension FirebaseSurface {
         if !records.isEmpty {
             let options = try FirebaseImportOptions(hash: hash, providers: adminProviderMap)
             failures += try await services.admin.importFirebaseAccounts(
-                records, options: options, hashRefusal: refusal, requestID: call.requestID)
+                records, options: options, requestID: call.requestID)
         }
         failures.sort { $0.index < $1.index }
         return .json(200, [
@@ -263,29 +258,27 @@ extension FirebaseSurface {
         ])
     }
 
-    /// The request's `hashAlgorithm` and its parameters as the import's hash options, or (for an algorithm the
-    /// broker does not verify) the message that refuses each user with a hash. An unknown algorithm, or
-    /// parameters that cannot be used, refuse the whole request (`INVALID_HASH_ALGORITHM`).
-    private func adminHashOptions(_ body: FirebaseBody) throws -> (FirebaseHashOptions?, String?) {
-        guard let algorithm = try body.optionalString("hashAlgorithm") else { return (nil, nil) }
-        if Self.adminUnverifiedHashAlgorithms.contains(algorithm) {
-            return (nil, "UNSUPPORTED_HASH_ALGORITHM : \(algorithm) hashes are not verified by the broker")
-        }
+    /// The request's `hashAlgorithm` (any of Firebase's 13) and its parameters as the import's hash options. An
+    /// unknown algorithm, or parameters that cannot be used, refuse the whole request (`INVALID_HASH_ALGORITHM`).
+    /// Without `passwordHashOrder` (or with `UNSPECIFIED_ORDER`) the algorithm's own order applies
+    /// (``FirebaseHashOptions/Algorithm/defaultInputOrder``), as Firebase's.
+    private func adminHashOptions(_ body: FirebaseBody) throws -> FirebaseHashOptions? {
+        guard let algorithm = try body.optionalString("hashAlgorithm") else { return nil }
         func number(_ field: String) throws -> String? {
             try body.optionalInt(field, range: 0...Int64(Int32.max)).map { String($0) }
         }
         let order: String? = switch try body.optionalString("passwordHashOrder") {
         case "PASSWORD_AND_SALT": "PASSWORD_FIRST"
-        case nil, "SALT_AND_PASSWORD", "UNSPECIFIED_ORDER": "SALT_FIRST"
+        case "SALT_AND_PASSWORD": "SALT_FIRST"
+        case nil, "UNSPECIFIED_ORDER": nil
         default: throw FirebaseError("INVALID_HASH_ALGORITHM", "passwordHashOrder is not supported")
         }
         do {
-            let options = try FirebaseHashOptions(
+            return try FirebaseHashOptions(
                 hashAlgo: algorithm, hashKey: try body.optionalString("signerKey"),
                 saltSeparator: try body.optionalString("saltSeparator"), rounds: try number("rounds"),
                 memCost: try number("memoryCost") ?? number("cpuMemCost"), parallelization: try number("parallelization"),
                 blockSize: try number("blockSize"), dkLen: try number("dkLen"), hashInputOrder: order)
-            return (options, nil)
         } catch let error as ImportedHashError {
             throw FirebaseError("INVALID_HASH_ALGORITHM", "\(error.code.rawValue)")
         }

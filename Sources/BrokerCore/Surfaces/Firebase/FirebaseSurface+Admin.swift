@@ -3,5 +3,6 @@ extension FirebaseSurface {
     /// `FirebaseAdminRoutes.swift`, each `.admin` (`Bearer owner`).
     func mountAdmin(on routes: inout FirebaseRouteTable) {
         mountAdminRoutes(on: &routes)
+        mountProviderConfigRoutes(on: &routes)
     }
 }

@@ -19,7 +19,8 @@ public enum FirebaseEndpoints {
     public static let sessionCookieIssuerPrefix = "https://session.firebase.google.com/"
     /// The path prefix of Identity Toolkit v1 on an emulator-style listener (`/accounts:signUp` follows).
     public static let identityToolkitPath = "/identitytoolkit.googleapis.com/v1"
-    /// The path prefix of Identity Toolkit v2 (Identity Platform's calls: `/recaptchaConfig`, MFA) on that listener.
+    /// The path prefix of Identity Toolkit v2 on that listener (Identity Platform's calls: `/recaptchaConfig`,
+    /// MFA, `/projects/{p}/oauthIdpConfigs`).
     public static let identityToolkitV2Path = "/identitytoolkit.googleapis.com/v2"
     /// The secure-token service's refresh endpoint on an emulator-style listener.
     public static let secureTokenPath = "/securetoken.googleapis.com/v1/token"
