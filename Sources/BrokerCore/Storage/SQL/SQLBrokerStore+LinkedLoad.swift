@@ -11,7 +11,7 @@ extension SQLBrokerStore {
         credentialKind: "identity_credential_kind")
 
     /// One row per identity of the account that (`provider`, `subject`) is linked to, each with the account's
-    /// columns; none when the identity is linked to no account. Sorted in Swift, as ``asStored(_:)`` sorts.
+    /// columns; none when the identity is linked to no account. Sorted in Swift, as ``asStored(_:values:)`` sorts.
     static let selectAccountWithIdentitiesByIdentity =
         "SELECT \(accountColumns), i.provider AS identity_provider, i.subject AS identity_subject, "
         + "i.email AS identity_email, i.linked_at AS identity_linked_at, i.provider_token AS identity_provider_token, "

@@ -20,7 +20,7 @@ extension SQLBrokerStore {
         "imported_at", "import_file", "import_index", "import_identities", "disabled_by", "phone_number",
         "anonymous",
     ]
-    /// ``accountColumnNames``, for the rows of ``asStored(_:)``.
+    /// ``accountColumnNames``, for the rows of ``asStored(_:values:)``.
     static let accountColumnLayout = SQLColumns(accountColumnNames)
     static let insertAccount =
         "INSERT INTO accounts (\(accountColumnNames.joined(separator: ", "))) VALUES ("
@@ -277,7 +277,7 @@ extension SQLBrokerStore {
         "provider", "subject", "uid", "email", "linked_at", "provider_token", "credential_kind",
     ]
 
-    /// ``identityColumnNames``, for the rows of ``asStored(_:)``.
+    /// ``identityColumnNames``, for the rows of ``asStored(_:values:)``.
     static let identityColumnLayout = SQLColumns(identityColumnNames)
 
     /// The values of ``insertIdentity``.
