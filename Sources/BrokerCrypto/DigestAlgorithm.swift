@@ -23,21 +23,27 @@ public enum DigestAlgorithm: String, Sendable, CaseIterable {
         }
     }
 
-    /// OpenSSL's implementation.
+    /// OpenSSL's implementation, fetched from its providers once and kept: `EVP_Digest` given `EVP_sha256()`
+    /// fetches the implementation again on every call (OpenSSL 3). The legacy handle when a fetch found none.
     var evp: OpaquePointer? {
         switch self {
-        case .md5: EVP_md5()
-        case .sha1: EVP_sha1()
-        case .sha256: EVP_sha256()
-        case .sha512: EVP_sha512()
+        case .md5: Self.fetchedMD5 ?? EVP_md5()
+        case .sha1: Self.fetchedSHA1 ?? EVP_sha1()
+        case .sha256: Self.fetchedSHA256 ?? EVP_sha256()
+        case .sha512: Self.fetchedSHA512 ?? EVP_sha512()
         }
     }
+
+    nonisolated(unsafe) private static let fetchedMD5 = EVP_MD_fetch(nil, "MD5", nil)
+    nonisolated(unsafe) private static let fetchedSHA1 = EVP_MD_fetch(nil, "SHA1", nil)
+    nonisolated(unsafe) private static let fetchedSHA256 = EVP_MD_fetch(nil, "SHA256", nil)
+    nonisolated(unsafe) private static let fetchedSHA512 = EVP_MD_fetch(nil, "SHA512", nil)
 }
 
 extension Digest {
     /// The `algorithm` digest of `bytes`, through OpenSSL's `EVP_Digest`.
     public static func hash(_ algorithm: DigestAlgorithm, _ bytes: [UInt8]) -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: 64)
+        var output = [UInt8](repeating: 0, count: algorithm.length)
         var length: UInt32 = 0
         let status = bytes.withUnsafeBytes { input in
             output.withUnsafeMutableBytes { out in
@@ -48,7 +54,7 @@ extension Digest {
         }
         // A digest over memory cannot fail short of OpenSSL itself being broken.
         precondition(status == 1 && Int(length) == algorithm.length, "OpenSSL's \(algorithm) failed")
-        return Array(output.prefix(algorithm.length))
+        return output
     }
 }
 

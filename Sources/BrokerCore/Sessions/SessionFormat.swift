@@ -64,14 +64,17 @@ public struct NativeSessionFormat: SessionFormat {
         if let session = content.sessionClaims.flatMap({ JSONValue.parse(Array($0.utf8))?.objectValue }) {
             claims.merge(session) { _, own in own }
         }
-        let standard: [String: JSONValue] = [
-            "iss": .string(settings.issuer), "aud": .string(settings.projectID), "sub": .string(account.id.rawValue),
-            "iat": .int(issuedAt), "exp": .int(issuedAt + Int64(settings.idTokenTTL)),
-            "auth_time": .int(Int64(content.authTime.timeIntervalSince1970)),
-            "email_verified": .bool(account.emailVerified), "sign_in_provider": .string(content.provider),
-            "sid": .string(content.sessionID),
-        ]
-        claims.merge(standard) { _, reserved in reserved }
+        // The standard claims, set over both (no dictionary of their own to merge).
+        claims.reserveCapacity(claims.count + 10)
+        claims["iss"] = .string(settings.issuer)
+        claims["aud"] = .string(settings.projectID)
+        claims["sub"] = .string(account.id.rawValue)
+        claims["iat"] = .int(issuedAt)
+        claims["exp"] = .int(issuedAt + Int64(settings.idTokenTTL))
+        claims["auth_time"] = .int(Int64(content.authTime.timeIntervalSince1970))
+        claims["email_verified"] = .bool(account.emailVerified)
+        claims["sign_in_provider"] = .string(content.provider)
+        claims["sid"] = .string(content.sessionID)
         if let email = account.email { claims["email"] = .string(email) }
         return claims
     }

@@ -292,6 +292,7 @@ final class PostgresConnection: SQLConnection {
             columns.append(PQfname(result, field).map { String(cString: $0) } ?? "")
             types.append(PQftype(result, field))
         }
+        let layout = SQLColumns(columns)
         var rows: [SQLRow] = []
         rows.reserveCapacity(Int(rowCount))
         for row in 0..<rowCount {
@@ -311,7 +312,7 @@ final class PostgresConnection: SQLConnection {
                 }
                 values.append(try Self.value(text, type: types[Int(field)], column: columns[Int(field)], sql))
             }
-            rows.append(SQLRow(columns: columns, values: values))
+            rows.append(SQLRow(layout: layout, values: values))
         }
         return rows
     }

@@ -19,8 +19,8 @@ final class SQLiteConnection: SQLConnection {
     }
 
     private let handle: OpaquePointer
-    /// Prepared statements keyed by their SQL text; reset after every use.
-    private var statements: [String: OpaquePointer] = [:]
+    /// Prepared statements keyed by their SQL text, each with its result columns; reset after every use.
+    private var statements: [String: Prepared] = [:]
     /// Beyond this many cached statements the cache is emptied: the broker's SQL is a fixed set of
     /// constants, so only ad-hoc SQL can reach it.
     private let statementCacheLimit = 256
@@ -90,7 +90,7 @@ final class SQLiteConnection: SQLConnection {
 
     deinit {
         sqlite3_wal_hook(handle, nil, nil)
-        for statement in statements.values { sqlite3_finalize(statement) }
+        for statement in statements.values { sqlite3_finalize(statement.handle) }
         sqlite3_close_v2(handle)
     }
 
@@ -127,7 +127,7 @@ final class SQLiteConnection: SQLConnection {
     /// Runs a statement to completion and returns the number of rows it changed.
     @discardableResult
     func execute(_ sql: String, _ binds: [SQLValue]) throws -> Int {
-        let statement = try prepared(sql, binds)
+        let statement = try prepared(sql, binds).handle
         defer { release(statement) }
         while try sqliteCheck(sqlite3_step(statement), handle, sql) == SQLITE_ROW {}
         return Int(sqlite3_changes64(handle))
@@ -135,14 +135,12 @@ final class SQLiteConnection: SQLConnection {
 
     /// Runs a query and returns all its rows.
     func query(_ sql: String, _ binds: [SQLValue]) throws -> [SQLRow] {
-        let statement = try prepared(sql, binds)
+        let prepared = try prepared(sql, binds)
+        let statement = prepared.handle
         defer { release(statement) }
         let count = sqlite3_column_count(statement)
-        var columns: [String] = []
-        columns.reserveCapacity(Int(count))
-        for index in 0..<count {
-            columns.append(sqlite3_column_name(statement, index).map { String(cString: $0) } ?? "")
-        }
+        // A schema change re-prepares a statement (`SELECT *` may then name other columns): read them again.
+        let layout = count == prepared.layout.names.count ? prepared.layout : Prepared(statement).layout
         var rows: [SQLRow] = []
         while try sqliteCheck(sqlite3_step(statement), handle, sql) == SQLITE_ROW {
             var values: [SQLValue] = []
@@ -150,7 +148,7 @@ final class SQLiteConnection: SQLConnection {
             for index in 0..<count {
                 values.append(try value(statement, index, sql))
             }
-            rows.append(SQLRow(columns: columns, values: values))
+            rows.append(SQLRow(layout: layout, values: values))
         }
         return rows
     }
@@ -238,23 +236,35 @@ final class SQLiteConnection: SQLConnection {
 
     // MARK: - Statements
 
+    /// A prepared statement and the names of its result columns, read once when it is prepared.
+    private struct Prepared {
+        let handle: OpaquePointer
+        let layout: SQLColumns
+
+        init(_ handle: OpaquePointer) {
+            self.handle = handle
+            let count = sqlite3_column_count(handle)
+            layout = SQLColumns((0..<count).map { sqlite3_column_name(handle, $0).map { String(cString: $0) } ?? "" })
+        }
+    }
+
     /// The cached statement for `sql` (prepared on first use) with `binds` bound.
-    private func prepared(_ sql: String, _ binds: [SQLValue]) throws -> OpaquePointer {
-        let statement: OpaquePointer
+    private func prepared(_ sql: String, _ binds: [SQLValue]) throws -> Prepared {
+        let statement: Prepared
         if let cached = statements[sql] {
             statement = cached
         } else {
-            statement = try prepare(sql)
+            statement = Prepared(try prepare(sql))
             if statements.count >= statementCacheLimit {
-                for old in statements.values { sqlite3_finalize(old) }
+                for old in statements.values { sqlite3_finalize(old.handle) }
                 statements.removeAll(keepingCapacity: true)
             }
             statements[sql] = statement
         }
         do {
-            try bind(binds, to: statement, sql)
+            try bind(binds, to: statement.handle, sql)
         } catch {
-            release(statement)
+            release(statement.handle)
             throw error
         }
         return statement

@@ -5,13 +5,13 @@ import Foundation
 /// account, where ``loadAccount(in:sql:_:)`` takes two statements and four steps).
 extension SQLBrokerStore {
     /// The identity columns of the joined load, under names the account's columns do not use.
-    static let linkedIdentityColumnNames = [
-        "identity_provider", "identity_subject", "identity_email", "identity_linked_at", "identity_provider_token",
-        "identity_credential_kind",
-    ]
+    static let linkedIdentityColumns = IdentityColumns(
+        provider: "identity_provider", subject: "identity_subject", email: "identity_email",
+        linkedAt: "identity_linked_at", providerToken: "identity_provider_token",
+        credentialKind: "identity_credential_kind")
 
     /// One row per identity of the account that (`provider`, `subject`) is linked to, each with the account's
-    /// columns; none when the identity is linked to no account. Sorted in Swift, as ``asStored(_:)`` sorts.
+    /// columns; none when the identity is linked to no account. Sorted in Swift, as ``asStored(_:values:)`` sorts.
     static let selectAccountWithIdentitiesByIdentity =
         "SELECT \(accountColumns), i.provider AS identity_provider, i.subject AS identity_subject, "
         + "i.email AS identity_email, i.linked_at AS identity_linked_at, i.provider_token AS identity_provider_token, "
@@ -28,10 +28,7 @@ extension SQLBrokerStore {
             selectAccountWithIdentitiesByIdentity, [.text(provider.rawValue), .text(subject)])
         guard let first = rows.first else { return nil }
         var account = try decodeAccount(first)
-        let names = ["provider", "subject", "email", "linked_at", "provider_token", "credential_kind"]
-        account.identities = try rows.map { row in
-            try decodeIdentity(SQLRow(columns: names, values: linkedIdentityColumnNames.map { row[$0] }))
-        }
+        account.identities = try rows.map { row in try decodeIdentity(row, names: linkedIdentityColumns) }
         .sorted { ($0.linkedAt, $0.provider.rawValue, $0.subject) < ($1.linkedAt, $1.provider.rawValue, $1.subject) }
         return account
     }

@@ -20,6 +20,8 @@ extension SQLBrokerStore {
         "imported_at", "import_file", "import_index", "import_identities", "disabled_by", "phone_number",
         "anonymous",
     ]
+    /// ``accountColumnNames``, for the rows of ``asStored(_:values:)``.
+    static let accountColumnLayout = SQLColumns(accountColumnNames)
     static let insertAccount =
         "INSERT INTO accounts (\(accountColumnNames.joined(separator: ", "))) VALUES ("
         + Array(repeating: "?", count: accountColumnNames.count).joined(separator: ", ") + ")"
@@ -172,24 +174,37 @@ extension SQLBrokerStore {
     }
 
     /// Writes the columns whose values differ between `original` and `changed` (the uid, first, never does),
-    /// and nothing when none do.
-    static func saveColumns(from original: Account, to changed: Account, in connection: any SQLConnection) throws {
+    /// and nothing when none do; returns `changed`'s ``accountValues(_:)``.
+    @discardableResult
+    static func saveColumns(
+        from original: Account, to changed: Account, in connection: any SQLConnection
+    ) throws -> [SQLValue] {
         let before = accountValues(original)
         let after = accountValues(changed)
         let differing = after.indices.dropFirst().filter { before[$0] != after[$0] }
-        guard !differing.isEmpty else { return }
-        let assignments = differing.map { "\(accountColumnNames[$0]) = ?" }.joined(separator: ", ")
-        try connection.execute(
-            "UPDATE accounts SET \(assignments) WHERE uid = ?", differing.map { after[$0] } + [after[0]])
+        guard !differing.isEmpty else { return after }
+        let sql =
+            differing.count == 1
+            ? updateAccountColumn[differing[0]]
+            : "UPDATE accounts SET \(differing.map { "\(accountColumnNames[$0]) = ?" }.joined(separator: ", ")) "
+                + "WHERE uid = ?"
+        try connection.execute(sql, differing.map { after[$0] } + [after[0]])
+        return after
     }
 
+    /// The update of the one column of ``accountColumnNames`` at each index (a sign-in's `last_sign_in_at`).
+    static let updateAccountColumn = accountColumnNames.map { "UPDATE accounts SET \($0) = ? WHERE uid = ?" }
+
     /// `account` exactly as ``loadAccount(in:sql:_:)`` would read it back once stored: dates at whole
-    /// milliseconds, identities in the order of ``selectIdentities``.
-    static func asStored(_ account: Account) throws -> Account {
-        var stored = try decodeAccount(SQLRow(columns: accountColumnNames, values: accountValues(account)))
+    /// milliseconds, identities in the order of ``selectIdentities``. `values`, when given, are `account`'s
+    /// ``accountValues(_:)``.
+    static func asStored(_ account: Account, values: [SQLValue]? = nil) throws -> Account {
+        let values = values ?? accountValues(account)
+        var stored = try decodeAccount(SQLRow(layout: accountColumnLayout, values: values))
         stored.identities = try account.identities
-            .map {
-                try decodeIdentity(SQLRow(columns: identityColumnNames, values: identityValues($0, uid: account.id)))
+            .map { identity in
+                let values = identityValues(identity, uid: account.id)
+                return try decodeIdentity(SQLRow(layout: identityColumnLayout, values: values))
             }
             .sorted {
                 ($0.linkedAt, $0.provider.rawValue, $0.subject) < ($1.linkedAt, $1.provider.rawValue, $1.subject)
@@ -243,19 +258,37 @@ extension SQLBrokerStore {
     }
 
     static func decodeIdentity(_ row: SQLRow) throws -> Identity {
+        try decodeIdentity(row, names: .identities)
+    }
+
+    /// The identity in `row`'s columns named by `names`.
+    static func decodeIdentity(_ row: SQLRow, names: IdentityColumns) throws -> Identity {
         Identity(
-            provider: ProviderID(try required(row, "provider")),
-            subject: try required(row, "subject"),
-            email: row.text("email"),
-            linkedAt: date(try requiredInteger(row, "linked_at")),
-            providerToken: row.text("provider_token"),
-            kind: row.text("credential_kind").flatMap(CredentialKind.init(rawValue:)))
+            provider: ProviderID(try required(row, names.provider)),
+            subject: try required(row, names.subject),
+            email: row.text(names.email),
+            linkedAt: date(try requiredInteger(row, names.linkedAt)),
+            providerToken: row.text(names.providerToken),
+            kind: row.text(names.credentialKind).flatMap(CredentialKind.init(rawValue:)))
+    }
+
+    /// The names of the columns ``decodeIdentity(_:names:)`` reads.
+    struct IdentityColumns {
+        var provider, subject, email, linkedAt, providerToken, credentialKind: String
+
+        /// As the `identities` table names them.
+        static let identities = IdentityColumns(
+            provider: "provider", subject: "subject", email: "email", linkedAt: "linked_at",
+            providerToken: "provider_token", credentialKind: "credential_kind")
     }
 
     /// The columns of ``identityValues(_:uid:)``, in its order.
     static let identityColumnNames = [
         "provider", "subject", "uid", "email", "linked_at", "provider_token", "credential_kind",
     ]
+
+    /// ``identityColumnNames``, for the rows of ``asStored(_:values:)``.
+    static let identityColumnLayout = SQLColumns(identityColumnNames)
 
     /// The values of ``insertIdentity``.
     static func identityValues(_ identity: Identity, uid: AccountID) -> [SQLValue] {

@@ -116,7 +116,7 @@ public final class SQLBrokerStore: BrokerStore {
         try requireDistinctIdentities(changed.identities)
         if options.revokeSessions { changed.tokensValidAfter = validAfter(now) }
         try consume(options.consuming, now: now, in: connection)
-        try saveColumns(from: original, to: changed, in: connection)
+        let values = try saveColumns(from: original, to: changed, in: connection)
         if changed.passwordHash != original.passwordHash {
             // A reset code is bound to the password it was issued against (contract section 9).
             try connection.execute(
@@ -124,7 +124,7 @@ public final class SQLBrokerStore: BrokerStore {
         }
         try saveIdentities(from: original.identities, to: changed.identities, uid: id, in: connection)
         try applyWriteOptions(options, uid: id, now: now, in: connection)
-        return try asStored(changed)
+        return try asStored(changed, values: values)
     }
 
     /// Queues the events of every later change for `routing`'s endpoints (``EventAnnouncing``).

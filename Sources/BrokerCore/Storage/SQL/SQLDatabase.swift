@@ -9,22 +9,51 @@ public enum SQLValue: Sendable, Equatable {
     case text(String)
 }
 
+/// The column names of a query's rows, with the index of each name: built once per statement (a driver keeps it
+/// with its prepared statement) and shared by every row, so a look-up by name costs one hash, not a scan.
+public final class SQLColumns: Sendable {
+    /// Column names, in select order.
+    public let names: [String]
+    /// The index of each name (the first, when a name repeats).
+    private let indices: [String: Int]
+
+    /// The columns `names`, in select order.
+    public init(_ names: [String]) {
+        self.names = names
+        var indices: [String: Int] = [:]
+        indices.reserveCapacity(names.count)
+        for (index, name) in names.enumerated() where indices[name] == nil { indices[name] = index }
+        self.indices = indices
+    }
+
+    /// The index of column `name`, nil when there is none.
+    public func index(of name: String) -> Int? { indices[name] }
+}
+
 /// One row of a query result.
 public struct SQLRow: Sendable {
-    /// Column names, in select order.
-    public var columns: [String]
+    /// The row's columns, shared with the other rows of its query.
+    public let layout: SQLColumns
     /// Values, parallel to `columns`.
     public var values: [SQLValue]
 
+    /// Column names, in select order.
+    public var columns: [String] { layout.names }
+
     /// Creates a row.
     public init(columns: [String], values: [SQLValue]) {
-        self.columns = columns
+        self.init(layout: SQLColumns(columns), values: values)
+    }
+
+    /// Creates a row of `layout`'s columns.
+    public init(layout: SQLColumns, values: [SQLValue]) {
+        self.layout = layout
         self.values = values
     }
 
     /// The value of column `name`, or `.null` when there is no such column.
     public subscript(_ name: String) -> SQLValue {
-        guard let index = columns.firstIndex(of: name) else { return .null }
+        guard let index = layout.index(of: name) else { return .null }
         return values[index]
     }
 

@@ -35,6 +35,12 @@ public struct Router: Sendable {
         fileprivate var handler: RouteHandler
     }
 
+    /// What a route and a request must share to match: the method and the number of segments.
+    private struct Shape: Hashable {
+        var method: String
+        var segments: Int
+    }
+
     /// A pattern's segment, told apart once when the route is added rather than on every request.
     fileprivate enum Segment: Sendable {
         case literal(Substring)
@@ -50,6 +56,9 @@ public struct Router: Sendable {
     }
 
     private var routes: [Route] = []
+    /// The indices in `routes` of the routes of each method and number of segments, in the order added: the only
+    /// routes a request can match, found with one look-up instead of a pass over every route.
+    private var candidates: [Shape: [Int]] = [:]
     /// The renderer of this group's routes (the surface's that mounts them).
     public let errorRenderer: ErrorRenderer
 
@@ -70,7 +79,7 @@ public struct Router: Sendable {
 
     /// Adds a route.
     public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping RouteHandler) {
-        routes.append(
+        append(
             Route(
                 method: method, pattern: pattern, render: errorRenderer,
                 segments: pattern.split(separator: "/").map(Segment.init), handler: handler))
@@ -78,26 +87,23 @@ public struct Router: Sendable {
 
     /// Adds every route of `group`, each keeping its group's renderer.
     public mutating func add(_ group: Router) {
-        routes.append(contentsOf: group.routes)
+        for route in group.routes { append(route) }
+    }
+
+    private mutating func append(_ route: Route) {
+        candidates[Shape(method: route.method, segments: route.segments.count), default: []].append(routes.count)
+        routes.append(route)
     }
 
     /// The route for `method` and `path`, its parameters, and its handler. Where several patterns match, the
     /// one with more literal segments wins (`/v1/signin/password` over `/v1/signin/{provider}`).
     public func match(method: String, path: String) -> (route: Route, parameters: [String: String], handler: RouteHandler)? {
         let parts = path.split(separator: "/")
+        guard let indices = candidates[Shape(method: method, segments: parts.count)] else { return nil }
         var best: (index: Int, literals: Int)?
-        for (index, route) in routes.enumerated() where route.method == method && route.segments.count == parts.count {
-            var literals = 0
-            var matched = true
-            segments: for (segment, part) in zip(route.segments, parts) {
-                guard case .literal(let text) = segment else { continue }
-                guard text == part else {
-                    matched = false
-                    break segments
-                }
-                literals += 1
-            }
-            if matched && literals > (best?.literals ?? -1) { best = (index, literals) }
+        for index in indices {
+            guard let literals = Self.literalsMatched(routes[index].segments, parts) else { continue }
+            if literals > (best?.literals ?? -1) { best = (index, literals) }
         }
         guard let best else { return nil }
         // Only the winner's parameters are collected.
@@ -107,5 +113,17 @@ public struct Router: Sendable {
             parameters[name] = String(part)
         }
         return (route, parameters, route.handler)
+    }
+
+    /// The number of literal segments of a pattern whose literals all equal the path's `parts` at their places
+    /// (as many segments as parts); nil when one differs.
+    private static func literalsMatched(_ segments: [Segment], _ parts: [Substring]) -> Int? {
+        var literals = 0
+        for (segment, part) in zip(segments, parts) {
+            guard case .literal(let text) = segment else { continue }
+            guard text == part else { return nil }
+            literals += 1
+        }
+        return literals
     }
 }
