@@ -7,7 +7,7 @@ import Testing
 extension FirebaseImporterTests {
     /// A store that forwards to another and fails its `failing`-th batch and every one after (a database gone
     /// mid-import), counting the batches it was handed.
-    final class FailingBatches: AccountStore, AccountImporting, @unchecked Sendable {
+    final class FailingBatches: AccountStore, AccountImporting, AccountQuerying, @unchecked Sendable {
         let store: any BrokerStore
         let failing: Int
         private let lock = NSLock()
@@ -34,6 +34,10 @@ extension FirebaseImporterTests {
             try await store.account(provider: provider, subject: subject)
         }
         func account(email: String) async throws -> Account? { try await store.account(email: email) }
+        func account(phoneNumber: String) async throws -> Account? { try await store.account(phoneNumber: phoneNumber) }
+        func listAccounts(afterUID uid: AccountID?, limit: Int) async throws -> [Account] {
+            try await store.listAccounts(afterUID: uid, limit: limit)
+        }
         func create(_ account: Account, options: AccountWriteOptions) async throws {
             Issue.record("the import wrote an account outside a batch")
             try await store.create(account, options: options)

@@ -23,7 +23,7 @@ import Testing
         try FirebaseExport(data: Data(("{\"users\": [\n" + users.joined(separator: ",\n") + "\n]}").utf8))
     }
 
-    static func importer(_ store: any AccountStore & AccountImporting, clock: any Clock, hash: Bool = true) throws -> FirebaseImporter {
+    static func importer(_ store: any AccountStore & AccountImporting & AccountQuerying, clock: any Clock, hash: Bool = true) throws -> FirebaseImporter {
         let hashOptions = hash ? try MigratingPasswordHasherTests.readmeOptions() : nil
         return FirebaseImporter(
             store: store, options: try FirebaseImportOptions(hash: hashOptions, providers: ["google.com": ProviderID("google"), "apple.com": ProviderID("apple")], linkUIDPrefix: ["kakao:=kakao"]),

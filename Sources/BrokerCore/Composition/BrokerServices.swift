@@ -94,8 +94,8 @@ public struct BrokerServices: Sendable {
                 account: $0, projectID: config.projectID, apiBaseURL: config.firebaseAPIBaseURL, client: httpClient,
                 clock: clock)
         }
-        if !config.events.endpoints.isEmpty, let announcing = store as? any EventAnnouncing {
-            await announcing.announce(with: EventRouting(settings: config.events, clock: clock))
+        if !config.events.endpoints.isEmpty {
+            await store.announce(with: EventRouting(settings: config.events, clock: clock))
         }
         let keys = KeyRing(store: store, clock: clock, algorithm: .es256, tokenLifetime: config.idTokenTTL)
         try await keys.load()

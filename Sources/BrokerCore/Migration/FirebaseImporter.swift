@@ -69,7 +69,7 @@ public struct FirebaseImporter: Sendable {
     }
 
     /// The store written to.
-    public let store: any AccountStore & AccountImporting
+    public let store: any AccountStore & AccountImporting & AccountQuerying
     /// The flags.
     public let options: FirebaseImportOptions
     /// The time of the import (for accounts and identities the export gives no time).
@@ -78,7 +78,7 @@ public struct FirebaseImporter: Sendable {
     public let source: String
 
     /// An importer into `store` of the file named `source`.
-    public init(store: any AccountStore & AccountImporting, options: FirebaseImportOptions, clock: any Clock, source: String = "") {
+    public init(store: any AccountStore & AccountImporting & AccountQuerying, options: FirebaseImportOptions, clock: any Clock, source: String = "") {
         self.store = store
         self.options = options
         self.clock = clock
@@ -237,7 +237,7 @@ public struct FirebaseImporter: Sendable {
         if let email = account.email, let owner = try await store.account(email: email), owner.id != account.id {
             return .refused(Self.emailTaken)
         }
-        if let phone = account.phoneNumber, let owner = try await (store as? any AccountQuerying)?.account(phoneNumber: phone),
+        if let phone = account.phoneNumber, let owner = try await store.account(phoneNumber: phone),
             owner.id != account.id
         {
             return .refused(Self.phoneNumberTaken)

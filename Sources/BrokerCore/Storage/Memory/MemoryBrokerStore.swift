@@ -456,5 +456,3 @@ public actor MemoryBrokerStore: BrokerStore {
         return record
     }
 }
-
-extension MemoryBrokerStore: EventAnnouncing {}

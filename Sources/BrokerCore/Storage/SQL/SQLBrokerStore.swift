@@ -175,5 +175,3 @@ public final class SQLBrokerStore: BrokerStore {
         try await write { connection in try Self.consume(mark, now: now, in: connection) }
     }
 }
-
-extension SQLBrokerStore: EventAnnouncing {}
