@@ -50,7 +50,7 @@ public final class FuzzBroker: Sendable {
         self.services = services
         self.clock = clock
         self.logs = logs
-        app = BrokerApp(services: services)
+        app = BrokerApp(services: services, surfaces: BrokerApp.mainSurfaces(services))
         firebaseApp = BrokerApp(
             services: services, surfaces: [FirebaseSurface(services: services, listener: FuzzBroker.firebaseListener)])
     }
