@@ -127,6 +127,18 @@ public final class BrokerHarness: @unchecked Sendable {
             brokerServer: brokerServer, database: database, firebaseURL: firebaseURL, firebaseServer: firebaseServer)
     }
 
+    /// Runs `body` against this harness and stops it afterwards, whether `body` returned or threw.
+    public func stopping<T>(after body: (BrokerHarness) async throws -> T) async throws -> T {
+        do {
+            let result = try await body(self)
+            await stop()
+            return result
+        } catch {
+            await stop()
+            throw error
+        }
+    }
+
     /// Stops everything and removes the temporary directory.
     public func stop() async {
         await brokerServer.shutdown()

@@ -13,14 +13,7 @@ func withLiveBroker<T>(_ body: (BrokerHarness) async throws -> T) async throws -
         members["anonymous"] = ["enabled": true]
         return .object(members)
     }
-    do {
-        let result = try await body(harness)
-        await harness.stop()
-        return result
-    } catch {
-        await harness.stop()
-        throw error
-    }
+    return try await harness.stopping(after: body)
 }
 
 enum LiveBroker {

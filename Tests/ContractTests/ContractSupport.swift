@@ -12,14 +12,7 @@ func withBroker<T>(
     let harness = try await BrokerHarness.start(
         serviceAccount: serviceAccount, kakaoMapping: kakaoMapping, linkByVerifiedEmail: linkByVerifiedEmail,
         clock: clock, adminToken: adminToken, configure: configure)
-    do {
-        let result = try await body(harness)
-        await harness.stop()
-        return result
-    } catch {
-        await harness.stop()
-        throw error
-    }
+    return try await harness.stopping(after: body)
 }
 
 extension BrokerHarness {
