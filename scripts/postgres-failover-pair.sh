@@ -40,14 +40,33 @@ mkdir -p "$workdir"
 chmod 755 "$workdir"
 [ "$owner" = "$(id -un)" ] || chown "$owner" "$workdir"
 
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-free_port() {
+. "$(dirname "${BASH_SOURCE[0]}")/lib/ports.sh"
+
+# fail MESSAGE: says why on standard error and in WORKDIR/make.log (which a test that discards the output reads),
+# and exits.
+fail() {
+  echo "postgres-failover-pair: $1" | tee -a "$workdir/make.log" >&2
+  exit 1
+}
+
+# start NAME: starts WORKDIR/NAME on a free loopback port (tried again on another one when the start fails, as
+# when another process took the port first) and sets $started_port. Its settings go last in its
+# postgresql.auto.conf, where the last value of a setting wins.
+start() {
   local candidate
-  for _ in $(seq 1 20); do
-    candidate=$((20000 + RANDOM % 30000))
-    port_in_use "$candidate" || { echo "$candidate"; return 0; }
+  started_port=""
+  for _ in 1 2 3 4 5 6 7 8; do
+    candidate="$(listen_port_candidate)"
+    port_in_use "$candidate" && continue
+    "${as_owner[@]}" sh -c "cat >> '$workdir/$1/postgresql.auto.conf'" <<CONF
+port = $candidate
+CONF
+    if "$workdir/pg_ctl-$1" -w -t 60 start >/dev/null; then
+      started_port="$candidate"
+      return 0
+    fi
   done
-  return 1
+  fail "$1 did not start: $(tail -n 20 "$workdir/$1.log" 2>/dev/null)"
 }
 
 # wrapper NAME: WORKDIR/pg_ctl-NAME, pg_ctl for WORKDIR/NAME as its owner.
@@ -74,28 +93,26 @@ chmod 755 "$workdir/stop"
 wrapper primary
 wrapper standby
 
-primary_port="$(free_port)"
 "${as_owner[@]}" "$bindir/initdb" -D "$workdir/primary" --username=postgres --auth=trust --encoding=UTF8 \
-  --locale=C --no-sync >"$workdir/initdb.log" 2>&1 || { cat "$workdir/initdb.log" >&2; exit 1; }
+  --locale=C --no-sync >"$workdir/initdb.log" 2>&1 || fail "initdb failed: $(cat "$workdir/initdb.log")"
 "${as_owner[@]}" sh -c "cat >> '$workdir/primary/postgresql.auto.conf'" <<CONF
 listen_addresses = '127.0.0.1'
-port = $primary_port
 unix_socket_directories = '$workdir'
 fsync = off
 shared_buffers = 16MB
 max_connections = 50
 synchronous_commit = on
 CONF
-"$workdir/pg_ctl-primary" -w -t 60 start >/dev/null
-"$bindir/createdb" -h 127.0.0.1 -p "$primary_port" -U postgres broker_test
+start primary
+primary_port="$started_port"
+"$bindir/createdb" -h 127.0.0.1 -p "$primary_port" -U postgres broker_test 2>>"$workdir/make.log" \
+  || fail "createdb failed"
 
-standby_port="$(free_port)"
 "${as_owner[@]}" "$bindir/pg_basebackup" -h 127.0.0.1 -p "$primary_port" -U postgres -D "$workdir/standby" -R \
-  -X stream --checkpoint=fast --no-sync >"$workdir/basebackup.log" 2>&1 || { cat "$workdir/basebackup.log" >&2; exit 1; }
-"${as_owner[@]}" sh -c "cat >> '$workdir/standby/postgresql.auto.conf'" <<CONF
-port = $standby_port
-CONF
-"$workdir/pg_ctl-standby" -w -t 60 start >/dev/null
+  -X stream --checkpoint=fast --no-sync >"$workdir/basebackup.log" 2>&1 \
+  || fail "pg_basebackup failed: $(cat "$workdir/basebackup.log")"
+start standby
+standby_port="$started_port"
 
 # Only now that the standby streams: every commit waits for its acknowledgement (set before, createdb would wait).
 "$bindir/psql" -h 127.0.0.1 -p "$primary_port" -U postgres -d broker_test -qAtc \
@@ -107,8 +124,5 @@ for _ in $(seq 1 300); do
   [ "$state" = "sync" ] && break
   sleep 0.1
 done
-if [ "$state" != "sync" ]; then
-  echo "postgres-failover-pair: the standby is not streaming synchronously ('$state')" >&2
-  exit 1
-fi
+[ "$state" = "sync" ] || fail "the standby is not streaming synchronously ('$state')"
 echo "primary=$primary_port standby=$standby_port" | tee "$workdir/ports"

@@ -81,7 +81,7 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib/ports.sh"
 
 # start_cluster SHARED_BUFFERS: makes, starts and fills a cluster; sets $url, $datadir and $pg_ctl.
 start_cluster() {
@@ -101,7 +101,7 @@ start_cluster() {
   fi
   # A free loopback port: one nothing answers on, retried if another process takes it first.
   for _ in 1 2 3 4 5 6 7 8; do
-    candidate=$((20000 + RANDOM % 30000))
+    candidate="$(listen_port_candidate)"
     port_in_use "$candidate" && continue
     cat >"$workdir/cluster.conf" <<CONF
 listen_addresses = '127.0.0.1'
@@ -154,7 +154,7 @@ start_pgbouncer() {
   [ "$owner" = "$(id -un)" ] || chown "$owner" "$workdir"
   echo '"postgres" ""' >"$workdir/users.txt"
   for _ in 1 2 3 4 5 6 7 8; do
-    candidate=$((20000 + RANDOM % 30000))
+    candidate="$(listen_port_candidate)"
     port_in_use "$candidate" && continue
     cat >"$workdir/pgbouncer.ini" <<CONF
 [databases]

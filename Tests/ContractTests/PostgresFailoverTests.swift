@@ -54,7 +54,9 @@ struct PostgresFailoverTests {
         let parent = try #require(PostgresTestEnvironment.failoverDirectory)
         let workdir = parent + "/pair-\(failure.rawValue)-\(UUID().uuidString.prefix(8))"
         let made = try ChildProcess(script, [workdir], environment: ProcessInfo.processInfo.environment, output: .discard)
-        #expect(try await made.wait(seconds: 120) == 0)
+        let madeStatus = try await made.wait(seconds: 120)
+        let why = (try? String(contentsOfFile: workdir + "/make.log", encoding: .utf8)) ?? "no make.log"
+        try #require(madeStatus == 0, "the pair was not made: \(why)")
         let ports = try String(contentsOfFile: workdir + "/ports", encoding: .utf8)
         let fields = Dictionary(
             uniqueKeysWithValues: ports.split(whereSeparator: \.isWhitespace).map { field in
