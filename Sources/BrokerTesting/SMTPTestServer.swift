@@ -104,10 +104,11 @@ public final class SMTPTestServer: @unchecked Sendable {
         """
 
     /// Starts the server on `port` (a free one when nil), in `directory` (a new temporary one when nil), with
-    /// `security` and an optional required `login`, and returns once it accepts connections (waiting at most
-    /// 10 s).
+    /// `security` and an optional required `login`, and returns once it accepts connections. It waits at most
+    /// 30 s for Python to import aiosmtpd and listen (a loaded machine running the whole suite is slow at it);
+    /// on a port it picked, a server that exits first (another process took the port) is started again on
+    /// another, at most three times.
     public init(port: Int? = nil, directory: URL? = nil, security: Security = .plain, login: Login? = nil) async throws {
-        self.port = try port ?? Self.freePort()
         if let directory {
             self.directory = directory
         } else {
@@ -115,8 +116,7 @@ public final class SMTPTestServer: @unchecked Sendable {
             try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
         }
         let ready = self.directory.appendingPathComponent("ready").path
-        try? FileManager.default.removeItem(atPath: ready)
-        var options: [String: JSONValue] = ["port": .int(Int64(self.port)), "directory": .string(self.directory.path)]
+        var options: [String: JSONValue] = ["directory": .string(self.directory.path)]
         switch security {
         case .plain: break
         case .implicitTLS(let certificates), .startTLS(let certificates):
@@ -128,19 +128,29 @@ public final class SMTPTestServer: @unchecked Sendable {
             options["user"] = .string(login.user)
             options["password"] = .string(login.password)
         }
-        // Its output to /dev/null: an inherited stderr would keep `swift test` waiting. posix_spawn rather than
-        // Foundation's Process (ChildProcess says why).
-        process = try ChildProcess(
-            Self.python, ["-c", Self.script, String(decoding: JSONValue.object(options).serialized(), as: UTF8.self)],
-            environment: ProcessInfo.processInfo.environment, output: .discard)
-        for _ in 0..<200 where !FileManager.default.fileExists(atPath: ready) {
-            guard process.isRunning else { break }
-            try await Task.sleep(nanoseconds: 50_000_000)
+        var failures: [String] = []
+        for _ in 0..<(port == nil ? 3 : 1) {
+            let candidate = try port ?? Self.freePort()
+            options["port"] = .int(Int64(candidate))
+            try? FileManager.default.removeItem(atPath: ready)
+            // Its output to /dev/null: an inherited stderr would keep `swift test` waiting. posix_spawn rather
+            // than Foundation's Process (ChildProcess says why).
+            let started = try ChildProcess(
+                Self.python, ["-c", Self.script, String(decoding: JSONValue.object(options).serialized(), as: UTF8.self)],
+                environment: ProcessInfo.processInfo.environment, output: .discard)
+            for _ in 0..<600 where !FileManager.default.fileExists(atPath: ready) {
+                guard started.isRunning else { break }
+                try await Task.sleep(nanoseconds: 50_000_000)
+            }
+            if FileManager.default.fileExists(atPath: ready) {
+                self.port = candidate
+                process = started
+                return
+            }
+            failures.append(started.isRunning ? "port \(candidate): not listening after 30 s" : "port \(candidate): exited")
+            started.terminate(SIGKILL)
         }
-        guard FileManager.default.fileExists(atPath: ready) else {
-            stop()
-            throw StartFailure(description: "aiosmtpd did not start on port \(self.port)")
-        }
+        throw StartFailure(description: "aiosmtpd did not start (\(failures.joined(separator: "; ")))")
     }
 
     /// Stops the server with SIGKILL, without waiting. Not SIGTERM: a test process that blocks SIGTERM (as
