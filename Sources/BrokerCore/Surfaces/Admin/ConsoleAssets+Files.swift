@@ -389,6 +389,9 @@ button.small { padding: .2rem .6rem; font-size: .85rem; }
 table { border-collapse: collapse; width: 100%; font-size: .92rem; }
 caption { text-align: left; color: var(--muted); font-size: .85rem; padding-bottom: .25rem; }
 th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
+/* Failing deliveries: short cells whole; only the endpoint and the error (URLs) break anywhere. */
+#outbox-results th, #outbox-results td { overflow-wrap: normal; }
+#outbox-results td[data-label="Target"], #outbox-results td[data-label="Last error"] { overflow-wrap: anywhere; }
 .details { display: grid; grid-template-columns: minmax(8rem, max-content) 1fr; gap: .3rem 1rem; margin: 0; }
 .details dt { color: var(--muted); }
 .details dd { margin: 0; overflow-wrap: anywhere; }
