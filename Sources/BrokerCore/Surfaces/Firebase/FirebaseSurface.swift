@@ -118,6 +118,7 @@ public struct FirebaseSurface: Surface {
         mountOOB(on: &routes)
         mountMFA(on: &routes)
         mountRevokeToken(on: &routes)
+        mountRefused(on: &routes)
         routes.register(on: &router, surface: self)
     }
 
