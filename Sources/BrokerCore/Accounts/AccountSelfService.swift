@@ -88,6 +88,32 @@ public struct AccountSelfService: Sendable {
         try await signIn.renew(account, provider: provider, because: .update, surface: surface, authTime: user.authTime)
     }
 
+    /// Asks for an email change (contract section 9; recent sign-in required): `mail` mails `newEmail` a link
+    /// that makes it the account's address once followed
+    /// (``EmailActionService/requestEmailChange(for:to:continueURL:acceptLanguage:requestID:)``).
+    public func requestEmailChange(
+        _ user: User, to newEmail: String, continueURL: String?, acceptLanguage: String?,
+        using mail: EmailActionService,
+        requestID: String
+    ) async throws {
+        try requireRecentSignIn(user)
+        try await mail.requestEmailChange(
+            for: user.account, to: newEmail, continueURL: continueURL, acceptLanguage: acceptLanguage,
+            requestID: requestID)
+    }
+
+    /// Revokes at `provider` what `authorizationCode` grants the user of the account's `identity` (the app's
+    /// `revokeToken`, before a deletion): the code is exchanged now, the revocation queued in the outbox and audited.
+    public func revokeProviderToken(
+        _ user: User, identity: Identity, provider: any AuthorizationCodeRevoking, authorizationCode: String,
+        requestID: String
+    ) async throws {
+        let jobs = try await provider.revocationJobs(
+            authorizationCode: authorizationCode, for: identity, at: accounts.clock.now)
+        try await accounts.queueProviderTokenRevocation(
+            user.account.id, provider: provider.id, jobs: jobs, requestID: requestID)
+    }
+
     /// Links another provider's identity (``SignInFlow/link(_:_:)``: counted and audited once).
     public func link(_ user: User, _ request: SignInRequest) async throws -> Account {
         try await signIn.link(user.account.id, request)

@@ -73,6 +73,13 @@ public enum AuditAction: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// An administrator created, changed or deleted an OpenID Connect provider managed at run time (the outcome
     /// says which: `created`, `updated`, `deleted`).
     case providerConfig
+    /// A user's confirmed email change (contract section 9) made the new address the account's.
+    case emailChange
+    /// The recovery link an email change mailed to the old address put that address back.
+    case emailRecover
+    /// A user had a provider token revoked at its provider (the compatibility listener's `accounts:revokeToken`):
+    /// the revocation was queued.
+    case providerTokenRevoke
     /// An action this broker does not know, read from a stored row: the string as stored.
     /// ``init(rawValue:)`` makes it only for a string no other case has.
     case unrecognized(String)
@@ -83,7 +90,7 @@ public enum AuditAction: RawRepresentable, Hashable, Sendable, CustomStringConve
         .customToken, .signOut, .consoleSignIn, .consoleSignOut, .create, .import, .passwordChange, .passwordReset,
         .verifyEmail, .mailQueued, .oobLinkIssued, .outboxDelivered, .outboxGivenUp, .outboxRefused, .rotateKey,
         .consentRevoked, .providerAccountDeleted, .emailEnabled, .emailDisabled, .mfaEnroll, .mfaUnenroll,
-        .mfaRecoveryCodes, .mfaRecoveryCodeUsed, .providerConfig,
+        .mfaRecoveryCodes, .mfaRecoveryCodeUsed, .providerConfig, .emailChange, .emailRecover, .providerTokenRevoke,
     ]
 
     private static let byRawValue: [String: AuditAction] = Dictionary(
@@ -131,6 +138,9 @@ public enum AuditAction: RawRepresentable, Hashable, Sendable, CustomStringConve
         case .mfaRecoveryCodes: "mfa_recovery_codes"
         case .mfaRecoveryCodeUsed: "mfa_recovery_code_used"
         case .providerConfig: "provider_config"
+        case .emailChange: "email_change"
+        case .emailRecover: "email_recover"
+        case .providerTokenRevoke: "provider_token_revoke"
         case .unrecognized(let stored): stored
         }
     }

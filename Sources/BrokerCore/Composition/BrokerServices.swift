@@ -120,7 +120,7 @@ public struct BrokerServices: Sendable {
         let doorbell = OutboxDoorbell()
         let actionCodes = ActionCodeService(
             accounts: store, codes: store, passwords: passwords, clock: clock, issuer: config.issuer,
-            revocation: revocation, doorbell: doorbell)
+            revocation: revocation, doorbell: doorbell, mail: config.mail, cipher: cipher)
         let emailActions = config.mail.map {
             EmailActionService(
                 accounts: store, codes: store, passwords: passwords, clock: clock, settings: $0, issuer: config.issuer,

@@ -37,7 +37,7 @@ public struct EventRouting: Sendable {
         case .unlink: [.identityUnlinked]
         case .disable: [.userDisabled]
         case .enable: [.userEnabled]
-        case .update, .verifyEmail, .passwordChange: [.userUpdated]
+        case .update, .verifyEmail, .passwordChange, .emailChange, .emailRecover: [.userUpdated]
         case .delete: [.userDeleted]
         case .revokeSessions: [.sessionsRevoked]
         case .passwordReset: [.userUpdated, .sessionsRevoked]

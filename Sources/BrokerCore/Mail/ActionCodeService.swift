@@ -16,13 +16,20 @@ public struct ActionCodeService: Sendable {
     let issuer: String
     let revocation: SessionRevocation
     let doorbell: OutboxDoorbell?
+    /// Writes the mail an email change's confirmation sends the old address; nil without a `mail` section (no
+    /// mail, and no recovery code).
+    let mail: MailComposer?
 
     /// Creates the service. `issuer` is the broker's public address (links point at its `/auth/action`);
     /// `revocation` (with a service account) queues the job that revokes the uid's sessions beyond the broker's whenever a code ends the account's sessions.
+    /// With `mail` (the `mail` section) and `cipher`, a confirmed email change mails the old address its recovery
+    /// link.
     public init(
         accounts: any AccountStore & LoginAttemptStore, codes: any EmailActionStore, passwords: any PasswordHashing,
-        clock: any Clock, issuer: String, revocation: SessionRevocation, doorbell: OutboxDoorbell? = nil
+        clock: any Clock, issuer: String, revocation: SessionRevocation, doorbell: OutboxDoorbell? = nil,
+        mail: MailSettings? = nil, cipher: OutboxCipher? = nil
     ) {
+        self.mail = mail.map { MailComposer(settings: $0, issuer: issuer, cipher: cipher) }
         self.doorbell = doorbell
         self.accounts = accounts
         self.codes = codes
@@ -46,10 +53,13 @@ public struct ActionCodeService: Sendable {
     public struct CodeInfo: Sendable, Equatable {
         /// The action.
         public var action: MailAction
-        /// The address it was issued for (lower-cased).
+        /// The address it was issued for (lower-cased); for an email change the account's address it replaces, for
+        /// its recovery the address it puts back.
         public var email: String
         /// Where the browser may go next, as given when it was issued.
         public var continueURL: String?
+        /// For an email change the new address; for its recovery the account's address now (the one it replaces).
+        public var newEmail: String?
     }
 
     /// What a confirmed verification or reset did.
@@ -97,14 +107,18 @@ public struct ActionCodeService: Sendable {
     /// Issues a code for `action` and returns its link, sending nothing and counting no mail request (an admin
     /// asked; `continueURL` is not checked against `mail.allowedContinueUrls`, only for being an absolute URL).
     /// A reset or verification needs an account holding `email` (``ActionCodeError/Code/accountNotFound``);
-    /// an email sign-in does not (the sign-in creates the account).
+    /// an email sign-in does not (the sign-in creates the account). An email change's link (`newEmail`, the
+    /// address it changes the account holding `email` to) needs that account, and a `newEmail` that is an address
+    /// no other account holds (``AccountError/Code/emailExists``); a recovery link is never issued here.
     public func issueLink(
-        _ action: MailAction, email rawEmail: String, continueURL: String?, requestID: String
+        _ action: MailAction, email rawEmail: String, newEmail rawNewEmail: String? = nil, continueURL: String?,
+        requestID: String
     )
         async throws -> Link
     {
         let email = rawEmail.trimmingCharacters(in: .whitespaces)
         guard PasswordPolicy.isValidEmail(email) else { throw AccountError(.invalidEmail) }
+        guard action != .recoverEmail else { throw ActionCodeError(.invalidCode, "a recovery link is not issued") }
         if let continueURL { try Self.checkContinueURL(continueURL) }
         let account = try await accounts.account(email: email)
         let uid: AccountID
@@ -114,11 +128,21 @@ public struct ActionCodeService: Sendable {
             guard action == .signIn else { throw ActionCodeError(.accountNotFound) }
             uid = AccountID.generate()
         }
+        var newEmail: String?
+        if action == .verifyAndChangeEmail {
+            let target = (rawNewEmail ?? "").trimmingCharacters(in: .whitespaces)
+            guard PasswordPolicy.isValidEmail(target) else { throw AccountError(.invalidEmail) }
+            if let holder = try await accounts.account(email: target), holder.id != uid {
+                throw AccountError(.emailExists)
+            }
+            newEmail = target
+        }
         let now = clock.now
         let secret = Base64URL.encode(SecureRandom.bytes(32))
         let record = OOBCodeRecord(
             codeHash: EmailActionService.hash(secret), action: action, uid: uid, emailKey: email.lowercased(),
-            continueURL: continueURL, createdAt: now, expiresAt: now + EmailActionService.codeLifetime)
+            continueURL: continueURL, createdAt: now, expiresAt: now + EmailActionService.codeLifetime,
+            targetEmail: newEmail)
         let event = AuditEvent(
             time: now, uid: account?.id, action: .oobLinkIssued, provider: action.rawValue, actor: .admin,
             requestID: requestID)
@@ -132,7 +156,15 @@ public struct ActionCodeService: Sendable {
     /// ``ActionCodeError/Code/invalidCode``, an expired one ``ActionCodeError/Code/expiredCode``.
     public func inspect(code: String) async throws -> CodeInfo {
         let (record, _) = try await validRecord(code)
-        return CodeInfo(action: record.action, email: record.emailKey, continueURL: record.continueURL)
+        var info = CodeInfo(action: record.action, email: record.emailKey, continueURL: record.continueURL)
+        switch record.action {
+        case .verifyAndChangeEmail: info.newEmail = record.targetEmail
+        case .recoverEmail:
+            info.email = record.targetEmail ?? record.emailKey
+            info.newEmail = try await accounts.account(id: record.uid)?.email
+        default: break
+        }
+        return info
     }
 
     /// Whether the broker's page must ask for a ``VerificationProof`` beyond the code: `code` is an unused
@@ -159,16 +191,22 @@ public struct ActionCodeService: Sendable {
     /// accepted (another is ``ActionCodeError/Code/invalidCode``); an email sign-in code is never accepted here.
     /// `proof` is what the broker's page asked for besides a verification code (``VerificationProof``): a wrong
     /// password is ``AccountError/Code/invalidLoginCredentials`` and counts toward the account's lockout, leaving the
-    /// code unused; a new password makes the verification a reset.
+    /// code unused; a new password makes the verification a reset. An email change's codes are confirmed as
+    /// ``confirmEmailChange(_:hash:acceptLanguage:requestID:)`` says (`acceptLanguage` chooses the recovery mail's
+    /// language).
     public func confirm(
         code: String, expecting: MailAction? = nil, newPassword: String?, proof: VerificationProof = .code,
-        requestID: String
+        requestID: String, acceptLanguage: String? = nil
     )
         async throws -> Confirmation
     {
         let (record, hash) = try await validRecord(code)
         guard record.action != .signIn, expecting == nil || expecting == record.action else {
             throw ActionCodeError(.invalidCode, "the code is for another action")
+        }
+        if record.action == .verifyAndChangeEmail || record.action == .recoverEmail {
+            return try await confirmEmailChange(
+                record, hash: hash, acceptLanguage: acceptLanguage, requestID: requestID)
         }
         let now = clock.now
         let current = try await accounts.account(id: record.uid)
@@ -373,6 +411,45 @@ public struct ActionCodeService: Sendable {
         }
     }
 
+    /// Links an email sign-in code for `rawEmail` to the signed-in account `id` that is no guest (the compatibility
+    /// listener's `emailLinkSignin` with an `idToken`, as `linkWithCredential` of an email link sends it): the code is
+    /// used and the address, proven by it, is the account's, verified, in one transaction with `session` and the
+    /// `link` event (provider `emailLink`). The address must be the account's own, or the account must have none:
+    /// another one is ``RequestError/Code/invalidRequest`` (changing an address is the email change's, which tells
+    /// the old address); an address another account holds is ``AccountError/Code/emailExists``; the code stays
+    /// unused on every refusal.
+    public func linkEmail(
+        _ id: AccountID, email rawEmail: String, code: String, session: SessionGrant, requestID: String
+    ) async throws -> Account {
+        let (_, email, mark) = try await signInCode(code, email: rawEmail)
+        if let holder = try await accounts.account(email: email), holder.id != id { throw AccountError(.emailExists) }
+        let now = clock.now
+        let event = AuditEvent(
+            time: now, uid: id, action: .link, provider: "emailLink", actor: .user, requestID: requestID)
+        let options = AccountWriteOptions(consuming: mark, issuing: session, recording: [event])
+        do {
+            return try await accounts.update(id: id, options: options) { account in
+                guard !account.disabled else { throw AccountError(.userDisabled) }
+                if let current = account.email, current.lowercased() != email.lowercased() {
+                    throw RequestError.invalidRequest(Self.otherAddress)
+                }
+                account.email = account.email ?? email
+                account.emailVerified = true
+                account.lastSignInAt = now
+            }
+        } catch let error as AccountStoreError where error.code == .alreadyUsed {
+            throw ActionCodeError(.invalidCode, "used")
+        } catch let error as AccountStoreError where error.code == .alreadyExists {
+            throw AccountError(.emailExists)  // taken meanwhile
+        } catch let error as AccountStoreError where error.code == .notFound {
+            throw AccountError(.notFound)
+        }
+    }
+
+    /// Why a link of another address than the account's is refused.
+    public static let otherAddress =
+        "The account has another email address: change it first (a verify-and-change link), then link."
+
     /// An unused, unexpired email sign-in code for `rawEmail`: its record, the address as given (trimmed), and the
     /// single-use mark that spends it.
     private func signInCode(
@@ -387,7 +464,7 @@ public struct ActionCodeService: Sendable {
     }
 
     /// The stored record of an unused, unexpired code, and its hash.
-    private func validRecord(_ code: String) async throws -> (OOBCodeRecord, String) {
+    func validRecord(_ code: String) async throws -> (OOBCodeRecord, String) {
         guard !code.isEmpty, code.utf8.count <= 128, Base64URL.decode(code) != nil else {
             throw ActionCodeError(.invalidCode, "malformed")
         }
@@ -400,7 +477,7 @@ public struct ActionCodeService: Sendable {
     }
 
     /// The jobs that end `uid`'s sessions beyond the broker's (with a service account).
-    private func revocationJobs(for uid: AccountID, at now: Date) -> [OutboxJob] {
+    func revocationJobs(for uid: AccountID, at now: Date) -> [OutboxJob] {
         revocation.jobs(for: uid, at: now)
     }
 

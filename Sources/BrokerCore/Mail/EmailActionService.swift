@@ -47,7 +47,7 @@ public struct EmailActionService: Sendable {
     public struct Confirmation: Sendable, Equatable {
         /// The account's email.
         public var email: String
-        /// `VERIFY_EMAIL` or `PASSWORD_RESET`.
+        /// `VERIFY_EMAIL`, `PASSWORD_RESET`, `VERIFY_AND_CHANGE_EMAIL` or `RECOVER_EMAIL`.
         public var action: String
         /// Where the browser may go next (already checked against `mail.allowedContinueUrls`).
         public var continueURL: String?
@@ -126,15 +126,9 @@ public struct EmailActionService: Sendable {
         let code = OOBCodeRecord(
             codeHash: Self.hash(secret), action: action, uid: uid, emailKey: emailKey, continueURL: continueURL,
             createdAt: now, expiresAt: now + Self.codeLifetime)
-        let language = MailTemplates.language(forAcceptLanguage: acceptLanguage)
-        let parts = settings.templates.render(
-            action, language: language, appName: settings.appName, email: recipient?.email ?? email,
-            link: link(action, code: secret, continueURL: continueURL))
-        let message = MailMessage(
-            from: settings.from, to: recipient?.email ?? email, subject: parts.subject, text: parts.text,
-            html: parts.html)
-        var job = MailOutboxHandler.job(for: message, uid: account == nil ? nil : uid, createdAt: now)
-        if let cipher { job = try cipher.sealing(job) }
+        let job = try composer.job(
+            action, to: recipient?.email ?? email, uid: account == nil ? nil : uid, code: secret,
+            continueURL: continueURL, acceptLanguage: acceptLanguage, at: now)
         // The request is audited either way: a mail queued, or none for an address without an (enabled) account.
         let event = AuditEvent(
             time: now, uid: account?.id, action: .mailQueued, provider: action.rawValue, actor: .user,
@@ -151,10 +145,8 @@ public struct EmailActionService: Sendable {
         return jobs
     }
 
-    /// The page link in a mail: `{issuer}/auth/action?mode=…&oobCode=…[&continueUrl=…]`.
-    func link(_ action: MailAction, code: String, continueURL: String?) -> String {
-        Self.link(issuer: issuer, action, code: code, continueURL: continueURL)
-    }
+    /// Writes this broker's mails.
+    var composer: MailComposer { MailComposer(settings: settings, issuer: issuer, cipher: cipher) }
 
     /// The page link for a code: `{issuer}/auth/action?mode=…&oobCode=…[&continueUrl=…]`.
     static func link(issuer: String, _ action: MailAction, code: String, continueURL: String?) -> String {
@@ -174,14 +166,22 @@ public struct EmailActionService: Sendable {
     /// `proof` is what the broker's page asked for besides a verification code
     /// (``ActionCodeService/VerificationProof``).
     public func confirm(
-        code: String, newPassword: String?, proof: ActionCodeService.VerificationProof = .code, requestID: String
+        code: String, newPassword: String?, proof: ActionCodeService.VerificationProof = .code, requestID: String,
+        acceptLanguage: String? = nil
     ) async throws
         -> (Confirmation, [OutboxJob])
     {
         do {
             let done = try await actionCodes.confirm(
-                code: code, newPassword: newPassword, proof: proof, requestID: requestID)
-            let action = done.action == .resetPassword ? "PASSWORD_RESET" : "VERIFY_EMAIL"
+                code: code, newPassword: newPassword, proof: proof, requestID: requestID,
+                acceptLanguage: acceptLanguage)
+            let action =
+                switch done.action {
+                case .resetPassword: "PASSWORD_RESET"
+                case .verifyAndChangeEmail: "VERIFY_AND_CHANGE_EMAIL"
+                case .recoverEmail: "RECOVER_EMAIL"
+                case .verifyEmail, .signIn: "VERIFY_EMAIL"
+                }
             let confirmation = Confirmation(
                 email: done.account.email ?? "", action: action, continueURL: done.continueURL)
             return (confirmation, done.jobs)
@@ -206,7 +206,7 @@ public struct EmailActionService: Sendable {
     private var actionCodes: ActionCodeService {
         ActionCodeService(
             accounts: accounts, codes: codes, passwords: passwords, clock: clock, issuer: issuer,
-            revocation: revocation, doorbell: doorbell)
+            revocation: revocation, doorbell: doorbell, mail: settings, cipher: cipher)
     }
 
     /// Lowercase hex SHA-256 of a code.

@@ -16,12 +16,17 @@ public struct OOBCodeRecord: Sendable, Equatable {
     public var createdAt: Date
     /// When it stops working.
     public var expiresAt: Date
+    /// The address, as the user spelled it, that acting on the code gives the account: the new address of an email
+    /// change (``MailAction/verifyAndChangeEmail``), the old one of its recovery (``MailAction/recoverEmail``); nil
+    /// for the other actions.
+    public var targetEmail: String?
 
     /// Creates a record.
     public init(
         codeHash: String, action: MailAction, uid: AccountID, emailKey: String, continueURL: String?, createdAt: Date,
-        expiresAt: Date
+        expiresAt: Date, targetEmail: String? = nil
     ) {
+        self.targetEmail = targetEmail
         self.codeHash = codeHash
         self.action = action
         self.uid = uid

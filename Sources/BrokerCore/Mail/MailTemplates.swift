@@ -8,12 +8,19 @@ public enum MailAction: String, Sendable, CaseIterable {
     case resetPassword
     /// Sign in with the link (`mode=signIn`, the email-link sign-in): the app, not the page, uses it.
     case signIn
+    /// Confirm a new address the signed-in user asked to change to (`mode=verifyAndChangeEmail`, mailed to the new
+    /// address): the change happens only then (contract section 9).
+    case verifyAndChangeEmail
+    /// Put back the address an email change replaced (`mode=recoverEmail`, mailed to the old address once the change
+    /// is confirmed; it works for 72 hours).
+    case recoverEmail
 }
 
-/// The verification, reset and sign-in mails in English and Korean, chosen by `Accept-Language`, each part
-/// overridable by a file in the operator's `mail.templatesDir`.
+/// The verification, reset, sign-in and email-change mails in English and Korean, chosen by `Accept-Language`, each
+/// part overridable by a file in the operator's `mail.templatesDir`.
 ///
-/// A file is named `<action>.<language>.<part>`: action `verifyEmail`, `resetPassword` or `signIn`, language `en` or
+/// A file is named `<action>.<language>.<part>`: action `verifyEmail`, `resetPassword`, `signIn`,
+/// `verifyAndChangeEmail` (to the new address of an email change) or `recoverEmail` (to the old one), language `en` or
 /// `ko`, part `subject` (one line), `txt` or `html`. Placeholders: `{{appName}}`, `{{email}}`, `{{link}}`
 /// (values are HTML-escaped in the HTML part). The text and HTML parts must contain `{{link}}`.
 public struct MailTemplates: Sendable {
@@ -189,6 +196,66 @@ public struct MailTemplates: Sendable {
             """,
         "signIn.ko.html": """
             <!doctype html><html lang="ko"><body><p>안녕하세요.</p><p>아래 링크를 눌러 {{email}} 계정으로 {{appName}}에 로그인하세요.</p><p><a href="{{link}}">로그인하기</a></p><p>이 링크는 한 번만 사용할 수 있으며 1시간 후에 만료됩니다. 요청하지 않으셨다면 이 메일을 무시하셔도 됩니다.</p><p>— {{appName}}</p></body></html>
+            """,
+        "verifyAndChangeEmail.en.subject": "Confirm your new email for {{appName}}",
+        "verifyAndChangeEmail.en.txt": """
+            Hello,
+
+            Follow this link to make {{email}} the email address of your {{appName}} account:
+
+            {{link}}
+
+            Your address changes only when you follow it. The link works once and expires in an hour. If you didn't ask to change your email address, you can ignore this email.
+
+            — {{appName}}
+            """,
+        "verifyAndChangeEmail.en.html": """
+            <!doctype html><html><body><p>Hello,</p><p>Follow this link to make {{email}} the email address of your {{appName}} account:</p><p><a href="{{link}}">Change my email</a></p><p>Your address changes only when you follow it. The link works once and expires in an hour. If you didn't ask to change your email address, you can ignore this email.</p><p>— {{appName}}</p></body></html>
+            """,
+        "verifyAndChangeEmail.ko.subject": "{{appName}} 새 이메일 주소 확인",
+        "verifyAndChangeEmail.ko.txt": """
+            안녕하세요.
+
+            아래 링크를 누르면 {{email}} 주소가 {{appName}} 계정의 이메일 주소가 됩니다.
+
+            {{link}}
+
+            링크를 누르기 전에는 주소가 바뀌지 않습니다. 이 링크는 한 번만 사용할 수 있으며 1시간 후에 만료됩니다. 요청하지 않으셨다면 이 메일을 무시하셔도 됩니다.
+
+            — {{appName}}
+            """,
+        "verifyAndChangeEmail.ko.html": """
+            <!doctype html><html lang="ko"><body><p>안녕하세요.</p><p>아래 링크를 누르면 {{email}} 주소가 {{appName}} 계정의 이메일 주소가 됩니다.</p><p><a href="{{link}}">이메일 주소 변경하기</a></p><p>링크를 누르기 전에는 주소가 바뀌지 않습니다. 이 링크는 한 번만 사용할 수 있으며 1시간 후에 만료됩니다. 요청하지 않으셨다면 이 메일을 무시하셔도 됩니다.</p><p>— {{appName}}</p></body></html>
+            """,
+        "recoverEmail.en.subject": "Your email for {{appName}} was changed",
+        "recoverEmail.en.txt": """
+            Hello,
+
+            The email address of your {{appName}} account is no longer {{email}}: it was changed to another address.
+
+            If you made this change, you can ignore this email. If you didn't, follow this link within 72 hours to put {{email}} back and sign everyone out of the account, then choose a new password:
+
+            {{link}}
+
+            — {{appName}}
+            """,
+        "recoverEmail.en.html": """
+            <!doctype html><html><body><p>Hello,</p><p>The email address of your {{appName}} account is no longer {{email}}: it was changed to another address.</p><p>If you made this change, you can ignore this email. If you didn't, follow this link within 72 hours to put {{email}} back and sign everyone out of the account, then choose a new password:</p><p><a href="{{link}}">Restore my email</a></p><p>— {{appName}}</p></body></html>
+            """,
+        "recoverEmail.ko.subject": "{{appName}} 이메일 주소가 변경되었습니다",
+        "recoverEmail.ko.txt": """
+            안녕하세요.
+
+            {{appName}} 계정의 이메일 주소가 {{email}}에서 다른 주소로 변경되었습니다.
+
+            직접 변경하셨다면 이 메일을 무시하셔도 됩니다. 변경하지 않으셨다면 72시간 안에 아래 링크를 눌러 {{email}} 주소를 되돌리고 모든 기기에서 로그아웃한 뒤 새 비밀번호를 설정해 주세요.
+
+            {{link}}
+
+            — {{appName}}
+            """,
+        "recoverEmail.ko.html": """
+            <!doctype html><html lang="ko"><body><p>안녕하세요.</p><p>{{appName}} 계정의 이메일 주소가 {{email}}에서 다른 주소로 변경되었습니다.</p><p>직접 변경하셨다면 이 메일을 무시하셔도 됩니다. 변경하지 않으셨다면 72시간 안에 아래 링크를 눌러 {{email}} 주소를 되돌리고 모든 기기에서 로그아웃한 뒤 새 비밀번호를 설정해 주세요.</p><p><a href="{{link}}">이메일 주소 되돌리기</a></p><p>— {{appName}}</p></body></html>
             """,
     ]
 }

@@ -260,6 +260,25 @@ public struct SignInFlow: Sendable {
         }
     }
 
+    /// Links an email sign-in code to `account`, signed in and no guest (``ActionCodeService/linkEmail(_:email:code:
+    /// session:requestID:)``), with a new `password` session stored with the link. Counted (`broker_links_total`,
+    /// label `emailLink`) and, refused, audited (`link`) once.
+    public func link(
+        _ account: Account, emailLinkCode code: String, email: String, actionCodes: ActionCodeService,
+        requestID: String, surface: SessionSurface
+    ) async throws -> SignInResult {
+        try await counted(
+            "broker_links_total", label: "emailLink", success: "success", refusal: .link, uid: account.id,
+            requestID: requestID
+        ) {
+            try await renew(account, provider: ProviderID.password.rawValue, because: .link, surface: surface) {
+                grant in
+                try await actionCodes.linkEmail(
+                    account.id, email: email, code: code, session: grant, requestID: requestID)
+            }
+        }
+    }
+
     /// The guest service, or ``Refusal/notAGuest`` (no guests are made, so no account is one).
     private func guestService() throws -> GuestService {
         guard let guests else { throw GuestError.notAGuest }

@@ -126,13 +126,17 @@ public struct AccountWriteOptions: Sendable, Equatable {
     /// The write is a sign-in with a custom token issued at this instant (`iat`): it fails with
     /// `AccountStoreError(.cutOff)`, writing nothing, when the uid's cutoff is at or after that whole second.
     public var customTokenIssuedAt: Date?
+    /// Stores these action codes in the same transaction (``EmailActionStore``), so that a mail the change queues
+    /// and the code its link holds exist exactly when the change committed (an email change's recovery code).
+    public var storingCodes: [OOBCodeRecord]
 
     /// Creates options.
     public init(
         consuming: SingleUseMark? = nil, revokeSessions: Bool = false, issuing: SessionGrant? = nil,
         recording: [AuditEvent] = [], enqueuing: [OutboxJob] = [], cutsOffCustomTokens: Bool = false,
-        customTokenIssuedAt: Date? = nil, removesSecondFactors: Bool = false
+        customTokenIssuedAt: Date? = nil, removesSecondFactors: Bool = false, storingCodes: [OOBCodeRecord] = []
     ) {
+        self.storingCodes = storingCodes
         self.removesSecondFactors = removesSecondFactors
         self.cutsOffCustomTokens = cutsOffCustomTokens
         self.customTokenIssuedAt = customTokenIssuedAt

@@ -260,4 +260,88 @@ import Testing
         #expect(pending.json?["pendingOutbox"]?.arrayValue?.map { $0["kind"] } == [.string("firebase.revoke")])
         #expect(pending.json?["pendingOutbox"]?.arrayValue?.first?["payload"] == nil)
     }
+
+}
+
+/// The compatibility listener's v2 `accounts:revokeToken` (contract sections 10 and 11).
+extension AppleCodeExchangeTests {
+
+    /// A user signed in on the compatibility listener with an Apple identity token (no code): its ID token.
+    static func listenerUser(_ broker: InProcessBroker, subject: String) async throws -> String {
+        let nonce = "nonce-" + Hex.encode(SecureRandom.bytes(6))
+        let token = try broker.stubs.idToken(
+            "apple", claims: ["sub": .string(subject), "nonce": .string(Hex.encode(Digest.sha256(nonce)))])
+        let signedIn = await broker.firebasePost(
+            FirebaseEndpoints.legacyRelyingPartyPath + "/verifyAssertion?key=k",
+            [
+                "requestUri": "http://localhost", "returnSecureToken": true,
+                "postBody": .string("providerId=apple.com&id_token=\(token)&nonce=\(nonce)"),
+            ])
+        #expect(signedIn.status == 200)
+        return try #require(signedIn.json?["idToken"]?.stringValue)
+    }
+
+    static func revokeToken(_ broker: InProcessBroker, _ body: JSONValue) async -> TestResponse {
+        await broker.firebasePost(FirebaseEndpoints.identityToolkitV2Path + "/accounts:revokeToken?key=k", body)
+    }
+
+    /// `RevokeTokenRequest`'s body, as `Auth.revokeToken(withAuthorizationCode:)` sends it before a deletion: the
+    /// code is exchanged at once and its refresh token revoked through the outbox.
+    @Test func revokeTokenExchangesTheCodeAndRevokesItsTokenThroughTheOutbox() async throws {
+        let fixture = try await Self.start()
+        let broker = fixture.broker
+        let idToken = try await Self.listenerUser(broker, subject: "a-revoke")
+        let uid = try #require(await broker.store.account(provider: ProviderID("apple"), subject: "a-revoke")?.id)
+        let answer = await Self.revokeToken(
+            broker,
+            [
+                "providerId": "apple.com", "tokenType": "3", "idToken": .string(idToken),
+                "token": .string(broker.stubs.appleAuth.issueCode(subject: "a-revoke")),
+            ])
+        #expect(answer.status == 200)
+        #expect(answer.json == [:])
+        let refresh = try #require(broker.stubs.appleAuth.issuedRefreshTokens.first)
+        let queued = await broker.store.outboxJobs(uid: uid, limit: 10).filter { $0.kind == .appleRevoke }
+        #expect(queued.count == 1 && queued.first?.secret == true && queued.first?.sealed == true)
+        let atRest = String(decoding: queued.first?.payload ?? [], as: UTF8.self)
+        #expect(!atRest.contains(refresh))
+        let events = await broker.store.auditEvents(uid: uid, before: nil, limit: 10)
+        #expect(events.contains { $0.action == .providerTokenRevoke && $0.provider == "apple" })
+
+        let worker = OutboxWorker(store: broker.store, clock: fixture.clock, cipher: fixture.cipher)
+        for (kind, handler) in broker.services.providers.outboxHandlers { await worker.register(kind, handler) }
+        #expect(try await worker.runOnce() == 1)
+        #expect(broker.stubs.appleAuth.revokedTokens == [refresh])
+        // The account itself is untouched: the app deletes it next.
+        #expect(await broker.store.account(id: uid) != nil)
+    }
+
+    @Test(arguments: [
+        ("type", "OPERATION_NOT_ALLOWED"), ("another user's code", "INVALID_IDP_RESPONSE"),
+        ("provider", "INVALID_PROVIDER_ID"), ("token", "INVALID_ID_TOKEN"), ("no code", "MISSING_TOKEN"),
+    ])
+    func aRefusedRevokeTokenQueuesNothing(_ kind: String, _ expected: String) async throws {
+        let fixture = try await Self.start()
+        let broker = fixture.broker
+        let idToken = try await Self.listenerUser(broker, subject: "a-revoke-refused")
+        let uid = try #require(
+            await broker.store.account(provider: ProviderID("apple"), subject: "a-revoke-refused")?.id)
+        var body: [String: JSONValue] = [
+            "providerId": "apple.com", "tokenType": "3", "idToken": .string(idToken),
+            "token": .string(broker.stubs.appleAuth.issueCode(subject: "a-revoke-refused")),
+        ]
+        switch kind {
+        case "type": body["tokenType"] = "1"
+        case "another user's code": body["token"] = .string(broker.stubs.appleAuth.issueCode(subject: "someone-else"))
+        case "provider": body["providerId"] = "google.com"
+        case "token": body["idToken"] = "not-a-token"
+        default: body["token"] = nil
+        }
+        let refused = await Self.revokeToken(broker, .object(body))
+        #expect(refused.status == 400)
+        #expect(FirebaseLinkingTests.code(refused) == expected)
+        #expect(await broker.store.outboxJobs(uid: uid, limit: 10).filter { $0.kind == .appleRevoke }.isEmpty)
+        let events = await broker.store.auditEvents(uid: uid, before: nil, limit: 10)
+        #expect(!events.contains { $0.action == .providerTokenRevoke })
+    }
 }

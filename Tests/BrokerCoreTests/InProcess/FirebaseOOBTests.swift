@@ -137,7 +137,8 @@ import Testing
         (["requestType": "PASSWORD_RESET", "email": "nobody@example.com"] as JSONValue, "EMAIL_NOT_FOUND"),
         (["requestType": "VERIFY_EMAIL", "email": "nobody@example.com"] as JSONValue, "USER_NOT_FOUND"),
         (["email": "a@example.com"] as JSONValue, "MISSING_REQ_TYPE"),
-        (["requestType": "VERIFY_AND_CHANGE_EMAIL", "email": "a@example.com"] as JSONValue, "INVALID_REQ_TYPE"),
+        (["requestType": "RECOVER_EMAIL", "email": "a@example.com"] as JSONValue, "INVALID_REQ_TYPE"),
+        (["requestType": "VERIFY_AND_CHANGE_EMAIL", "email": "a@example.com"] as JSONValue, "MISSING_NEW_EMAIL"),
         (["requestType": "EMAIL_SIGNIN"] as JSONValue, "MISSING_EMAIL"),
         (["requestType": "EMAIL_SIGNIN", "email": "not an email"] as JSONValue, "INVALID_EMAIL"),
         (

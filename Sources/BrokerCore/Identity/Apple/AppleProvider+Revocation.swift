@@ -6,8 +6,13 @@ extension AppleProvider: AccountDeletionParticipating, OutboxHandlerProviding {
     /// One `apple.revoke` job when the identity holds a refresh token and a client secret is configured.
     public func deletionJobs(for identity: Identity, of account: Account, at date: Date) throws -> [OutboxJob] {
         guard exchange != nil, let sealed = identity.providerToken else { return [] }
-        let payload: JSONValue = ["subject": .string(identity.subject), "token": .string(sealed)]
-        return [OutboxJob(kind: .appleRevoke, uid: account.id, payload: payload.serialized(), secret: true, createdAt: date)]
+        return [Self.revokeJob(subject: identity.subject, sealed: sealed, uid: account.id, at: date)]
+    }
+
+    /// The `apple.revoke` job of the sealed refresh token `sealed` of `subject`.
+    static func revokeJob(subject: String, sealed: String, uid: AccountID?, at date: Date) -> OutboxJob {
+        let payload: JSONValue = ["subject": .string(subject), "token": .string(sealed)]
+        return OutboxJob(kind: .appleRevoke, uid: uid, payload: payload.serialized(), secret: true, createdAt: date)
     }
 
     /// The revocation handler, when a client secret is configured.
@@ -40,5 +45,22 @@ struct AppleRevokeHandler: OutboxHandling {
         } catch let error as ProviderError {
             throw OutboxDeliveryError(.permanent, error.detail)
         }
+    }
+}
+
+/// The app's own revocation (`accounts:revokeToken` with an authorization code): the code is exchanged for the
+/// refresh token of the identity's subject (``AppleCodeExchange``, which refuses a code of another user), and an
+/// `apple.revoke` job revokes it.
+extension AppleProvider: AuthorizationCodeRevoking {
+    /// Whether a client secret is configured.
+    public var revokesAuthorizationCodes: Bool { exchange != nil }
+
+    /// One `apple.revoke` job for the refresh token `code` yields.
+    public func revocationJobs(
+        authorizationCode code: String, for identity: Identity, at date: Date
+    ) async throws -> [OutboxJob] {
+        guard let exchange else { throw ProviderError(.misconfigured, "apple: no clientSecret to exchange codes with") }
+        let sealed = try await exchange.refreshToken(code: code, subject: identity.subject)
+        return [Self.revokeJob(subject: identity.subject, sealed: sealed, uid: nil, at: date)]
     }
 }

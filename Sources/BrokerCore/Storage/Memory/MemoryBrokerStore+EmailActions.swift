@@ -40,7 +40,7 @@ extension MemoryBrokerStore {
     }
 
     /// Stores `code`; a reset code replaces the account's earlier ones (only the newest reset link works).
-    private func insert(_ code: OOBCodeRecord) {
+    func insert(_ code: OOBCodeRecord) {
         if code.action == .resetPassword { retireResetCodes(of: code.uid) }
         var code = code
         code.createdAt = Self.storedMillisecond(code.createdAt)

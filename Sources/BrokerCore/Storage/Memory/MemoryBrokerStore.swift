@@ -407,6 +407,7 @@ public actor MemoryBrokerStore: BrokerStore {
             if job.uid == nil { job.uid = id }
             storeOutboxJob(job)
         }
+        for code in options.storingCodes { insert(code) }
     }
 
     private func revokeTokens(at date: Date, where matches: (RefreshTokenRecord) -> Bool) {

@@ -20,8 +20,16 @@ public enum BrokerSchema {
             SQLMigration(version: 17, statements: version17),
             SQLMigration(version: 18, statements: version18),
             SQLMigration(version: 19, statements: version19),
+            SQLMigration(version: 21, statements: version21),
         ]
     }
+
+    /// Version 21: the address an email change's code sets (contract section 9): the new address of a
+    /// `verifyAndChangeEmail` code, the old one of a `recoverEmail` code, as the user spelled it (`email_key` is
+    /// lower-cased); NULL for the other codes.
+    private static let version21 = [
+        "ALTER TABLE oob_codes ADD COLUMN target_email TEXT"
+    ]
 
     /// Version 15: guests (contract section 13): whether an account is a guest's (0 for every account stored
     /// before), with the index the sweep of inactive guests reads through; the guests made per client address (the

@@ -65,12 +65,14 @@ extension SQLBrokerStore {
     static let deleteResetCodesOfAccount = "DELETE FROM oob_codes WHERE uid = ? AND action = ?"
 
     static let insertOOBCode =
-        "INSERT INTO oob_codes (code_hash, action, uid, email_key, continue_url, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        "INSERT INTO oob_codes (code_hash, action, uid, email_key, continue_url, created_at, expires_at, target_email) "
+        + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 
     static func oobCodeValues(_ code: OOBCodeRecord) -> [SQLValue] {
         [
             .text(code.codeHash), .text(code.action.rawValue), .text(code.uid.rawValue), .text(code.emailKey),
             Self.optionalText(code.continueURL), Self.millis(code.createdAt), Self.millis(code.expiresAt),
+            Self.optionalText(code.targetEmail),
         ]
     }
 
@@ -79,7 +81,8 @@ extension SQLBrokerStore {
         try await read { connection in
             guard
                 let row = try connection.query(
-                    "SELECT code_hash, action, uid, email_key, continue_url, created_at, expires_at FROM oob_codes WHERE code_hash = ?",
+                    "SELECT code_hash, action, uid, email_key, continue_url, created_at, expires_at, target_email "
+                        + "FROM oob_codes WHERE code_hash = ?",
                     [.text(hash)]
                 ).first
             else { return nil }
@@ -90,7 +93,8 @@ extension SQLBrokerStore {
                 codeHash: try Self.required(row, "code_hash"), action: action, uid: AccountID(try Self.required(row, "uid")),
                 emailKey: try Self.required(row, "email_key"), continueURL: row.text("continue_url"),
                 createdAt: Self.date(try Self.requiredInteger(row, "created_at")),
-                expiresAt: Self.date(try Self.requiredInteger(row, "expires_at")))
+                expiresAt: Self.date(try Self.requiredInteger(row, "expires_at")),
+                targetEmail: row.text("target_email"))
         }
     }
 }

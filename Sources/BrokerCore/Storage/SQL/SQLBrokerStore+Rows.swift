@@ -65,6 +65,7 @@ extension SQLBrokerStore {
             if job.uid == nil { job.uid = uid }
             try connection.execute(insertOutboxJob, outboxJobValues(job))
         }
+        for code in options.storingCodes { try insert(code, in: connection) }
     }
 
     // MARK: - Custom-token cutoffs

@@ -8,6 +8,7 @@ extension FirebaseSurface {
     /// The request types `sendOobCode` serves, as Firebase names them.
     static let oobRequestTypes: [String: MailAction] = [
         "PASSWORD_RESET": .resetPassword, "VERIFY_EMAIL": .verifyEmail, "EMAIL_SIGNIN": .signIn,
+        "VERIFY_AND_CHANGE_EMAIL": .verifyAndChangeEmail,
     ]
 
     /// Firebase's `requestType` of an action.
@@ -16,6 +17,8 @@ extension FirebaseSurface {
         case .resetPassword: "PASSWORD_RESET"
         case .verifyEmail: "VERIFY_EMAIL"
         case .signIn: "EMAIL_SIGNIN"
+        case .verifyAndChangeEmail: "VERIFY_AND_CHANGE_EMAIL"
+        case .recoverEmail: "RECOVER_EMAIL"
         }
     }
 
@@ -77,6 +80,16 @@ extension FirebaseSurface {
                 email = try Self.email(body)
                 try await mail.requestEmailSignIn(
                     email: email, continueURL: continueURL, acceptLanguage: language, requestID: call.requestID)
+            case .verifyAndChangeEmail:
+                // `verifyBeforeUpdateEmail`: the new address gets the link (contract section 9).
+                let newEmail = try body.string("newEmail", missing: "MISSING_NEW_EMAIL")
+                let user = try await authenticated(call)
+                email = user.account.email ?? ""
+                try await services.selfService.requestEmailChange(
+                    AccountSelfService.User(account: user.account, claims: user.claims), to: newEmail,
+                    continueURL: continueURL, acceptLanguage: language, using: mail, requestID: call.requestID)
+            case .recoverEmail:
+                throw FirebaseError("INVALID_REQ_TYPE")
             }
         } catch let error as AccountError where error.code == .tooManyAttempts {
             var mapped = FirebaseError(
@@ -99,9 +112,13 @@ extension FirebaseSurface {
             email = try await idTokens.verify(token).account.email
         }
         guard let email else { throw FirebaseError("MISSING_EMAIL") }
+        var newEmail: String?
+        if action == .verifyAndChangeEmail {
+            newEmail = try call.body.string("newEmail", missing: "MISSING_NEW_EMAIL")
+        }
         do {
             let link = try await actionCodes.issueLink(
-                action, email: email, continueURL: continueURL, requestID: call.requestID)
+                action, email: email, newEmail: newEmail, continueURL: continueURL, requestID: call.requestID)
             return .json(
                 200,
                 [
@@ -127,6 +144,7 @@ extension FirebaseSurface {
                 "requestType": .string(Self.requestType(info.action)),
             ]
             if info.action != .signIn { answer["email"] = .string(info.email) }
+            if let newEmail = info.newEmail { answer["newEmail"] = .string(newEmail) }
             return .json(200, .object(answer))
         }
         let done = try await service.confirm(
@@ -139,14 +157,20 @@ extension FirebaseSurface {
             ])
     }
 
-    /// `accounts:update` (`setAccountInfo`) with an `oobCode`: applies a verification code once (Firebase's
-    /// `applyActionCode`), answering the account as `setAccountInfo` does; nil when the body has no `oobCode`
-    /// (the client part's update handles it). A reset or sign-in code is `INVALID_OOB_CODE`.
+    /// `accounts:update` (`setAccountInfo`) with an `oobCode`: applies a verification code, an email change's
+    /// code or its recovery code once (Firebase's `applyActionCode`; contract section 9), answering the account as
+    /// `setAccountInfo` does (with `newEmail` after an email change); nil when the body has no `oobCode` (the client
+    /// part's update handles it). A reset or sign-in code is `INVALID_OOB_CODE`.
     public func applyActionCode(_ call: FirebaseCall) async throws -> HTTPResponse? {
         guard call.body.has("oobCode") else { return nil }
         let code = try call.body.string("oobCode", missing: "INVALID_OOB_CODE")
+        let action = try await actionCodes.inspect(code: code).action
+        guard Self.appliedActions.contains(action) else {
+            throw ActionCodeError(.invalidCode, "the code is for another action")
+        }
+        let language = call.request.headers["x-firebase-locale"] ?? call.request.headers["accept-language"]
         let done = try await actionCodes.confirm(
-            code: code, expecting: .verifyEmail, newPassword: nil, requestID: call.requestID)
+            code: code, expecting: action, newPassword: nil, requestID: call.requestID, acceptLanguage: language)
         var answer: [String: JSONValue] = [
             "kind": "identitytoolkit#SetAccountInfoResponse", "localId": .string(done.account.id.rawValue),
             "emailVerified": .bool(done.account.emailVerified),
@@ -155,26 +179,42 @@ extension FirebaseSurface {
         if let name = done.account.displayName { answer["displayName"] = .string(name) }
         if let photo = done.account.photoURL { answer["photoUrl"] = .string(photo) }
         if done.account.hasUsablePassword { answer["passwordHash"] = "UkVEQUNURUQ=" }
+        if action == .verifyAndChangeEmail, let email = done.account.email { answer["newEmail"] = .string(email) }
         return .json(200, .object(answer))
     }
+
+    /// The codes `applyActionCode` acts on.
+    static let appliedActions: Set<MailAction> = [.verifyEmail, .verifyAndChangeEmail, .recoverEmail]
 
     /// `accounts:signInWithEmailLink` (`emailLinkSignin`): `email` and the code of an email sign-in link sign in
     /// as the holder of that address (created when none holds it, as Firebase does), through the sign-in core,
     /// with a session of this listener. With a guest's `idToken` (contract section 13) the link upgrades that guest
-    /// in place (`isNewUser` false); linking the link to a user who is no guest is not supported.
+    /// in place (`isNewUser` false); with another user's, it links the address to that user (`linkWithCredential`):
+    /// the account's own address or, for an account without one, a new one, verified; another address is
+    /// `EMAIL_CHANGE_NEEDS_VERIFICATION` (the email change tells the old address), one another account holds
+    /// `EMAIL_EXISTS`.
     func signInWithEmailLink(_ call: FirebaseCall) async throws -> HTTPResponse {
         let email = try call.body.string("email", missing: "MISSING_EMAIL")
         let code = try call.body.string("oobCode", missing: "MISSING_OOB_CODE")
         let result: SignInResult
         if call.body.has("idToken") {
             let user = try await authenticated(call)
-            guard services.signIn.guests?.settings.enabled == true, user.account.isAnonymous else {
-                throw FirebaseError.operationNotAllowed(
-                    "Only a guest's email link with idToken (its upgrade) is supported.")
+            if user.account.isAnonymous {
+                guard services.signIn.guests?.settings.enabled == true else {
+                    throw FirebaseError.operationNotAllowed("Anonymous accounts are not enabled on this broker.")
+                }
+                result = try await services.signIn.upgrade(
+                    user.account, emailLinkCode: code, email: email, actionCodes: actionCodes,
+                    requestID: call.requestID, surface: .firebase)
+            } else {
+                do {
+                    result = try await services.signIn.link(
+                        user.account, emailLinkCode: code, email: email, actionCodes: actionCodes,
+                        requestID: call.requestID, surface: .firebase)
+                } catch let error as RequestError where error.detail == ActionCodeService.otherAddress {
+                    throw FirebaseError("EMAIL_CHANGE_NEEDS_VERIFICATION", error.detail)
+                }
             }
-            result = try await services.signIn.upgrade(
-                user.account, emailLinkCode: code, email: email, actionCodes: actionCodes, requestID: call.requestID,
-                surface: .firebase)
         } else {
             result = try await services.signIn.signIn(
                 emailLinkCode: code, email: email, actionCodes: actionCodes, requestID: call.requestID,

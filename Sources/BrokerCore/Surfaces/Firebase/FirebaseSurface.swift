@@ -117,6 +117,8 @@ public struct FirebaseSurface: Surface {
         mountAdmin(on: &routes)
         mountOOB(on: &routes)
         mountMFA(on: &routes)
+        mountRevokeToken(on: &routes)
+        mountRefused(on: &routes)
         routes.register(on: &router, surface: self)
     }
 

@@ -44,7 +44,7 @@ extension NativeSurface {
         try body.allowOnly(["oobCode", "newPassword"])
         let (confirmation, _) = try await service.confirm(
             code: try body.string("oobCode"), newPassword: try body.optionalString("newPassword"),
-            requestID: context.requestID)
+            requestID: context.requestID, acceptLanguage: request.headers["accept-language"])
         return .json(200, ["email": .string(confirmation.email), "action": .string(confirmation.action)])
     }
 
@@ -108,7 +108,7 @@ extension NativeSurface {
         do {
             let (confirmation, _) = try await service.confirm(
                 code: code, newPassword: mode == .resetPassword ? (form["newPassword"] ?? "") : nil, proof: proof,
-                requestID: context.requestID)
+                requestID: context.requestID, acceptLanguage: request.headers["accept-language"])
             if let next = confirmation.continueURL, services.config.mail?.allowsContinueURL(next) == true {
                 return HTTPResponse(
                     status: 303,
@@ -118,6 +118,9 @@ extension NativeSurface {
                 switch (mode, confirmation.action) {
                 case (.resetPassword, _): "Your password has been changed."
                 case (_, "PASSWORD_RESET"): "Your password has been changed and your email address verified."
+                case (_, "VERIFY_AND_CHANGE_EMAIL"): "Your email address has been changed. Sign in again."
+                case (_, "RECOVER_EMAIL"):
+                    "Your email address has been restored and every session signed out. Choose a new password now."
                 default: "Your email address has been verified."
                 }
             return NativeSurface.page(200, title: "Done", message: done)
@@ -151,7 +154,12 @@ extension NativeSurface {
     }
 
     static func title(_ mode: MailAction) -> String {
-        mode == .resetPassword ? "Choose a new password" : "Verify your email address"
+        switch mode {
+        case .resetPassword: "Choose a new password"
+        case .verifyAndChangeEmail: "Confirm your new email address"
+        case .recoverEmail: "Restore your email address"
+        case .verifyEmail, .signIn: "Verify your email address"
+        }
     }
 
     /// The form of the page: hidden mode, code and CSRF token; a password field for a reset.
@@ -163,7 +171,13 @@ extension NativeSurface {
             ? "<p><label>New password <input type=\"password\" name=\"newPassword\" autocomplete=\"new-password\""
                 + " minlength=\"\(PasswordPolicy.minimumLength)\" required></label></p>"
             : ""
-        let button = mode == .resetPassword ? "Change password" : "Verify email"
+        let button =
+            switch mode {
+            case .resetPassword: "Change password"
+            case .verifyAndChangeEmail: "Change email"
+            case .recoverEmail: "Restore email"
+            case .verifyEmail, .signIn: "Verify email"
+            }
         return "<form method=\"post\" action=\"/auth/action\">\(hidden)\(field)"
             + "<p><button type=\"submit\">\(button)</button></p></form>"
     }

@@ -37,6 +37,17 @@ extension NativeSurface {
                 requestID: context.requestID)
             return .json(200, renewed.tokens.body(user: renewed.account, isNewUser: false))
         }
+        // The email change (contract section 9): the new address gets a link; nothing changes until it is followed.
+        me("POST", "/v1/me/email") { request, context, user in
+            try request.allowOnlyQuery([])
+            let mail = try NativeSurface.emailActions(services)
+            let body = try NativeBody(request)
+            try body.allowOnly(["newEmail", "continueUrl"])
+            try await selfService.requestEmailChange(
+                user, to: try body.string("newEmail"), continueURL: try body.optionalString("continueUrl"),
+                acceptLanguage: request.headers["accept-language"], using: mail, requestID: context.requestID)
+            return HTTPResponse(status: 204)
+        }
         me("POST", "/v1/me/identities/{provider}") { request, context, user in
             let signIn = try NativeSurface.signInRequest(request, context, services)
             // A guest's link is its upgrade in place (contract section 13): the session body.

@@ -696,6 +696,83 @@ extension OpenAPIDocument {
         }
       }
     },
+    "/v1/me/email": {
+      "post": {
+        "operationId": "requestEmailChange",
+        "tags": [
+          "native"
+        ],
+        "summary": "Mail a link that changes the signed-in user's email",
+        "description": "Contract section 9. Needs a recent sign-in (`auth_time` at most 5 minutes old, else 401 `RECENT_SIGN_IN_REQUIRED`). Mails `newEmail` a `mode=verifyAndChangeEmail` link; nothing changes until it is confirmed (`/v1/oob/confirm`, `VERIFY_AND_CHANGE_EMAIL`). An address another account holds is 409 `EMAIL_EXISTS`, the account's own or a guest's request 400; at most 5 mails per address per hour. 501 without a mail section. Unknown fields are refused (400 naming the field).",
+        "security": [
+          {
+            "idToken": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "newEmail"
+                ],
+                "properties": {
+                  "newEmail": {
+                    "type": "string"
+                  },
+                  "continueUrl": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "204": {
+            "description": "The mail to the new address is queued.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequestInvalidEmail"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401UnauthenticatedRecentSignInRequired"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403UserDisabled"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409EmailExists"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429TooManyAttempts"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "501": {
+            "$ref": "#/components/responses/Error501MailNotConfigured"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      }
+    },
     "/v1/me/identities/{provider}": {
       "post": {
         "operationId": "linkIdentity",
@@ -2054,7 +2131,7 @@ extension OpenAPIDocument {
           "native"
         ],
         "summary": "Confirm a verification or a password reset with the mailed code",
-        "description": "The code works once. A reset sets the new password, marks the email verified and ends every session.",
+        "description": "The code works once. A reset sets the new password, marks the email verified and ends every session. An email change's code (`VERIFY_AND_CHANGE_EMAIL`) makes the new address the account's, verified, ends every session and mails the old address a `RECOVER_EMAIL` link (72 hours) that puts it back and ends every session; an address another account took meanwhile is 409 `EMAIL_EXISTS`, the code unused.",
         "requestBody": {
           "required": true,
           "content": {
@@ -2105,7 +2182,9 @@ extension OpenAPIDocument {
                       "type": "string",
                       "enum": [
                         "VERIFY_EMAIL",
-                        "PASSWORD_RESET"
+                        "PASSWORD_RESET",
+                        "VERIFY_AND_CHANGE_EMAIL",
+                        "RECOVER_EMAIL"
                       ]
                     }
                   }
@@ -2127,6 +2206,9 @@ extension OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/Error503StorageUnavailable"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409EmailExists"
           }
         }
       }
