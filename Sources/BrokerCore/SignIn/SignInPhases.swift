@@ -9,6 +9,9 @@ public struct SignInDecision: Sendable {
     public var change: SignInOutcome.Change
     /// The credential presented, as a hook is told of it (`provider`, `subject`, `email`, `emailVerified`).
     public var credential: SignInCredential
+    /// For a ``SignInOutcome/Change/linked`` decision, the link the commit would make: a sign-in held for its
+    /// second factor makes it only when the second factor completes (``HeldLink``).
+    var heldLink: HeldLink?
 
     /// Creates a decision.
     public init(account: Account?, change: SignInOutcome.Change, credential: SignInCredential) {

@@ -18,8 +18,18 @@ public enum AccountImportOutcome: Sendable, Equatable {
 public protocol AccountImporting: Sendable {
     /// In one transaction, for each account in order: left alone when its uid is present (`unchanged`), not
     /// written when its email, phone number or an identity belongs to another uid (`emailTaken`, `phoneNumberTaken`, `identityTaken`), created
-    /// otherwise. One outcome per account, in order. The accounts must not conflict with one another (the
-    /// import's check rules that out); if the store refuses the batch anyway (`alreadyExists`, a writer
-    /// elsewhere won a race), nothing of it is written.
-    func importAccounts(_ accounts: [Account]) async throws -> [AccountImportOutcome]
+    /// otherwise, with its second factors and recovery codes in `secondFactors` (by uid; an account left alone
+    /// or not written gets none). One outcome per account, in order. The accounts must not conflict with one
+    /// another (the import's check rules that out); if the store refuses the batch anyway (`alreadyExists`, a
+    /// writer elsewhere won a race), nothing of it is written.
+    func importAccounts(
+        _ accounts: [Account], secondFactors: [AccountID: AccountSecondFactors]
+    ) async throws -> [AccountImportOutcome]
+}
+
+extension AccountImporting {
+    /// ``importAccounts(_:secondFactors:)`` with no second factors.
+    public func importAccounts(_ accounts: [Account]) async throws -> [AccountImportOutcome] {
+        try await importAccounts(accounts, secondFactors: [:])
+    }
 }

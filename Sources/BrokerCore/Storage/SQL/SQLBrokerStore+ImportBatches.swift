@@ -8,8 +8,11 @@ extension SQLBrokerStore {
     static let selectUIDByIdentity = "SELECT uid FROM identities WHERE provider = ? AND subject = ?"
 
     /// Checks and creates each account in one write transaction (see ``AccountImporting``).
-    public func importAccounts(_ accounts: [Account]) async throws -> [AccountImportOutcome] {
+    public func importAccounts(
+        _ accounts: [Account], secondFactors: [AccountID: AccountSecondFactors]
+    ) async throws -> [AccountImportOutcome] {
         for account in accounts { try Self.requireDistinctIdentities(account.identities) }
+        let now = clock.now
         return try await write { connection in
             try accounts.map { account in
                 if try !connection.query(Self.selectUIDExists, [.text(account.id.rawValue)]).isEmpty {
@@ -34,6 +37,9 @@ extension SQLBrokerStore {
                 try connection.execute(Self.insertAccount, Self.accountValues(account))
                 for identity in account.identities {
                     try connection.execute(Self.insertIdentity, Self.identityValues(identity, uid: account.id))
+                }
+                if let set = secondFactors[account.id] {
+                    try Self.insertSecondFactors(set, uid: account.id, at: now, in: connection)
                 }
                 return .imported
             }

@@ -90,6 +90,38 @@ extension SQLBrokerStore {
         }
     }
 
+    /// The enrolled factors and unused recovery codes of each of `uids` that has a factor, in one read.
+    public func secondFactorSets(of uids: [AccountID]) async throws -> [AccountID: AccountSecondFactors] {
+        try await read { connection in
+            var sets: [AccountID: AccountSecondFactors] = [:]
+            for uid in uids {
+                let factors = try connection.query(
+                    "SELECT \(Self.secondFactorColumns) FROM second_factors WHERE uid = ? AND enrolled_at IS NOT NULL "
+                        + "ORDER BY created_at, id", [.text(uid.rawValue)]
+                ).map(Self.secondFactor)
+                guard !factors.isEmpty else { continue }
+                let hashes = try connection.query(
+                    "SELECT code_hash FROM recovery_codes WHERE uid = ? ORDER BY code_hash", [.text(uid.rawValue)]
+                ).compactMap { $0.text("code_hash") }
+                sets[uid] = AccountSecondFactors(factors: factors, recoveryCodeHashes: hashes)
+            }
+            return sets
+        }
+    }
+
+    /// Stores an imported account's factors and recovery codes (inside the import's transaction).
+    static func insertSecondFactors(
+        _ set: AccountSecondFactors, uid: AccountID, at date: Date, in connection: any SQLConnection
+    ) throws {
+        for var factor in set.factors {
+            factor.uid = uid
+            try connection.execute(
+                "INSERT INTO second_factors (\(secondFactorColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                secondFactorValues(factor))
+        }
+        try replaceRecoveryCodes(uid: uid, hashes: set.recoveryCodeHashes, at: date, in: connection)
+    }
+
     /// Stores a pending sign-in, forgetting expired ones.
     public func insertPendingSignIn(_ record: PendingSignInRecord) async throws {
         try await write { connection in
@@ -132,9 +164,11 @@ extension SQLBrokerStore {
 
     /// Finishes the pending sign-in with `proof`, in one transaction.
     public func completeSecondFactor(
-        pendingHash: String, proof: SecondFactorProof, at date: Date, options: AccountWriteOptions
+        pendingHash: String, proof: SecondFactorProof, at date: Date, options: AccountWriteOptions,
+        _ change: @escaping @Sendable (inout Account) throws -> Void
     ) async throws -> Account {
-        try await write { connection in
+        let events = eventRouting
+        return try await write { connection in
             guard let pending = try Self.pendingSignIn(hash: pendingHash, at: date, in: connection),
                 try connection.execute(
                     "DELETE FROM mfa_pending_sign_ins WHERE credential_hash = ?", [.text(pendingHash)]) > 0
@@ -152,14 +186,15 @@ extension SQLBrokerStore {
                     "DELETE FROM recovery_codes WHERE uid = ? AND code_hash = ?", [.text(uid.rawValue), .text(hash)])
                 guard used > 0 else { throw SecondFactorError(.invalidCode, "no such unused recovery code") }
             }
-            guard var account = try Self.loadAccount(in: connection, sql: Self.selectAccountByID, [.text(uid.rawValue)])
+            guard let account = try Self.loadAccount(in: connection, sql: Self.selectAccountByID, [.text(uid.rawValue)])
             else { throw AccountStoreError(.notFound, "no account \(uid)") }
-            guard !account.disabled else { throw AccountError(.userDisabled) }
-            try connection.execute(
-                "UPDATE accounts SET last_sign_in_at = ? WHERE uid = ?", [Self.millis(date), .text(uid.rawValue)])
-            account.lastSignInAt = Self.date(date.epochMilliseconds)
-            try Self.applyWriteOptions(options, uid: uid, now: date, in: connection)
-            return account
+            return try Self.save(
+                account,
+                changedBy: { account in
+                    guard !account.disabled else { throw AccountError(.userDisabled) }
+                    account.lastSignInAt = date
+                    try change(&account)
+                }, options: options, events: events, now: date, in: connection)
         }
     }
 
