@@ -22,13 +22,6 @@ struct HeldLink: Sendable, Equatable {
         singleUse = verified.singleUse
     }
 
-    init(identity: Identity, displayName: String?, photoURL: String?, singleUse: SingleUseMark?) {
-        self.identity = identity
-        self.displayName = displayName
-        self.photoURL = photoURL
-        self.singleUse = singleUse
-    }
-
     /// Links the identity to `account` at `date`, inside the completion's transaction: the account must still be
     /// enabled, hold the identity's email verified and no identity of that provider, else the link no longer
     /// applies (``SecondFactorError/Code/invalidPendingCredential``: the app signs in again).

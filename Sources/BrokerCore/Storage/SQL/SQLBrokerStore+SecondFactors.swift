@@ -4,6 +4,8 @@ public import Foundation
 extension SQLBrokerStore {
     static let secondFactorColumns =
         "id, uid, type, display_name, secret, created_at, enrolled_at, last_used_step"
+    static let insertSecondFactorRow =
+        "INSERT INTO second_factors (\(secondFactorColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
     static let pendingSignInColumns =
         "credential_hash, uid, sign_in_provider, surface, created_at, expires_at, failures"
 
@@ -38,9 +40,7 @@ extension SQLBrokerStore {
             try connection.execute(
                 "DELETE FROM second_factors WHERE uid = ? AND enrolled_at IS NULL AND created_at < ?",
                 [.text(record.uid.rawValue), Self.millis(purgeBefore)])
-            try connection.execute(
-                "INSERT INTO second_factors (\(Self.secondFactorColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                Self.secondFactorValues(record))
+            try connection.execute(Self.insertSecondFactorRow, Self.secondFactorValues(record))
         }
     }
 
@@ -115,9 +115,7 @@ extension SQLBrokerStore {
     ) throws {
         for var factor in set.factors {
             factor.uid = uid
-            try connection.execute(
-                "INSERT INTO second_factors (\(secondFactorColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                secondFactorValues(factor))
+            try connection.execute(insertSecondFactorRow, secondFactorValues(factor))
         }
         try replaceRecoveryCodes(uid: uid, hashes: set.recoveryCodeHashes, at: date, in: connection)
     }
