@@ -91,4 +91,30 @@ extension SecondFactorTests {
         let done = try await Self.finish(broker, clock, user, credential: try Self.pending(password))
         #expect(done.status == 200)
     }
+
+    /// The same over the compatibility listener: `signInWithIdp` answers the pending credential and links nothing;
+    /// `mfaSignIn:finalize` links the identity.
+    @Test func aHeldLinkOverTheListenerIsMadeByMfaSignInFinalize() async throws {
+        let (broker, clock, user) = try await Self.heldLinkAccount("listener@example.com")
+        let token = try broker.stubs.idToken(
+            "google", claims: ["sub": "g-listener", "email": "listener@example.com", "email_verified": true])
+        let held = await FirebaseClientAPITests.verifyAssertion(
+            broker, postBody: "providerId=google.com&id_token=\(token)", returnIdpCredential: true)
+        #expect(held.status == 200 && held.json?["idToken"] == nil)
+        let pending = try #require(held.json?["mfaPendingCredential"]?.stringValue)
+        #expect(await broker.store.account(provider: ProviderID("google"), subject: "g-listener") == nil)
+        #expect(await Self.events(broker, .link).isEmpty)
+
+        let done = await FirebaseSecondFactorTests.v2(
+            broker, "mfaSignIn:finalize",
+            [
+                "mfaPendingCredential": .string(pending), "mfaEnrollmentId": .string(user.factorID),
+                "totpVerificationInfo": ["verificationCode": .string(try Self.code(user.secret, clock))],
+            ])
+        #expect(done.status == 200)
+        #expect(try FirebaseSecondFactorTests.claims(done)["firebase"]?["sign_in_second_factor"] == "totp")
+        let linked = await broker.store.account(provider: ProviderID("google"), subject: "g-listener")
+        #expect(linked?.id == user.uid)
+        #expect(await Self.events(broker, .link).map(\.provider) == ["google"])
+    }
 }
