@@ -40,7 +40,8 @@ let package = Package(
         .target(name: "BrokerCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         // openapi.json is embedded by scripts/embed-openapi (OpenAPIDocument+JSON.swift), not a resource.
         .target(
-            name: "BrokerCore", dependencies: ["BrokerCrypto"], exclude: ["Surfaces/Operations/openapi.json", "Surfaces/Admin/Console"],
+            name: "BrokerCore", dependencies: ["BrokerCrypto"],
+            exclude: ["Surfaces/Operations/openapi.json", "Surfaces/Admin/Console"],
             swiftSettings: swiftSettings),
         .target(
             name: "BrokerDrivers",
@@ -80,10 +81,11 @@ let package = Package(
         .testTarget(name: "brokerTests", dependencies: ["broker", "BrokerCore"], swiftSettings: swiftSettings),
         // BrokerAuth against a live broker and the stub providers (BrokerTesting's harness).
         .testTarget(
-            name: "BrokerAuthTests", dependencies: ["BrokerAuth", "BrokerCore", "BrokerTesting"],
+            name: "BrokerAuthTests", dependencies: ["BrokerAuth", "BrokerCore", "BrokerCrypto", "BrokerTesting"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "ContractTests", dependencies: ["BrokerCore", "BrokerDrivers", "BrokerTesting", "broker", "stub-providers"],
+            name: "ContractTests",
+            dependencies: ["BrokerCore", "BrokerDrivers", "BrokerTesting", "broker", "stub-providers"],
             exclude: ["Console", "FirebaseAdmin"], swiftSettings: swiftSettings),
     ]
 )

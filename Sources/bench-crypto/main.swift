@@ -48,7 +48,19 @@ do {
     guard rsa.publicKey.verifySHA256(signature: rsaSignature, message: message),
         p256.publicKey.verifySHA256(signature: p256Signature, message: message)
     else { throw CryptoError(code: .signingFailed, message: "a signature did not verify") }
+    // A second factor's check (contract section 14): the TOTP code at the current step and one either side (three
+    // HMAC-SHA1, as the broker always computes them), and the opening of the factor's sealed secret (AES-256-GCM).
+    let totpSecret = SecureRandom.bytes(20)
+    let totpStep = TOTP.step(unixTime: Date().timeIntervalSince1970, period: 30)
+    let totpCode = TOTP.code(secret: totpSecret, counter: totpStep, digits: 6)
+    let aes = try AESGCMKey(bytes: SecureRandom.bytes(32))
+    let context = Array("second-factor:uid:factor".utf8)
+    let sealedSecret = try aes.seal(Array(Base32.encode(totpSecret, padded: false).utf8), authenticating: context)
     let results: [String: Double] = [
+        "totp_check_per_s": rate(seconds: seconds) {
+            precondition(TOTP.matchingStep(totpCode, secret: totpSecret, around: totpStep, digits: 6) != nil)
+        },
+        "aesgcm_open_per_s": try rate(seconds: seconds) { _ = try aes.open(sealedSecret, authenticating: context) },
         "rsa2048_sign_per_s": try rate(seconds: seconds) { _ = try rsa.signSHA256(message) },
         "rsa2048_verify_per_s": rate(seconds: seconds) {
             precondition(rsa.publicKey.verifySHA256(signature: rsaSignature, message: message))

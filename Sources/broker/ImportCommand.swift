@@ -14,7 +14,9 @@ enum ImportCommand {
                  [--map-provider FIREBASE_ID=PROVIDER]... [--link-uid-prefix PREFIX=PROVIDER]... [--dry-run] [--json]
                  [--config FILE] [--database PATH_OR_URL]
         Imports a `firebase auth:export --format=json` file: uids kept, the whole file checked before anything is
-        written. ALGORITHM: SCRYPT, STANDARD_SCRYPT, BCRYPT, PBKDF2_SHA256, PBKDF_SHA1, HMAC_SHA256, HMAC_SHA512,
+        written. Second factors exported with their secrets are restored (BROKER_ENCRYPTION_KEY must be the key
+        they were sealed with); those exported without them are left out, and counted.
+        ALGORITHM: SCRYPT, STANDARD_SCRYPT, BCRYPT, PBKDF2_SHA256, PBKDF_SHA1, HMAC_SHA256, HMAC_SHA512,
         HMAC_SHA1, HMAC_MD5, MD5, SHA1, SHA256 or SHA512. Exit status 0 when no user was refused, 1 when some
         were, 2 for a file or flags that cannot be used.
         """
@@ -29,6 +31,7 @@ enum ImportCommand {
         let export: FirebaseExport
         // Each account imported is a `user.created` event for the endpoints that take it (contract section 16).
         let events: EventSettings
+        let cipher: OutboxCipher?
         do {
             let hash = try options.value("--hash-algo").map { algorithm in
                 try FirebaseHashOptions(
@@ -41,7 +44,7 @@ enum ImportCommand {
             // The configured providers say which Firebase provider ids map to them without --map-provider.
             let config = try BrokerConfig(contentsOf: options.configPath, environment: environment)
             events = config.events
-            let cipher = try OutboxCipher.fromEnvironment(environment)  // as serve builds them
+            cipher = try OutboxCipher.fromEnvironment(environment)  // as serve builds them
             let (registry, client) = try Startup.providers(config, cipher: cipher)
             defer { Task { await client.shutdown() } }
             importOptions = try FirebaseImportOptions(
@@ -53,7 +56,7 @@ enum ImportCommand {
             }
             export = try FirebaseExport(contentsOf: URL(fileURLWithPath: words[2]))
             // The whole file is checked before the database is even opened.
-            _ = try FirebaseImporter.check(export, options: importOptions, importedAt: Date())
+            _ = try FirebaseImporter.check(export, options: importOptions, importedAt: Date(), cipher: cipher)
         } catch let error as ImportedHashError {
             BrokerCLI.printError("broker admin import: \(error)")
             return 2
@@ -70,7 +73,8 @@ enum ImportCommand {
         let (store, database) = try await Startup.openStore(location, environment: environment, events: events)
         defer { Task { await database.close() } }
         let importer = FirebaseImporter(
-            store: store, options: importOptions, clock: SystemClock(), source: URL(fileURLWithPath: words[2]).lastPathComponent)
+            store: store, options: importOptions, clock: SystemClock(),
+            source: URL(fileURLWithPath: words[2]).lastPathComponent, cipher: cipher)
         let total = export.count
         // Progress on stderr, for files large enough to take a while.
         var progress: (@Sendable (Int, Int) -> Void)?
@@ -91,6 +95,12 @@ enum ImportCommand {
             print("\(verb) \(report.imported), unchanged \(report.unchanged), failed \(report.failed.count)")
             for failure in report.failed {
                 print("  #\(failure.index) \(failure.uid ?? "-"): \(failure.reason)")
+            }
+            if report.secondFactors > 0 { print("  \(report.secondFactors) second factors restored") }
+            if report.secondFactorsLeftOut > 0 {
+                print(
+                    "  \(report.secondFactorsLeftOut) second factors left out: exported without --include-secrets "
+                        + "(those users sign in with their first factor until they enrol again)")
             }
         }
         return report.exitStatus

@@ -72,7 +72,9 @@ struct LaunchOptions: Sendable, Equatable {
     ]
 
     /// Flags that take no value.
-    static let knownSwitches: Set<String> = ["--json", "--help", "--keep-running", "--dry-run", "--failing"]
+    static let knownSwitches: Set<String> = [
+        "--json", "--help", "--keep-running", "--dry-run", "--failing", "--include-secrets",
+    ]
 
     /// Every flag given, valued or not (`--port`, `--json`).
     var givenFlags: Set<String> { switches.union(values.keys) }

@@ -275,6 +275,74 @@ def cmd_burst(args):
                       "statuses": statuses}))
 
 
+def totp(secret, step, digits=6):
+    """RFC 6238's code of `secret` (base32, no padding) for time step `step` (HMAC-SHA1, as the broker checks)."""
+    import base64
+    import hmac
+    key = base64.b32decode(secret + "=" * (-len(secret) % 8))
+    digest = hmac.new(key, step.to_bytes(8, "big"), hashlib.sha1).digest()
+    offset = digest[-1] & 0x0F
+    number = int.from_bytes(digest[offset:offset + 4], "big") & 0x7FFFFFFF
+    return str(number % 10 ** digits).zfill(digits)
+
+
+def current_step(period=30):
+    import time
+    return int(time.time() // period)
+
+
+def cmd_mfa_users(args):
+    """Scenario 13's users: `--count` email and password accounts, each with an authenticator app enrolled
+    (`POST /v1/me/mfa/totp` and `/verify` with a code computed here); one JSON line per user (email, password,
+    secret, factorId) in `--out`."""
+    def enrol(index):
+        email, password = f"mfa-{args.tag}-{index}@bench.example", f"bench-password-{index}"
+        status, body = request(args.broker, "POST", "/v1/signup", {"email": email, "password": password})
+        if status not in (200, 201):
+            raise SystemExit(f"benchctl: sign-up answered {status}: {body[:200]!r}")
+        bearer = {"Authorization": "Bearer " + json.loads(body)["idToken"]}
+        status, body = request(args.broker, "POST", "/v1/me/mfa/totp", {}, bearer)
+        if status != 200:
+            raise SystemExit(f"benchctl: enrolment answered {status}: {body[:200]!r}")
+        started = json.loads(body)
+        code = totp(started["secret"], current_step())
+        status, body = request(args.broker, "POST", "/v1/me/mfa/totp/verify",
+                               {"enrollmentId": started["enrollmentId"], "code": code}, bearer)
+        if status != 200:
+            raise SystemExit(f"benchctl: verifying the enrolment answered {status}: {body[:200]!r}")
+        return {"email": email, "password": password, "secret": started["secret"],
+                "factorId": json.loads(body)["factor"]["factorId"]}
+
+    users = parallel(enrol, range(args.count), args.threads)
+    with open(args.out, "w") as out:
+        for user in users:
+            out.write(json.dumps(user) + "\n")
+
+
+def cmd_mfa_bodies(args):
+    """Scenario 13's bodies: every user of `--users` signs in with its password (answered 401 `MFA_REQUIRED`,
+    required of each), then one `POST /v1/signin/mfa` body per user, its code that of the next time step (so it
+    is later than the enrolment's and stays valid for 30 to 60 s), computed once every pending credential is in."""
+    with open(args.users) as handle:
+        users = [json.loads(line) for line in handle if line.strip()]
+
+    def hold(user):
+        status, body = request(args.broker, "POST", "/v1/signin/password",
+                               {"email": user["email"], "password": user["password"]})
+        error = json.loads(body).get("error", {}) if status == 401 else {}
+        if error.get("code") != "MFA_REQUIRED":
+            raise SystemExit(f"benchctl: the password sign-in answered {status}: {body[:200]!r}")
+        return error["mfaPendingCredential"]
+
+    pending = parallel(hold, users, args.threads)
+    step = current_step() + 1
+    with open(args.out, "w") as out:
+        for user, credential in zip(users, pending):
+            body = {"mfaPendingCredential": credential, "factorId": user["factorId"],
+                    "code": totp(user["secret"], step)}
+            out.write(json.dumps(body, separators=(",", ":")) + "\n")
+
+
 def cmd_config(args):
     """The broker config for the stubs at `--stub` (the shape of StubProviders.brokerConfig)."""
     base = args.stub
@@ -397,6 +465,21 @@ def main():
     timed.add_argument("--stderr", required=True)
     timed.add_argument("argv", nargs="+")
     timed.set_defaults(run=cmd_timed)
+
+    mfa_users = sub.add_parser("mfa-users")
+    mfa_users.add_argument("--broker", required=True)
+    mfa_users.add_argument("--count", type=int, required=True)
+    mfa_users.add_argument("--tag", default="run")
+    mfa_users.add_argument("--threads", type=int, default=4)
+    mfa_users.add_argument("--out", required=True)
+    mfa_users.set_defaults(run=cmd_mfa_users)
+
+    mfa_bodies = sub.add_parser("mfa-bodies")
+    mfa_bodies.add_argument("--broker", required=True)
+    mfa_bodies.add_argument("--users", required=True)
+    mfa_bodies.add_argument("--threads", type=int, default=4)
+    mfa_bodies.add_argument("--out", required=True)
+    mfa_bodies.set_defaults(run=cmd_mfa_bodies)
 
     burst = sub.add_parser("burst")
     burst.add_argument("--broker", required=True)

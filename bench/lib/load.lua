@@ -67,14 +67,20 @@ function request()
   return requests[position]
 end
 
+local reserved = 0 -- requests delay() let through (once): several connections wait between delay() and request()
+
 if delay_ms > 0 or once then
   local whole = math.floor(delay_ms)
   local fraction = delay_ms - whole
-  -- wrk calls delay() before request() for every request.
+  -- wrk calls delay() before request() for every request (the first of each connection too), so counting here,
+  -- not in request(), lets each line through once however many connections are between the two calls.
   function delay()
-    if once and position >= #requests then
-      exhausted = 1
-      return 3600 * 1000 -- never again within a run
+    if once then
+      reserved = reserved + 1
+      if reserved > #requests then
+        exhausted = 1
+        return 3600 * 1000 -- never again within a run
+      end
     end
     if math.random() < fraction then return whole + 1 end
     return whole

@@ -124,7 +124,12 @@ public struct AccountService: Sendable {
             return SignInDecision(
                 account: nil, change: .created, credential: credential,
                 newAccount: Self.newAccount(verified, claimingEmail: claimEmail, at: now))
-        case .link(let account): return SignInDecision(account: account, change: .linked, credential: credential)
+        case .link(let account):
+            var decision = SignInDecision(account: account, change: .linked, credential: credential)
+            var held = verified
+            held.identity.photoURL = PhotoURL.sanitized(identity.photoURL, allowInsecure: allowInsecurePhotoURLs)
+            decision.heldLink = HeldLink(held, at: clock.now)
+            return decision
         case .takeOver(let account): return SignInDecision(account: account, change: .tookOver, credential: credential)
         case .conflict(let owner):
             throw Self.emailHeldBy(owner)

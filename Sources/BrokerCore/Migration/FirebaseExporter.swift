@@ -11,7 +11,9 @@ import Foundation
 /// ``FirebaseUserRecord/hashConfigField``; the origin in ``FirebaseUserRecord/originField``; each identity
 /// under its Firebase provider id with the broker's provider in ``FirebaseProviderUserInfo/providerField`` and the
 /// kind of credential that linked it, when known, in ``FirebaseProviderUserInfo/kindField``.
-/// A credential derived from a provider id (``Account/passwordDerived``) is never written.
+/// A credential derived from a provider id (``Account/passwordDerived``) is never written. With ``secondFactors``
+/// set, each account's second factors go in the extension field ``FirebaseUserRecord/secondFactorsField``
+/// (``ExportedSecondFactors``): their secrets only with ``secrets`` (`--include-secrets`), and then sealed.
 public struct FirebaseExporter: Sendable {
     /// What an export wrote.
     public struct Report: Sendable, Equatable {
@@ -21,9 +23,14 @@ public struct FirebaseExporter: Sendable {
         public var derivedHashesSkipped = 0
         /// Password hashes left out because they could not be read (neither Argon2id nor an imported form).
         public var unreadableHashesSkipped = 0
+        /// Second factors written.
+        public var secondFactors = 0
 
         /// A report of these counts.
-        public init(users: Int = 0, derivedHashesSkipped: Int = 0, unreadableHashesSkipped: Int = 0) {
+        public init(
+            users: Int = 0, derivedHashesSkipped: Int = 0, unreadableHashesSkipped: Int = 0, secondFactors: Int = 0
+        ) {
+            self.secondFactors = secondFactors
             self.users = users
             self.derivedHashesSkipped = derivedHashesSkipped
             self.unreadableHashesSkipped = unreadableHashesSkipped
@@ -37,6 +44,11 @@ public struct FirebaseExporter: Sendable {
     public let store: any AccountDirectory
     /// The Firebase provider id each identity is written under.
     public let providerName: @Sendable (Identity) -> String
+    /// Where the accounts' second factors are read; nil: none are written.
+    public var secondFactors: (any SecondFactorStore)?
+    /// With `--include-secrets`, the broker's key: each factor's secret is written as stored (sealed with it) and
+    /// the recovery codes' hashes sealed with it; nil: no secret material is written.
+    public var secrets: OutboxCipher?
 
     /// An exporter of `store`'s accounts writing each identity under the Firebase id `registry` gives it
     /// (``ProviderRegistry/firebaseID(of:)-swift.method``: the kind that linked it says `oidc.<id>` or `<id>`, which
@@ -64,9 +76,17 @@ public struct FirebaseExporter: Sendable {
         // Every page but the last is full; the loop ends on the first page that is not.
         while true {
             let page = try await store.listAccounts(filter: AccountFilter(), after: cursor, limit: Self.pageSize)
+            let sets = try await secondFactors?.secondFactorSets(of: page.map(\.id)) ?? [:]
             for account in page {
                 var bytes = Array((report.users == 0 ? "\n" : ",\n").utf8)
-                bytes += userJSON(account, report: &report).serialized()
+                var user = userJSON(account, report: &report)
+                if let set = sets[account.id], case .object(var members) = user {
+                    members[FirebaseUserRecord.secondFactorsField] = try ExportedSecondFactors.json(
+                        set, uid: account.id, secrets: secrets)
+                    user = .object(members)
+                    report.secondFactors += set.factors.count
+                }
+                bytes += user.serialized()
                 try write(bytes)
                 report.users += 1
             }

@@ -14,14 +14,23 @@ public struct FirebaseImportPlan: Sendable, Equatable {
     public var otherIdentities: [FirebaseProviderUserInfo]
     /// What was dropped or ignored, from decoding and planning, for the report.
     public var notes: [String]
+    /// The second factors to restore with the account (exported with `--include-secrets`), if any.
+    public var secondFactors: AccountSecondFactors?
+    /// Second factors exported without their secrets: not imported (the account signs in with its first factor
+    /// until its owner enrols again), counted in the import's report.
+    public var secondFactorsLeftOut: Int
 
     /// Plans the import of `record` at `importedAt` (the time used when the export has no `createdAt`, and
     /// for identities' `linkedAt`).
     ///
     /// Throws ``FirebaseImportPlan/needsHashFlags`` (a file-level error: exit status 2, nothing written) when
     /// the user has a password hash that is not an `$argon2id$` PHC string and no `--hash-algo` was given;
-    /// ``ImportedHashError`` when the hash does not fit the flags (that user is refused).
-    public init(_ record: FirebaseUserRecord, options: FirebaseImportOptions, importedAt: Date) throws {
+    /// ``ImportedHashError`` when the hash does not fit the flags (that user is refused). Second factors exported
+    /// with their secrets need `cipher`, the broker's key (``needsEncryptionKey``, a file-level error, without one);
+    /// a secret that does not open with it refuses the user (``FirebaseUserError``).
+    public init(
+        _ record: FirebaseUserRecord, options: FirebaseImportOptions, importedAt: Date, cipher: OutboxCipher? = nil
+    ) throws {
         let linkedAt = record.createdAt ?? importedAt
         var identities: [Identity] = []
         var others: [FirebaseProviderUserInfo] = []
@@ -67,7 +76,16 @@ public struct FirebaseImportPlan: Sendable, Equatable {
             origin: record.origin, phoneNumber: phoneNumber)
         otherIdentities = others
         self.notes = notes
+        secondFactors = try record.secondFactors?.restored(uid: account.id, cipher: cipher)
+        secondFactorsLeftOut = record.secondFactors?.withoutSecrets ?? 0
     }
+
+    /// The file has second factors exported with their secrets, and no `BROKER_ENCRYPTION_KEY` (the key they were
+    /// sealed with) is set: nothing is imported.
+    public static let needsEncryptionKey = ImportedHashError(
+        .missingParameter,
+        "second factors exported with --include-secrets need BROKER_ENCRYPTION_KEY, the key they "
+            + "were sealed with")
 
     /// The user has a password hash that needs `--hash-algo` (and its parameters) to be imported.
     public static let needsHashFlags = ImportedHashError(

@@ -35,20 +35,30 @@ public struct FirebaseImporter: Sendable {
         public var unchanged = 0
         /// Users refused, by index.
         public var failed: [Failure] = []
+        /// Second factors restored with the users imported (exported with `--include-secrets`).
+        public var secondFactors = 0
+        /// Second factors of the users imported that were exported without their secrets: left out.
+        public var secondFactorsLeftOut = 0
 
         /// A report of these counts.
-        public init(imported: Int = 0, unchanged: Int = 0, failed: [Failure] = []) {
+        public init(
+            imported: Int = 0, unchanged: Int = 0, failed: [Failure] = [], secondFactors: Int = 0,
+            secondFactorsLeftOut: Int = 0
+        ) {
             self.imported = imported
             self.unchanged = unchanged
             self.failed = failed
+            self.secondFactors = secondFactors
+            self.secondFactorsLeftOut = secondFactorsLeftOut
         }
 
         /// 0 when nothing was refused, 1 when something was.
         public var exitStatus: Int32 { failed.isEmpty ? 0 : 1 }
 
-        /// `{"imported": N, "unchanged": N, "failed": [{"index", "uid", "reason"}]}`.
+        /// `{"imported": N, "unchanged": N, "failed": [{"index", "uid", "reason"}]}`, with `secondFactors` and
+        /// `secondFactorsLeftOut` when they are not 0.
         public var json: JSONValue {
-            .object([
+            var members: [String: JSONValue] = [
                 "imported": .int(Int64(imported)), "unchanged": .int(Int64(unchanged)),
                 "failed": .array(failed.map { failure in
                     .object([
@@ -56,7 +66,10 @@ public struct FirebaseImporter: Sendable {
                         "reason": .string(failure.reason),
                     ])
                 }),
-            ])
+            ]
+            if secondFactors > 0 { members["secondFactors"] = .int(Int64(secondFactors)) }
+            if secondFactorsLeftOut > 0 { members["secondFactorsLeftOut"] = .int(Int64(secondFactorsLeftOut)) }
+            return .object(members)
         }
     }
 
@@ -76,9 +89,16 @@ public struct FirebaseImporter: Sendable {
     public let clock: any Clock
     /// The export file's name, kept with each imported account (``AccountImport/file``).
     public let source: String
+    /// The broker's key (`BROKER_ENCRYPTION_KEY`): second factors exported with their secrets open with it.
+    public let cipher: OutboxCipher?
 
-    /// An importer into `store` of the file named `source`.
-    public init(store: any AccountStore & AccountImporting & AccountQuerying, options: FirebaseImportOptions, clock: any Clock, source: String = "") {
+    /// An importer into `store` of the file named `source`; `cipher`, the broker's key, restores second factors
+    /// exported with their secrets.
+    public init(
+        store: any AccountStore & AccountImporting & AccountQuerying, options: FirebaseImportOptions, clock: any Clock,
+        source: String = "", cipher: OutboxCipher? = nil
+    ) {
+        self.cipher = cipher
         self.store = store
         self.options = options
         self.clock = clock
@@ -89,11 +109,15 @@ public struct FirebaseImporter: Sendable {
     /// ``FirebaseImportPlan/needsHashFlags`` (naming the first such user) when a password hash cannot be
     /// read without `--hash-algo`: the file is then not to be imported at all.
     public func check(_ export: FirebaseExport) throws -> Check {
-        try Self.check(export, options: options, importedAt: clock.now)
+        try Self.check(export, options: options, importedAt: clock.now, cipher: cipher)
     }
 
-    /// ``check(_:)`` without a store: what the file alone rules out, with `options`, planned at `importedAt`.
-    public static func check(_ export: FirebaseExport, options: FirebaseImportOptions, importedAt now: Date) throws -> Check {
+    /// ``check(_:)`` without a store: what the file alone rules out, with `options` and the broker's key `cipher`,
+    /// planned at `importedAt`. Throws ``FirebaseImportPlan/needsEncryptionKey`` too (second factors exported with
+    /// their secrets, and no key).
+    public static func check(
+        _ export: FirebaseExport, options: FirebaseImportOptions, importedAt now: Date, cipher: OutboxCipher? = nil
+    ) throws -> Check {
         var failed: [Failure] = []
         var uids: Set<String> = []
         var emails: Set<String> = []
@@ -102,12 +126,15 @@ public struct FirebaseImporter: Sendable {
         for index in 0..<export.count {
             let plan: FirebaseImportPlan
             do {
-                plan = try FirebaseImportPlan(export.user(at: index), options: options, importedAt: now)
+                plan = try FirebaseImportPlan(
+                    export.user(at: index), options: options, importedAt: now, cipher: cipher)
             } catch let error as FirebaseUserError {
                 failed.append(Failure(index: index, uid: nil, reason: error.description))
                 continue
             } catch let error as ImportedHashError where error == FirebaseImportPlan.needsHashFlags {
                 throw ImportedHashError(.missingParameter, "user \(index): \(error.detail)")
+            } catch let error as ImportedHashError where error == FirebaseImportPlan.needsEncryptionKey {
+                throw error
             } catch let error as ImportedHashError {
                 failed.append(Failure(index: index, uid: try? export.user(at: index).localId, reason: error.description))
                 continue
@@ -152,11 +179,12 @@ public struct FirebaseImporter: Sendable {
         var refused = Dictionary(uniqueKeysWithValues: check.failed.map { ($0.index, $0) })
         let now = clock.now
         let step = max(1, batchSize)
-        var batch: [(index: Int, account: Account)] = []
+        var batch: [(index: Int, account: Account, plan: FirebaseImportPlan)] = []
         for index in 0..<export.count {
             if refused[index] == nil {
                 // Planned again rather than kept from the check: memory stays one batch, not the file.
-                let plan = try FirebaseImportPlan(export.user(at: index), options: options, importedAt: now)
+                let plan = try FirebaseImportPlan(
+                    export.user(at: index), options: options, importedAt: now, cipher: cipher)
                 var account = plan.account
                 if account.origin == nil { account.origin = .import }
                 account.imported = AccountImport(
@@ -166,13 +194,18 @@ public struct FirebaseImporter: Sendable {
                             provider: ProviderID(info.providerId), subject: info.rawId, email: info.email,
                             linkedAt: info.linkedAt ?? account.createdAt)
                     })
-                batch.append((index, account))
+                batch.append((index, account, plan))
             }
             guard (index + 1) % step == 0 || index + 1 == export.count else { continue }
-            let outcomes = try await write(batch.map(\.account), dryRun: dryRun)
+            var sets: [AccountID: AccountSecondFactors] = [:]
+            for entry in batch { sets[entry.account.id] = entry.plan.secondFactors }
+            let outcomes = try await write(batch.map(\.account), secondFactors: sets, dryRun: dryRun)
             for (entry, outcome) in zip(batch, outcomes) {
                 switch outcome {
-                case .imported: report.imported += 1
+                case .imported:
+                    report.imported += 1
+                    report.secondFactors += entry.plan.secondFactors?.factors.count ?? 0
+                    report.secondFactorsLeftOut += entry.plan.secondFactorsLeftOut
                 case .unchanged: report.unchanged += 1
                 case .refused(let reason): refused[entry.index] = Failure(index: entry.index, uid: entry.account.id.rawValue, reason: reason)
                 }
@@ -191,17 +224,21 @@ public struct FirebaseImporter: Sendable {
 
     /// One batch: in one transaction, or (dry, or after the store refused the batch because another writer
     /// won a race) account by account.
-    private func write(_ accounts: [Account], dryRun: Bool) async throws -> [Outcome] {
+    private func write(
+        _ accounts: [Account], secondFactors: [AccountID: AccountSecondFactors], dryRun: Bool
+    ) async throws -> [Outcome] {
         guard !accounts.isEmpty else { return [] }
         if !dryRun {
             do {
-                return try await store.importAccounts(accounts).map(Self.outcome)
+                return try await store.importAccounts(accounts, secondFactors: secondFactors).map(Self.outcome)
             } catch let error as AccountStoreError where error.code == .alreadyExists {
                 // Nothing of the batch was written: decide each account again against what is there now.
             }
         }
         var outcomes: [Outcome] = []
-        for account in accounts { outcomes.append(try await write(account, dryRun: dryRun)) }
+        for account in accounts {
+            outcomes.append(try await write(account, secondFactors: secondFactors[account.id], dryRun: dryRun))
+        }
         return outcomes
     }
 
@@ -222,12 +259,16 @@ public struct FirebaseImporter: Sendable {
         "IDENTITY_EXISTS: the \(provider.rawValue) identity belongs to another user"
     }
 
-    private func write(_ account: Account, dryRun: Bool) async throws -> Outcome {
+    private func write(
+        _ account: Account, secondFactors: AccountSecondFactors?, dryRun: Bool
+    ) async throws -> Outcome {
         if let reason = try await conflict(account) { return reason }
         if dryRun { return .imported }
         do {
-            // As a batch of one: the account's event is queued with it.
-            return try await store.importAccounts([account]).first.map(Self.outcome) ?? .unchanged
+            // As a batch of one: the account's event is queued with it, and its second factors written with it.
+            let outcomes = try await store.importAccounts(
+                [account], secondFactors: secondFactors.map { [account.id: $0] } ?? [:])
+            return outcomes.first.map(Self.outcome) ?? .refused("ALREADY_EXISTS: email or identity taken meanwhile")
         } catch let error as AccountStoreError where error.code == .alreadyExists {
             // Someone else wrote meanwhile (a sign-in, another import): decide again against what is there now.
             return try await conflict(account) ?? .refused("ALREADY_EXISTS: email or identity taken meanwhile")

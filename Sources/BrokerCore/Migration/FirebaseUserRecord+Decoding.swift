@@ -5,6 +5,7 @@ extension FirebaseUserRecord {
     static let knownFields: Set<String> = [
         "localId", "email", "emailVerified", "passwordHash", "salt", "displayName", "photoUrl", "phoneNumber",
         "disabled", "createdAt", "lastSignedInAt", "customAttributes", "providerUserInfo", hashConfigField, originField,
+        secondFactorsField,
     ]
     /// The fields of a `providerUserInfo` entry.
     static let knownProviderFields: Set<String> = [
@@ -47,7 +48,10 @@ extension FirebaseUserRecord {
             lastSignedInAt: try Self.time(fields, "lastSignedInAt"),
             customAttributes: try Self.customAttributes(fields),
             providerUserInfo: try Self.providers(fields, notes: &notes), notes: notes,
-            hashConfig: try Self.hashConfig(fields), origin: try Self.origin(fields))
+            hashConfig: try Self.hashConfig(fields), origin: try Self.origin(fields),
+            secondFactors: try fields[Self.secondFactorsField].flatMap {
+                $0 == .null ? nil : try ExportedSecondFactors(json: $0)
+            })
     }
 
     /// The broker's extension field of a not-yet-upgraded hash's parameters, checked as the flags are.

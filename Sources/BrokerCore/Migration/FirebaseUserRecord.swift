@@ -41,11 +41,15 @@ public struct FirebaseUserRecord: Sendable, Equatable {
     public var hashConfig: FirebaseHashOptions?
     /// The broker's extension field ``originField``: where the account first came from.
     public var origin: AccountOrigin?
+    /// The broker's extension field ``secondFactorsField``: the account's second factors.
+    public var secondFactors: ExportedSecondFactors?
 
     /// The extension field in which `broker admin export` writes a not-yet-upgraded hash's parameters.
     public static let hashConfigField = "brokerHashConfig"
     /// The extension field in which `broker admin export` writes an account's origin.
     public static let originField = "brokerOrigin"
+    /// The extension field in which `broker admin export` writes an account's second factors.
+    public static let secondFactorsField = "brokerSecondFactors"
 
     /// A record with the given fields.
     public init(
@@ -53,8 +57,9 @@ public struct FirebaseUserRecord: Sendable, Equatable {
         salt: [UInt8]? = nil, displayName: String? = nil, photoURL: String? = nil, phoneNumber: String? = nil,
         disabled: Bool = false, createdAt: Date? = nil, lastSignedInAt: Date? = nil, customAttributes: String? = nil,
         providerUserInfo: [FirebaseProviderUserInfo] = [], notes: [String] = [], hashConfig: FirebaseHashOptions? = nil,
-        origin: AccountOrigin? = nil
+        origin: AccountOrigin? = nil, secondFactors: ExportedSecondFactors? = nil
     ) {
+        self.secondFactors = secondFactors
         self.localId = localId
         self.email = email
         self.emailVerified = emailVerified

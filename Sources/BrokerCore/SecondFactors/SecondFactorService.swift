@@ -143,13 +143,20 @@ public struct SecondFactorService: Sendable {
     // MARK: - Sign-in
 
     /// Holds a sign-in to `account` for its second factor when it has one: a pending credential (single-use, five
-    /// minutes) is stored with the session the first factor would make; nil when the account has no factor.
-    func hold(_ account: Account, signInProvider: String, surface: SessionSurface) async throws -> PendingSecondFactor?
-    {
+    /// minutes) is stored with the session the first factor would make; nil when the account has no factor. A `link`
+    /// the sign-in would make is stored nowhere: it is sealed into the credential itself (`random.sealed-link`, the
+    /// whole credential's hash the key of the pending row, so it cannot be changed), and made by the completion.
+    func hold(
+        _ account: Account, signInProvider: String, surface: SessionSurface, link: HeldLink? = nil
+    ) async throws -> PendingSecondFactor? {
         let factors = try await store.secondFactors(uid: account.id)
         guard !factors.isEmpty else { return nil }
         let now = clock.now
-        let credential = Base64URL.encode(SecureRandom.bytes(32))
+        var credential = Base64URL.encode(SecureRandom.bytes(32))
+        if let link {
+            let text = String(decoding: link.json.serialized(), as: UTF8.self)
+            credential += "." + (try cipher.seal(text, context: HeldLink.sealingContext(account.id)))
+        }
         try await store.insertPendingSignIn(
             PendingSignInRecord(
                 credentialHash: Self.hash(credential), uid: account.id, signInProvider: signInProvider,
@@ -175,6 +182,8 @@ public struct SecondFactorService: Sendable {
         var proof: SecondFactorProof
         /// The account, as read.
         var account: Account
+        /// The link the first factor's sign-in would have made, made by the completion.
+        var link: HeldLink?
     }
 
     /// Checks `answer` for the pending sign-in `credential`: the pending sign-in must be alive, the account's
@@ -207,7 +216,19 @@ public struct SecondFactorService: Sendable {
             proof = Self.normalizedRecoveryCode(code).map { .recoveryCode(hash: Self.recoveryCodeHash($0)) }
         }
         guard let proof else { throw try await wrongCode(hash) }
-        return Checked(pending: pending, proof: proof, account: account)
+        return Checked(
+            pending: pending, proof: proof, account: account, link: try heldLink(in: credential, of: account))
+    }
+
+    /// The link sealed into a pending `credential` for `account`, if any; `invalidPendingCredential` when it does
+    /// not open (the key changed since it was made).
+    private func heldLink(in credential: String, of account: Account) throws -> HeldLink? {
+        guard let dot = credential.firstIndex(of: ".") else { return nil }
+        let box = String(credential[credential.index(after: dot)...])
+        guard let text = try? cipher.open(box, context: HeldLink.sealingContext(account.id)),
+            let json = JSONValue.parse(Array(text.utf8)), let link = HeldLink(json: json, at: clock.now)
+        else { throw SecondFactorError(.invalidPendingCredential, "the held link does not open") }
+        return link
     }
 
     /// Counts a wrong code against the pending sign-in `hash`; the refusal to give.

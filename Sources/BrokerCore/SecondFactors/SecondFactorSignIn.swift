@@ -9,7 +9,8 @@ struct TOTPSecondFactorPhase: SecondFactorPhase {
         _ decision: SignInDecision, method: String, context: SignInContext
     ) async throws -> PendingSecondFactor? {
         guard let account = decision.account else { return nil }
-        return try await service.hold(account, signInProvider: method, surface: context.surface)
+        return try await service.hold(
+            account, signInProvider: method, surface: context.surface, link: decision.heldLink)
     }
 }
 
@@ -57,8 +58,10 @@ struct SecondFactorSignIn: SignInMethod {
 
     func decide(_ proof: SecondFactorService.Checked, _ context: SignInContext) async throws -> SignInDecision {
         SignInDecision(
-            account: proof.account, change: .none,
-            credential: SignInCredential(provider: proof.pending.signInProvider, email: proof.account.email))
+            account: proof.account, change: proof.link == nil ? .none : .linked,
+            credential: SignInCredential(
+                provider: proof.pending.signInProvider, subject: proof.link?.identity.subject,
+                email: proof.link?.identity.email ?? proof.account.email, emailVerified: proof.link != nil))
     }
 
     func commit(
@@ -72,16 +75,25 @@ struct SecondFactorSignIn: SignInMethod {
         }
         var events = [event(.signIn, label)]
         if case .recoveryCode = proof.proof { events.append(event(.mfaRecoveryCodeUsed, "recovery")) }
+        // A held link is made now, in the completion's transaction, with its audit event and single-use mark.
+        let link = proof.link
+        if let link { events.insert(event(.link, link.identity.provider.rawValue), at: 0) }
         let account: Account
         do {
             account = try await service.store.completeSecondFactor(
                 pendingHash: proof.pending.credentialHash, proof: proof.proof, at: now,
-                options: AccountWriteOptions(issuing: session, recording: events))
+                options: AccountWriteOptions(consuming: link?.singleUse, issuing: session, recording: events)
+            ) { account in try link?.apply(to: &account, at: now) }
         } catch let error as SecondFactorError where error.code == .invalidCode {
             // The factor was removed, or the step or code used, since the check: a wrong code.
             throw try await service.wrongCode(proof.pending.credentialHash)
+        } catch let error as AccountStoreError where error.code == .alreadyUsed {
+            throw TokenError(.replayed)  // the held credential signed in meanwhile
+        } catch let error as AccountStoreError where error.code == .alreadyExists {
+            // The identity was linked to an account meanwhile: the link no longer applies.
+            throw SecondFactorError(.invalidPendingCredential, "the held identity was linked meanwhile")
         }
         try await service.clearLockout(account)
-        return CommittedSignIn(account: account, change: .none)
+        return CommittedSignIn(account: account, change: link == nil ? .none : .linked)
     }
 }

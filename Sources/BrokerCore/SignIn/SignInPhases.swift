@@ -13,6 +13,9 @@ public struct SignInDecision: Sendable {
     /// or not), for a decision that creates one: what `beforeCreate` is told of (its uid is not told: the account
     /// is not stored yet). Nil when the method cannot say before its commit.
     public var newAccount: Account?
+    /// For a ``SignInOutcome/Change/linked`` decision, the link the commit would make: a sign-in held for its
+    /// second factor makes it only when the second factor completes (``HeldLink``).
+    var heldLink: HeldLink?
 
     /// Creates a decision.
     public init(

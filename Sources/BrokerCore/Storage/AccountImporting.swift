@@ -20,18 +20,28 @@ public enum AccountImportOutcome: Sendable, Equatable {
 public protocol AccountImporting: Sendable {
     /// In one transaction, for each account in order: left alone when its uid is present (`unchanged`), not
     /// written when its email, phone number or an identity belongs to another uid (`emailTaken`, `phoneNumberTaken`, `identityTaken`), created
-    /// otherwise. One outcome per account, in order. The accounts must not conflict with one another (the
+    /// otherwise, with its second factors and recovery codes in `secondFactors` (by uid; an account left alone
+    /// or not written gets none). One outcome per account, in order. The accounts must not conflict with one another (the
     /// import's check rules that out); if the store refuses the batch anyway (`alreadyExists`, a writer
     /// elsewhere won a race), nothing of it is written. Each account created is `record`ed in the same
     /// transaction: its `user.created` event queued (``EventRouting``), and its `import` audit event appended when
     /// the record is ``ImportRecord/audited``.
-    func importAccounts(_ accounts: [Account], record: ImportRecord) async throws -> [AccountImportOutcome]
+    func importAccounts(
+        _ accounts: [Account], secondFactors: [AccountID: AccountSecondFactors], record: ImportRecord
+    ) async throws -> [AccountImportOutcome]
 }
 
 extension AccountImporting {
-    /// ``importAccounts(_:record:)`` by the command line, unaudited (``ImportRecord/cli``).
-    public func importAccounts(_ accounts: [Account]) async throws -> [AccountImportOutcome] {
-        try await importAccounts(accounts, record: .cli)
+    /// ``importAccounts(_:secondFactors:record:)`` by the command line, unaudited (``ImportRecord/cli``).
+    public func importAccounts(
+        _ accounts: [Account], secondFactors: [AccountID: AccountSecondFactors] = [:]
+    ) async throws -> [AccountImportOutcome] {
+        try await importAccounts(accounts, secondFactors: secondFactors, record: .cli)
+    }
+
+    /// ``importAccounts(_:secondFactors:record:)`` of accounts without second factors.
+    public func importAccounts(_ accounts: [Account], record: ImportRecord) async throws -> [AccountImportOutcome] {
+        try await importAccounts(accounts, secondFactors: [:], record: record)
     }
 }
 

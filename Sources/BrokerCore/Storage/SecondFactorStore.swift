@@ -68,6 +68,21 @@ public struct PendingSignInRecord: Sendable, Equatable {
     }
 }
 
+/// An account's enrolled second factors and the hashes of its unused recovery codes, as `broker admin export
+/// --include-secrets` writes them (each secret as stored, sealed) and `broker admin import` restores them.
+public struct AccountSecondFactors: Sendable, Equatable {
+    /// The enrolled factors, oldest first.
+    public var factors: [SecondFactorRecord]
+    /// The stored hashes of the unused recovery codes.
+    public var recoveryCodeHashes: [String]
+
+    /// Creates an account's set.
+    public init(factors: [SecondFactorRecord], recoveryCodeHashes: [String]) {
+        self.factors = factors
+        self.recoveryCodeHashes = recoveryCodeHashes
+    }
+}
+
 /// What finishes a pending sign-in, as the commit checks it again.
 public enum SecondFactorProof: Sendable, Equatable {
     /// A code of the factor for this time step: the factor must still be enrolled, the step after its last used.
@@ -102,6 +117,8 @@ public protocol SecondFactorStore: Sendable {
     /// Replaces the account's recovery codes with `hashes` (the old set dies), with `recording`; false, writing
     /// nothing, when the account has no enrolled factor.
     func replaceRecoveryCodes(uid: AccountID, hashes: [String], recording: [AuditEvent]) async throws -> Bool
+    /// The enrolled factors and unused recovery codes of each of `uids` that has a factor (an export's page).
+    func secondFactorSets(of uids: [AccountID]) async throws -> [AccountID: AccountSecondFactors]
     /// Stores a pending sign-in, forgetting expired ones.
     func insertPendingSignIn(_ record: PendingSignInRecord) async throws
     /// The pending sign-in with this credential hash, unless it expired before `date`.
@@ -112,9 +129,23 @@ public protocol SecondFactorStore: Sendable {
     /// Finishes the pending sign-in `hash` in one transaction: it must exist, be unexpired at `date`, and is
     /// deleted; `proof` must still hold (the factor enrolled and `step` after its last used one, which becomes
     /// it; the recovery code unused, which is used up); the account must exist and be enabled (its last sign-in
-    /// becomes `date`); `options` apply (the session, the audit events). Throws ``SecondFactorError`` when the
-    /// pending sign-in or the proof does not hold, `AccountStoreError(.notFound)` or `AccountError(.userDisabled)`.
+    /// becomes `date`), and `change` (a held link) is applied to it, saved as an account update saves (identities it
+    /// adds linked, one linked elsewhere `alreadyExists`); `options` apply as to an update (the session, the
+    /// single-use mark, the audit events, a hook's amendment, the announced events). Throws ``SecondFactorError``
+    /// when the pending sign-in or the proof does not hold, `AccountStoreError(.notFound)`,
+    /// `AccountError(.userDisabled)`, or what `change` throws; then nothing is written.
     func completeSecondFactor(
-        pendingHash: String, proof: SecondFactorProof, at date: Date, options: AccountWriteOptions
+        pendingHash: String, proof: SecondFactorProof, at date: Date, options: AccountWriteOptions,
+        _ change: @escaping @Sendable (inout Account) throws -> Void
     ) async throws -> Account
+}
+
+extension SecondFactorStore {
+    /// ``completeSecondFactor(pendingHash:proof:at:options:_:)`` changing nothing of the account but its last
+    /// sign-in.
+    public func completeSecondFactor(
+        pendingHash: String, proof: SecondFactorProof, at date: Date, options: AccountWriteOptions
+    ) async throws -> Account {
+        try await completeSecondFactor(pendingHash: pendingHash, proof: proof, at: date, options: options) { _ in }
+    }
 }

@@ -91,7 +91,8 @@ extension MemoryBrokerStore {
     /// Finishes the pending sign-in with `proof`; every check is made before anything changes (a refusal changes
     /// nothing, as a rolled-back transaction).
     public func completeSecondFactor(
-        pendingHash: String, proof: SecondFactorProof, at date: Date, options: AccountWriteOptions
+        pendingHash: String, proof: SecondFactorProof, at date: Date, options: AccountWriteOptions,
+        _ change: @escaping @Sendable (inout Account) throws -> Void
     ) throws -> Account {
         guard let pending = pendingSignIn(hash: pendingHash, at: date) else {
             throw SecondFactorError(.invalidPendingCredential, "unknown, expired or used")
@@ -107,17 +108,40 @@ extension MemoryBrokerStore {
                 throw SecondFactorError(.invalidCode, "no such unused recovery code")
             }
         }
-        guard var account = accounts[uid] else { throw AccountStoreError(.notFound, "no account \(uid)") }
-        guard !account.disabled else { throw AccountError(.userDisabled) }
+        // The account's change is saved as an update saves it (every check made before anything changes).
+        let account = try update(id: uid, options: options) { account in
+            guard !account.disabled else { throw AccountError(.userDisabled) }
+            account.lastSignInAt = date
+            try change(&account)
+        }
         pendingSignIns[pendingHash] = nil
         switch proof {
         case .totp(let factorID, let step): factors[factorID]?.lastUsedStep = step
         case .recoveryCode(let hash): recoveryCodes[uid]?.remove(hash)
         }
-        account.lastSignInAt = Self.normalized(date)
-        accounts[uid] = account
-        finish(uid, options.announcing(eventRouting, uid: uid))
         return account
+    }
+
+    /// The enrolled factors and unused recovery codes of each of `uids` that has a factor.
+    public func secondFactorSets(of uids: [AccountID]) -> [AccountID: AccountSecondFactors] {
+        var sets: [AccountID: AccountSecondFactors] = [:]
+        for uid in uids {
+            let enrolled = secondFactors(uid: uid)
+            guard !enrolled.isEmpty else { continue }
+            sets[uid] = AccountSecondFactors(factors: enrolled, recoveryCodeHashes: (recoveryCodes[uid] ?? []).sorted())
+        }
+        return sets
+    }
+
+    /// Stores an imported account's factors and recovery codes.
+    func insertSecondFactors(_ set: AccountSecondFactors, uid: AccountID) {
+        for var factor in set.factors {
+            factor.uid = uid
+            factor.createdAt = Self.normalized(factor.createdAt)
+            factor.enrolledAt = factor.enrolledAt.map(Self.normalized)
+            factors[factor.id] = factor
+        }
+        if !set.recoveryCodeHashes.isEmpty { recoveryCodes[uid] = Set(set.recoveryCodeHashes) }
     }
 
     /// Removes the account's factors, recovery codes and pending sign-ins.

@@ -116,7 +116,15 @@ public actor MemoryBrokerStore: BrokerStore {
     }
 
     /// Checks and creates each account, all on the actor at once (see ``AccountImporting``).
-    public func importAccounts(_ batch: [Account], record: ImportRecord) throws -> [AccountImportOutcome] {
+    public func importAccounts(
+        _ batch: [Account], secondFactors: [AccountID: AccountSecondFactors], record: ImportRecord
+    ) throws -> [AccountImportOutcome] {
+        // A factor id taken already refuses the batch, as the SQL store's primary key does.
+        for account in batch where accounts[account.id] == nil {
+            if secondFactors[account.id]?.factors.contains(where: { factors[$0.id] != nil }) == true {
+                throw AccountStoreError(.alreadyExists, "a second factor's id is taken")
+            }
+        }
         for account in batch {
             let keys = account.identities.map(IdentityKey.init)
             guard Set(keys).count == keys.count else {
@@ -132,6 +140,7 @@ public actor MemoryBrokerStore: BrokerStore {
                 return .identityTaken(taken.provider)
             }
             save(account, replacing: nil)
+            if let set = secondFactors[account.id] { insertSecondFactors(set, uid: account.id) }
             finish(account.id, record.options(for: account, at: clock.now, routing: eventRouting))
             return .imported
         }

@@ -8,7 +8,9 @@ extension SQLBrokerStore {
     static let selectUIDByIdentity = "SELECT uid FROM identities WHERE provider = ? AND subject = ?"
 
     /// Checks and creates each account in one write transaction (see ``AccountImporting``).
-    public func importAccounts(_ accounts: [Account], record: ImportRecord) async throws -> [AccountImportOutcome] {
+    public func importAccounts(
+        _ accounts: [Account], secondFactors: [AccountID: AccountSecondFactors], record: ImportRecord
+    ) async throws -> [AccountImportOutcome] {
         for account in accounts { try Self.requireDistinctIdentities(account.identities) }
         let now = clock.now
         let routing = eventRouting
@@ -36,6 +38,9 @@ extension SQLBrokerStore {
                 try connection.execute(Self.insertAccount, Self.accountValues(account))
                 for identity in account.identities {
                     try connection.execute(Self.insertIdentity, Self.identityValues(identity, uid: account.id))
+                }
+                if let set = secondFactors[account.id] {
+                    try Self.insertSecondFactors(set, uid: account.id, at: now, in: connection)
                 }
                 try Self.applyWriteOptions(
                     record.options(for: account, at: now, routing: routing), uid: account.id, now: now, in: connection)

@@ -4,6 +4,8 @@ public import Foundation
 extension SQLBrokerStore {
     static let secondFactorColumns =
         "id, uid, type, display_name, secret, created_at, enrolled_at, last_used_step"
+    static let insertSecondFactorRow =
+        "INSERT INTO second_factors (\(secondFactorColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
     static let pendingSignInColumns =
         "credential_hash, uid, sign_in_provider, surface, created_at, expires_at, failures"
 
@@ -38,9 +40,7 @@ extension SQLBrokerStore {
             try connection.execute(
                 "DELETE FROM second_factors WHERE uid = ? AND enrolled_at IS NULL AND created_at < ?",
                 [.text(record.uid.rawValue), Self.millis(purgeBefore)])
-            try connection.execute(
-                "INSERT INTO second_factors (\(Self.secondFactorColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                Self.secondFactorValues(record))
+            try connection.execute(Self.insertSecondFactorRow, Self.secondFactorValues(record))
         }
     }
 
@@ -94,6 +94,36 @@ extension SQLBrokerStore {
         }
     }
 
+    /// The enrolled factors and unused recovery codes of each of `uids` that has a factor, in one read.
+    public func secondFactorSets(of uids: [AccountID]) async throws -> [AccountID: AccountSecondFactors] {
+        try await read { connection in
+            var sets: [AccountID: AccountSecondFactors] = [:]
+            for uid in uids {
+                let factors = try connection.query(
+                    "SELECT \(Self.secondFactorColumns) FROM second_factors WHERE uid = ? AND enrolled_at IS NOT NULL "
+                        + "ORDER BY created_at, id", [.text(uid.rawValue)]
+                ).map(Self.secondFactor)
+                guard !factors.isEmpty else { continue }
+                let hashes = try connection.query(
+                    "SELECT code_hash FROM recovery_codes WHERE uid = ? ORDER BY code_hash", [.text(uid.rawValue)]
+                ).compactMap { $0.text("code_hash") }
+                sets[uid] = AccountSecondFactors(factors: factors, recoveryCodeHashes: hashes)
+            }
+            return sets
+        }
+    }
+
+    /// Stores an imported account's factors and recovery codes (inside the import's transaction).
+    static func insertSecondFactors(
+        _ set: AccountSecondFactors, uid: AccountID, at date: Date, in connection: any SQLConnection
+    ) throws {
+        for var factor in set.factors {
+            factor.uid = uid
+            try connection.execute(insertSecondFactorRow, secondFactorValues(factor))
+        }
+        try replaceRecoveryCodes(uid: uid, hashes: set.recoveryCodeHashes, at: date, in: connection)
+    }
+
     /// Stores a pending sign-in, forgetting expired ones.
     public func insertPendingSignIn(_ record: PendingSignInRecord) async throws {
         try await write { connection in
@@ -136,7 +166,8 @@ extension SQLBrokerStore {
 
     /// Finishes the pending sign-in with `proof`, in one transaction.
     public func completeSecondFactor(
-        pendingHash: String, proof: SecondFactorProof, at date: Date, options: AccountWriteOptions
+        pendingHash: String, proof: SecondFactorProof, at date: Date, options: AccountWriteOptions,
+        _ change: @escaping @Sendable (inout Account) throws -> Void
     ) async throws -> Account {
         let events = eventRouting
         return try await write { connection in
@@ -157,14 +188,15 @@ extension SQLBrokerStore {
                     "DELETE FROM recovery_codes WHERE uid = ? AND code_hash = ?", [.text(uid.rawValue), .text(hash)])
                 guard used > 0 else { throw SecondFactorError(.invalidCode, "no such unused recovery code") }
             }
-            guard var account = try Self.loadAccount(in: connection, sql: Self.selectAccountByID, [.text(uid.rawValue)])
+            guard let account = try Self.loadAccount(in: connection, sql: Self.selectAccountByID, [.text(uid.rawValue)])
             else { throw AccountStoreError(.notFound, "no account \(uid)") }
-            guard !account.disabled else { throw AccountError(.userDisabled) }
-            try connection.execute(
-                "UPDATE accounts SET last_sign_in_at = ? WHERE uid = ?", [Self.millis(date), .text(uid.rawValue)])
-            account.lastSignInAt = Self.date(date.epochMilliseconds)
-            try Self.applyWriteOptions(options.announcing(events, uid: uid), uid: uid, now: date, in: connection)
-            return account
+            return try Self.save(
+                account,
+                changedBy: { account in
+                    guard !account.disabled else { throw AccountError(.userDisabled) }
+                    account.lastSignInAt = date
+                    try change(&account)
+                }, options: options, events: events, now: date, in: connection)
         }
     }
 

@@ -100,7 +100,7 @@ public final class SQLBrokerStore: BrokerStore {
     }
 
     /// The body of an update inside its transaction: runs `body` on `original` and saves what it changed.
-    private static func save(
+    static func save(
         _ original: Account, changedBy body: (inout Account) throws -> Void, options: AccountWriteOptions,
         events: EventRouting?, now: Date, in connection: any SQLConnection
     ) throws -> Account {

@@ -94,7 +94,7 @@ extension OpenAPIDocument {
             "$ref": "#/components/responses/Error400SignInRequest"
           },
           "401": {
-            "$ref": "#/components/responses/Error401ProviderToken"
+            "$ref": "#/components/responses/Error401ProviderTokenMfaRequired"
           },
           "403": {
             "$ref": "#/components/responses/Error403UserDisabledBlockedByHook"
@@ -5930,6 +5930,165 @@ extension OpenAPIDocument {
                       }
                     }
                   }
+                }
+              }
+            }
+          }
+        }
+      },
+      "Error401ProviderTokenMfaRequired": {
+        "description": "Not authenticated, or the presented token is not accepted; or (`MFA_REQUIRED`) the account has a second factor: nothing was stored but the pending credential, and a link the sign-in would make is made only when `POST /v1/signin/mfa` completes it.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/X-Request-Id"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "error"
+              ],
+              "properties": {
+                "error": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "code",
+                    "message"
+                  ],
+                  "properties": {
+                    "code": {
+                      "type": "string",
+                      "enum": [
+                        "INVALID_AUDIENCE",
+                        "INVALID_ISSUER",
+                        "INVALID_TOKEN",
+                        "KAKAO_APP_MISMATCH",
+                        "MFA_REQUIRED",
+                        "NONCE_MISMATCH",
+                        "TOKEN_EXPIRED",
+                        "TOKEN_REPLAYED"
+                      ]
+                    },
+                    "message": {
+                      "type": "string"
+                    },
+                    "mfaPendingCredential": {
+                      "type": "string"
+                    },
+                    "factors": {
+                      "type": "array",
+                      "items": {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "required": [
+                          "factorId",
+                          "type",
+                          "displayName"
+                        ],
+                        "properties": {
+                          "factorId": {
+                            "type": "string"
+                          },
+                          "type": {
+                            "type": "string",
+                            "enum": [
+                              "totp"
+                            ]
+                          },
+                          "displayName": {
+                            "type": [
+                              "string",
+                              "null"
+                            ]
+                          }
+                        }
+                      }
+                    }
+                  },
+                  "oneOf": [
+                    {
+                      "type": "object",
+                      "additionalProperties": false,
+                      "required": [
+                        "code",
+                        "message"
+                      ],
+                      "properties": {
+                        "code": {
+                          "type": "string",
+                          "enum": [
+                            "INVALID_AUDIENCE",
+                            "INVALID_ISSUER",
+                            "INVALID_TOKEN",
+                            "KAKAO_APP_MISMATCH",
+                            "NONCE_MISMATCH",
+                            "TOKEN_EXPIRED",
+                            "TOKEN_REPLAYED"
+                          ]
+                        },
+                        "message": {
+                          "type": "string"
+                        }
+                      }
+                    },
+                    {
+                      "type": "object",
+                      "additionalProperties": false,
+                      "required": [
+                        "code",
+                        "message",
+                        "mfaPendingCredential",
+                        "factors"
+                      ],
+                      "properties": {
+                        "code": {
+                          "type": "string",
+                          "enum": [
+                            "MFA_REQUIRED"
+                          ]
+                        },
+                        "message": {
+                          "type": "string"
+                        },
+                        "mfaPendingCredential": {
+                          "type": "string"
+                        },
+                        "factors": {
+                          "type": "array",
+                          "items": {
+                            "type": "object",
+                            "additionalProperties": false,
+                            "required": [
+                              "factorId",
+                              "type",
+                              "displayName"
+                            ],
+                            "properties": {
+                              "factorId": {
+                                "type": "string"
+                              },
+                              "type": {
+                                "type": "string",
+                                "enum": [
+                                  "totp"
+                                ]
+                              },
+                              "displayName": {
+                                "type": [
+                                  "string",
+                                  "null"
+                                ]
+                              }
+                            }
+                          }
+                        }
+                      }
+                    }
+                  ]
                 }
               }
             }
