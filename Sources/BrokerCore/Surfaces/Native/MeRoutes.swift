@@ -38,7 +38,7 @@ extension NativeSurface {
             return .json(200, renewed.tokens.body(user: renewed.account, isNewUser: false))
         }
         me("POST", "/v1/me/identities/{provider}") { request, context, user in
-            let signIn = try NativeSurface.signInRequest(request, context, services)
+            let signIn = try await NativeSurface.signInRequest(request, context, services)
             // A guest's link is its upgrade in place (contract section 13): the session body.
             guard !user.account.isAnonymous else {
                 let upgraded = try await services.signIn.upgrade(user.account, signIn)
