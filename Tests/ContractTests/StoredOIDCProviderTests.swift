@@ -125,7 +125,7 @@ import Testing
             #expect(corp?["issuer"]?.stringValue == broker.stubs.oidcIssuer)
 
             let taken = try await Self.create(broker, id: "corp")
-            #expect(taken.status == 409)
+            #expect(taken.status == 400)
             #expect(taken.errorCode == "INVALID_REQUEST")
             let change = try await broker.request(
                 "PATCH", "/admin/v1/providers/corp", json: ["enabled": false], headers: Self.bearer)

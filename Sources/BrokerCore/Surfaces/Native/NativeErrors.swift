@@ -91,8 +91,7 @@ public struct APIError: Error, Sendable, Equatable {
             return invalidRequest(detail.isEmpty ? "\(admin.rawValue)." : "\(admin.rawValue): \(detail)")
         case .providerConfig(let config, let detail):
             if config == .configurationNotFound { return notFound }
-            let message = detail.isEmpty ? "\(config.rawValue)." : "\(config.rawValue): \(detail)"
-            return APIError(config == .configurationExists ? 409 : 400, code, message)
+            return invalidRequest(detail.isEmpty ? "\(config.rawValue)." : "\(config.rawValue): \(detail)")
         case .invalidRefreshToken: return APIError(401, code, "The refresh token is not valid.")
         case .unauthenticated: return APIError(401, code, "A valid ID token is required.")
         case .recentSignInRequired:

@@ -1,11 +1,12 @@
 // The console's entry: the HTTPS check, the session, and the pages by location hash
-// (#/users, #/users/<uid>, #/audit, #/dashboard).
+// (#/users, #/users/<uid>, #/providers, #/audit, #/dashboard).
 import { resume, signIn, signOut, onUnauthenticated } from './api.js';
 import { h, show, state, errorState } from './dom.js';
 import { usersPage } from './users.js';
 import { userPage } from './user.js';
 import { auditPage } from './audit.js';
 import { dashboardPage } from './dashboard.js';
+import { providersPage } from './providers.js';
 
 let signedIn = false;
 
@@ -77,6 +78,7 @@ async function route() {
   try {
     if (page === 'users' && parts.length > 1 && parts[1]) await userPage(decodeURIComponent(parts.slice(1).join('/')));
     else if (page === 'users') await usersPage(new URLSearchParams(location.hash.split('?')[1] || ''));
+    else if (page === 'providers') await providersPage();
     else if (page === 'audit') await auditPage();
     else if (page === 'dashboard') await dashboardPage();
     else show(state('No such page.', 'empty'));
