@@ -74,6 +74,16 @@ import Testing
             #expect(claims["firebase"]?["sign_in_provider"] == "oidc.acme")
             #expect(claims["firebase"]?["identities"]?["oidc.acme"] == ["acme-user-1"])
             #expect(try await broker.count("accounts") == 1)
+
+            // The Admin SDK's deleteProvider names it oidc.acme too.
+            let uid = try #require(native.uid)
+            let project = broker.services.config.projectID
+            let unlinked = try await broker.firebase(
+                "POST", FirebaseEndpoints.identityToolkitPath + "/projects/\(project)/accounts:update",
+                json: ["localId": .string(uid), "deleteProvider": ["oidc.acme"]],
+                headers: ["Authorization": "Bearer owner"])
+            #expect(unlinked.status == 200)
+            #expect(try await broker.store.account(id: AccountID(uid))?.identities.isEmpty == true)
         }
     }
 
