@@ -93,7 +93,9 @@ public final class BrokerHarness: @unchecked Sendable {
                 serviceAccountFile: accountFile, appleNonce: appleNonce))
         let config = try BrokerConfig(parsing: document.serialized(), environment: [:])
         let database = try SQLiteDatabase(path: directory.appendingPathComponent("broker.sqlite").path)
-        let store = try await SQLBrokerStore(database: database, clock: clock)
+        let store = try await SQLBrokerStore(
+            database: database, clock: clock,
+            events: EventRouting.to(config.events, clock: clock))
         let logs = MemoryLogSink()
         let providerClient = try CurlHTTPClient()
         let services = try await BrokerServices.make(

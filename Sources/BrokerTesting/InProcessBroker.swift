@@ -57,7 +57,8 @@ public final class InProcessBroker: Sendable {
         }
         document = configure(document)
         let config = try BrokerConfig(parsing: document.serialized(), environment: [:])
-        let store = MemoryBrokerStore(clock: clock)
+        let store = MemoryBrokerStore(
+            clock: clock, events: EventRouting.to(config.events, clock: clock))
         let logs = MemoryLogSink()
         let chosen: BrokerServices.Lifecycle =
             if withoutLifecycle { .none } else if let lifecycle { .custom(lifecycle) } else { .broker }

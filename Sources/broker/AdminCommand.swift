@@ -28,7 +28,8 @@ enum AdminCommand {
         if area == "import" { return try await ImportCommand.run(options: options, environment: environment) }
         if area == "export" { return try await ExportCommand.run(options: options, environment: environment) }
         let config = try BrokerConfig(contentsOf: options.configPath, environment: environment)
-        let (store, database) = try await Startup.openStore(options.database, environment: environment)
+        let (store, database) = try await Startup.openStore(
+            options.database, environment: environment, events: config.events)
         defer { Task { await database.close() } }
         // The serve command's composition: a revocation or deletion made here queues the uid's Firebase revocation
         // and what the account's providers ask (``AccountDeletion``), which a running server delivers. Nothing is

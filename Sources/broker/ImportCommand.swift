@@ -27,6 +27,8 @@ enum ImportCommand {
         }
         let importOptions: FirebaseImportOptions
         let export: FirebaseExport
+        // Each account imported is a `user.created` event for the endpoints that take it (contract section 16).
+        let events: EventSettings
         do {
             let hash = try options.value("--hash-algo").map { algorithm in
                 try FirebaseHashOptions(
@@ -38,6 +40,7 @@ enum ImportCommand {
             }
             // The configured providers say which Firebase provider ids map to them without --map-provider.
             let config = try BrokerConfig(contentsOf: options.configPath, environment: environment)
+            events = config.events
             let cipher = try OutboxCipher.fromEnvironment(environment)  // as serve builds them
             let (registry, client) = try Startup.providers(config, cipher: cipher)
             defer { Task { await client.shutdown() } }
@@ -64,7 +67,7 @@ enum ImportCommand {
         let location =
             dryRun && !Startup.isPostgres(options.database) && !FileManager.default.fileExists(atPath: options.database)
             ? ":memory:" : options.database
-        let (store, database) = try await Startup.openStore(location, environment: environment)
+        let (store, database) = try await Startup.openStore(location, environment: environment, events: events)
         defer { Task { await database.close() } }
         let importer = FirebaseImporter(
             store: store, options: importOptions, clock: SystemClock(), source: URL(fileURLWithPath: words[2]).lastPathComponent)

@@ -26,7 +26,8 @@ enum ServeCommand {
         let database: any SQLDatabase
         do {
             firebasePort = try firebaseServer?.listen(host: firebase.host, port: firebase.port) ?? 0
-            (store, database) = try await Startup.openStore(options.database, environment: environment)
+            (store, database) = try await Startup.openStore(
+                options.database, environment: environment, events: config.events)
         } catch {
             await server.shutdown()
             await firebaseServer?.shutdown()

@@ -39,13 +39,15 @@ enum Startup {
 
     /// Opens the database named by `--database` and brings its schema up to date: a `postgres://` or
     /// `postgresql://` URL opens a PostgreSQL pool (`poolSize` in the URL, else `BROKER_DATABASE_POOL_SIZE`,
-    /// else 4 connections), anything else a SQLite file.
-    static func openStore(_ location: String, environment: [String: String] = [:]) async throws
+    /// else 4 connections), anything else a SQLite file. The events of its changes go to `events`' endpoints.
+    static func openStore(
+        _ location: String, environment: [String: String] = [:], events: EventSettings = EventSettings()
+    ) async throws
         -> (SQLBrokerStore, any SQLDatabase)
     {
         let database = try await openDatabase(location, environment: environment)
         do {
-            return (try await SQLBrokerStore(database: database), database)
+            return (try await SQLBrokerStore(database: database, events: EventRouting.to(events)), database)
         } catch {
             await database.close()
             throw error

@@ -20,13 +20,13 @@ extension FirebaseImporterTests {
 
         var batchSizes: [Int] { lock.withLock { batches } }
 
-        func importAccounts(_ accounts: [Account]) async throws -> [AccountImportOutcome] {
+        func importAccounts(_ accounts: [Account], record: ImportRecord) async throws -> [AccountImportOutcome] {
             let number = lock.withLock {
                 batches.append(accounts.count)
                 return batches.count
             }
             guard number < failing else { throw AccountStoreError(.unavailable, "the database went away") }
-            return try await store.importAccounts(accounts)
+            return try await store.importAccounts(accounts, record: record)
         }
 
         func account(id: AccountID) async throws -> Account? { try await store.account(id: id) }

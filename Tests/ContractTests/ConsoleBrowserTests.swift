@@ -43,6 +43,32 @@ import Testing
         return python
     }
 
+    /// Runs `console_browser.py` against `broker` with `scenario`'s variables besides the common ones, and expects
+    /// every scenario to pass.
+    static func runScenarios(
+        _ python: String, broker: BrokerHarness, adminToken: String, _ scenario: [String: String]
+    ) async throws {
+        let screenshots = ProcessInfo.processInfo.environment["BROKER_CONSOLE_SCREENSHOTS"] == "1"
+            ? packageRoot.appendingPathComponent("docs/console").path : ""
+        let child = try ChildProcess(
+            python, [packageRoot.appendingPathComponent("Tests/ContractTests/Console/console_browser.py").path],
+            environment: [
+                "PATH": "/usr/bin:/bin", "HOME": broker.directory.path, "LANG": "C.UTF-8", "TZ": "Europe/Berlin",
+                "CONSOLE_URL": broker.baseURL, "CONSOLE_ADMIN_TOKEN": adminToken, "CONSOLE_SCREENSHOTS": screenshots,
+            ].merging(scenario) { $1 })
+        let status: Int32
+        do {
+            status = try await child.wait(seconds: 300)
+        } catch {
+            child.terminate(SIGKILL)
+            Issue.record("the browser scenarios did not finish in 300 s:\n\(child.stdout.suffix(4000))")
+            return
+        }
+        print(child.stdout.suffix(4000))
+        #expect(status == 0, "\(child.stdout.suffix(8000))\n\(child.stderr.suffix(4000))")
+        #expect(child.stdout.contains("console-browser: all scenarios passed"))
+    }
+
     @Test(
         .enabled(if: installed || required, "Chromium is not installed here (apt-get install -y chromium chromium-driver; CI installs it)"),
         .disabled(
@@ -75,27 +101,12 @@ import Testing
                 "PATCH", "/admin/v1/users/\(xssUID)", json: ["displayName": "<img src=x onerror=alert(1)>"], headers: admin)
             #expect(named.status == 200)
 
-            let screenshots = ProcessInfo.processInfo.environment["BROKER_CONSOLE_SCREENSHOTS"] == "1"
-                ? Self.packageRoot.appendingPathComponent("docs/console").path : ""
-            let child = try ChildProcess(
-                python, [Self.packageRoot.appendingPathComponent("Tests/ContractTests/Console/console_browser.py").path],
-                environment: [
-                    "PATH": "/usr/bin:/bin", "HOME": broker.directory.path, "LANG": "C.UTF-8", "TZ": "Europe/Berlin",
-                    "CONSOLE_URL": broker.baseURL, "CONSOLE_ADMIN_TOKEN": adminToken, "CONSOLE_EMAIL": email,
-                    "CONSOLE_XSS_UID": xssUID, "CONSOLE_SCREENSHOTS": screenshots,
+            try await Self.runScenarios(
+                python, broker: broker, adminToken: adminToken,
+                [
+                    "CONSOLE_EMAIL": email, "CONSOLE_XSS_UID": xssUID,
                     "CONSOLE_OIDC_ISSUER": broker.stubs.oidcIssuer,
                 ])
-            let status: Int32
-            do {
-                status = try await child.wait(seconds: 300)
-            } catch {
-                child.terminate(SIGKILL)
-                Issue.record("the browser scenarios did not finish in 300 s:\n\(child.stdout.suffix(4000))")
-                return
-            }
-            print(child.stdout.suffix(4000))
-            #expect(status == 0, "\(child.stdout.suffix(8000))\n\(child.stderr.suffix(4000))")
-            #expect(child.stdout.contains("console-browser: all scenarios passed"))
 
             // The state the browser left, read from the store.
             let after = try #require(try await broker.store.account(id: AccountID(uid)))

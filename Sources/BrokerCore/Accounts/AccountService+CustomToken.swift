@@ -1,6 +1,12 @@
 public import Foundation
 
 extension AccountService {
+    /// The account a custom token's first sign-in makes: its uid, no email, no password, no identity.
+    static func newCustomTokenAccount(_ uid: AccountID, at now: Date) -> Account {
+        Account(
+            id: uid, email: nil, emailVerified: false, createdAt: now, lastSignInAt: now, origin: .provider(.custom))
+    }
+
     /// Signs in to account `uid`, named by a verified custom token issued at `issuedAt` (its `iat`),
     /// creating it (no email, no password, no identity) when no account has that uid, as the compatibility contract does (section 11). `session`
     /// is stored with the sign-in, and with `requestID` its audit event, in one transaction. A disabled account is
@@ -21,9 +27,7 @@ extension AccountService {
                 }
                 return (account, false)
             }
-            let account = Account(
-                id: uid, email: nil, emailVerified: false, createdAt: now, lastSignInAt: now,
-                origin: .provider(.custom))
+            let account = Self.newCustomTokenAccount(uid, at: now)
             let events = signInEvents(.created, uid: uid, provider: .custom, requestID: requestID)
             // A concurrent first sign-in with the same uid makes this `alreadyExists`: retried as a returning one.
             let options = AccountWriteOptions(issuing: session, recording: events, customTokenIssuedAt: issuedAt)

@@ -108,20 +108,38 @@ public struct AccountService: Sendable {
             try admitted.admitSignIn(through: identity.provider, enabling: true)
             return SignInDecision(account: linked, change: .none, credential: credential)
         }
+        let now = clock.now
         guard verified.linking == nil else {
-            return SignInDecision(account: nil, change: .created, credential: credential)
+            // The provider's own rule decides in the commit; when it creates, it makes this account.
+            return SignInDecision(
+                account: nil, change: .created, credential: credential,
+                newAccount: Self.newAccount(verified, claimingEmail: true, at: now))
         }
         let owner: Account? = if let email = identity.email { try await store.account(email: email) } else { nil }
         let decision = LinkingPolicy.decide(
             identity: identity, linked: nil, emailOwner: owner, linkByVerifiedEmail: linkByVerifiedEmail)
         switch decision {
         case .signIn(let account): return SignInDecision(account: account, change: .none, credential: credential)
-        case .create: return SignInDecision(account: nil, change: .created, credential: credential)
+        case .create(let claimEmail):
+            return SignInDecision(
+                account: nil, change: .created, credential: credential,
+                newAccount: Self.newAccount(verified, claimingEmail: claimEmail, at: now))
         case .link(let account): return SignInDecision(account: account, change: .linked, credential: credential)
         case .takeOver(let account): return SignInDecision(account: account, change: .tookOver, credential: credential)
         case .conflict(let owner):
             throw Self.emailHeldBy(owner)
         }
+    }
+
+    /// The account a provider sign-in that creates makes of `verified`: a new uid, the identity linked, its name and
+    /// photo, and its email (verified as the provider says) when the account may claim it.
+    static func newAccount(_ verified: VerifiedIdentity, claimingEmail claimEmail: Bool, at now: Date) -> Account {
+        let identity = verified.identity
+        return Account(
+            id: AccountID.generate(), email: claimEmail ? identity.email : nil,
+            emailVerified: claimEmail && identity.email != nil && identity.emailVerified,
+            displayName: identity.displayName, photoURL: identity.photoURL, createdAt: now, lastSignInAt: now,
+            identities: [verified.linkedIdentity(at: now)], origin: .provider(identity.provider))
     }
 
     /// The refusal of a sign-in whose email `owner` holds: 409 with the owner's sign-in methods.
@@ -255,11 +273,7 @@ public struct AccountService: Sendable {
             case .signIn(let account):
                 return try await signInExisting(account, signIn: signIn)
             case .create(let claimEmail):
-                let account = Account(
-                    id: AccountID.generate(), email: claimEmail ? identity.email : nil,
-                    emailVerified: claimEmail && identity.email != nil && identity.emailVerified,
-                    displayName: identity.displayName, photoURL: identity.photoURL, createdAt: now, lastSignInAt: now,
-                    identities: [linkedIdentity], origin: .provider(identity.provider))
+                let account = Self.newAccount(signIn.verified, claimingEmail: claimEmail, at: now)
                 try await store.create(account, options: signInOptions(signIn, .created, uid: account.id))
                 return SignInOutcome(account: account, change: .created)
             case .link(let owner):

@@ -80,11 +80,17 @@ extension AdminService {
         let hash = newHash
 
         let revokes = hash != nil || validAfter != nil
-        let options = AccountWriteOptions(revokeSessions: revokes, enqueuing: revokes ? revocationJobs(uid) : [])
         let before: Account
         var updated: Account
         do {
             before = try await user(uid)
+            // The audit events (and so the events, ``EventRouting``) go in the change's transaction: those of the
+            // change as it applies to the account read just before.
+            var expected = before
+            try Self.apply(change, hash: hash, claims: claims, to: &expected)
+            let options = AccountWriteOptions(
+                revokeSessions: revokes, recording: events(from: before, to: expected, revoked: revokes, requestID),
+                enqueuing: revokes ? revocationJobs(uid) : [])
             updated = try await store.update(id: uid, options: options) { account in
                 try Self.apply(change, hash: hash, claims: claims, to: &account)
             }
@@ -99,7 +105,6 @@ extension AdminService {
         if let validAfter, updated.tokensValidAfter != validAfter {
             updated = try await store.update(id: uid) { $0.tokensValidAfter = validAfter }
         }
-        await recordChange(from: before, to: updated, change, revoked: revokes, requestID: requestID)
         return updated
     }
 
@@ -141,22 +146,24 @@ extension AdminService {
     }
 
     /// The audit events of an update: `disable`/`enable`, `unlink` per provider, `revoke_sessions`, `update`.
-    private func recordChange(
-        from before: Account, to after: Account, _ change: AccountPatch, revoked: Bool, requestID: String
-    ) async {
+    private func events(
+        from before: Account, to after: Account, revoked: Bool, _ requestID: String
+    ) -> [AuditEvent] {
+        var events: [AuditEvent] = []
         if before.disabled != after.disabled {
-            await record(after.id, after.disabled ? .disable : .enable, requestID: requestID)
+            events.append(event(after.id, after.disabled ? .disable : .enable, requestID: requestID))
         }
         for identity in before.identities where after.identity(identity.provider) == nil {
-            await record(after.id, .unlink, provider: identity.provider.rawValue, requestID: requestID)
+            events.append(event(after.id, .unlink, provider: identity.provider.rawValue, requestID: requestID))
         }
-        if revoked { await record(after.id, .revokeSessions, requestID: requestID) }
+        if revoked { events.append(event(after.id, .revokeSessions, requestID: requestID)) }
         var profile = before
         profile.disabled = after.disabled
         profile.disabledBy = after.disabledBy
         profile.identities = after.identities
         profile.tokensValidAfter = after.tokensValidAfter
-        if profile != after { await record(after.id, .update, requestID: requestID) }
+        if profile != after { events.append(event(after.id, .update, requestID: requestID)) }
+        return events
     }
 
     // MARK: - Delete

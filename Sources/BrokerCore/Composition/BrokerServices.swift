@@ -98,8 +98,10 @@ public struct BrokerServices: Sendable {
                 account: $0, projectID: config.projectID, apiBaseURL: config.firebaseAPIBaseURL, client: httpClient,
                 clock: clock)
         }
-        if !config.events.endpoints.isEmpty {
-            await store.announce(with: EventRouting(settings: config.events, clock: clock))
+        // The store was made with its event routing (``EventAnnouncing``); one made for other settings would send
+        // the events of another configuration, or none.
+        guard (store.eventRouting?.settings ?? EventSettings()) == config.events else {
+            throw ConfigError(field: "events", "the store was not made with this configuration's events.endpoints")
         }
         let keys = KeyRing(store: store, clock: clock, algorithm: .es256, tokenLifetime: config.idTokenTTL)
         try await keys.load()

@@ -21,8 +21,13 @@ public struct EventRouting: Sendable {
         self.clock = clock
     }
 
-    /// The events the audit event of a committed change is (`mfa.*` and `passkey.*` once those features record
-    /// theirs).
+    /// The routing to `settings`' endpoints; nil when there is none (a store made with nil routes nothing).
+    public static func to(_ settings: EventSettings, clock: any Clock = SystemClock()) -> EventRouting? {
+        settings.endpoints.isEmpty ? nil : EventRouting(settings: settings, clock: clock)
+    }
+
+    /// The events the audit event of a committed change is (`passkey.*` once passkeys record theirs). A password
+    /// reset changes the account (its password, its email verified) and ends its sessions: both.
     public static func types(of event: AuditEvent) -> [EventType] {
         switch event.action {
         case .create, .import: [.userCreated]
@@ -34,7 +39,10 @@ public struct EventRouting: Sendable {
         case .enable: [.userEnabled]
         case .update, .verifyEmail, .passwordChange: [.userUpdated]
         case .delete: [.userDeleted]
-        case .revokeSessions, .passwordReset: [.sessionsRevoked]
+        case .revokeSessions: [.sessionsRevoked]
+        case .passwordReset: [.userUpdated, .sessionsRevoked]
+        case .mfaEnroll: [.mfaEnrolled]
+        case .mfaUnenroll: [.mfaRemoved]
         default: []
         }
     }
@@ -73,10 +81,32 @@ extension AccountWriteOptions {
     }
 }
 
-/// A store that queues event deliveries with the changes it writes (``AccountWriteOptions/announcing(_:uid:)``).
+extension OutboxJob {
+    /// Where an ``OutboxKind/event`` job goes, as admins see it (``EventRouting/shown(_:)``); nil for other kinds.
+    public var eventTarget: String? {
+        guard kind == .event, !sealed, let url = JSONValue.parse(payload)?["url"]?.stringValue else { return nil }
+        return EventRouting.shown(url)
+    }
+}
+
+extension EventRouting {
+    /// An endpoint's URL as listings and error messages show it: without credentials, query or fragment, where an
+    /// app may have put a secret.
+    public static func shown(_ url: String) -> String {
+        guard var components = URLComponents(string: url) else { return "(an endpoint that is not a URL)" }
+        components.user = nil
+        components.password = nil
+        components.query = nil
+        components.fragment = nil
+        return components.string ?? "(an endpoint)"
+    }
+}
+
+/// A store that queues event deliveries with the changes it writes (``AccountWriteOptions/announcing(_:uid:)``),
+/// routed as it was made to (`events:` of its initializer): a store is never reconfigured after it is made.
 public protocol EventAnnouncing: Sendable {
-    /// Queues the events of every later change for `routing`'s endpoints.
-    func announce(with routing: EventRouting) async
+    /// Where the events of the store's changes go; nil: nowhere.
+    var eventRouting: EventRouting? { get }
 }
 
 /// Delivers ``OutboxKind/event`` jobs: a POST signed afresh at each attempt (its own `webhook-timestamp` and
@@ -104,7 +134,7 @@ public struct EventDeliveryHandler: OutboxHandling {
             let id = stored["messageId"]?.stringValue, let body = stored["body"]
         else { throw OutboxDeliveryError(.permanent, "not an event delivery") }
         guard let endpoint = settings.endpoints.first(where: { $0.url == url }) else {
-            throw OutboxDeliveryError(.permanent, "no endpoint \(url) in events.endpoints any more")
+            throw OutboxDeliveryError(.permanent, "no endpoint \(EventRouting.shown(url)) in events.endpoints any more")
         }
         let bytes = body.serialized()
         let request = HTTPClientRequest(
@@ -115,10 +145,10 @@ public struct EventDeliveryHandler: OutboxHandling {
         do {
             response = try await client.send(request)
         } catch let error as HTTPClientError {
-            throw OutboxDeliveryError(.transient, "\(url): \(error.code.rawValue) \(error.detail)")
+            throw OutboxDeliveryError(.transient, "\(EventRouting.shown(url)): \(error.code.rawValue) \(error.detail)")
         }
         guard (200..<300).contains(response.status) else {
-            throw OutboxDeliveryError(.transient, "\(url) answered \(response.status)")
+            throw OutboxDeliveryError(.transient, "\(EventRouting.shown(url)) answered \(response.status)")
         }
     }
 }

@@ -125,16 +125,21 @@ public struct WebhookSignInHooks: SignInHooks {
     }
 
     /// The body of a call: `{"type", "time", "user", "credential", "client"}`; `user` is the account as the
-    /// sign-in would leave it (for a new account, what the credential tells of it).
+    /// sign-in would leave it: for a new account, the account it would store (``SignInDecision/newAccount``), its
+    /// uid null, or what the credential tells of it when the method cannot say.
     static func payload(
         _ kind: Kind, _ decision: SignInDecision, _ earlier: SignInAmendment, at now: Date
     ) -> JSONValue {
         let credential = decision.credential
         func optional(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
         var user: JSONValue
-        if var account = decision.account {
+        if var account = decision.account ?? decision.newAccount {
             earlier.apply(to: &account)
             user = account.json
+            if decision.account == nil, case .object(var members) = user {
+                members["uid"] = .null
+                user = .object(members)
+            }
         } else {
             user = .object([
                 "uid": .null, "email": optional(credential.email),

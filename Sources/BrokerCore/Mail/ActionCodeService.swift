@@ -266,6 +266,11 @@ public struct ActionCodeService: Sendable {
     /// revocation, in the same transaction as the code's single-use mark and the audit event.
     ///
     /// A code for another address is ``ActionCodeError/Code/wrongEmail`` and stays unused.
+    /// The account an email sign-in to an address no account holds makes: the address, verified, no password.
+    static func newEmailLinkAccount(_ uid: AccountID, email: String, at now: Date) -> Account {
+        Account(id: uid, email: email, emailVerified: true, createdAt: now, lastSignInAt: now, origin: .emailLink)
+    }
+
     /// Whether an email sign-in to `account` takes it over: its email was never verified, and someone else may
     /// hold a way in (a password or an identity), which the sign-in removes.
     static func emailSignInTakesOver(_ account: Account) -> Bool {
@@ -279,7 +284,10 @@ public struct ActionCodeService: Sendable {
         let email = rawEmail.trimmingCharacters(in: .whitespaces)
         let credential = SignInCredential(provider: "emailLink", email: email, emailVerified: true)
         guard let existing = try await accounts.account(email: email) else {
-            return SignInDecision(account: nil, change: .created, credential: credential)
+            let now = clock.now
+            return SignInDecision(
+                account: nil, change: .created, credential: credential,
+                newAccount: Self.newEmailLinkAccount(AccountID.generate(), email: email, at: now))
         }
         guard !existing.disabled else { throw AccountError(.userDisabled) }
         return SignInDecision(
@@ -320,8 +328,7 @@ public struct ActionCodeService: Sendable {
             }
             // The uid the code named, unless an account took it meanwhile (its email changed since).
             let uid = try await accounts.account(id: record.uid) == nil ? record.uid : AccountID.generate()
-            let account = Account(
-                id: uid, email: email, emailVerified: true, createdAt: now, lastSignInAt: now, origin: .emailLink)
+            let account = Self.newEmailLinkAccount(uid, email: email, at: now)
             let event = AuditEvent(
                 time: now, uid: uid, action: .signUp, provider: "emailLink", actor: .user, outcome: "created",
                 requestID: requestID)

@@ -195,15 +195,7 @@ public struct FirebaseImporter: Sendable {
         guard !accounts.isEmpty else { return [] }
         if !dryRun {
             do {
-                return try await store.importAccounts(accounts).map { outcome in
-                    switch outcome {
-                    case .imported: .imported
-                    case .unchanged: .unchanged
-                    case .emailTaken: .refused(Self.emailTaken)
-                    case .phoneNumberTaken: .refused(Self.phoneNumberTaken)
-                    case .identityTaken(let provider): .refused(Self.identityTaken(provider))
-                    }
-                }
+                return try await store.importAccounts(accounts).map(Self.outcome)
             } catch let error as AccountStoreError where error.code == .alreadyExists {
                 // Nothing of the batch was written: decide each account again against what is there now.
             }
@@ -211,6 +203,17 @@ public struct FirebaseImporter: Sendable {
         var outcomes: [Outcome] = []
         for account in accounts { outcomes.append(try await write(account, dryRun: dryRun)) }
         return outcomes
+    }
+
+    /// The report's outcome of what the store did with an account.
+    private static func outcome(_ stored: AccountImportOutcome) -> Outcome {
+        switch stored {
+        case .imported: .imported
+        case .unchanged: .unchanged
+        case .emailTaken: .refused(emailTaken)
+        case .phoneNumberTaken: .refused(phoneNumberTaken)
+        case .identityTaken(let provider): .refused(identityTaken(provider))
+        }
     }
 
     private static let emailTaken = "EMAIL_EXISTS: the email belongs to another user"
@@ -223,8 +226,8 @@ public struct FirebaseImporter: Sendable {
         if let reason = try await conflict(account) { return reason }
         if dryRun { return .imported }
         do {
-            try await store.create(account)
-            return .imported
+            // As a batch of one: the account's event is queued with it.
+            return try await store.importAccounts([account]).first.map(Self.outcome) ?? .unchanged
         } catch let error as AccountStoreError where error.code == .alreadyExists {
             // Someone else wrote meanwhile (a sign-in, another import): decide again against what is there now.
             return try await conflict(account) ?? .refused("ALREADY_EXISTS: email or identity taken meanwhile")

@@ -96,7 +96,7 @@ public struct OutboxJob: Sendable, Equatable {
             "state": .string(state.rawValue), "createdAt": .string(createdAt.rfc3339),
             "attempts": .int(Int64(attempts)), "nextAttemptAt": .string(nextAttemptAt.rfc3339),
             "finishedAt": finishedAt.map { .string($0.rfc3339) } ?? .null, "secret": .bool(secret),
-            "lastError": lastError.map(JSONValue.string) ?? .null,
+            "lastError": lastError.map(JSONValue.string) ?? .null, "target": eventTarget.map(JSONValue.string) ?? .null,
         ]
     }
 }

@@ -9,12 +9,19 @@ public struct SignInDecision: Sendable {
     public var change: SignInOutcome.Change
     /// The credential presented, as a hook is told of it (`provider`, `subject`, `email`, `emailVerified`).
     public var credential: SignInCredential
+    /// The account the sign-in would store, as it would store it (email, verified, name, photo, identities, guest
+    /// or not), for a decision that creates one: what `beforeCreate` is told of (its uid is not told: the account
+    /// is not stored yet). Nil when the method cannot say before its commit.
+    public var newAccount: Account?
 
     /// Creates a decision.
-    public init(account: Account?, change: SignInOutcome.Change, credential: SignInCredential) {
+    public init(
+        account: Account?, change: SignInOutcome.Change, credential: SignInCredential, newAccount: Account? = nil
+    ) {
         self.account = account
         self.change = change
         self.credential = credential
+        self.newAccount = newAccount
     }
 
     /// Whether the sign-in stores a new account.

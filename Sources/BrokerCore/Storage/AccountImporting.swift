@@ -1,3 +1,5 @@
+import Foundation
+
 /// What became of one account handed to ``AccountImporting/importAccounts(_:)``.
 public enum AccountImportOutcome: Sendable, Equatable {
     /// Created, with its identities.
@@ -20,6 +22,44 @@ public protocol AccountImporting: Sendable {
     /// written when its email, phone number or an identity belongs to another uid (`emailTaken`, `phoneNumberTaken`, `identityTaken`), created
     /// otherwise. One outcome per account, in order. The accounts must not conflict with one another (the
     /// import's check rules that out); if the store refuses the batch anyway (`alreadyExists`, a writer
-    /// elsewhere won a race), nothing of it is written.
-    func importAccounts(_ accounts: [Account]) async throws -> [AccountImportOutcome]
+    /// elsewhere won a race), nothing of it is written. Each account created is `record`ed in the same
+    /// transaction: its `user.created` event queued (``EventRouting``), and its `import` audit event appended when
+    /// the record is ``ImportRecord/audited``.
+    func importAccounts(_ accounts: [Account], record: ImportRecord) async throws -> [AccountImportOutcome]
+}
+
+extension AccountImporting {
+    /// ``importAccounts(_:record:)`` by the command line, unaudited (``ImportRecord/cli``).
+    public func importAccounts(_ accounts: [Account]) async throws -> [AccountImportOutcome] {
+        try await importAccounts(accounts, record: .cli)
+    }
+}
+
+/// What an import writes of each account it creates, in the batch's transaction (contract sections 8 and 16).
+public struct ImportRecord: Sendable, Equatable {
+    /// The request that imports (`cli` for the command line).
+    public var requestID: String
+    /// Whether each account gets an `import` audit event (the compatibility listener's `batchCreate`, an admin's
+    /// request); the command line's import of a whole project audits none, as it always has. Either way, the
+    /// account's `user.created` event goes to the endpoints that take it.
+    public var audited: Bool
+
+    /// A record of the request `requestID`.
+    public init(requestID: String, audited: Bool) {
+        self.requestID = requestID
+        self.audited = audited
+    }
+
+    /// The command line's import (`broker admin import`): unaudited.
+    public static let cli = ImportRecord(requestID: "cli", audited: false)
+
+    /// The write options of `account`'s creation at `now`: its `import` event (recorded only when ``audited``),
+    /// announced through `routing`.
+    func options(for account: Account, at now: Date, routing: EventRouting?) -> AccountWriteOptions {
+        let event = AuditEvent(
+            time: now, uid: account.id, action: .import, actor: .admin, requestID: requestID)
+        var options = AccountWriteOptions(recording: [event]).announcing(routing, uid: account.id)
+        if !audited { options.recording = [] }
+        return options
+    }
 }

@@ -11,8 +11,11 @@ import Testing
     static let create = StubAppHooks.hookPath("beforeCreate")
     static let signIn = StubAppHooks.hookPath("beforeSignIn")
 
-    /// A broker whose hooks are the stubs' app; `onFailure` for both; `serviceAccount` to mint custom tokens.
-    static func start(onFailure: String = "deny", serviceAccount: Bool = false) async throws -> InProcessBroker {
+    /// A broker whose hooks are the stubs' app; `onFailure` for both; `serviceAccount` to mint custom tokens;
+    /// `anonymous` to let guests sign in.
+    static func start(
+        onFailure: String = "deny", serviceAccount: Bool = false, anonymous: Bool = false
+    ) async throws -> InProcessBroker {
         let file = try StubAppHooks.writeSecretFile()
         return try await InProcessBroker.start(serviceAccount: serviceAccount) { document in
             guard case .object(var members) = document else { return document }
@@ -23,6 +26,7 @@ import Testing
                 ]
             }
             members["hooks"] = ["beforeCreate": hook(create), "beforeSignIn": hook(signIn)]
+            if anonymous { members["anonymous"] = ["enabled": true] }
             return .object(members)
         }
     }

@@ -2,8 +2,9 @@
 
 Started by ConsoleBrowserTests.swift with a live broker already seeded. Reads its inputs from the environment:
 CONSOLE_URL (the broker's base URL), CONSOLE_ADMIN_TOKEN, CONSOLE_EMAIL and CONSOLE_XSS_UID (seeded users),
-CONSOLE_SCREENSHOTS (a folder to save one PNG per page into; empty: none). Prints one line per scenario and
-exits non-zero on the first failure. Every wait is bounded."""
+CONSOLE_SCREENSHOTS (a folder to save one PNG per page into; empty: none). With CONSOLE_SCENARIO=outbox it runs
+only the failing-delivery scenario instead, on CONSOLE_FAILING_JOB (a job id) and CONSOLE_FAILING_TARGET (its
+endpoint). Prints one line per scenario and exits non-zero on the first failure. Every wait is bounded."""
 import json
 import os
 import sys
@@ -18,8 +19,9 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 base = os.environ["CONSOLE_URL"].rstrip("/")
 admin_token = os.environ["CONSOLE_ADMIN_TOKEN"]
-email = os.environ["CONSOLE_EMAIL"]
-xss_uid = os.environ["CONSOLE_XSS_UID"]
+email = os.environ.get("CONSOLE_EMAIL", "")
+xss_uid = os.environ.get("CONSOLE_XSS_UID", "")
+scenario = os.environ.get("CONSOLE_SCENARIO", "")
 screenshots = os.environ.get("CONSOLE_SCREENSHOTS", "")
 
 options = webdriver.ChromeOptions()
@@ -99,7 +101,53 @@ def api(method, path, body=None):
         method, path, admin_token, body)
 
 
+def sign_in():
+    driver.get(base + "/admin/")
+    visible("#token").send_keys(admin_token)
+    visible("#sign-in").click()
+    visible("#search-email")
+
+
+def failing_delivery():
+    """A failing delivery is listed (kind, target, attempts, last error, no secret) and retried after a
+    confirmation; cancelling the confirmation retries nothing."""
+    job, target = os.environ["CONSOLE_FAILING_JOB"], os.environ["CONSOLE_FAILING_TARGET"]
+    sign_in()
+    visible("a[data-nav='outbox']").click()
+    text_in("#outbox-results", target)
+    rows = driver.find_elements(By.CSS_SELECTOR, "#outbox-results tbody tr")
+    if len(rows) != 1:
+        fail("the failing deliveries are " + " | ".join(row.text for row in rows))
+    cells = [cell.text for cell in rows[0].find_elements(By.TAG_NAME, "td")]
+    if cells[0] != "event" or cells[1] != target or cells[3] != "pending" or cells[4] != "1" or "503" not in cells[5]:
+        fail("the failing delivery shows " + repr(cells))
+    if "whsec_" in driver.page_source:
+        fail("the page shows a webhook secret")
+    shot("outbox")
+    step("saw the failing delivery")
+
+    visible(f"button[data-retry='{job}']").click()
+    visible("#confirm[open]")
+    visible("#confirm-cancel").click()
+    wait.until(ec.invisibility_of_element_located((By.CSS_SELECTOR, "#confirm[open]")))
+    status, listing = api("GET", "/admin/v1/outbox?failing=true")
+    if status != 200 or [entry["attempts"] for entry in listing["jobs"]] != [1]:
+        fail(f"a cancelled retry changed the job: {status} {listing}")
+    visible(f"button[data-retry='{job}']").click()
+    confirm()
+    text_in("#outbox-status", "scheduled again")
+    status, listing = api("GET", "/admin/v1/outbox?failing=true")
+    entry = listing["jobs"][0] if status == 200 and listing["jobs"] else {}
+    if entry.get("id") != job or entry.get("state") != "pending":
+        fail(f"after the retry the API shows {status} {listing}")
+    step("retried the delivery after a confirmation")
+
+
 try:
+    if scenario == "outbox":
+        failing_delivery()
+        print("console-browser: all scenarios passed", flush=True)
+        sys.exit(0)
     # Over plain HTTP from a name other than loopback, the console says it needs HTTPS instead of a sign-in.
     driver.get(base.replace("127.0.0.1", "console.example") + "/admin/")
     text_in("#needs-https", "needs HTTPS")

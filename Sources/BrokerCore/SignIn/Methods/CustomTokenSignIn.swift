@@ -41,7 +41,8 @@ struct CustomTokenSignIn: SignInMethod {
         let account = try await accounts.account(id: proof.uid)
         return SignInDecision(
             account: account, change: account == nil ? .created : .none,
-            credential: SignInCredential(provider: label, subject: proof.uid.rawValue))
+            credential: SignInCredential(provider: label, subject: proof.uid.rawValue),
+            newAccount: account == nil ? AccountService.newCustomTokenAccount(proof.uid, at: accounts.clock.now) : nil)
     }
 
     func commit(

@@ -22,7 +22,8 @@ struct GuestSignIn: SignInMethod {
     }
 
     func decide(_ proof: Account, _ context: SignInContext) async throws -> SignInDecision {
-        SignInDecision(account: nil, change: .created, credential: SignInCredential(provider: label))
+        SignInDecision(
+            account: nil, change: .created, credential: SignInCredential(provider: label), newAccount: proof)
     }
 
     func commit(_ proof: Account, session: SessionGrant, context: SignInContext) async throws -> CommittedSignIn {

@@ -45,7 +45,8 @@ struct PasswordSignUp: SignInMethod {
 
     func decide(_ proof: Account, _ context: SignInContext) async throws -> SignInDecision {
         SignInDecision(
-            account: nil, change: .created, credential: SignInCredential(provider: label, email: proof.email))
+            account: nil, change: .created, credential: SignInCredential(provider: label, email: proof.email),
+            newAccount: proof)
     }
 
     func commit(_ proof: Account, session: SessionGrant, context: SignInContext) async throws -> CommittedSignIn {

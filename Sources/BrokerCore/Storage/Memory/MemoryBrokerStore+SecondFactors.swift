@@ -116,7 +116,7 @@ extension MemoryBrokerStore {
         }
         account.lastSignInAt = Self.normalized(date)
         accounts[uid] = account
-        finish(uid, options)
+        finish(uid, options.announcing(eventRouting, uid: uid))
         return account
     }
 
@@ -127,11 +127,8 @@ extension MemoryBrokerStore {
         pendingSignIns = pendingSignIns.filter { $0.value.uid != uid }
     }
 
-    /// Appends `events`, an event without a uid getting `uid`.
+    /// Appends `events` and queues their event deliveries, an event without a uid getting `uid`.
     private func record(_ events: [AuditEvent], uid: AccountID) {
-        for var event in events {
-            if event.uid == nil { event.uid = uid }
-            appendAuditEvent(event)
-        }
+        finish(uid, AccountWriteOptions(recording: events).announcing(eventRouting, uid: uid))
     }
 }

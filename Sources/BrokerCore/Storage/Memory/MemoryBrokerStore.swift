@@ -8,8 +8,8 @@ public import Foundation
 public actor MemoryBrokerStore: BrokerStore {
     private let clock: any Clock
     var accounts: [AccountID: Account] = [:]
-    /// Where the events of changes go (``EventAnnouncing``).
-    private var eventRouting: EventRouting?
+    /// Where the events of changes go (``EventAnnouncing``); nil: nowhere.
+    public nonisolated let eventRouting: EventRouting?
     /// (provider, subject) -> uid.
     private var identityOwners: [IdentityKey: AccountID] = [:]
     /// Lower-cased email -> uid.
@@ -64,9 +64,11 @@ public actor MemoryBrokerStore: BrokerStore {
         }
     }
 
-    /// Creates an empty store; `clock` decides when single-use marks expire and stamps `revokeSessions`.
-    public init(clock: any Clock = SystemClock()) {
+    /// Creates an empty store; `clock` decides when single-use marks expire and stamps `revokeSessions`; the events of
+    /// its changes go where `events` routes them.
+    public init(clock: any Clock = SystemClock(), events: EventRouting? = nil) {
         self.clock = clock
+        self.eventRouting = events
     }
 
     // MARK: - AccountStore
@@ -114,7 +116,7 @@ public actor MemoryBrokerStore: BrokerStore {
     }
 
     /// Checks and creates each account, all on the actor at once (see ``AccountImporting``).
-    public func importAccounts(_ batch: [Account]) throws -> [AccountImportOutcome] {
+    public func importAccounts(_ batch: [Account], record: ImportRecord) throws -> [AccountImportOutcome] {
         for account in batch {
             let keys = account.identities.map(IdentityKey.init)
             guard Set(keys).count == keys.count else {
@@ -130,6 +132,7 @@ public actor MemoryBrokerStore: BrokerStore {
                 return .identityTaken(taken.provider)
             }
             save(account, replacing: nil)
+            finish(account.id, record.options(for: account, at: clock.now, routing: eventRouting))
             return .imported
         }
     }
@@ -194,9 +197,6 @@ public actor MemoryBrokerStore: BrokerStore {
                 consuming: options.consuming, recording: options.recording, enqueuing: enqueuing,
                 cutsOffCustomTokens: true, removesSecondFactors: true))
     }
-
-    /// Queues the events of every later change for `routing`'s endpoints (``EventAnnouncing``).
-    public func announce(with routing: EventRouting) { eventRouting = routing }
 
     /// The uid's custom-token cutoff, if one was set.
     public func customTokenCutoff(uid: AccountID) -> Date? { customTokenCutoffs[uid] }

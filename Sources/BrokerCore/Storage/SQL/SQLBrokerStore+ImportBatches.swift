@@ -8,8 +8,10 @@ extension SQLBrokerStore {
     static let selectUIDByIdentity = "SELECT uid FROM identities WHERE provider = ? AND subject = ?"
 
     /// Checks and creates each account in one write transaction (see ``AccountImporting``).
-    public func importAccounts(_ accounts: [Account]) async throws -> [AccountImportOutcome] {
+    public func importAccounts(_ accounts: [Account], record: ImportRecord) async throws -> [AccountImportOutcome] {
         for account in accounts { try Self.requireDistinctIdentities(account.identities) }
+        let now = clock.now
+        let routing = eventRouting
         return try await write { connection in
             try accounts.map { account in
                 if try !connection.query(Self.selectUIDExists, [.text(account.id.rawValue)]).isEmpty {
@@ -35,6 +37,8 @@ extension SQLBrokerStore {
                 for identity in account.identities {
                     try connection.execute(Self.insertIdentity, Self.identityValues(identity, uid: account.id))
                 }
+                try Self.applyWriteOptions(
+                    record.options(for: account, at: now, routing: routing), uid: account.id, now: now, in: connection)
                 return .imported
             }
         }

@@ -49,7 +49,8 @@ extension SQLBrokerStore {
         id: String, uid: AccountID, displayName: String?, step: Int64, at date: Date, madeAfter: Date,
         recoveryCodeHashes: [String], recording: [AuditEvent]
     ) async throws -> SecondFactorRecord? {
-        try await write { connection in
+        let announced = AccountWriteOptions(recording: recording).announcing(eventRouting, uid: uid)
+        return try await write { connection in
             let updated = try connection.execute(
                 "UPDATE second_factors SET enrolled_at = ?, last_used_step = ?, display_name = ? "
                     + "WHERE id = ? AND uid = ? AND enrolled_at IS NULL AND created_at > ?",
@@ -59,14 +60,16 @@ extension SQLBrokerStore {
                 ])
             guard updated > 0 else { return nil }
             try Self.replaceRecoveryCodes(uid: uid, hashes: recoveryCodeHashes, at: date, in: connection)
-            try Self.record(recording, uid: uid, in: connection)
+            try Self.applyWriteOptions(announced, uid: uid, now: date, in: connection)
             return try Self.secondFactor(id: id, uid: uid, in: connection)
         }
     }
 
     /// Removes the enrolled factor, and the recovery codes with the last one.
     public func deleteSecondFactor(id: String, uid: AccountID, recording: [AuditEvent]) async throws -> Bool {
-        try await write { connection in
+        let now = clock.now
+        let announced = AccountWriteOptions(recording: recording).announcing(eventRouting, uid: uid)
+        return try await write { connection in
             let deleted = try connection.execute(
                 "DELETE FROM second_factors WHERE id = ? AND uid = ? AND enrolled_at IS NOT NULL",
                 [.text(id), .text(uid.rawValue)])
@@ -74,7 +77,7 @@ extension SQLBrokerStore {
             if try Self.enrolledFactorCount(uid: uid, in: connection) == 0 {
                 try connection.execute("DELETE FROM recovery_codes WHERE uid = ?", [.text(uid.rawValue)])
             }
-            try Self.record(recording, uid: uid, in: connection)
+            try Self.applyWriteOptions(announced, uid: uid, now: now, in: connection)
             return true
         }
     }
@@ -82,10 +85,11 @@ extension SQLBrokerStore {
     /// Replaces the recovery codes of an account with an enrolled factor.
     public func replaceRecoveryCodes(uid: AccountID, hashes: [String], recording: [AuditEvent]) async throws -> Bool {
         let now = clock.now
+        let announced = AccountWriteOptions(recording: recording).announcing(eventRouting, uid: uid)
         return try await write { connection in
             guard try Self.enrolledFactorCount(uid: uid, in: connection) > 0 else { return false }
             try Self.replaceRecoveryCodes(uid: uid, hashes: hashes, at: now, in: connection)
-            try Self.record(recording, uid: uid, in: connection)
+            try Self.applyWriteOptions(announced, uid: uid, now: now, in: connection)
             return true
         }
     }
@@ -134,7 +138,8 @@ extension SQLBrokerStore {
     public func completeSecondFactor(
         pendingHash: String, proof: SecondFactorProof, at date: Date, options: AccountWriteOptions
     ) async throws -> Account {
-        try await write { connection in
+        let events = eventRouting
+        return try await write { connection in
             guard let pending = try Self.pendingSignIn(hash: pendingHash, at: date, in: connection),
                 try connection.execute(
                     "DELETE FROM mfa_pending_sign_ins WHERE credential_hash = ?", [.text(pendingHash)]) > 0
@@ -158,7 +163,7 @@ extension SQLBrokerStore {
             try connection.execute(
                 "UPDATE accounts SET last_sign_in_at = ? WHERE uid = ?", [Self.millis(date), .text(uid.rawValue)])
             account.lastSignInAt = Self.date(date.epochMilliseconds)
-            try Self.applyWriteOptions(options, uid: uid, now: date, in: connection)
+            try Self.applyWriteOptions(options.announcing(events, uid: uid), uid: uid, now: date, in: connection)
             return account
         }
     }
@@ -195,14 +200,6 @@ extension SQLBrokerStore {
             try connection.execute(
                 "INSERT INTO recovery_codes (uid, code_hash, created_at) VALUES (?, ?, ?)",
                 [.text(uid.rawValue), .text(hash), millis(date)])
-        }
-    }
-
-    /// Appends `events` to the audit log, an event without a uid getting `uid`.
-    static func record(_ events: [AuditEvent], uid: AccountID, in connection: any SQLConnection) throws {
-        for var event in events {
-            if event.uid == nil { event.uid = uid }
-            try connection.execute(insertAuditEvent, auditEventValues(event))
         }
     }
 

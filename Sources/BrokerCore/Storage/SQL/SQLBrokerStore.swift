@@ -11,16 +11,15 @@ public final class SQLBrokerStore: BrokerStore {
     public let database: any SQLDatabase
     /// The clock that decides when a single-use mark has expired and stamps `revokeSessions`.
     let clock: any Clock
-    /// Where the events of changes go (``EventAnnouncing``); guarded by `eventLock`, set once at start.
-    nonisolated(unsafe) private var routing: EventRouting?
-    private let eventLock = NSLock()
-    /// The event routing, read before a write.
-    var eventRouting: EventRouting? { eventLock.withLock { routing } }
+    /// Where the events of changes go (``EventAnnouncing``); nil: nowhere.
+    public let eventRouting: EventRouting?
 
-    /// Opens the store and brings the database's schema up to ``BrokerSchema``'s latest version.
-    public init(database: any SQLDatabase, clock: any Clock = SystemClock()) async throws {
+    /// Opens the store and brings the database's schema up to ``BrokerSchema``'s latest version; the events of its
+    /// changes go where `events` routes them.
+    public init(database: any SQLDatabase, clock: any Clock = SystemClock(), events: EventRouting? = nil) async throws {
         self.database = database
         self.clock = clock
+        self.eventRouting = events
         try await Self.translatingErrors {
             try await database.migrate(BrokerSchema.migrations(for: database.dialect))
         }
@@ -126,9 +125,6 @@ public final class SQLBrokerStore: BrokerStore {
         try applyWriteOptions(options, uid: id, now: now, in: connection)
         return try asStored(changed, values: values)
     }
-
-    /// Queues the events of every later change for `routing`'s endpoints (``EventAnnouncing``).
-    public func announce(with routing: EventRouting) { eventLock.withLock { self.routing = routing } }
 
     /// Deletes the account, its identities and its refresh tokens, consuming `options.consuming`, recording
     /// `options.recording`, queuing `options.enqueuing` and cutting off the uid's custom tokens in the same

@@ -105,13 +105,14 @@ export function segment(value) {
 """##,
         "app.js": ##"""
 // The console's entry: the HTTPS check, the session, and the pages by location hash
-// (#/users, #/users/<uid>, #/providers, #/audit, #/dashboard).
+// (#/users, #/users/<uid>, #/providers, #/audit, #/dashboard, #/outbox).
 import { resume, signIn, signOut, onUnauthenticated } from './api.js';
 import { h, show, state, errorState } from './dom.js';
 import { usersPage } from './users.js';
 import { userPage } from './user.js';
 import { auditPage } from './audit.js';
 import { dashboardPage } from './dashboard.js';
+import { outboxPage } from './outbox.js';
 import { providersPage } from './providers.js';
 
 let signedIn = false;
@@ -187,6 +188,7 @@ async function route() {
     else if (page === 'providers') await providersPage();
     else if (page === 'audit') await auditPage();
     else if (page === 'dashboard') await dashboardPage();
+    else if (page === 'outbox') await outboxPage();
     else show(state('No such page.', 'empty'));
   } catch (error) {
     if (error.status === 401) {
@@ -389,6 +391,9 @@ button.small { padding: .2rem .6rem; font-size: .85rem; }
 table { border-collapse: collapse; width: 100%; font-size: .92rem; }
 caption { text-align: left; color: var(--muted); font-size: .85rem; padding-bottom: .25rem; }
 th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
+/* Failing deliveries: short cells whole; only the endpoint and the error (URLs) break anywhere. */
+#outbox-results th, #outbox-results td { overflow-wrap: normal; }
+#outbox-results td[data-label="Target"], #outbox-results td[data-label="Last error"] { overflow-wrap: anywhere; }
 .details { display: grid; grid-template-columns: minmax(8rem, max-content) 1fr; gap: .3rem 1rem; margin: 0; }
 .details dt { color: var(--muted); }
 .details dd { margin: 0; overflow-wrap: anywhere; }
@@ -627,6 +632,7 @@ export function valueText(value) {
     <a href="#/providers" data-nav="providers">Providers</a>
     <a href="#/audit" data-nav="audit">Audit log</a>
     <a href="#/dashboard" data-nav="dashboard">Dashboard</a>
+    <a href="#/outbox" data-nav="outbox">Deliveries</a>
   </nav>
   <button type="button" id="sign-out" class="quiet">Sign out</button>
 </header>
@@ -646,6 +652,84 @@ export function valueText(value) {
 </dialog>
 </body>
 </html>
+
+"""##,
+        "outbox.js": ##"""
+// Failing deliveries of the outbox (mails, provider calls, events): what failed, where it goes, how often it was
+// tried, its last error and its next try, and a retry of one, behind a confirmation. Never a payload: the API
+// lists none.
+import { call, query, segment } from './api.js';
+import { h, show, state, errorState, table, time } from './dom.js';
+import { confirmAction } from './confirm.js';
+import { sessionEnded } from './app.js';
+
+export const outboxHeaders = ['Kind', 'Target', 'uid', 'State', 'Attempts', 'Last error', 'Next try', 'Queued', ''];
+
+/** Shows the failing deliveries. */
+export async function outboxPage() {
+  const message = h('p', { class: 'state', role: 'status', id: 'outbox-status' });
+  const results = h('section', { id: 'outbox-results', 'aria-live': 'polite' });
+
+  async function retry(job) {
+    const where = job.target ? ' to ' + job.target : '';
+    const ok = await confirmAction(
+      'Retry this delivery?',
+      'The ' + job.kind + ' delivery' + where + ' (job ' + job.id + ') is tried again now, as the same message.',
+      'Retry now',
+    );
+    if (!ok) return;
+    try {
+      const answer = await call('POST', '/admin/v1/outbox/' + segment(job.id) + '/retry', {});
+      await load();
+      message.textContent = 'Job ' + answer.job.id + ' is scheduled again (next try ' + answer.job.nextAttemptAt + ').';
+      message.className = 'state ok';
+    } catch (error) {
+      if (error.status === 401) return sessionEnded();
+      message.textContent = error.message + (error.code ? ' (' + error.code + ')' : '');
+      message.className = 'state error';
+    }
+  }
+
+  function rows(jobs) {
+    return jobs.map((job) => [
+      job.kind,
+      job.target ? h('span', { class: 'mono' }, job.target) : '—',
+      job.uid ? h('a', { href: '#/users/' + segment(job.uid), class: 'mono' }, job.uid) : '—',
+      h('span', { class: job.state === 'pending' ? 'badge' : 'badge off', 'data-state': job.state }, job.state),
+      String(job.attempts),
+      job.lastError || '—',
+      job.state === 'pending' ? time(job.nextAttemptAt) : '—',
+      time(job.createdAt),
+      h('button', { type: 'button', class: 'quiet', 'data-retry': job.id, onclick: () => retry(job) }, 'Retry'),
+    ]);
+  }
+
+  async function load() {
+    results.replaceChildren(state('Loading deliveries…'));
+    try {
+      const answer = await call('GET', '/admin/v1/outbox' + query({ failing: 'true' }));
+      results.replaceChildren(
+        answer.jobs.length === 0
+          ? state('No failing delivery.', 'empty')
+          : table('Failing deliveries', outboxHeaders, rows(answer.jobs)),
+      );
+    } catch (error) {
+      if (error.status === 401) throw error;
+      results.replaceChildren(errorState(error));
+    }
+  }
+
+  show(
+    h('h1', {}, 'Failing deliveries'),
+    h('p', { class: 'hint' },
+      'Refused, given up, or waiting after a failed attempt. A retry sends the same message again now ' +
+      '(an event keeps its webhook-id).'),
+    h('button', { type: 'button', class: 'quiet', id: 'outbox-reload', onclick: () => load().catch(() => {}) }, 'Reload'),
+    message,
+    results,
+  );
+  await load();
+}
 
 """##,
         "providers.js": ##"""

@@ -27,7 +27,8 @@ extension AdminService {
     /// there is no algorithm), when it repeats an earlier
     /// user's uid, email, phone number or identity, or when its uid (`DUPLICATE_LOCAL_ID`), email
     /// (`DUPLICATE_EMAIL`), phone number (`PHONE_NUMBER_EXISTS`) or an identity (`DUPLICATE_RAW_ID`) is
-    /// another account's. The others are written in one transaction, origin `import`, audited as `import`.
+    /// another account's. The others are written in one transaction, origin `import`, each audited as `import` and
+    /// announced as `user.created` in it.
     public func importFirebaseAccounts(
         _ users: [(index: Int, record: FirebaseUserRecord)], options: FirebaseImportOptions, requestID: String
     ) async throws -> [ImportFailure] {
@@ -83,26 +84,25 @@ extension AdminService {
                 })
             batch.append((index, account))
         }
-        for (entry, outcome) in zip(batch, try await write(batch.map(\.account))) {
+        let record = ImportRecord(requestID: requestID, audited: true)
+        for (entry, outcome) in zip(batch, try await write(batch.map(\.account), record: record)) {
             if let message = Self.importMessage(outcome) {
                 failures.append(ImportFailure(index: entry.index, message: message))
-            } else {
-                await record(entry.account.id, .import, requestID: requestID)
             }
         }
         return failures.sorted { $0.index < $1.index }
     }
 
     /// The batch in one transaction; when the store refuses it (a writer elsewhere won a race), account by account.
-    private func write(_ accounts: [Account]) async throws -> [AccountImportOutcome] {
+    private func write(_ accounts: [Account], record: ImportRecord) async throws -> [AccountImportOutcome] {
         guard !accounts.isEmpty else { return [] }
         do {
-            return try await store.importAccounts(accounts)
+            return try await store.importAccounts(accounts, record: record)
         } catch let error as AccountStoreError where error.code == .alreadyExists {
             var outcomes: [AccountImportOutcome] = []
             for account in accounts {
                 do {
-                    outcomes += try await store.importAccounts([account])
+                    outcomes += try await store.importAccounts([account], record: record)
                 } catch let error as AccountStoreError where error.code == .alreadyExists {
                     outcomes.append(.unchanged)
                 }

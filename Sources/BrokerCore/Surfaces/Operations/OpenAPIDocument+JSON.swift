@@ -97,7 +97,7 @@ extension OpenAPIDocument {
             "$ref": "#/components/responses/Error401ProviderToken"
           },
           "403": {
-            "$ref": "#/components/responses/Error403UserDisabled"
+            "$ref": "#/components/responses/Error403UserDisabledBlockedByHook"
           },
           "404": {
             "$ref": "#/components/responses/Error404NotFoundProviderNotEnabled"
@@ -118,7 +118,7 @@ extension OpenAPIDocument {
             "$ref": "#/components/responses/Error502ProviderMisconfigured"
           },
           "503": {
-            "$ref": "#/components/responses/Error503ProviderUnavailableStorageUnavailable"
+            "$ref": "#/components/responses/Error503ProviderUnavailableStorageUnavailableHookUnavailable"
           }
         }
       }
@@ -162,6 +162,9 @@ extension OpenAPIDocument {
           "400": {
             "$ref": "#/components/responses/Error400InvalidRequest"
           },
+          "403": {
+            "$ref": "#/components/responses/Error403UserDisabledBlockedByHook"
+          },
           "404": {
             "$ref": "#/components/responses/Error404NotFoundProviderNotEnabled"
           },
@@ -175,7 +178,7 @@ extension OpenAPIDocument {
             "$ref": "#/components/responses/Error500Internal"
           },
           "503": {
-            "$ref": "#/components/responses/Error503StorageUnavailable"
+            "$ref": "#/components/responses/Error503StorageUnavailableHookUnavailable"
           }
         }
       }
@@ -255,7 +258,7 @@ extension OpenAPIDocument {
             "$ref": "#/components/responses/Error401Unauthenticated"
           },
           "403": {
-            "$ref": "#/components/responses/Error403UserDisabled"
+            "$ref": "#/components/responses/Error403UserDisabledBlockedByHook"
           },
           "409": {
             "$ref": "#/components/responses/Error409EmailExists"
@@ -270,7 +273,7 @@ extension OpenAPIDocument {
             "$ref": "#/components/responses/Error500Internal"
           },
           "503": {
-            "$ref": "#/components/responses/Error503StorageUnavailable"
+            "$ref": "#/components/responses/Error503StorageUnavailableHookUnavailable"
           }
         },
         "description": "With `Authorization: Bearer <idToken>` of a guest's session (contract section 13), upgrades that guest in place instead: same uid, sessions and custom claims, `isAnonymous` false; 200 with the session body (`isNewUser` false). A taken email, verified or not, is 409 EMAIL_EXISTS and leaves the guest as it was.",
@@ -332,7 +335,7 @@ extension OpenAPIDocument {
             "$ref": "#/components/responses/Error400InvalidLoginCredentialsInvalidRequest"
           },
           "403": {
-            "$ref": "#/components/responses/Error403UserDisabled"
+            "$ref": "#/components/responses/Error403UserDisabledBlockedByHook"
           },
           "413": {
             "$ref": "#/components/responses/Error413PayloadTooLarge"
@@ -344,7 +347,7 @@ extension OpenAPIDocument {
             "$ref": "#/components/responses/Error500Internal"
           },
           "503": {
-            "$ref": "#/components/responses/Error503StorageUnavailable"
+            "$ref": "#/components/responses/Error503StorageUnavailableHookUnavailable"
           },
           "401": {
             "$ref": "#/components/responses/Error401MfaRequired"
@@ -3601,7 +3604,7 @@ extension OpenAPIDocument {
             "$ref": "#/components/responses/Error401InvalidMfaPendingCredential"
           },
           "403": {
-            "$ref": "#/components/responses/Error403UserDisabled"
+            "$ref": "#/components/responses/Error403UserDisabledBlockedByHook"
           },
           "404": {
             "$ref": "#/components/responses/Error404NotFound"
@@ -3616,7 +3619,7 @@ extension OpenAPIDocument {
             "$ref": "#/components/responses/Error500Internal"
           },
           "503": {
-            "$ref": "#/components/responses/Error503StorageUnavailable"
+            "$ref": "#/components/responses/Error503StorageUnavailableHookUnavailable"
           }
         }
       }
@@ -4614,7 +4617,8 @@ extension OpenAPIDocument {
           "nextAttemptAt",
           "finishedAt",
           "secret",
-          "lastError"
+          "lastError",
+          "target"
         ],
         "properties": {
           "id": {
@@ -4622,7 +4626,7 @@ extension OpenAPIDocument {
           },
           "kind": {
             "type": "string",
-            "description": "`mail`, `firebase.revoke`, `apple.revoke`, `kakao.unlink`, ..."
+            "description": "`mail`, `event`, `firebase.revoke`, `apple.revoke`, `kakao.unlink`, ..."
           },
           "uid": {
             "type": [
@@ -4667,6 +4671,13 @@ extension OpenAPIDocument {
               "string",
               "null"
             ]
+          },
+          "target": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Where it goes, for an event: its endpoint's URL without its query or credentials; null for other kinds."
           }
         }
       },
@@ -4694,7 +4705,7 @@ extension OpenAPIDocument {
           },
           "user": {
             "type": "object",
-            "description": "The user body as the sign-in would leave it; `uid` is null for an account not created yet. `customClaims` are the account's (or the earlier hook's).",
+            "description": "The user body as the sign-in would leave it. For an account not created yet `uid` is null and the rest is the account as it would be stored: the email and whether it is verified, the provider's name and photo, the identity it would be linked to, whether it is a guest, and what an earlier hook set. `customClaims` are the account's (or the earlier hook's).",
             "properties": {
               "uid": {
                 "type": [
@@ -4736,9 +4747,34 @@ extension OpenAPIDocument {
                 ]
               },
               "identities": {
-                "type": "array"
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/Identity"
+                }
+              },
+              "createdAt": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "lastSignInAt": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "format": "date-time"
               }
-            }
+            },
+            "required": [
+              "uid",
+              "email",
+              "emailVerified",
+              "displayName",
+              "photoUrl",
+              "disabled",
+              "isAnonymous",
+              "customClaims",
+              "identities"
+            ]
           },
           "credential": {
             "type": "object",
@@ -6309,6 +6345,136 @@ extension OpenAPIDocument {
                       "type": "string",
                       "enum": [
                         "INVALID_MFA_PENDING_CREDENTIAL"
+                      ]
+                    },
+                    "message": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "Error403UserDisabledBlockedByHook": {
+        "description": "The account is disabled (USER_DISABLED, also when a hook's answer disabled it), or the app's blocking hook (hooks.beforeCreate, hooks.beforeSignIn) refused the sign-in (BLOCKED_BY_HOOK, with the hook's message); nothing was stored.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/X-Request-Id"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "error"
+              ],
+              "properties": {
+                "error": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "code",
+                    "message"
+                  ],
+                  "properties": {
+                    "code": {
+                      "type": "string",
+                      "enum": [
+                        "USER_DISABLED",
+                        "BLOCKED_BY_HOOK"
+                      ]
+                    },
+                    "message": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "Error503StorageUnavailableHookUnavailable": {
+        "description": "A dependency is unavailable: the storage, or a blocking hook that failed (timeout, other status, bad answer) under onFailure deny; nothing was stored. Retry after Retry-After seconds.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/X-Request-Id"
+          },
+          "Retry-After": {
+            "$ref": "#/components/headers/Retry-After"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "error"
+              ],
+              "properties": {
+                "error": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "code",
+                    "message"
+                  ],
+                  "properties": {
+                    "code": {
+                      "type": "string",
+                      "enum": [
+                        "STORAGE_UNAVAILABLE",
+                        "HOOK_UNAVAILABLE"
+                      ]
+                    },
+                    "message": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "Error503ProviderUnavailableStorageUnavailableHookUnavailable": {
+        "description": "A dependency is unavailable: the provider, the storage, or a blocking hook that failed (timeout, other status, bad answer) under onFailure deny; nothing was stored. Retry after Retry-After seconds.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/X-Request-Id"
+          },
+          "Retry-After": {
+            "$ref": "#/components/headers/Retry-After"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "error"
+              ],
+              "properties": {
+                "error": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "code",
+                    "message"
+                  ],
+                  "properties": {
+                    "code": {
+                      "type": "string",
+                      "enum": [
+                        "PROVIDER_UNAVAILABLE",
+                        "STORAGE_UNAVAILABLE",
+                        "HOOK_UNAVAILABLE"
                       ]
                     },
                     "message": {

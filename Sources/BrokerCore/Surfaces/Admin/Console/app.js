@@ -1,11 +1,12 @@
 // The console's entry: the HTTPS check, the session, and the pages by location hash
-// (#/users, #/users/<uid>, #/providers, #/audit, #/dashboard).
+// (#/users, #/users/<uid>, #/providers, #/audit, #/dashboard, #/outbox).
 import { resume, signIn, signOut, onUnauthenticated } from './api.js';
 import { h, show, state, errorState } from './dom.js';
 import { usersPage } from './users.js';
 import { userPage } from './user.js';
 import { auditPage } from './audit.js';
 import { dashboardPage } from './dashboard.js';
+import { outboxPage } from './outbox.js';
 import { providersPage } from './providers.js';
 
 let signedIn = false;
@@ -81,6 +82,7 @@ async function route() {
     else if (page === 'providers') await providersPage();
     else if (page === 'audit') await auditPage();
     else if (page === 'dashboard') await dashboardPage();
+    else if (page === 'outbox') await outboxPage();
     else show(state('No such page.', 'empty'));
   } catch (error) {
     if (error.status === 401) {
