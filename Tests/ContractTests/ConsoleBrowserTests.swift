@@ -102,13 +102,23 @@ import Testing
             #expect(named.status == 200)
 
             try await Self.runScenarios(
-                python, broker: broker, adminToken: adminToken, ["CONSOLE_EMAIL": email, "CONSOLE_XSS_UID": xssUID])
+                python, broker: broker, adminToken: adminToken,
+                [
+                    "CONSOLE_EMAIL": email, "CONSOLE_XSS_UID": xssUID,
+                    "CONSOLE_OIDC_ISSUER": broker.stubs.oidcIssuer,
+                ])
 
             // The state the browser left, read from the store.
             let after = try #require(try await broker.store.account(id: AccountID(uid)))
             #expect(after.disabled)
             #expect(after.identities.isEmpty)
             #expect(after.customClaims.flatMap { JSONValue.parse(Array($0.utf8)) } == ["role": "editor"])
+            // The provider added, disabled and deleted in the console: one audit event each, by the admin.
+            let changes = try await broker.store.auditEvents(
+                matching: AuditFilter(action: .providerConfig), before: nil, limit: 10)
+            #expect(changes.map(\.outcome) == ["deleted", "updated", "created"])
+            #expect(changes.allSatisfy { $0.provider == "oidc.acme" && $0.actor == .admin })
+            #expect(try await broker.store.providerConfigs().isEmpty)
             let events = try await broker.store.auditEvents(uid: AccountID(uid), before: nil, limit: 20)
             #expect(
                 events.prefix(3).map { "\($0.action) \($0.actor.rawValue)" } == ["disable admin", "unlink admin", "update admin"])

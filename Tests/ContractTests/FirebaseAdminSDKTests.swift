@@ -98,6 +98,11 @@ import Testing
                     "PATH": "/usr/bin:/bin", "HOME": harness.directory.path, "LANG": "C.UTF-8",
                     "FIREBASE_AUTH_EMULATOR_HOST": String(listener.dropFirst("http://".count)),
                     "BROKER_PROJECT_ID": harness.services.config.projectID, "BROKER_URL": harness.baseURL,
+                    // For a provider created at run time (issue 33): its issuer and a token for its client id.
+                    "BROKER_OIDC_ISSUER": harness.stubs.oidcIssuer,
+                    "BROKER_OIDC_TOKEN": try harness.stubs.oidcIDToken(
+                        claims: ["aud": "sdk-live-client", "sub": "sdk-live-user"]),
+                    "BROKER_OIDC_CONFIG_AUDIENCE": StubProviders.oidcAudience,
                 ])
             let status: Int32
             do {

@@ -65,6 +65,8 @@ public struct BrokerServices: Sendable {
     public let insights: AdminInsights
     /// Second factors (contract section 14); nil when `mfa.totp` is off.
     public let secondFactors: SecondFactorService?
+    /// The OpenID Connect providers managed at run time (and the config file's, read-only).
+    public let providerConfigs: ProviderConfigService
 
     /// Builds every service from a config and a store (migrated), loading the signing keys. `catalog` names the
     /// provider types config entries may use; `phases` are the sign-in's optional phases (second factor, hooks: the
@@ -79,7 +81,9 @@ public struct BrokerServices: Sendable {
         let context = ProviderContext(
             httpClient: httpClient, clock: clock, metrics: metrics, logger: logger, clockSkew: config.clockSkew,
             allowInsecureURLs: config.allowInsecureProviderURLs, cipher: cipher)
+        // The providers managed at run time are read from the store at each sign-in.
         let providers = try ProviderRegistry(config: config, catalog: catalog, context: context)
+            .attaching(stored: StoredOIDCProviders(store: store, context: context))
         // Fetched in the background: a slow or dead issuer must not hold up the start (its sign-ins wait for the
         // fetch under way, or start their own).
         if prefetch { Task { await providers.prefetch() } }
@@ -155,7 +159,9 @@ public struct BrokerServices: Sendable {
             lifecycle: accountLifecycle, store: store, clock: clock, metrics: metrics, logger: logger,
             outboxCipher: cipher, doorbell: doorbell, firebaseServiceAccount: serviceAccount,
             actionCodes: actionCodes, emailActions: emailActions, insights: AdminInsights(store: store, clock: clock),
-            secondFactors: secondFactors)
+            secondFactors: secondFactors,
+            providerConfigs: ProviderConfigService(
+                store: store, cipher: cipher, clock: clock, auditor: auditor, providers: providers, config: config))
     }
 
     /// The second-factor service when `mfa.totp` is enabled; a ``ConfigError`` when it is without an encryption key

@@ -1,6 +1,9 @@
-/// The enabled providers, each built and validated from its config entry at start.
+/// The enabled providers, each built and validated from its config entry at start, and (once
+/// ``attaching(stored:)`` gave them) the OpenID Connect providers managed at run time, found by ``resolve(_:)``.
 public struct ProviderRegistry: Sendable {
     private let providers: [ProviderID: any IdentityProvider]
+    /// The providers managed at run time; nil: none.
+    public private(set) var stored: StoredOIDCProviders?
 
     /// Ids the broker keeps for itself: no provider may be called so.
     public static let reservedIDs: Set<String> = ["password", "custom", "phone", "email", "oidc", "anonymous"]
@@ -35,11 +38,26 @@ public struct ProviderRegistry: Sendable {
         self.providers = byID
     }
 
-    /// The enabled provider named `id`, nil when it is unknown or disabled.
+    /// The enabled config-file provider named `id`, nil when it is unknown or disabled.
     public func provider(_ id: ProviderID) -> (any IdentityProvider)? { providers[id] }
 
     /// The enabled providers, by id.
     public var all: [any IdentityProvider] { enabled.compactMap { providers[$0] } }
+    /// These providers, and the ones managed at run time that `stored` finds.
+    public func attaching(stored: StoredOIDCProviders) -> ProviderRegistry {
+        var registry = self
+        registry.stored = stored
+        return registry
+    }
+
+    /// The provider sign-in uses for `id`: the config file's when it has one (a stored provider never takes its
+    /// id), else the enabled stored one, read from the store now; nil when neither is.
+    public func resolve(_ id: ProviderID) async throws -> (any IdentityProvider)? {
+        if let provider = providers[id] { return provider }
+        guard let stored, ProviderRegistry.isValidID(id.rawValue) else { return nil }
+        return try await stored.provider(id)
+    }
+
 
     /// Lets every ``ProviderPrefetching`` provider fetch what it needs, all at once; returns when each has tried
     /// (each fetch is bounded by the provider's own timeout). The broker's services start it in the background

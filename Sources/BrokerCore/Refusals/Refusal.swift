@@ -62,6 +62,8 @@ public enum Refusal: Sendable, Equatable {
     case invalidPhotoURL
     /// An administrator's account operation refused (``AccountAdminError``), with its detail.
     case adminRefused(AccountAdminError.Code, detail: String)
+    /// A change to the OpenID Connect providers managed at run time refused (``ProviderConfigError``).
+    case providerConfig(ProviderConfigError.Code, detail: String)
 
     // MARK: Sessions
 
@@ -130,6 +132,7 @@ extension Refusal {
         case .tooManyAttempts, .passwordHashingBusy: "TOO_MANY_ATTEMPTS"
         case .lastIdentity: "LAST_IDENTITY"
         case .adminRefused(let code, _): code == .userNotFound ? "NOT_FOUND" : "INVALID_REQUEST"
+        case .providerConfig(let code, _): code == .configurationNotFound ? "NOT_FOUND" : "INVALID_REQUEST"
         case .invalidRefreshToken: "INVALID_REFRESH_TOKEN"
         case .unauthenticated: "UNAUTHENTICATED"
         case .recentSignInRequired: "RECENT_SIGN_IN_REQUIRED"

@@ -46,9 +46,10 @@ public struct SignInFlow: Sendable {
         self.metrics = metrics
     }
 
-    /// The enabled provider `id`, or ``SignInError/Code/providerNotEnabled``.
-    public func provider(_ id: ProviderID) throws -> any IdentityProvider {
-        guard let provider = providers.provider(id) else { throw SignInError(.providerNotEnabled) }
+    /// The enabled provider `id` (of the config file, or managed at run time: ``ProviderRegistry/resolve(_:)``),
+    /// or ``SignInError/Code/providerNotEnabled``.
+    public func provider(_ id: ProviderID) async throws -> any IdentityProvider {
+        guard let provider = try await providers.resolve(id) else { throw SignInError(.providerNotEnabled) }
         return provider
     }
 
@@ -149,7 +150,8 @@ public struct SignInFlow: Sendable {
 
     /// Signs in with a provider credential (contract section 2).
     public func signIn(_ request: SignInRequest) async throws -> SignInResult {
-        let method = ProviderTokenSignIn(request: request, providers: providers, accounts: accounts)
+        let provider = try await providers.resolve(request.provider)
+        let method = ProviderTokenSignIn(request: request, provider: provider, accounts: accounts)
         return try await run(method, SignInContext(requestID: request.requestID, surface: request.surface)).result
     }
 
@@ -201,12 +203,12 @@ public struct SignInFlow: Sendable {
     /// (`broker_links_total`) and, refused, audited (`link`) once, as a link is.
     public func upgrade(_ guest: Account, _ request: SignInRequest) async throws -> SignInResult {
         let label = request.provider.rawValue
-        let known = providers.provider(request.provider) != nil
+        let resolved = try await providers.resolve(request.provider)
         return try await counted(
             "broker_links_total", label: label, success: "success", refusal: .link, uid: guest.id,
-            requestID: request.requestID, countsRefusal: known
+            requestID: request.requestID, countsRefusal: resolved != nil
         ) {
-            let provider = try provider(request.provider)
+            guard let provider = resolved else { throw SignInError(.providerNotEnabled) }
             let verified = try await provider.verifyRecordingKind(request.credential, hints: request.hints)
             let guests = try guestService()
             // The session's format names the provider on its listener (``SessionFormat/signInProvider(_:)``).
@@ -290,12 +292,12 @@ public struct SignInFlow: Sendable {
     public func link(_ uid: AccountID, _ request: SignInRequest) async throws -> Account {
         let label = request.provider.rawValue
         // An unknown provider is not counted: its name comes from the caller.
-        let known = providers.provider(request.provider) != nil
+        let resolved = try await providers.resolve(request.provider)
         return try await counted(
             "broker_links_total", label: label, success: "success", refusal: .link, uid: uid,
-            requestID: request.requestID, countsRefusal: known
+            requestID: request.requestID, countsRefusal: resolved != nil
         ) {
-            let provider = try provider(request.provider)
+            guard let provider = resolved else { throw SignInError(.providerNotEnabled) }
             let verified = try await provider.verifyRecordingKind(request.credential, hints: request.hints)
             return try await accounts.link(uid, verified, requestID: request.requestID)
         }

@@ -79,9 +79,16 @@ import Testing
         #expect(first.status == 200)
         #expect(first.json?["oauthIdpConfigs"]?.arrayValue?.compactMap { $0["clientId"]?.stringValue } == ["c"])
         let token = try #require(first.json?["nextPageToken"]?.stringValue)
+        // The config file's OIDC provider (`corp`) is listed too, in its place by id.
         let second = await listener.send("GET", query: ["pageSize": "1", "pageToken": token])
-        #expect(second.json?["oauthIdpConfigs"]?.arrayValue?.compactMap { $0["clientId"]?.stringValue } == ["client-2"])
-        #expect(second.json?["nextPageToken"] == nil)
+        #expect(
+            second.json?["oauthIdpConfigs"]?.arrayValue?.compactMap { $0["clientId"]?.stringValue } == [
+                StubProviders.oidcAudience
+            ])
+        let last = try #require(second.json?["nextPageToken"]?.stringValue)
+        let third = await listener.send("GET", query: ["pageSize": "1", "pageToken": last])
+        #expect(third.json?["oauthIdpConfigs"]?.arrayValue?.compactMap { $0["clientId"]?.stringValue } == ["client-2"])
+        #expect(third.json?["nextPageToken"] == nil)
 
         let deleted = await listener.send("DELETE", "/oidc.example")
         #expect(deleted.status == 200)

@@ -110,7 +110,7 @@ import Testing
             email: "g-owner@example.com", password: "secret-1", displayName: nil, requestID: "r1")
         let token = try broker.stubs.idToken(
             "google", claims: ["sub": "g-owner", "email": "g-owner@example.com", "email_verified": true])
-        let google = try broker.services.signIn.provider(ProviderID("google"))
+        let google = try await broker.services.signIn.provider(ProviderID("google"))
         let decision = try await broker.services.accounts.decide(
             try await google.verify(.idToken(token, rawNonce: nil), hints: .none))
         #expect(decision.change == .tookOver && decision.account?.id == squatter.account.id)

@@ -292,6 +292,44 @@ try:
         fail(f"a read with the cookie got {status} {code}")
     step("a change without the CSRF token is refused")
 
+    # The providers: the config file's read-only; one added, disabled and deleted, each change confirmed first.
+    driver.get(base + "/admin/#/providers")
+    text_in("#providers-results", "corp")
+    if driver.find_elements(By.CSS_SELECTOR, "[data-provider-delete='corp']"):
+        fail("the config file's provider offers a delete")
+    visible("#provider-id").send_keys("acme")
+    driver.find_element(By.CSS_SELECTOR, "#provider-name").send_keys("Acme SSO")
+    driver.find_element(By.CSS_SELECTOR, "#provider-issuer").send_keys(os.environ["CONSOLE_OIDC_ISSUER"])
+    driver.find_element(By.CSS_SELECTOR, "#provider-client-id").send_keys("console-client")
+    driver.find_element(By.CSS_SELECTOR, "#provider-add").click()
+    confirm()
+    visible("[data-provider-toggle='acme']")
+    status, body = api("GET", "/admin/v1/providers/acme")
+    if status != 200 or body.get("enabled") is not True or body.get("clientId") != "console-client":
+        fail(f"the added provider: {status} {body}")
+    shot("providers")
+    step("added a provider")
+    visible("[data-provider-toggle='acme']").click()
+    confirm()
+    text_in("#providers-results", "disabled")
+    status, body = api("GET", "/admin/v1/providers/acme")
+    if status != 200 or body.get("enabled") is not False:
+        fail(f"the disabled provider: {status} {body}")
+    step("disabled the provider; the API agrees")
+    visible("[data-provider-delete='acme']").click()
+    # Escape cancels: still there.
+    visible("#confirm[open] #confirm-cancel").send_keys(Keys.ESCAPE)
+    wait.until(ec.invisibility_of_element_located((By.CSS_SELECTOR, "#confirm[open]")))
+    if api("GET", "/admin/v1/providers/acme")[0] != 200:
+        fail("a cancelled delete deleted")
+    visible("[data-provider-delete='acme']").click()
+    confirm()
+    wait.until(ec.invisibility_of_element_located((By.CSS_SELECTOR, "[data-provider-delete='acme']")))
+    status, body = api("GET", "/admin/v1/providers")
+    if status != 200 or [p["id"] for p in body["providers"]] != ["corp"]:
+        fail(f"after the delete the providers are {status} {body}")
+    step("deleted the provider; the API agrees")
+
     # Sign out ends the session: the old cookie no longer works.
     visible("#sign-out").click()
     text_in("#sign-in-status", "Signed out")

@@ -117,6 +117,16 @@ def sign_in_with_email_link():
     check(status == 200 and body.get("isNewUser") is False and body.get("localId") == user.uid, f"again: {body}")
 
 
+def a_hosting_link_domain_is_refused():
+    """The broker hosts no Firebase Hosting domain: a link on one is refused as Firebase refuses a domain it does not
+    host (its own integration test's `test_auth_error_parse`), and no account is made."""
+    settings = auth.ActionCodeSettings(SETTINGS.url, handle_code_in_app=True, link_domain="cool.link")
+    error = expect_error(
+        auth.InvalidHostingLinkDomainError, auth.generate_sign_in_with_email_link, "oob-domain@example.com", settings)
+    check("(INVALID_HOSTING_LINK_DOMAIN)" in str(error), f"the message: {error}")
+    expect_error(auth.UserNotFoundError, auth.get_user_by_email, "oob-domain@example.com")
+
+
 def session_cookie_and_revocation():
     auth.create_user(uid="oob-cookie", email="oob-cookie@example.com", password="cookie password")
     id_token = email_link_id_token("oob-cookie@example.com")
@@ -142,7 +152,7 @@ def session_cookie_of_a_disabled_user():
 
 SCENARIOS = [
     password_reset_link, email_verification_link, email_verification_link_applied, sign_in_with_email_link,
-    session_cookie_and_revocation, session_cookie_of_a_disabled_user,
+    session_cookie_and_revocation, session_cookie_of_a_disabled_user, a_hosting_link_domain_is_refused,
 ]
 
 

@@ -257,7 +257,18 @@ def oidc_provider_configs():
     page = auth.list_oidc_provider_configs(max_results=1)
     listed = [config.provider_id for config in auth.list_oidc_provider_configs(max_results=1).iterate_all()]
     check(len(page.provider_configs) == 1 and page.next_page_token, "a first page of one")
-    check(listed == ["oidc.sdk-other", "oidc.sdk-provider"], f"every page, by id: {listed}")
+    # The config file's OIDC provider (`corp`) is listed too, read-only.
+    check(listed == ["oidc.corp", "oidc.sdk-other", "oidc.sdk-provider"], f"every page, by id: {listed}")
+    corp = auth.get_oidc_provider_config("oidc.corp")
+    check(corp.client_id == os.environ["BROKER_OIDC_CONFIG_AUDIENCE"] and corp.enabled, f"corp: {corp._data}")
+    for call, args, code in [
+            (auth.update_oidc_provider_config, {"enabled": False}, "OPERATION_NOT_ALLOWED"),
+            (auth.delete_oidc_provider_config, {}, "OPERATION_NOT_ALLOWED"),
+            (auth.create_oidc_provider_config, {"client_id": "c", "issuer": "https://corp.example.com"},
+             "CONFIGURATION_EXISTS")]:
+        error = expect_error(exceptions.FirebaseError, call, "oidc.corp", **args)
+        check(code in str(error), f"{call.__name__} of a config file's provider: {error}")
+    check(auth.get_oidc_provider_config("oidc.corp").enabled, "corp unchanged")
     updated = auth.update_oidc_provider_config(
         "oidc.sdk-provider", client_id="sdk-client-2", display_name=auth.DELETE_ATTRIBUTE, enabled=False)
     check(updated.client_id == "sdk-client-2" and updated.display_name is None and not updated.enabled
@@ -265,7 +276,32 @@ def oidc_provider_configs():
     auth.delete_oidc_provider_config("oidc.sdk-provider")
     expect_error(auth.ConfigurationNotFoundError, auth.get_oidc_provider_config, "oidc.sdk-provider")
     auth.delete_oidc_provider_config("oidc.sdk-other")
-    check(not auth.list_oidc_provider_configs().provider_configs, "none left")
+    left = [config.provider_id for config in auth.list_oidc_provider_configs().provider_configs]
+    check(left == ["oidc.corp"], f"only the config file's left: {left}")
+    oidc_provider_sign_in()
+
+
+def oidc_provider_sign_in():
+    """A provider created by the Admin SDK signs in on the client API (`signInWithIdp`, `oidc.<id>`), its client id
+    the audience; disabled, then deleted, it signs nobody in."""
+    token = os.environ["BROKER_OIDC_TOKEN"]  # the stub issuer's ID token for the audience sdk-live-client
+    auth.create_oidc_provider_config(
+        "oidc.sdk-live", client_id="sdk-live-client", issuer=os.environ["BROKER_OIDC_ISSUER"], enabled=True)
+    fields = {"postBody": f"providerId=oidc.sdk-live&id_token={token}", "requestUri": "http://localhost",
+              "returnSecureToken": True}
+    status, body = client_call("signInWithIdp", fields)
+    check(status == 200 and body.get("providerId") == "oidc.sdk-live" and body.get("isNewUser"),
+          f"signed in with the created provider: {status} {body}")
+    uid = body["localId"]
+    user = auth.get_user(uid)
+    check([info.provider_id for info in user.provider_data] == ["oidc.sdk-live"], f"its identity: {user.provider_data}")
+    auth.update_oidc_provider_config("oidc.sdk-live", enabled=False)
+    status, body = client_call("signInWithIdp", fields)
+    check(status == 400 and body["error"]["message"].startswith("INVALID_PROVIDER_ID"), f"disabled: {status} {body}")
+    auth.delete_oidc_provider_config("oidc.sdk-live")
+    status, body = client_call("signInWithIdp", fields)
+    check(status == 400 and body["error"]["message"].startswith("INVALID_PROVIDER_ID"), f"deleted: {status} {body}")
+    auth.delete_user(uid)
 
 
 SCENARIOS = [

@@ -15,9 +15,14 @@ public struct GenericOIDCProvider: IdentityProvider, IDTokenVerifying, ProviderP
     private let discovery: OIDCDiscovery
     private let verifier: IDTokenVerifier
     private let trustEmail: Bool
+    /// The issuer, exactly as configured.
+    public var issuer: String { discovery.issuer }
+    /// The client ids its tokens may be issued to.
+    public let audiences: [String]
 
-    init(id: ProviderID, discovery: OIDCDiscovery, verifier: IDTokenVerifier, trustEmail: Bool) {
+    init(id: ProviderID, discovery: OIDCDiscovery, verifier: IDTokenVerifier, audiences: [String], trustEmail: Bool) {
         self.id = id
+        self.audiences = audiences
         self.discovery = discovery
         self.verifier = verifier
         self.trustEmail = trustEmail
@@ -63,16 +68,28 @@ extension GenericOIDCProvider: IdentityProviderFactory {
         let issuer = try config.string("issuer")
         let audiences = try config.strings("audiences", nonEmpty: true)
         let algorithms = try GenericOIDCProvider.algorithms(config)
+        return GenericOIDCProvider(
+            id: id, issuer: issuer, audiences: audiences, algorithms: algorithms,
+            nonce: try OIDCIssuer.nonce(config, default: .optional),
+            trustEmail: try config.bool("trustEmail", default: false), context: context)
+    }
+
+    /// A provider of `issuer` whose tokens carry one of `audiences`, signed with one of `algorithms`; fetches
+    /// nothing (discovery happens at its first sign-in, or with ``prefetch()``).
+    init(
+        id: ProviderID, issuer: String, audiences: [String], algorithms: [JWSAlgorithm], nonce: NonceRequirement,
+        trustEmail: Bool, context: ProviderContext
+    ) {
         let rules = IDTokenRules(
-            issuers: [issuer], audiences: audiences, clockSkew: context.clockSkew,
-            nonce: try OIDCIssuer.nonce(config, default: .optional), algorithms: algorithms)
+            issuers: [issuer], audiences: audiences, clockSkew: context.clockSkew, nonce: nonce,
+            algorithms: algorithms)
         let discovery = OIDCDiscovery(
             issuer: issuer, provider: id.rawValue, client: context.httpClient, clock: context.clock,
             metrics: context.metrics, logger: context.logger, allowInsecureURLs: context.allowInsecureURLs)
         let keys = DiscoveredKeys(discovery: discovery, provider: id.rawValue, context: context)
-        return GenericOIDCProvider(
+        self.init(
             id: id, discovery: discovery, verifier: IDTokenVerifier(keys: keys, rules: rules, clock: context.clock),
-            trustEmail: try config.bool("trustEmail", default: false))
+            audiences: audiences, trustEmail: trustEmail)
     }
 
     /// The `algorithms` field: a non-empty list of `RS256` and `ES256`, `["RS256"]` when absent.

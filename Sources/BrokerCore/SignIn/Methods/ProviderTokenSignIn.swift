@@ -2,16 +2,17 @@
 /// identity to an account by the linking rules.
 struct ProviderTokenSignIn: SignInMethod {
     let request: SignInRequest
-    let providers: ProviderRegistry
+    /// The enabled provider the request names (``ProviderRegistry/resolve(_:)``); nil when none is.
+    let provider: (any IdentityProvider)?
     let accounts: AccountService
 
     var label: String { request.provider.rawValue }
 
     /// An unknown provider's refusal is not counted: its name comes from the caller.
-    func countsRefusal(_ error: any Error) -> Bool { providers.provider(request.provider) != nil }
+    func countsRefusal(_ error: any Error) -> Bool { provider != nil }
 
     func authenticate(_ context: SignInContext) async throws -> VerifiedIdentity {
-        guard let provider = providers.provider(request.provider) else { throw SignInError(.providerNotEnabled) }
+        guard let provider else { throw SignInError(.providerNotEnabled) }
         return try await provider.verifyRecordingKind(request.credential, hints: request.hints)
     }
 

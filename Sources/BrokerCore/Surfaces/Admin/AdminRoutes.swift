@@ -12,6 +12,8 @@ public struct AdminSurface: Surface {
         public var insights: AdminInsights
         /// Records audit events outside a store transaction.
         public var auditor: Auditor
+        /// The OpenID Connect providers managed at run time.
+        public var providerConfigs: ProviderConfigService
         /// The console's sessions, or nil when no admin token is configured (then no session authenticates).
         public var consoleSessions: @Sendable () async -> ConsoleSessions?
 
@@ -22,6 +24,7 @@ public struct AdminSurface: Surface {
             adminGate = services.adminGate
             insights = services.insights
             auditor = services.auditor
+            providerConfigs = services.providerConfigs
             consoleSessions = services.consoleSessionsOpener
         }
     }
@@ -137,6 +140,7 @@ public struct AdminSurface: Surface {
             let job = try await services.admin.retryOutboxJob(id: context.parameters["id"] ?? "")
             return .json(200, ["job": job.json])
         }
+        mountProviderConfigs { method, pattern, handler in admin(method, pattern, handler) }
         mountConsole(on: &router)
     }
 

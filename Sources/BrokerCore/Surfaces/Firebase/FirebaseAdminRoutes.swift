@@ -290,6 +290,13 @@ extension FirebaseSurface {
     /// (``ProviderRegistry/firebaseNames``).
     var adminProviderMap: [String: ProviderID] { services.providers.firebaseNames }
 
-    /// The broker's provider Firebase calls `name`, if one is enabled.
-    func adminBrokerProvider(named name: String) -> ProviderID? { adminProviderMap[name] }
+    /// The broker's provider Firebase calls `name`, if one is enabled; else, for `oidc.<id>` naming no provider of
+    /// the config file, `<id>` (a provider managed at run time, whose identities are linked by ID tokens).
+    func adminBrokerProvider(named name: String) -> ProviderID? {
+        if let id = adminProviderMap[name] { return id }
+        guard name.hasPrefix("oidc."), case let id = String(name.dropFirst(5)), ProviderRegistry.isValidID(id),
+            services.providers.provider(ProviderID(id)) == nil
+        else { return nil }
+        return ProviderID(id)
+    }
 }

@@ -159,7 +159,17 @@ public struct FirebaseError: Error, Sendable, Equatable {
         case .invalidPhotoURL: return FirebaseError("INVALID_PHOTO_URL")
         case .adminRefused(let admin, let detail):
             return FirebaseError(
-                admin.firebaseCode, detail.isEmpty ? nil : detail, status: admin == .passwordHashingUnavailable ? 501 : 400)
+                admin.firebaseCode, detail.isEmpty ? nil : detail,
+                status: admin == .passwordHashingUnavailable ? 501 : 400)
+        case .providerConfig(let config, let detail):
+            let detail = detail.isEmpty ? nil : detail
+            switch config {
+            case .invalidProviderID: return FirebaseError("INVALID_PROVIDER_ID", detail)
+            case .invalidConfig: return FirebaseError("INVALID_CONFIG", detail)
+            case .configurationExists: return FirebaseError("CONFIGURATION_EXISTS", detail, status: 409)
+            case .configurationNotFound: return FirebaseError("CONFIGURATION_NOT_FOUND", detail, status: 404)
+            case .readOnly, .secretNeedsKey: return operationNotAllowed(detail ?? config.rawValue)
+            }
         case .invalidRefreshToken: return FirebaseError("INVALID_REFRESH_TOKEN")
         case .unauthenticated: return invalidIDToken
         case .recentSignInRequired: return FirebaseError("CREDENTIAL_TOO_OLD_LOGIN_AGAIN")

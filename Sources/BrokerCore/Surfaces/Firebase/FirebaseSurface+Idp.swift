@@ -14,9 +14,10 @@ extension FirebaseSurface {
 
     /// Decodes `postBody` (`providerId=<firebase id>&id_token=…[&nonce=<raw>]`, `providerId=oidc.<id>&id_token=…`,
     /// `providerId=<id>&access_token=…`; a `user` JSON, as the iOS SDK forwards it, gives the name) and
-    /// finds the enabled provider it names for that kind of token (``ProviderRegistry/provider(firebaseName:kind:)``):
+    /// finds the enabled provider it names for that kind of token (``ProviderRegistry/resolve(firebaseName:kind:)``,
+    /// `oidc.<id>` also a provider managed at run time):
     /// any other name is `INVALID_PROVIDER_ID` (contract section 11).
-    func idpAssertion(_ call: FirebaseCall) throws -> IdpAssertion {
+    func idpAssertion(_ call: FirebaseCall) async throws -> IdpAssertion {
         guard let postBody = try call.body.optionalString("postBody"), !postBody.isEmpty else {
             throw FirebaseError("INVALID_CREDENTIAL_OR_PROVIDER_ID", "Invalid IdP response/credential: postBody is required.")
         }
@@ -35,7 +36,8 @@ extension FirebaseSurface {
         } else {
             throw FirebaseError("INVALID_IDP_RESPONSE", "id_token or access_token is required.")
         }
-        guard let provider = services.providers.provider(firebaseName: firebaseID, kind: credential.kind) else {
+        guard let provider = try await services.providers.resolve(firebaseName: firebaseID, kind: credential.kind)
+        else {
             throw FirebaseError("INVALID_PROVIDER_ID", "Provider Id is not supported.")
         }
         let request = SignInRequest(
@@ -59,7 +61,7 @@ extension FirebaseSurface {
     /// `returnIdpCredential`). The answer's `providerId` names the identity the sign-in reached, as its session's
     /// `sign_in_provider` does (an identity linked by an ID token keeps `oidc.<id>` after an access token).
     func signInWithIdp(_ call: FirebaseCall) async throws -> HTTPResponse {
-        let assertion = try idpAssertion(call)
+        let assertion = try await idpAssertion(call)
         let returnCredential = try call.body.flag("returnIdpCredential")
         var fields: [String: JSONValue] = [
             "kind": Self.kind("VerifyAssertionResponse"), "providerId": .string(assertion.firebaseProviderID),

@@ -36,9 +36,15 @@ extension FirebaseSurface {
         }
     }
 
+    /// Firebase's detail for a `linkDomain` it does not host.
+    static let hostingLinkDomainDetail =
+        "The provided hosting link domain is not configured in Firebase Hosting or is not owned by the current "
+        + "project. This cannot be a default hosting domain (web.app or firebaseapp.com)."
+
     /// `accounts:sendOobCode` (`getOobConfirmationCode`). A client call mails the link through the outbox
     /// (`continueUrl` must be allowed by `mail.allowedContinueUrls`); an admin call with `returnOobLink`
-    /// answers the link and mails nothing, and checks only that `continueUrl` is an absolute URL.
+    /// answers the link and mails nothing, and checks only that `continueUrl` is an absolute URL. A `linkDomain`
+    /// is `INVALID_HOSTING_LINK_DOMAIN`.
     func sendOobCode(_ call: FirebaseCall, admin: Bool) async throws -> HTTPResponse {
         let body = call.body
         guard let typeName = try body.optionalString("requestType"), !typeName.isEmpty else {
@@ -54,6 +60,11 @@ extension FirebaseSurface {
             }
         }
         _ = try body.flag("canHandleCodeInApp")  // the app opens the link itself: the link is the same
+        // The broker hosts no Firebase Hosting domain, so any `linkDomain` is one the project does not own: refused
+        // as Firebase refuses such a domain, before anything is stored or mailed.
+        if let domain = try body.optionalString("linkDomain"), !domain.isEmpty {
+            throw FirebaseError("INVALID_HOSTING_LINK_DOMAIN", Self.hostingLinkDomainDetail)
+        }
         if try body.flag("returnOobLink") && !call.isAdmin { throw FirebaseError("INSUFFICIENT_PERMISSION") }
         if admin { return try await adminOobLink(call, action, continueURL: continueURL) }
 

@@ -53,8 +53,8 @@ public struct FirebaseSurface: Surface {
         public var emailActions: EmailActionService?
         /// Second factors; nil when `mfa.totp` is off.
         public var secondFactors: SecondFactorService?
-        /// Seals secrets at rest (`BROKER_ENCRYPTION_KEY`): a run-time provider's client secret; nil without a key.
-        public var outboxCipher: OutboxCipher?
+        /// The OpenID Connect providers managed at run time (`oauthIdpConfigs`).
+        public var providerConfigs: ProviderConfigService
         /// The clock.
         public var clock: any Clock
         /// Verifies the Firebase-shaped ID tokens that calls such as `accounts:lookup` carry.
@@ -75,7 +75,7 @@ public struct FirebaseSurface: Surface {
             actionCodes = services.actionCodes
             emailActions = services.emailActions
             secondFactors = services.secondFactors
-            outboxCipher = services.outboxCipher
+            providerConfigs = services.providerConfigs
             clock = services.clock
             idTokens = FirebaseIDTokenVerifier(services: services)
             customTokens = FirebaseCustomTokenVerifier(services: services)

@@ -14,10 +14,12 @@ extension ProviderRegistry {
     }
 
     /// The Firebase id of an identity of provider `id` linked by a credential of `kind`, when the provider is
-    /// enabled (``firebaseID(of:kind:)-swift.type.method``); any other name (`password`, `custom`, a provider no
-    /// longer enabled) unchanged.
+    /// a config file's enabled one (``firebaseID(of:kind:)-swift.type.method``); for another linked by an ID token
+    /// (a provider managed at run time, or one no longer enabled) `oidc.<id>`; any other name (`password`,
+    /// `custom`, an access-token identity or one of unknown kind) unchanged.
     public func firebaseID(of id: ProviderID, kind: CredentialKind?) -> String {
-        provider(id).map { Self.firebaseID(of: $0, kind: kind) } ?? id.rawValue
+        if let provider = provider(id) { return Self.firebaseID(of: provider, kind: kind) }
+        return kind == .idToken ? "oidc." + id.rawValue : id.rawValue
     }
 
     /// The Firebase id of `identity`, by the kind of credential that linked it.
@@ -51,6 +53,17 @@ extension ProviderRegistry {
     /// gives the provider, `oidc.<id>` with an ID token, `<id>` with an access token (contract section 11).
     func provider(firebaseName name: String, kind: CredentialKind) -> (any IdentityProvider)? {
         all.first { Self.firebaseID(of: $0, kind: kind) == name }
+    }
+
+    /// The enabled provider `signInWithIdp`'s `providerId` names for a credential of `kind`
+    /// (``provider(firebaseName:kind:)``), else, for `oidc.<id>` with an ID token, the enabled provider `<id>`
+    /// managed at run time (read from the store now).
+    func resolve(firebaseName name: String, kind: CredentialKind) async throws -> (any IdentityProvider)? {
+        if let provider = provider(firebaseName: name, kind: kind) { return provider }
+        guard kind == .idToken, name.hasPrefix("oidc."), case let id = ProviderID(String(name.dropFirst(5))),
+            provider(id) == nil
+        else { return nil }
+        return try await resolve(id)
     }
 
     /// The enabled provider a session's stored sign-in method names: by its own id (a method's label) or by any of

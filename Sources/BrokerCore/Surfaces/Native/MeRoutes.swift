@@ -49,7 +49,7 @@ extension NativeSurface {
             return HTTPResponse(status: 204)
         }
         me("POST", "/v1/me/identities/{provider}") { request, context, user in
-            let signIn = try NativeSurface.signInRequest(request, context, services)
+            let signIn = try await NativeSurface.signInRequest(request, context, services)
             // A guest's link is its upgrade in place (contract section 13): the session body.
             guard !user.account.isAnonymous else {
                 let upgraded = try await services.signIn.upgrade(user.account, signIn)

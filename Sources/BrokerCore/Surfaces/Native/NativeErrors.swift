@@ -89,6 +89,9 @@ public struct APIError: Error, Sendable, Equatable {
         case .adminRefused(let admin, let detail):
             if admin == .userNotFound { return notFound }
             return invalidRequest(detail.isEmpty ? "\(admin.rawValue)." : "\(admin.rawValue): \(detail)")
+        case .providerConfig(let config, let detail):
+            if config == .configurationNotFound { return notFound }
+            return invalidRequest(detail.isEmpty ? "\(config.rawValue)." : "\(config.rawValue): \(detail)")
         case .invalidRefreshToken: return APIError(401, code, "The refresh token is not valid.")
         case .unauthenticated: return APIError(401, code, "A valid ID token is required.")
         case .recentSignInRequired:

@@ -3,7 +3,7 @@ import Foundation
 extension NativeSurface {
     func mountSignIn(_ router: inout Router) {
         router.add("POST", "/v1/signin/{provider}") { [services] request, context in
-            let signIn = try NativeSurface.signInRequest(request, context, services)
+            let signIn = try await NativeSurface.signInRequest(request, context, services)
             let result = try await services.signIn.signIn(signIn)
             return .json(result.isNewUser ? 201 : 200, result.tokens.body(user: result.account, isNewUser: result.isNewUser))
         }
@@ -21,8 +21,8 @@ extension NativeSurface {
     /// says otherwise) with its optional `rawNonce`, and the hints `fullName` and `authorizationCode`.
     static func signInRequest(
         _ request: HTTPRequest, _ context: RequestContext, _ services: NativeSurface.Dependencies
-    ) throws -> SignInRequest {
-        let provider = try services.signIn.provider(ProviderID(context.parameters["provider"] ?? ""))
+    ) async throws -> SignInRequest {
+        let provider = try await services.signIn.provider(ProviderID(context.parameters["provider"] ?? ""))
         let body = try NativeBody(request)
         let idField = provider.idTokenField
         let credential: Credential

@@ -3773,6 +3773,384 @@ extension OpenAPIDocument {
         },
         "description": "Audited as `mfa_unenroll` by the administrator; with the last factor the recovery codes go too. 404 for an unknown user or factor."
       }
+    },
+    "/admin/v1/providers": {
+      "get": {
+        "operationId": "adminListProviders",
+        "tags": [
+          "admin"
+        ],
+        "summary": "The OpenID Connect providers: the config file's (read-only) and those managed at run time, by id",
+        "security": [
+          {
+            "adminToken": []
+          },
+          {
+            "consoleSession": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The providers.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "providers"
+                  ],
+                  "properties": {
+                    "providers": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/OIDCProvider"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401Unauthenticated"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429TooManyAttempts"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      },
+      "post": {
+        "operationId": "adminCreateProvider",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Adds an OpenID Connect provider at run time (fetches nothing; it signs in on every instance at its next sign-in); audited; an id taken (by the config file or a stored provider) is 400",
+        "security": [
+          {
+            "adminToken": []
+          },
+          {
+            "consoleSession": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "id",
+                  "clientId",
+                  "issuer"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "pattern": "^[a-z][a-z0-9-]{0,31}$"
+                  },
+                  "clientId": {
+                    "type": "string",
+                    "minLength": 1
+                  },
+                  "issuer": {
+                    "type": "string",
+                    "description": "An https URL (http only on a loopback host), exactly as its tokens spell it."
+                  },
+                  "displayName": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "enabled": {
+                    "type": "boolean"
+                  },
+                  "clientSecret": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "description": "Sealed with BROKER_ENCRYPTION_KEY (refused without it); never answered."
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The provider made.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/OIDCProvider"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401Unauthenticated"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429TooManyAttempts"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413PayloadTooLarge"
+          }
+        }
+      }
+    },
+    "/admin/v1/providers/{id}": {
+      "get": {
+        "operationId": "adminGetProvider",
+        "tags": [
+          "admin"
+        ],
+        "summary": "One OpenID Connect provider",
+        "security": [
+          {
+            "adminToken": []
+          },
+          {
+            "consoleSession": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "The provider's id.",
+            "schema": {
+              "type": "string",
+              "minLength": 1
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The provider.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/OIDCProvider"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401Unauthenticated"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429TooManyAttempts"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFound"
+          }
+        }
+      },
+      "patch": {
+        "operationId": "adminUpdateProvider",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Changes a provider managed at run time (a config file's is refused with 400); `enabled: false` stops its sign-ins at once; audited",
+        "security": [
+          {
+            "adminToken": []
+          },
+          {
+            "consoleSession": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "The provider's id.",
+            "schema": {
+              "type": "string",
+              "minLength": 1
+            }
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                  "clientId": {
+                    "type": "string",
+                    "minLength": 1
+                  },
+                  "issuer": {
+                    "type": "string",
+                    "description": "An https URL (http only on a loopback host), exactly as its tokens spell it."
+                  },
+                  "displayName": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "enabled": {
+                    "type": "boolean"
+                  },
+                  "clientSecret": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "description": "Sealed with BROKER_ENCRYPTION_KEY (refused without it); never answered."
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The provider as changed.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/OIDCProvider"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401Unauthenticated"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429TooManyAttempts"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413PayloadTooLarge"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "adminDeleteProvider",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Deletes a provider managed at run time (a config file's is refused with 400): it signs nobody in from then on; its users keep their accounts; audited",
+        "security": [
+          {
+            "adminToken": []
+          },
+          {
+            "consoleSession": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "The provider's id.",
+            "schema": {
+              "type": "string",
+              "minLength": 1
+            }
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "Deleted.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401Unauthenticated"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429TooManyAttempts"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFound"
+          }
+        }
+      }
     }
   },
   "components": {
@@ -4652,6 +5030,50 @@ extension OpenAPIDocument {
               "null"
             ],
             "format": "date-time"
+          }
+        }
+      },
+      "OIDCProvider": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "An OpenID Connect provider: one managed at run time, or one of the config file (`readOnly`). Its ID tokens must carry `clientId` as audience and come from `issuer` (discovery at its first sign-in). The client secret is never answered here.",
+        "required": [
+          "id",
+          "clientId",
+          "issuer",
+          "displayName",
+          "enabled",
+          "hasClientSecret",
+          "readOnly"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^[a-z][a-z0-9-]{0,31}$",
+            "description": "Its id: `POST /v1/signin/{id}`, and `oidc.{id}` on the compatibility listener."
+          },
+          "clientId": {
+            "type": "string"
+          },
+          "issuer": {
+            "type": "string"
+          },
+          "displayName": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "enabled": {
+            "type": "boolean"
+          },
+          "hasClientSecret": {
+            "type": "boolean",
+            "description": "Whether a client secret is kept (sealed with BROKER_ENCRYPTION_KEY)."
+          },
+          "readOnly": {
+            "type": "boolean",
+            "description": "A provider of the config file: listed, never changed here."
           }
         }
       }

@@ -39,9 +39,12 @@ public struct FirebaseSessionFormat: SessionFormat {
 
     /// The Firebase id of `account`'s identity of the provider the stored name names (by its own id or a
     /// Firebase id), by the kind that linked it; by the rule for an unknown kind when the account no longer has
-    /// one; `password`, `custom` and other names unchanged.
+    /// one; an identity of a provider managed at run time by its kind; `password`, `custom` and other names
+    /// unchanged.
     public func signInProvider(_ stored: String, of account: Account) -> String {
-        guard let provider = providers.provider(sessionName: stored) else { return stored }
+        guard let provider = providers.provider(sessionName: stored) else {
+            return account.identity(ProviderID(stored)).map { providers.firebaseID(of: $0) } ?? stored
+        }
         return ProviderRegistry.firebaseID(of: provider, kind: account.identity(provider.id)?.kind)
     }
 

@@ -1,5 +1,5 @@
 // The console's entry: the HTTPS check, the session, and the pages by location hash
-// (#/users, #/users/<uid>, #/audit, #/dashboard, #/outbox).
+// (#/users, #/users/<uid>, #/providers, #/audit, #/dashboard, #/outbox).
 import { resume, signIn, signOut, onUnauthenticated } from './api.js';
 import { h, show, state, errorState } from './dom.js';
 import { usersPage } from './users.js';
@@ -7,6 +7,7 @@ import { userPage } from './user.js';
 import { auditPage } from './audit.js';
 import { dashboardPage } from './dashboard.js';
 import { outboxPage } from './outbox.js';
+import { providersPage } from './providers.js';
 
 let signedIn = false;
 
@@ -78,6 +79,7 @@ async function route() {
   try {
     if (page === 'users' && parts.length > 1 && parts[1]) await userPage(decodeURIComponent(parts.slice(1).join('/')));
     else if (page === 'users') await usersPage(new URLSearchParams(location.hash.split('?')[1] || ''));
+    else if (page === 'providers') await providersPage();
     else if (page === 'audit') await auditPage();
     else if (page === 'dashboard') await dashboardPage();
     else if (page === 'outbox') await outboxPage();

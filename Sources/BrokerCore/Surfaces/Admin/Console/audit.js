@@ -4,7 +4,7 @@ import { h, show, state, errorState, table, field, time } from './dom.js';
 
 const actions = [
   '', 'sign_in', 'sign_up', 'link', 'unlink', 'take_over', 'disable', 'enable', 'update', 'delete',
-  'revoke_sessions', 'custom_token', 'sign_out', 'console_sign_in', 'console_sign_out',
+  'revoke_sessions', 'custom_token', 'sign_out', 'console_sign_in', 'console_sign_out', 'provider_config',
 ];
 
 /** The events as table rows (fields the API adds later are shown in the last column). */
