@@ -73,6 +73,10 @@ public enum AuditAction: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// An administrator created, changed or deleted an OpenID Connect provider managed at run time (the outcome
     /// says which: `created`, `updated`, `deleted`).
     case providerConfig
+    /// A passkey was registered (contract section 15); its sign-ins are `signIn` events with provider `passkey`.
+    case passkeyRegister
+    /// A passkey was removed, by its owner or an administrator.
+    case passkeyDelete
     /// An action this broker does not know, read from a stored row: the string as stored.
     /// ``init(rawValue:)`` makes it only for a string no other case has.
     case unrecognized(String)
@@ -83,7 +87,7 @@ public enum AuditAction: RawRepresentable, Hashable, Sendable, CustomStringConve
         .customToken, .signOut, .consoleSignIn, .consoleSignOut, .create, .import, .passwordChange, .passwordReset,
         .verifyEmail, .mailQueued, .oobLinkIssued, .outboxDelivered, .outboxGivenUp, .outboxRefused, .rotateKey,
         .consentRevoked, .providerAccountDeleted, .emailEnabled, .emailDisabled, .mfaEnroll, .mfaUnenroll,
-        .mfaRecoveryCodes, .mfaRecoveryCodeUsed, .providerConfig,
+        .mfaRecoveryCodes, .mfaRecoveryCodeUsed, .providerConfig, .passkeyRegister, .passkeyDelete,
     ]
 
     private static let byRawValue: [String: AuditAction] = Dictionary(
@@ -131,6 +135,8 @@ public enum AuditAction: RawRepresentable, Hashable, Sendable, CustomStringConve
         case .mfaRecoveryCodes: "mfa_recovery_codes"
         case .mfaRecoveryCodeUsed: "mfa_recovery_code_used"
         case .providerConfig: "provider_config"
+        case .passkeyRegister: "passkey_register"
+        case .passkeyDelete: "passkey_delete"
         case .unrecognized(let stored): stored
         }
     }

@@ -128,7 +128,7 @@ extension MemoryBrokerStore {
     }
 
     /// Appends `events`, an event without a uid getting `uid`.
-    private func record(_ events: [AuditEvent], uid: AccountID) {
+    func record(_ events: [AuditEvent], uid: AccountID) {
         for var event in events {
             if event.uid == nil { event.uid = uid }
             appendAuditEvent(event)
