@@ -19,7 +19,8 @@ import Testing
         (.providerAccountDeleted, "provider_account_deleted"), (.emailEnabled, "email_enabled"),
         (.emailDisabled, "email_disabled"), (.mfaEnroll, "mfa_enroll"), (.mfaUnenroll, "mfa_unenroll"),
         (.mfaRecoveryCodes, "mfa_recovery_codes"), (.mfaRecoveryCodeUsed, "mfa_recovery_code_used"),
-        (.providerConfig, "provider_config"),
+        (.providerConfig, "provider_config"), (.passkeyRegister, "passkey_register"),
+        (.passkeyDelete, "passkey_delete"),
     ]
 
     @Test(arguments: stored)

@@ -4452,6 +4452,13 @@ extension OpenAPIDocument {
             "type": "integer",
             "minimum": 0,
             "description": "The user view only: unused recovery codes."
+          },
+          "passkeys": {
+            "type": "array",
+            "description": "The user view only: the passkeys (contract section 15), never a key.",
+            "items": {
+              "$ref": "#/components/schemas/Passkey"
+            }
           }
         }
       },
