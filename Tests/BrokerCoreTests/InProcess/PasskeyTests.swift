@@ -349,4 +349,24 @@ import Testing
         #expect(signedIn.json?["user"]?["uid"]?.stringValue == enrolled.uid.rawValue)
         #expect(signedIn.json?["idToken"]?.stringValue != nil)
     }
+
+    @Test func aPasskeyIsAWayInForAnUnlink() async throws {
+        let (broker, _) = try await Self.start()
+        let token = try broker.stubs.idToken("google", claims: ["sub": "g-only", "email_verified": false])
+        let session = await broker.post("/v1/signin/google", ["idToken": .string(token)])
+        #expect(session.status == 201)
+        let uid = AccountID(try #require(session.json?["user"]?["uid"]?.stringValue))
+        // Its only way in: refused.
+        let refused = await broker.request("DELETE", "/v1/me/identities/google", headers: Self.bearer(session))
+        #expect(refused.status == 400 && refused.errorCode == "LAST_IDENTITY")
+        #expect(await broker.store.account(id: uid)?.identities.count == 1)
+        var authenticator = try TestAuthenticator()
+        #expect(try await Self.register(broker, session, &authenticator).status == 201)
+        let unlinked = await broker.request("DELETE", "/v1/me/identities/google", headers: Self.bearer(session))
+        #expect(unlinked.status == 200)
+        #expect(await broker.store.account(id: uid)?.identities.isEmpty == true)
+        // The passkey still signs in.
+        let (signedIn, _) = try await Self.signIn(broker, &authenticator)
+        #expect(signedIn.status == 200 && signedIn.json?["user"]?["uid"]?.stringValue == uid.rawValue)
+    }
 }
