@@ -14,7 +14,7 @@ FROM ${SWIFT_IMAGE} AS build
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update \
     && apt-get install -y --no-install-recommends \
-        libssl-dev libcurl4-openssl-dev libsqlite3-dev libmicrohttpd-dev pkg-config libargon2-dev libpq-dev libcrypt-dev \
+        libssl-dev libcurl4-openssl-dev libsqlite3-dev libmicrohttpd-dev pkg-config libargon2-dev libpq-dev libcrypt-dev libcbor-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Tests/ is needed too: the manifest declares the test targets and SwiftPM checks their folders exist.
@@ -36,7 +36,7 @@ RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update \
     && apt-get install -y --no-install-recommends \
         ca-certificates curl tzdata libstdc++6 \
-        libssl3 libcurl4 libsqlite3-0 libmicrohttpd12 libargon2-1 libpq5 libcrypt1 \
+        libssl3 libcurl4 libsqlite3-0 libmicrohttpd12 libargon2-1 libpq5 libcrypt1 libcbor0.8 \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --user-group --home-dir /data --no-create-home --shell /usr/sbin/nologin broker \
     && mkdir -p /data /app \

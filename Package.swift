@@ -19,6 +19,7 @@ let package = Package(
         .executable(name: "stub-providers", targets: ["stub-providers"]),
         // For the fuzz package in Fuzz/, which depends on this one by path.
         .library(name: "BrokerCrypto", targets: ["BrokerCrypto"]),
+        .library(name: "BrokerCBOR", targets: ["BrokerCBOR"]),
         .library(name: "BrokerCore", targets: ["BrokerCore"]),
         .library(name: "BrokerTesting", targets: ["BrokerTesting"]),
         // The client an app adds (docs/client.md): Foundation only, no C library, no BrokerCore.
@@ -34,13 +35,17 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // libxcrypt's crypt_r, for imported bcrypt hashes.
         .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
+        // libcbor, the CBOR decoder under passkeys' attestation objects and COSE keys.
+        .systemLibrary(name: "CCBOR", pkgConfig: "libcbor", providers: [.apt(["libcbor-dev"])]),
         // What Swift cannot call directly: variadic functions and function-like macros.
         .target(name: "CBrokerShims", dependencies: ["CCurl", "CMicroHTTPD", "CSQLite", "CLibPQ"]),
 
         .target(name: "BrokerCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
+        // A bounded CBOR value type over libcbor's streaming decoder (and its encoders, for test authenticators).
+        .target(name: "BrokerCBOR", dependencies: ["CCBOR"], swiftSettings: swiftSettings),
         // openapi.json is embedded by scripts/embed-openapi (OpenAPIDocument+JSON.swift), not a resource.
         .target(
-            name: "BrokerCore", dependencies: ["BrokerCrypto"],
+            name: "BrokerCore", dependencies: ["BrokerCrypto", "BrokerCBOR"],
             exclude: ["Surfaces/Operations/openapi.json", "Surfaces/Admin/Console"],
             swiftSettings: swiftSettings),
         .target(
@@ -51,7 +56,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .target(
-            name: "BrokerTesting", dependencies: ["BrokerCore", "BrokerCrypto", "BrokerDrivers"],
+            name: "BrokerTesting", dependencies: ["BrokerCore", "BrokerCrypto", "BrokerCBOR", "BrokerDrivers"],
             swiftSettings: swiftSettings),
 
         // Complete concurrency checking spelled out, as a feature (not -strict-concurrency=complete, an unsafe flag
@@ -71,6 +76,7 @@ let package = Package(
         .executableTarget(name: "bench-crypto", dependencies: ["BrokerCrypto"], swiftSettings: swiftSettings),
 
         .testTarget(name: "BrokerCryptoTests", dependencies: ["BrokerCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "BrokerCBORTests", dependencies: ["BrokerCBOR"], swiftSettings: swiftSettings),
         .testTarget(
             name: "BrokerCoreTests", dependencies: ["BrokerCore", "BrokerTesting"], exclude: ["Fixtures"],
             swiftSettings: swiftSettings),

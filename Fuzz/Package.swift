@@ -73,5 +73,13 @@ let package = Package(
             name: "fuzz-firebase-export",
             dependencies: ["FuzzSupport", .product(name: "BrokerCore", package: "social-login-broker")],
             swiftSettings: targetSettings),
+        .executableTarget(
+            name: "fuzz-webauthn",
+            dependencies: [
+                "FuzzSupport", .product(name: "BrokerCBOR", package: "social-login-broker"),
+                .product(name: "BrokerCrypto", package: "social-login-broker"),
+                .product(name: "BrokerCore", package: "social-login-broker"),
+            ],
+            swiftSettings: targetSettings),
     ]
 )

@@ -353,3 +353,37 @@ extension StaticString {
         UnsafeRawPointer(utf8Start).assumingMemoryBound(to: CChar.self)
     }
 }
+
+extension EVPKey {
+    /// Whether `signature` verifies over `message` with a key type that hashes inside its scheme (Ed25519), in one
+    /// `EVP_DigestVerify` call with no digest named.
+    func verifyOneShot(signature: [UInt8], message: [UInt8]) -> Bool {
+        guard let context = EVP_MD_CTX_new() else { return false }
+        defer { EVP_MD_CTX_free(context) }
+        do {
+            try openSSLCheck(
+                EVP_DigestVerifyInit(context, nil, nil, nil, pointer), .invalidKey, "EVP_DigestVerifyInit (one-shot)")
+            try openSSLCheck(
+                EVP_DigestVerify(context, signature, signature.count, message, message.count), .invalidKey,
+                "EVP_DigestVerify")
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// A signature over `message` made in one `EVP_DigestSign` call with no digest named (Ed25519).
+    func signOneShot(_ message: [UInt8], maximumLength: Int) throws -> [UInt8] {
+        guard let context = EVP_MD_CTX_new() else { throw CryptoError.openSSL(.signingFailed, "EVP_MD_CTX_new failed") }
+        defer { EVP_MD_CTX_free(context) }
+        try openSSLCheck(
+            EVP_DigestSignInit(context, nil, nil, nil, pointer), .signingFailed, "EVP_DigestSignInit (one-shot)")
+        var signature = [UInt8](repeating: 0, count: maximumLength)
+        var length = maximumLength
+        try openSSLCheck(
+            signature.withUnsafeMutableBufferPointer {
+                EVP_DigestSign(context, $0.baseAddress, &length, message, message.count)
+            }, .signingFailed, "EVP_DigestSign")
+        return Array(signature.prefix(length))
+    }
+}

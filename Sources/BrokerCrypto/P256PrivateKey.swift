@@ -56,4 +56,9 @@ public final class P256PrivateKey: @unchecked Sendable {
         let der = try key.signSHA256(message)
         return try ECDSASignature.raw(fromDER: der, coordinateSize: P256PublicKey.coordinateByteCount)
     }
+
+    /// The ECDSA signature with SHA-256 of `message` in ASN.1 DER, as a WebAuthn authenticator makes it.
+    public func signSHA256DER(_ message: [UInt8]) throws -> [UInt8] {
+        try key.signSHA256(message)
+    }
 }

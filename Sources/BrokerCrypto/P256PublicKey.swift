@@ -49,4 +49,12 @@ public final class P256PublicKey: @unchecked Sendable {
         }
         return key.verifySHA256(signature: der, message: message)
     }
+
+    /// Whether `derSignature`, an ASN.1 DER `ECDSA-Sig-Value` (how WebAuthn authenticators sign, unlike JOSE's
+    /// raw `r || s`), is a valid ECDSA signature with SHA-256 of `message` under this key. Any failure is `false`.
+    public func verifySHA256(derSignature: [UInt8], message: [UInt8]) -> Bool {
+        // Two 33-byte integers and their headers are at most 72 bytes.
+        guard derSignature.count <= 72 else { return false }
+        return key.verifySHA256(signature: derSignature, message: message)
+    }
 }

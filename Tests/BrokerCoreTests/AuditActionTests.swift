@@ -20,7 +20,8 @@ import Testing
         (.emailDisabled, "email_disabled"), (.mfaEnroll, "mfa_enroll"), (.mfaUnenroll, "mfa_unenroll"),
         (.mfaRecoveryCodes, "mfa_recovery_codes"), (.mfaRecoveryCodeUsed, "mfa_recovery_code_used"),
         (.providerConfig, "provider_config"), (.emailChange, "email_change"), (.emailRecover, "email_recover"),
-        (.providerTokenRevoke, "provider_token_revoke"),
+        (.providerTokenRevoke, "provider_token_revoke"), (.passkeyRegister, "passkey_register"),
+        (.passkeyDelete, "passkey_delete"),
     ]
 
     @Test(arguments: stored)

@@ -59,7 +59,7 @@ import Testing
     }
 
     static let packages =
-        "libssl-dev libcurl4-openssl-dev libsqlite3-dev libmicrohttpd-dev libargon2-dev libpq-dev libcrypt-dev pkg-config python3-aiosmtpd openssl python3-venv pgbouncer"
+        "libssl-dev libcurl4-openssl-dev libsqlite3-dev libmicrohttpd-dev libargon2-dev libpq-dev libcrypt-dev libcbor-dev pkg-config python3-aiosmtpd openssl python3-venv pgbouncer"
 
     @Test func asRootItRunsAptGetItself() async throws {
         let (status, _, calls) = try await Self.run(on: Machine(name: "root", uid: 0, hasSudo: false, installed: false))

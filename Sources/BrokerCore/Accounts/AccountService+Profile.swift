@@ -86,14 +86,17 @@ extension AccountService {
     }
 
     /// Unlinks `provider` from account `id`, never its last way to sign in (`lastIdentity`: an account needs an
-    /// identity or a usable password). The admin API's unlink follows the same rule. With `requestID`, its `unlink`
-    /// audit event is recorded in the change's transaction.
+    /// identity, a usable password or a passkey). The admin API's unlink follows the same rule. With `requestID`, its
+    /// `unlink` audit event is recorded in the change's transaction.
     public func unlink(_ id: AccountID, provider: ProviderID, requestID: String? = nil) async throws -> Account {
         let events = selfServiceEvents(.unlink, id, provider: provider.rawValue, requestID: requestID)
+        let hasPasskey = try await passkeys?.passkeys(uid: id).isEmpty == false
         return try await store.update(id: id, options: AccountWriteOptions(recording: events)) { account in
             guard account.identity(provider) != nil else { throw AccountError(.notFound) }
             account.identities.removeAll { $0.provider == provider }
-            guard !account.identities.isEmpty || account.hasUsablePassword else { throw AccountError(.lastIdentity) }
+            guard !account.identities.isEmpty || account.hasUsablePassword || hasPasskey else {
+                throw AccountError(.lastIdentity)
+            }
         }
     }
 

@@ -51,6 +51,9 @@ public struct AccountService: Sendable {
     /// Where accounts' second factors are, when sign-ins ask for them (contract section 14): a right password of an
     /// account with a factor then does not clear its lockout count; only the completed second factor does.
     let secondFactors: (any SecondFactorStore)?
+    /// Where accounts' passkeys are, when passkeys are enabled (contract section 15): a passkey is a way in, so an
+    /// unlink may leave an account with only its passkeys.
+    let passkeys: (any PasskeyStore)?
 
     /// Creates the service; `allowInsecurePhotoURLs` keeps `http` photo URLs too (see ``PhotoURL``).
     public init(
@@ -58,9 +61,10 @@ public struct AccountService: Sendable {
         passwords: any PasswordHashing, allowInsecurePhotoURLs: Bool = false,
         revocation: SessionRevocation = .brokerOnly,
         deletion: AccountDeletion? = nil, passwordGuards: [any PasswordSignInGuarding] = [],
-        secondFactors: (any SecondFactorStore)? = nil
+        secondFactors: (any SecondFactorStore)? = nil, passkeys: (any PasskeyStore)? = nil
     ) async throws {
         self.secondFactors = secondFactors
+        self.passkeys = passkeys
         self.passwordGuards = passwordGuards
         self.revocation = revocation
         self.deletion = deletion ?? AccountDeletion(revocation: revocation)

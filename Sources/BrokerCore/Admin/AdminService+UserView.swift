@@ -15,6 +15,8 @@ extension AdminService {
         let factors = try await secondFactors(uid)
         members["mfaFactors"] = .array(factors.factors.map(\.adminJSON))
         members["recoveryCodesLeft"] = .int(Int64(factors.recoveryCodesLeft))
+        // Passkeys (contract section 15): never a key.
+        members["passkeys"] = .array(try await store.passkeys(uid: uid).map(\.json))
         return .object(members)
     }
 
@@ -32,6 +34,21 @@ extension AdminService {
             time: clock.now, uid: uid, action: .mfaUnenroll, provider: "totp", actor: .admin, requestID: requestID)
         guard try await store.deleteSecondFactor(id: factorID, uid: uid, recording: [event]) else {
             throw SecondFactorError(.factorNotFound, "no such factor")
+        }
+    }
+}
+
+extension AdminService {
+    /// Removes a user's passkey, audited as `passkey_delete` by the administrator; `NOT_FOUND` for an unknown user or
+    /// passkey. An administrator may remove an account's last way in (as an unlink of the last identity is refused,
+    /// this is the exception: a stolen passkey must be removable; the account keeps its email flows).
+    public func removePasskey(_ uid: AccountID, passkeyID id: String, requestID: String) async throws {
+        _ = try await user(uid)
+        let event = AuditEvent(
+            time: clock.now, uid: uid, action: .passkeyDelete, provider: PasskeySignIn.label, actor: .admin,
+            requestID: requestID)
+        guard try await store.deletePasskey(id: id, uid: uid, recording: [event]) else {
+            throw PasskeyError(.passkeyNotFound)
         }
     }
 }

@@ -143,10 +143,13 @@ public struct AdminService: Sendable {
         let options = AccountWriteOptions(
             recording: [event(uid, .unlink, provider: provider.rawValue, requestID: requestID)])
         do {
+            let hasPasskey = try await !store.passkeys(uid: uid).isEmpty
             updated = try await store.update(id: uid, options: options) { account in
                 guard account.identity(provider) != nil else { throw AccountError(.notFound) }
                 account.identities.removeAll { $0.provider == provider }
-                guard !account.identities.isEmpty || account.hasUsablePassword else { throw AccountError(.lastIdentity) }
+                guard !account.identities.isEmpty || account.hasUsablePassword || hasPasskey else {
+                    throw AccountError(.lastIdentity)
+                }
             }
         } catch let error as AccountStoreError where error.code == .notFound {
             throw AccountError(.notFound)

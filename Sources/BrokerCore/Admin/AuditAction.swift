@@ -80,6 +80,10 @@ public enum AuditAction: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// A user had a provider token revoked at its provider (the compatibility listener's `accounts:revokeToken`):
     /// the revocation was queued.
     case providerTokenRevoke
+    /// A passkey was registered (contract section 15); its sign-ins are `signIn` events with provider `passkey`.
+    case passkeyRegister
+    /// A passkey was removed, by its owner or an administrator.
+    case passkeyDelete
     /// An action this broker does not know, read from a stored row: the string as stored.
     /// ``init(rawValue:)`` makes it only for a string no other case has.
     case unrecognized(String)
@@ -91,6 +95,7 @@ public enum AuditAction: RawRepresentable, Hashable, Sendable, CustomStringConve
         .verifyEmail, .mailQueued, .oobLinkIssued, .outboxDelivered, .outboxGivenUp, .outboxRefused, .rotateKey,
         .consentRevoked, .providerAccountDeleted, .emailEnabled, .emailDisabled, .mfaEnroll, .mfaUnenroll,
         .mfaRecoveryCodes, .mfaRecoveryCodeUsed, .providerConfig, .emailChange, .emailRecover, .providerTokenRevoke,
+        .passkeyRegister, .passkeyDelete,
     ]
 
     private static let byRawValue: [String: AuditAction] = Dictionary(
@@ -141,6 +146,8 @@ public enum AuditAction: RawRepresentable, Hashable, Sendable, CustomStringConve
         case .emailChange: "email_change"
         case .emailRecover: "email_recover"
         case .providerTokenRevoke: "provider_token_revoke"
+        case .passkeyRegister: "passkey_register"
+        case .passkeyDelete: "passkey_delete"
         case .unrecognized(let stored): stored
         }
     }

@@ -67,6 +67,8 @@ public struct BrokerServices: Sendable {
     public let secondFactors: SecondFactorService?
     /// The OpenID Connect providers managed at run time (and the config file's, read-only).
     public let providerConfigs: ProviderConfigService
+    /// Passkeys (contract section 15); nil when `passkeys.enabled` is false.
+    public let passkeys: PasskeyService?
 
     /// Builds every service from a config and a store (migrated), loading the signing keys. `catalog` names the
     /// provider types config entries may use; `phases` are the sign-in's optional phases (second factor, hooks: the
@@ -119,7 +121,7 @@ public struct BrokerServices: Sendable {
             store: store, clock: clock, linkByVerifiedEmail: config.linkByVerifiedEmail, passwords: passwords,
             allowInsecurePhotoURLs: config.allowInsecureProviderURLs, revocation: revocation,
             deletion: deletion, passwordGuards: providers.passwordGuards,
-            secondFactors: secondFactors == nil ? nil : store)
+            secondFactors: secondFactors == nil ? nil : store, passkeys: config.passkeys.enabled ? store : nil)
         let auditor = Auditor(store: store, clock: clock, logger: logger)
         let doorbell = OutboxDoorbell()
         let actionCodes = ActionCodeService(
@@ -161,7 +163,16 @@ public struct BrokerServices: Sendable {
             actionCodes: actionCodes, emailActions: emailActions, insights: AdminInsights(store: store, clock: clock),
             secondFactors: secondFactors,
             providerConfigs: ProviderConfigService(
-                store: store, cipher: cipher, clock: clock, auditor: auditor, providers: providers, config: config))
+                store: store, cipher: cipher, clock: clock, auditor: auditor, providers: providers, config: config),
+            passkeys: passkeyService(config: config, store: store, clock: clock))
+    }
+
+    /// The passkey service when `passkeys.enabled` is true.
+    static func passkeyService(config: BrokerConfig, store: any BrokerStore, clock: any Clock) -> PasskeyService? {
+        guard config.passkeys.enabled else { return nil }
+        return PasskeyService(
+            store: store, clock: clock, settings: config.passkeys,
+            rpName: config.passkeys.rpName ?? config.mail?.appName ?? config.projectID)
     }
 
     /// The second-factor service when `mfa.totp` is enabled; a ``ConfigError`` when it is without an encryption key

@@ -49,6 +49,8 @@ public struct BrokerConfig: Sendable {
     public var events: EventSettings = EventSettings()
     /// `mfa`: second factors (contract section 14; off by default).
     public var mfa: SecondFactorSettings = .defaults
+    /// `passkeys`: WebAuthn sign-in (contract section 15; off by default).
+    public var passkeys: PasskeySettings = .defaults
 
     /// Parses the config file's bytes; `environment` supplies ``FirebaseEndpoints/credentialsVariable``. Throws
     /// the first ``ConfigError``.
@@ -79,7 +81,7 @@ public struct BrokerConfig: Sendable {
                 "projectId", "issuer", "clockSkewSeconds", "providers", "linking", "allowInsecureProviderUrls",
                 "sessions", "cors", "mail", "outbox", "trustedProxies", "server", "console", "lifecycle", "anonymous",
                 "hooks", "events",
-                "mfa",
+                "mfa", "passkeys",
             ]))
         projectID = try read("") { try top.string("projectId") }
         issuer = try read("") { try top.url("issuer", allowInsecure: true) }
@@ -137,6 +139,7 @@ public struct BrokerConfig: Sendable {
         hooks = try read(.none) { try HookSettings(reading: try top.child("hooks"), allowInsecure: insecure) }
         events = try read(EventSettings()) { try EventSettings(reading: try top.child("events"), allowInsecure: insecure) }
         mfa = try read(.defaults) { try SecondFactorSettings(config: try top.child("mfa")) }
+        passkeys = try read(.defaults) { try PasskeySettings(config: try top.child("passkeys")) }
     }
 
     /// Reads and parses the file at `path` (see ``init(parsing:environment:issues:)`` for `issues`).

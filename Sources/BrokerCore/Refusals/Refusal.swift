@@ -80,6 +80,8 @@ public enum Refusal: Sendable, Equatable {
     case secondFactor(SecondFactorError.Code)
     /// A session cookie not minted (a bad duration) or not accepted.
     case sessionCookie(SessionCookieError.Code)
+    /// A passkey ceremony or request refused (contract section 15).
+    case passkey(PasskeyError.Code)
 
     // MARK: Action codes
 
@@ -147,6 +149,13 @@ extension Refusal {
             switch code {
             case .invalidDuration: "INVALID_REQUEST"
             case .invalidCookie: "UNAUTHENTICATED"
+            }
+        case .passkey(let code):
+            switch code {
+            case .invalidRegistration, .invalidSignIn: "INVALID_PASSKEY"
+            case .passkeyExists: "PASSKEY_EXISTS"
+            case .passkeyNotFound: "NOT_FOUND"
+            case .notEnabled: "PROVIDER_NOT_ENABLED"
             }
         case .actionCode(let code):
             switch code {

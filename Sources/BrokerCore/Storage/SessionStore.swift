@@ -123,4 +123,4 @@ public protocol SigningKeyStore: Sendable {
 /// compile and no code looks a feature up with `as?`.
 public typealias BrokerStore = AccountStore & SessionStore & SigningKeyStore & LoginAttemptStore & AccountDirectory
     & AccountQuerying & AuditLog & ConsoleStore & AccountImporting & EmailActionStore & OutboxStore
-    & StorageHealthChecking & GuestStore & SecondFactorStore & ProviderConfigStore & EventAnnouncing
+    & StorageHealthChecking & GuestStore & SecondFactorStore & ProviderConfigStore & EventAnnouncing & PasskeyStore

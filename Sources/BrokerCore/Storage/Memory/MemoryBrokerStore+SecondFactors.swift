@@ -152,7 +152,7 @@ extension MemoryBrokerStore {
     }
 
     /// Appends `events` and queues their event deliveries, an event without a uid getting `uid`.
-    private func record(_ events: [AuditEvent], uid: AccountID) {
+    func record(_ events: [AuditEvent], uid: AccountID) {
         finish(uid, AccountWriteOptions(recording: events).announcing(eventRouting, uid: uid))
     }
 }

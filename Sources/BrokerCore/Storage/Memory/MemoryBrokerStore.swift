@@ -44,6 +44,9 @@ public actor MemoryBrokerStore: BrokerStore {
     var factors: [String: SecondFactorRecord] = [:]
     var recoveryCodes: [AccountID: Set<String>] = [:]
     var pendingSignIns: [String: PendingSignInRecord] = [:]
+    /// Passkeys by credential id, their challenges by hash (see `MemoryBrokerStore+Passkeys.swift`).
+    var passkeyRecords: [String: PasskeyRecord] = [:]
+    var passkeyChallenges: [String: PasskeyChallengeRecord] = [:]
     /// Every refresh token, for the console's session summaries.
     var allRefreshTokens: [RefreshTokenRecord] { Array(tokens.values) }
     /// Every account, for listings.
@@ -401,7 +404,10 @@ public actor MemoryBrokerStore: BrokerStore {
             let cutoff = AccountWriteOptions.customTokenCutoff(at: now)
             customTokenCutoffs[id] = max(customTokenCutoffs[id] ?? cutoff, cutoff)
         }
-        if options.removesSecondFactors { removeSecondFactors(of: id) }
+        if options.removesSecondFactors {
+            removeSecondFactors(of: id)
+            removePasskeys(of: id)
+        }
         if options.revokeSessions {
             revokeSessions(accountID: id, at: now)
         }

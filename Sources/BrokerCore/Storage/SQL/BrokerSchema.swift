@@ -20,6 +20,7 @@ public enum BrokerSchema {
             SQLMigration(version: 17, statements: version17),
             SQLMigration(version: 18, statements: version18),
             SQLMigration(version: 19, statements: version19),
+            SQLMigration(version: 20, statements: version20),
             SQLMigration(version: 21, statements: version21),
         ]
     }
@@ -53,6 +54,43 @@ public enum BrokerSchema {
             expires_at BIGINT NOT NULL
         )
         """,
+    ]
+
+    /// Version 20: passkeys (contract section 15): each credential by its id (base64url, registered once), its
+    /// account, the account's user handle, the COSE public key (base64url), the signature counter, the transports
+    /// (comma-separated), the backup flags 0/1; and the challenges of the ceremonies in flight (by SHA-256 hex,
+    /// single-use, bound to their ceremony and, for a registration, their account).
+    private static let version20 = [
+        """
+        CREATE TABLE passkeys (
+            id TEXT PRIMARY KEY,
+            uid TEXT NOT NULL,
+            user_handle TEXT NOT NULL,
+            public_key TEXT NOT NULL,
+            algorithm BIGINT NOT NULL,
+            sign_count BIGINT NOT NULL,
+            transports TEXT NOT NULL,
+            name TEXT,
+            created_at BIGINT NOT NULL,
+            last_used_at BIGINT,
+            backup_eligible INTEGER NOT NULL,
+            backed_up INTEGER NOT NULL
+        )
+        """,
+        "CREATE INDEX passkeys_uid ON passkeys (uid, created_at)",
+        """
+        CREATE TABLE passkey_challenges (
+            challenge_hash TEXT PRIMARY KEY,
+            ceremony TEXT NOT NULL,
+            uid TEXT,
+            user_handle TEXT,
+            email TEXT,
+            display_name TEXT,
+            created_at BIGINT NOT NULL,
+            expires_at BIGINT NOT NULL
+        )
+        """,
+        "CREATE INDEX passkey_challenges_expires ON passkey_challenges (expires_at)",
     ]
 
     /// Version 19: when a refresh token that is not rotated (a session of the compatibility listener, whose

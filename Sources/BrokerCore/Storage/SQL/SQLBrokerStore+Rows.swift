@@ -49,7 +49,10 @@ extension SQLBrokerStore {
         _ options: AccountWriteOptions, uid: AccountID, now: Date, in connection: any SQLConnection
     ) throws {
         if options.cutsOffCustomTokens { try cutOffCustomTokens(of: uid, now: now, in: connection) }
-        if options.removesSecondFactors { try removeSecondFactors(of: uid, in: connection) }
+        if options.removesSecondFactors {
+            try removeSecondFactors(of: uid, in: connection)
+            try removePasskeys(of: uid, in: connection)
+        }
         if options.revokeSessions {
             try connection.execute(revokeTokensOfAccount, [millis(now), .text(uid.rawValue)])
             try connection.execute(invalidateIDTokensOfAccount, [millis(validAfter(now)), .text(uid.rawValue)])

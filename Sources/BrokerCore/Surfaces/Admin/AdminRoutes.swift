@@ -103,6 +103,11 @@ public struct AdminSurface: Surface {
                 AdminSurface.uid(context), factorID: context.parameters["factorId"] ?? "", requestID: context.requestID)
             return HTTPResponse(status: 204)
         }
+        admin("DELETE", "/admin/v1/users/{uid}/passkeys/{id}") { _, context in
+            try await services.admin.removePasskey(
+                AdminSurface.uid(context), passkeyID: context.parameters["id"] ?? "", requestID: context.requestID)
+            return HTTPResponse(status: 204)
+        }
         admin("POST", "/admin/v1/users/{uid}/revoke-sessions") { request, context in
             try NativeBody.requireEmpty(request)
             try await services.admin.revokeSessions(AdminSurface.uid(context), requestID: context.requestID)

@@ -189,6 +189,15 @@ public struct FirebaseError: Error, Sendable, Equatable {
             // an invalid session cookie); a broker route that does answers with their name for it.
             case .invalidCookie: return FirebaseError("INVALID_SESSION_COOKIE")
             }
+        // The listener has no passkey routes (Firebase Auth has none); a passkey refusal reaching it is answered in
+        // its style.
+        case .passkey(let passkey):
+            switch passkey {
+            case .invalidRegistration, .invalidSignIn: return FirebaseError("INVALID_PASSKEY")
+            case .passkeyExists: return FirebaseError("PASSKEY_EXISTS")
+            case .passkeyNotFound: return notFound
+            case .notEnabled: return operationNotAllowed("Passkeys are not enabled.")
+            }
         case .actionCode(let action): return mapping(action)
         case .passwordHashingBusy:
             var mapped = FirebaseError("TOO_MANY_ATTEMPTS_TRY_LATER")

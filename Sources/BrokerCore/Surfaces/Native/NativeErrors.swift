@@ -121,6 +121,14 @@ public struct APIError: Error, Sendable, Equatable {
             case .invalidDuration: return invalidRequest("The session cookie's duration is not valid.")
             case .invalidCookie: return APIError(401, code, "The session cookie is not valid.")
             }
+        case .passkey(let passkey):
+            switch passkey {
+            case .invalidRegistration: return APIError(400, code, "The passkey did not verify; nothing was stored.")
+            case .invalidSignIn: return APIError(401, code, "The passkey did not verify.")
+            case .passkeyExists: return APIError(409, code, "This passkey is registered already.")
+            case .passkeyNotFound: return notFound
+            case .notEnabled: return APIError(404, code, "Passkeys are not enabled.")
+            }
         case .actionCode(let action): return mapping(action, code: code)
         case .passwordHashingBusy:
             var mapped = APIError(429, code, "Too many password operations at once; try again shortly.")

@@ -18,6 +18,8 @@ public struct NativeSurface: Surface {
         public var emailActions: EmailActionService?
         /// Second factors; nil when `mfa.totp` is off.
         public var secondFactors: SecondFactorService?
+        /// Passkeys; nil when `passkeys.enabled` is false.
+        public var passkeys: PasskeyService?
         /// Where providers' webhooks report account events; nil: their routes answer 501.
         public var lifecycle: (any ProviderLifecycle)?
         /// The per-address throttle webhook routes share with the admin API.
@@ -35,6 +37,7 @@ public struct NativeSurface: Surface {
             accounts = services.accounts
             emailActions = services.emailActions
             secondFactors = services.secondFactors
+            passkeys = services.passkeys
             lifecycle = services.lifecycle
             adminGate = services.adminGate
             auditor = services.auditor
@@ -56,6 +59,7 @@ public struct NativeSurface: Surface {
         mountPasswords(&router)
         mountMe(&router)
         mountSecondFactors(&router)
+        mountPasskeys(&router)
         mountEmail(&router)
         mountWebhooks(&router)
     }

@@ -4151,6 +4151,533 @@ extension OpenAPIDocument {
           }
         }
       }
+    },
+    "/v1/me/passkeys/options": {
+      "post": {
+        "operationId": "passkeyRegistrationOptions",
+        "tags": [
+          "native"
+        ],
+        "summary": "Options to register a passkey",
+        "description": "Needs a recent sign-in (a guest's does not). `PublicKeyCredentialCreationOptionsJSON`: a fresh 32-byte challenge for this account (single-use, 5 minutes), `rp`, `user.id` the account's random user handle, ES256, Ed25519 and RS256, resident key and user verification required, the account's passkeys excluded, no attestation. The body is empty or `{}`.",
+        "security": [
+          {
+            "idToken": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The creation options.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/PasskeyOptions"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401UnauthenticatedRecentSignInRequired"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403UserDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFoundProviderNotEnabled"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413PayloadTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/me/passkeys": {
+      "post": {
+        "operationId": "registerPasskey",
+        "tags": [
+          "native"
+        ],
+        "summary": "Register a passkey",
+        "description": "Needs a recent sign-in (a guest's does not; a guest that registers a passkey is upgraded in place). Checked: `type` `webauthn.create`, the challenge (issued to this account, unused, unexpired), `origin` in `passkeys.origins`, not cross-origin, `rpIdHash`, UP and UV, an attested credential with a supported COSE key (the attestation statement is not verified, except a `none` statement must be empty and a `packed` self attestation must verify). Audited as `passkey_register`.",
+        "security": [
+          {
+            "idToken": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "credential"
+                ],
+                "properties": {
+                  "credential": {
+                    "$ref": "#/components/schemas/PublicKeyCredentialJSON"
+                  },
+                  "name": {
+                    "type": "string",
+                    "maxLength": 100
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "Registered.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "passkey"
+                  ],
+                  "properties": {
+                    "passkey": {
+                      "$ref": "#/components/schemas/Passkey"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequestInvalidPasskey"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401UnauthenticatedRecentSignInRequired"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403UserDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFoundProviderNotEnabled"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409PasskeyExists"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413PayloadTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      },
+      "get": {
+        "operationId": "listMyPasskeys",
+        "tags": [
+          "native"
+        ],
+        "summary": "The signed-in user's passkeys",
+        "description": "Oldest first; never a key.",
+        "security": [
+          {
+            "idToken": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The passkeys.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "passkeys"
+                  ],
+                  "properties": {
+                    "passkeys": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/Passkey"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401Unauthenticated"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403UserDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFoundProviderNotEnabled"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/me/passkeys/{id}": {
+      "patch": {
+        "operationId": "renameMyPasskey",
+        "tags": [
+          "native"
+        ],
+        "summary": "Rename a passkey",
+        "description": "`{\"name\"}`; null removes the name.",
+        "security": [
+          {
+            "idToken": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "The passkey's credential id (base64url).",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "name"
+                ],
+                "properties": {
+                  "name": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "maxLength": 100
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Renamed.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "passkey"
+                  ],
+                  "properties": {
+                    "passkey": {
+                      "$ref": "#/components/schemas/Passkey"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401Unauthenticated"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403UserDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFoundProviderNotEnabled"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413PayloadTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "removeMyPasskey",
+        "tags": [
+          "native"
+        ],
+        "summary": "Remove a passkey",
+        "description": "Needs a recent sign-in. Never the account's last way in (400 `LAST_IDENTITY`). Audited as `passkey_delete`.",
+        "security": [
+          {
+            "idToken": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "The passkey's credential id (base64url).",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "Removed.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequestLastIdentity"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401UnauthenticatedRecentSignInRequired"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403UserDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFoundProviderNotEnabled"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/signin/passkey/options": {
+      "post": {
+        "operationId": "passkeySignInOptions",
+        "tags": [
+          "native"
+        ],
+        "summary": "Options for a passkey sign-in",
+        "description": "`PublicKeyCredentialRequestOptionsJSON`: a fresh challenge (single-use, 5 minutes), `rpId`, user verification required, an empty `allowCredentials` (discoverable credentials). The body is empty or `{}`.",
+        "responses": {
+          "200": {
+            "description": "The request options.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/PasskeyOptions"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFoundProviderNotEnabled"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413PayloadTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/signin/passkey": {
+      "post": {
+        "operationId": "signInWithPasskey",
+        "tags": [
+          "native"
+        ],
+        "summary": "Sign in with a passkey",
+        "description": "Checked as a registration with `webauthn.get`, plus the signature over `authenticatorData ‖ SHA-256(clientDataJSON)` with the stored key, `userHandle` = the credential's account, and the signature counter (when either is non-zero the presented one must be above the stored one). Satisfies both factors of an account with a second factor; the ID token's `sign_in_provider` is `passkey`.",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "credential"
+                ],
+                "properties": {
+                  "credential": {
+                    "$ref": "#/components/schemas/PublicKeyCredentialJSON"
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Signed in: the session body.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Session"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401InvalidPasskey"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403UserDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFoundProviderNotEnabled"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413PayloadTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      }
+    },
+    "/admin/v1/users/{uid}/passkeys/{id}": {
+      "delete": {
+        "operationId": "adminRemovePasskey",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Remove a user's passkey",
+        "security": [
+          {
+            "adminToken": []
+          },
+          {
+            "consoleSession": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "uid",
+            "in": "path",
+            "required": true,
+            "description": "The account's uid (1 to 128 characters).",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 128,
+              "pattern": "^[^/]+$"
+            }
+          },
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "The passkey's credential id (base64url).",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "Removed.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401Unauthenticated"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429TooManyAttempts"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        },
+        "description": "Audited as `passkey_delete` by the administrator (also the account's last way in: a stolen passkey must be removable). 404 for an unknown user or passkey."
+      }
     }
   },
   "components": {
@@ -4388,6 +4915,13 @@ extension OpenAPIDocument {
             "type": "integer",
             "minimum": 0,
             "description": "The user view only: unused recovery codes."
+          },
+          "passkeys": {
+            "type": "array",
+            "description": "The user view only: the passkeys (contract section 15), never a key.",
+            "items": {
+              "$ref": "#/components/schemas/Passkey"
+            }
           }
         }
       },
@@ -5074,6 +5608,83 @@ extension OpenAPIDocument {
           "readOnly": {
             "type": "boolean",
             "description": "A provider of the config file: listed, never changed here."
+          }
+        }
+      },
+      "Passkey": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "name",
+          "createdAt",
+          "lastUsedAt",
+          "backedUp"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "description": "The credential id, base64url."
+          },
+          "name": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "createdAt": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "lastUsedAt": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time"
+          },
+          "backedUp": {
+            "type": "boolean"
+          }
+        }
+      },
+      "PasskeyOptions": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "publicKey"
+        ],
+        "properties": {
+          "publicKey": {
+            "type": "object",
+            "description": "WebAuthn Level 3 JSON (`PublicKeyCredentialCreationOptionsJSON` or `PublicKeyCredentialRequestOptionsJSON`), bytes in base64url."
+          }
+        }
+      },
+      "PublicKeyCredentialJSON": {
+        "type": "object",
+        "description": "WebAuthn Level 3 JSON of a `PublicKeyCredential` (`RegistrationResponseJSON` or `AuthenticationResponseJSON`), bytes in base64url.",
+        "required": [
+          "id",
+          "rawId",
+          "type",
+          "response"
+        ],
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "rawId": {
+            "type": "string"
+          },
+          "type": {
+            "type": "string",
+            "enum": [
+              "public-key"
+            ]
+          },
+          "response": {
+            "type": "object"
           }
         }
       }
@@ -6716,6 +7327,127 @@ extension OpenAPIDocument {
                         "PROVIDER_UNAVAILABLE",
                         "STORAGE_UNAVAILABLE",
                         "HOOK_UNAVAILABLE"
+                      ]
+                    },
+                    "message": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "Error400InvalidRequestInvalidPasskey": {
+        "description": "A malformed request, or a registration that did not verify (`INVALID_PASSKEY`; nothing was stored).",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/X-Request-Id"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "error"
+              ],
+              "properties": {
+                "error": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "code",
+                    "message"
+                  ],
+                  "properties": {
+                    "code": {
+                      "type": "string",
+                      "enum": [
+                        "INVALID_REQUEST",
+                        "INVALID_PASSKEY"
+                      ]
+                    },
+                    "message": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "Error401InvalidPasskey": {
+        "description": "The passkey did not verify (any check, an unknown credential, a used or expired challenge, a counter that did not advance); nothing changed.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/X-Request-Id"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "error"
+              ],
+              "properties": {
+                "error": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "code",
+                    "message"
+                  ],
+                  "properties": {
+                    "code": {
+                      "type": "string",
+                      "enum": [
+                        "INVALID_PASSKEY"
+                      ]
+                    },
+                    "message": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "Error409PasskeyExists": {
+        "description": "The credential is registered already.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/X-Request-Id"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "error"
+              ],
+              "properties": {
+                "error": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "code",
+                    "message"
+                  ],
+                  "properties": {
+                    "code": {
+                      "type": "string",
+                      "enum": [
+                        "PASSKEY_EXISTS"
                       ]
                     },
                     "message": {

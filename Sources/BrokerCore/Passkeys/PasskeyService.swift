@@ -1,0 +1,239 @@
+import BrokerCrypto
+public import Foundation
+
+/// Passkeys (contract section 15): the options of each WebAuthn ceremony, with their single-use challenges bound to
+/// the ceremony and the account; the verification of a registration (``WebAuthnRelyingParty``) and its storage; the
+/// verification of a discoverable sign-in, whose session the pipeline's ``PasskeySignIn`` method makes; an account's
+/// list, rename and removal. A passkey is a way in: registering one upgrades a guest, and the last way in of an
+/// account is never removed.
+public struct PasskeyService: Sendable {
+    let store: any BrokerStore
+    let clock: any Clock
+    let settings: PasskeySettings
+    /// The name authenticators show (`passkeys.rpName`, else `mail.appName`, else the project id).
+    let rpName: String
+    let party: WebAuthnRelyingParty
+
+    /// How long a challenge works.
+    public static let challengeLifetime: TimeInterval = 5 * 60
+    /// Bytes of a challenge.
+    static let challengeLength = 32
+    /// Bytes of an account's user handle.
+    static let userHandleLength = 32
+    /// The longest name a passkey may be given.
+    public static let maximumNameLength = 100
+
+    /// Creates the service.
+    public init(store: any BrokerStore, clock: any Clock, settings: PasskeySettings, rpName: String) {
+        self.store = store
+        self.clock = clock
+        self.settings = settings
+        self.rpName = rpName
+        party = WebAuthnRelyingParty(rpID: settings.rpID, origins: Set(settings.origins))
+    }
+
+    /// The COSE algorithms registration options offer, in order of preference.
+    static let algorithms: [COSEKey.Algorithm] = [.es256, .ed25519, .edDSA, .rs256]
+
+    // MARK: - Registration
+
+    /// `PublicKeyCredentialCreationOptionsJSON` for a new passkey of `account`: a fresh challenge (issued to this
+    /// account, 5 minutes), its user handle (made with its first passkey), resident key and user verification
+    /// required, its passkeys excluded, no attestation.
+    public func registrationOptions(for account: Account) async throws -> JSONValue {
+        let existing = try await store.passkeys(uid: account.id)
+        let handle = existing.first?.userHandle ?? Base64URL.encode(SecureRandom.bytes(Self.userHandleLength))
+        let challenge = try await issue(.registration, uid: account.id, userHandle: handle)
+        return creationOptions(
+            challenge: challenge, userHandle: handle, name: account.email ?? account.id.rawValue,
+            displayName: account.displayName ?? account.email ?? "", excluding: existing.map(\.id))
+    }
+
+    /// Verifies `credential` (a `RegistrationResponseJSON`) against a registration challenge issued to `account` and
+    /// stores the passkey as `name`, audited; a guest stops being one. Throws ``PasskeyError``: `invalidRegistration`
+    /// for any check, `passkeyExists` for a credential registered already; nothing is stored then.
+    public func register(
+        _ account: Account, credential: JSONValue, name: String?, requestID: String
+    ) async throws -> PasskeyRecord {
+        let response: RegistrationResponse
+        let registration: WebAuthnRelyingParty.Registration
+        let issued: PasskeyChallengeRecord
+        do {
+            response = try RegistrationResponse(json: credential)
+            issued = try await spend(response.clientDataJSON, .registration, signIn: false)
+            guard issued.uid == account.id, let handle = issued.userHandle, !handle.isEmpty else {
+                throw PasskeyError(.invalidRegistration, "challenge of another account")
+            }
+            registration = try party.verifyRegistration(response, challenge: try challenge(of: response.clientDataJSON))
+        } catch let error as WebAuthnError {
+            throw PasskeyError(error, signIn: false)
+        }
+        let now = clock.now
+        let record = PasskeyRecord(
+            id: Base64URL.encode(registration.credentialID), uid: account.id, userHandle: issued.userHandle ?? "",
+            publicKey: registration.publicKey, algorithm: registration.algorithm.rawValue,
+            signCount: Int64(registration.signCount), transports: response.transports, name: try Self.checkedName(name),
+            createdAt: now, backupEligible: registration.backupEligible, backedUp: registration.backedUp)
+        let event = AuditEvent(
+            time: now, uid: account.id, action: .passkeyRegister, provider: PasskeySignIn.label, actor: .user,
+            requestID: requestID)
+        do {
+            try await store.insertPasskey(record, recording: [event])
+        } catch let error as AccountStoreError where error.code == .alreadyExists {
+            throw PasskeyError(.passkeyExists)
+        }
+        return try await store.passkey(id: record.id) ?? record
+    }
+
+    // MARK: - Sign-in
+
+    /// `PublicKeyCredentialRequestOptionsJSON` for a discoverable sign-in: a fresh challenge, the RP id, user
+    /// verification required, no allowed credentials (the authenticator offers the user's).
+    public func signInOptions() async throws -> JSONValue {
+        let challenge = try await issue(.signIn)
+        return .object([
+            "publicKey": .object([
+                "challenge": .string(Base64URL.encode(challenge)), "rpId": .string(settings.rpID),
+                "timeout": .int(Int64(Self.challengeLifetime * 1000)), "userVerification": .string("required"),
+                "allowCredentials": .array([]),
+            ])
+        ])
+    }
+
+    /// A sign-in's verified assertion: the passkey as stored before, and what to update on it.
+    public struct VerifiedSignIn: Sendable {
+        /// The passkey that signed.
+        public var passkey: PasskeyRecord
+        /// Its new counter and backup state.
+        public var assertion: WebAuthnRelyingParty.Assertion
+    }
+
+    /// Verifies `credential` (an `AuthenticationResponseJSON`) against a sign-in challenge: the stored passkey's key,
+    /// its account's user handle and its counter. Spends the challenge; writes nothing else. Throws
+    /// ``PasskeyError/Code/invalidSignIn`` for any refusal.
+    public func verifySignIn(_ credential: JSONValue) async throws -> VerifiedSignIn {
+        do {
+            let response = try AuthenticationResponse(json: credential)
+            _ = try await spend(response.clientDataJSON, .signIn, signIn: true)
+            guard let passkey = try await store.passkey(id: Base64URL.encode(response.credentialID)) else {
+                throw PasskeyError(.invalidSignIn, "unknown credential")
+            }
+            let assertion = try party.verifyAuthentication(
+                response, challenge: try challenge(of: response.clientDataJSON), publicKey: passkey.publicKey,
+                storedSignCount: UInt32(clamping: passkey.signCount),
+                userHandle: Base64URL.decode(passkey.userHandle) ?? [])
+            return VerifiedSignIn(passkey: passkey, assertion: assertion)
+        } catch let error as WebAuthnError {
+            throw PasskeyError(error, signIn: true)
+        }
+    }
+
+    // MARK: - An account's passkeys
+
+    /// The account's passkeys, oldest first.
+    public func passkeys(of uid: AccountID) async throws -> [PasskeyRecord] {
+        try await store.passkeys(uid: uid)
+    }
+
+    /// Renames the passkey `id` of `uid`; ``PasskeyError/Code/passkeyNotFound`` when it has none.
+    public func rename(_ uid: AccountID, passkeyID id: String, name: String?) async throws -> PasskeyRecord {
+        guard let renamed = try await store.renamePasskey(id: id, uid: uid, name: try Self.checkedName(name)) else {
+            throw PasskeyError(.passkeyNotFound)
+        }
+        return renamed
+    }
+
+    /// Removes the passkey `id` of `uid`, audited as `actor`'s; never the account's last way in (`lastIdentity`
+    /// when it has no identity, no usable password and no other passkey).
+    public func remove(_ uid: AccountID, passkeyID id: String, actor: AuditEvent.Actor, requestID: String) async throws
+    {
+        let passkeys = try await store.passkeys(uid: uid)
+        guard passkeys.contains(where: { $0.id == id }) else { throw PasskeyError(.passkeyNotFound) }
+        if passkeys.count == 1, let account = try await store.account(id: uid), account.identities.isEmpty,
+            !account.hasUsablePassword
+        {
+            throw AccountError(.lastIdentity)
+        }
+        let event = AuditEvent(
+            time: clock.now, uid: uid, action: .passkeyDelete, provider: PasskeySignIn.label, actor: actor,
+            requestID: requestID)
+        guard try await store.deletePasskey(id: id, uid: uid, recording: [event]) else {
+            throw PasskeyError(.passkeyNotFound)
+        }
+    }
+
+    /// Whether the account has a passkey (a way in, for `LAST_IDENTITY`).
+    public func hasPasskey(_ uid: AccountID) async throws -> Bool {
+        try await !store.passkeys(uid: uid).isEmpty
+    }
+
+    // MARK: - Challenges
+
+    /// A new challenge for `ceremony`, stored by its hash.
+    func issue(
+        _ ceremony: PasskeyCeremony, uid: AccountID? = nil, userHandle: String? = nil, email: String? = nil,
+        displayName: String? = nil
+    ) async throws -> [UInt8] {
+        let challenge = SecureRandom.bytes(Self.challengeLength)
+        let now = clock.now
+        try await store.insertPasskeyChallenge(
+            PasskeyChallengeRecord(
+                challengeHash: Hex.encode(Digest.sha256(challenge)), ceremony: ceremony, uid: uid,
+                userHandle: userHandle, email: email, displayName: displayName, createdAt: now,
+                expiresAt: now.addingTimeInterval(Self.challengeLifetime)))
+        return challenge
+    }
+
+    /// The challenge `clientDataJSON` names.
+    func challenge(of clientDataJSON: [UInt8]) throws(WebAuthnError) -> [UInt8] {
+        try CollectedClientData(json: clientDataJSON).challenge
+    }
+
+    /// Spends the challenge `clientDataJSON` names, issued for `ceremony`: refused when unknown, used or expired.
+    func spend(
+        _ clientDataJSON: [UInt8], _ ceremony: PasskeyCeremony, signIn: Bool
+    ) async throws -> PasskeyChallengeRecord {
+        let challenge = try challenge(of: clientDataJSON)
+        guard
+            let issued = try await store.consumePasskeyChallenge(
+                hash: Hex.encode(Digest.sha256(challenge)), ceremony: ceremony, at: clock.now)
+        else {
+            throw PasskeyError(signIn ? .invalidSignIn : .invalidRegistration, "challenge unknown, used or expired")
+        }
+        return issued
+    }
+
+    /// `{"publicKey": PublicKeyCredentialCreationOptionsJSON}`.
+    func creationOptions(
+        challenge: [UInt8], userHandle: String, name: String, displayName: String, excluding: [String]
+    ) -> JSONValue {
+        .object([
+            "publicKey": .object([
+                "challenge": .string(Base64URL.encode(challenge)),
+                "rp": .object(["id": .string(settings.rpID), "name": .string(rpName)]),
+                "user": .object([
+                    "id": .string(userHandle), "name": .string(name), "displayName": .string(displayName),
+                ]),
+                "pubKeyCredParams": .array(
+                    Self.algorithms.map { .object(["type": .string("public-key"), "alg": .int($0.rawValue)]) }),
+                "timeout": .int(Int64(Self.challengeLifetime * 1000)),
+                "excludeCredentials": .array(
+                    excluding.map { .object(["type": .string("public-key"), "id": .string($0)]) }),
+                "authenticatorSelection": .object([
+                    "residentKey": .string("required"), "requireResidentKey": .bool(true),
+                    "userVerification": .string("required"),
+                ]),
+                "attestation": .string("none"),
+            ])
+        ])
+    }
+
+    /// `name` trimmed, nil when empty; refused above ``maximumNameLength``.
+    static func checkedName(_ name: String?) throws -> String? {
+        guard let trimmed = name?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
+        guard trimmed.count <= maximumNameLength else {
+            throw RequestError.invalidRequest("name must be at most \(maximumNameLength) characters")
+        }
+        return trimmed
+    }
+}

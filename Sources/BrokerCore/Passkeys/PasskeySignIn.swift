@@ -1,0 +1,63 @@
+/// `POST /v1/signin/passkey`: a discoverable passkey sign-in (contract section 15). Its authenticate verifies the
+/// assertion (and spends the challenge); its commit moves the passkey's counter from the value it verified against,
+/// in the transaction that stores the session, so that two sign-ins with one counter value cannot both succeed.
+/// With user verification required, it satisfies both factors of an account with a second factor; its ID tokens
+/// name `passkey` as their `sign_in_provider`.
+struct PasskeySignIn: SignInMethod {
+    /// The method's label in metrics, audit events and `sign_in_provider`.
+    static let label = "passkey"
+
+    let credential: JSONValue
+    let service: PasskeyService
+
+    var label: String { Self.label }
+    var secondFactor: SecondFactorRule { .satisfied }
+
+    func uid(of proof: PasskeyService.VerifiedSignIn) -> AccountID? { proof.passkey.uid }
+
+    func authenticate(_ context: SignInContext) async throws -> PasskeyService.VerifiedSignIn {
+        try await service.verifySignIn(credential)
+    }
+
+    func decide(_ proof: PasskeyService.VerifiedSignIn, _ context: SignInContext) async throws -> SignInDecision {
+        guard let account = try await service.store.account(id: proof.passkey.uid) else {
+            throw PasskeyError(.invalidSignIn, "the passkey's account is gone")
+        }
+        guard !account.disabled else { throw AccountError(.userDisabled) }
+        return SignInDecision(
+            account: account, change: .none,
+            credential: SignInCredential(provider: label, subject: proof.passkey.id, email: account.email))
+    }
+
+    func commit(
+        _ proof: PasskeyService.VerifiedSignIn, session: SessionGrant, context: SignInContext
+    ) async throws -> CommittedSignIn {
+        let now = service.clock.now
+        let event = AuditEvent(
+            time: now, uid: proof.passkey.uid, action: .signIn, provider: label, actor: .user,
+            requestID: context.requestID)
+        do {
+            let account = try await service.store.completePasskeySignIn(
+                id: proof.passkey.id, signCount: Int64(proof.assertion.signCount),
+                previousSignCount: proof.passkey.signCount, backedUp: proof.assertion.backedUp, at: now,
+                options: AccountWriteOptions(issuing: session, recording: [event]))
+            return CommittedSignIn(account: account, change: .none)
+        } catch let error as AccountStoreError where error.code == .alreadyUsed {
+            // Another sign-in moved the counter (or removed the passkey) since the verification.
+            throw PasskeyError(.invalidSignIn, "counter moved")
+        } catch let error as AccountStoreError where error.code == .notFound {
+            throw PasskeyError(.invalidSignIn, "the passkey's account is gone")
+        }
+    }
+}
+
+extension SignInFlow {
+    /// A discoverable passkey sign-in with `credential` (an `AuthenticationResponseJSON`), on the native listener.
+    public func signIn(
+        passkey credential: JSONValue, service: PasskeyService?, requestID: String
+    ) async throws -> SignInResult {
+        guard let service else { throw PasskeyError(.notEnabled) }
+        let method = PasskeySignIn(credential: credential, service: service)
+        return try await run(method, SignInContext(requestID: requestID)).result
+    }
+}

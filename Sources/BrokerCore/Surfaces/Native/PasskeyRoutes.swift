@@ -1,0 +1,79 @@
+extension NativeSurface {
+    /// Passkeys (contract section 15): registration, list, rename and removal under `/v1/me/passkeys`, and the
+    /// discoverable sign-in under `/v1/signin/passkey`. With `passkeys.enabled` false they answer 404
+    /// `PROVIDER_NOT_ENABLED`.
+    func mountPasskeys(_ router: inout Router) {
+        let services = self.services
+        let selfService = services.selfService
+        func me(_ method: String, _ pattern: String, _ handler: @escaping AuthenticatedHandler) {
+            router.add(method, pattern, NativeSurface.signedIn(services, handler))
+        }
+        @Sendable func enabled() throws -> PasskeyService {
+            guard let passkeys = services.passkeys else { throw PasskeyError(.notEnabled) }
+            return passkeys
+        }
+        me("POST", "/v1/me/passkeys/options") { request, _, user in
+            try request.allowOnlyQuery([])
+            let passkeys = try enabled()
+            try NativeBody.requireEmpty(request)
+            try selfService.requireRecentSignIn(user)
+            return .json(200, try await passkeys.registrationOptions(for: user.account))
+        }
+        me("POST", "/v1/me/passkeys") { request, context, user in
+            try request.allowOnlyQuery([])
+            let passkeys = try enabled()
+            let body = try NativeBody(request)
+            try body.allowOnly(["credential", "name"])
+            guard let credential = body.members["credential"], credential.objectValue != nil else {
+                throw APIError.invalidRequest("credential is required and must be a RegistrationResponseJSON object.")
+            }
+            try selfService.requireRecentSignIn(user)
+            let passkey = try await passkeys.register(
+                user.account, credential: credential, name: try body.optionalString("name"),
+                requestID: context.requestID)
+            return .json(201, ["passkey": passkey.json])
+        }
+        me("GET", "/v1/me/passkeys") { request, _, user in
+            try request.allowOnlyQuery([])
+            let passkeys = try await enabled().passkeys(of: user.account.id)
+            return .json(200, ["passkeys": .array(passkeys.map(\.json))])
+        }
+        me("PATCH", "/v1/me/passkeys/{id}") { request, context, user in
+            try request.allowOnlyQuery([])
+            let passkeys = try enabled()
+            let body = try NativeBody(request)
+            try body.allowOnly(["name"])
+            guard body.has("name") else { throw APIError.invalidRequest("name is required (null removes it).") }
+            let renamed = try await passkeys.rename(
+                user.account.id, passkeyID: context.parameters["id"] ?? "", name: try body.optionalString("name"))
+            return .json(200, ["passkey": renamed.json])
+        }
+        me("DELETE", "/v1/me/passkeys/{id}") { request, context, user in
+            try request.allowOnlyQuery([])
+            let passkeys = try enabled()
+            try selfService.requireRecentSignIn(user)
+            try await passkeys.remove(
+                user.account.id, passkeyID: context.parameters["id"] ?? "", actor: .user, requestID: context.requestID)
+            return HTTPResponse(status: 204)
+        }
+        router.add("POST", "/v1/signin/passkey/options") { request, _ in
+            try request.allowOnlyQuery([])
+            let passkeys = try enabled()
+            try NativeBody.requireEmpty(request)
+            return .json(200, try await passkeys.signInOptions())
+        }
+        router.add("POST", "/v1/signin/passkey") { request, context in
+            try request.allowOnlyQuery([])
+            let passkeys = try enabled()
+            let body = try NativeBody(request)
+            try body.allowOnly(["credential"])
+            guard let credential = body.members["credential"], credential.objectValue != nil else {
+                throw APIError.invalidRequest(
+                    "credential is required and must be an AuthenticationResponseJSON object.")
+            }
+            let result = try await services.signIn.signIn(
+                passkey: credential, service: passkeys, requestID: context.requestID)
+            return .json(200, result.tokens.body(user: result.account, isNewUser: false))
+        }
+    }
+}

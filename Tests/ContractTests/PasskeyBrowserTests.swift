@@ -1,0 +1,63 @@
+import BrokerCore
+import BrokerTesting
+import Foundation
+import Testing
+
+/// Passkeys in a real browser (contract section 15): Debian's `chromium` with its virtual authenticator (the DevTools
+/// `WebAuthn` domain: CTAP2, internal transport, resident keys, user verification), driven by selenium as
+/// ``ConsoleBrowserTests`` drives it, on a page served from `http://localhost` (a secure context) that calls
+/// `navigator.credentials.create()` and `.get()` with the broker's options and posts the results back: a
+/// registration, two sign-ins with the counter advancing, and a refused replay. Runs like the console's browser test.
+@Suite struct PasskeyBrowserTests {
+    @Test(
+        .enabled(
+            if: ConsoleBrowserTests.installed || ConsoleBrowserTests.required,
+            "Chromium is not installed here (apt-get install -y chromium chromium-driver; CI installs it)"),
+        .disabled(
+            if: ProcessInfo.processInfo.environment["BROKER_TEST_DEFER_BROWSER"] == "1",
+            "BROKER_TEST_DEFER_BROWSER=1: run on its own (swift test --filter PasskeyBrowserTests)"),
+        .timeLimit(.minutes(10)))
+    func aPasskeyRegistersAndSignsInInChromium() async throws {
+        try #require(ConsoleBrowserTests.installed, "\(ConsoleBrowserTests.chromium) is missing")
+        let python = try await ConsoleBrowserTests.seleniumPython()
+        let port = try SMTPTestServer.freePort()
+        let origin = "http://localhost:\(port)"
+        try await withBroker(configure: { document in
+            guard case .object(var members) = document else { return document }
+            members["passkeys"] = ["enabled": true, "rpId": "localhost", "origins": [.string(origin)]]
+            members["cors"] = ["allowedOrigins": [.string(origin)]]
+            return .object(members)
+        }) { broker in
+            let script = ConsoleBrowserTests.packageRoot.appendingPathComponent(
+                "Tests/ContractTests/Console/passkey_browser.py")
+            let child = try ChildProcess(
+                python, [script.path],
+                environment: [
+                    "PATH": "/usr/bin:/bin", "HOME": broker.directory.path, "LANG": "C.UTF-8",
+                    "BROKER_URL": broker.baseURL, "PAGE_PORT": String(port),
+                ])
+            let status: Int32
+            do {
+                status = try await child.wait(seconds: 240)
+            } catch {
+                child.terminate(SIGKILL)
+                Issue.record("the browser scenarios did not finish in 240 s:\n\(child.stdout.suffix(4000))")
+                return
+            }
+            #expect(status == 0, "\(child.stdout.suffix(8000))\n\(child.stderr.suffix(4000))")
+            let marker = "passkey-browser: all scenarios passed uid="
+            let line = try #require(child.stdout.split(separator: "\n").first { $0.hasPrefix(marker) })
+            let uid = AccountID(String(line.dropFirst(marker.count)))
+            // What the browser left: one passkey whose counter advanced with each sign-in, and the audit trail.
+            let passkeys = try await broker.store.passkeys(uid: uid)
+            #expect(passkeys.count == 1)
+            #expect(passkeys.first.map { $0.signCount >= 2 } == true)
+            #expect(passkeys.first?.lastUsedAt != nil)
+            let events = try await broker.store.auditEvents(uid: uid, before: nil, limit: 20)
+            #expect(events.filter { $0.action == .passkeyRegister }.count == 1)
+            #expect(
+                events.filter { $0.action == .signIn && $0.provider == "passkey" }.map(\.outcome).sorted()
+                    == ["success", "success"])
+        }
+    }
+}
