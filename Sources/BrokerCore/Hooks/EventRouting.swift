@@ -26,8 +26,8 @@ public struct EventRouting: Sendable {
         settings.endpoints.isEmpty ? nil : EventRouting(settings: settings, clock: clock)
     }
 
-    /// The events the audit event of a committed change is (`passkey.*` once passkeys record theirs). A password
-    /// reset changes the account (its password, its email verified) and ends its sessions: both.
+    /// The events the audit event of a committed change is. A password reset changes the account (its password, its
+    /// email verified) and ends its sessions: both.
     public static func types(of event: AuditEvent) -> [EventType] {
         switch event.action {
         case .create, .import: [.userCreated]
@@ -43,6 +43,8 @@ public struct EventRouting: Sendable {
         case .passwordReset: [.userUpdated, .sessionsRevoked]
         case .mfaEnroll: [.mfaEnrolled]
         case .mfaUnenroll: [.mfaRemoved]
+        case .passkeyRegister: [.passkeyAdded]
+        case .passkeyDelete: [.passkeyRemoved]
         default: []
         }
     }

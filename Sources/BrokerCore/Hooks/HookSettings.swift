@@ -93,13 +93,13 @@ public enum EventType: String, Sendable, CaseIterable, Codable {
     case identityUnlinked = "identity.unlinked"
     /// Every session of an account was revoked.
     case sessionsRevoked = "sessions.revoked"
-    /// A second factor was enrolled (emitted once second factors exist).
+    /// A second factor was enrolled.
     case mfaEnrolled = "mfa.enrolled"
-    /// A second factor was removed (emitted once second factors exist).
+    /// A second factor was removed.
     case mfaRemoved = "mfa.removed"
-    /// A passkey was added (emitted once passkeys exist).
+    /// A passkey was registered.
     case passkeyAdded = "passkey.added"
-    /// A passkey was removed (emitted once passkeys exist).
+    /// A passkey was removed, by its owner or an administrator.
     case passkeyRemoved = "passkey.removed"
     /// A sign-in completed.
     case userSignedIn = "user.signed_in"

@@ -12,7 +12,9 @@ import Testing
     static let accounts = FirebaseEndpoints.identityToolkitPath + "/projects/stub-project/accounts"
 
     /// A broker sending every event type to the stubs' app, with TOTP on.
-    static func start(clock: ManualClock) async throws -> InProcessBroker {
+    static func start(
+        clock: ManualClock, configuring more: @escaping @Sendable (inout [String: JSONValue]) -> Void = { _ in }
+    ) async throws -> InProcessBroker {
         let file = try StubAppHooks.writeSecretFile()
         return try await InProcessBroker.start(
             clock: clock, adminToken: EventDeliveryTests.adminToken, cipher: try SecondFactorTests.cipher
@@ -27,6 +29,7 @@ import Testing
                 ]
             ]
             members["mfa"] = ["totp": ["enabled": true, "issuer": "Acme"]]
+            more(&members)
             return .object(members)
         }
     }
@@ -158,6 +161,27 @@ import Testing
 
     /// An endpoint's URL as listings and delivery errors show it: never its credentials or query, where an app may
     /// keep a secret.
+    @Test func passkeysQueueTheirEventsAndARefusedRegistrationNone() async throws {
+        let broker = try await Self.start(clock: ManualClock(Date())) { members in
+            members["passkeys"] = [
+                "enabled": true, "rpId": "localhost", "rpName": "Acme", "origins": ["http://localhost"],
+            ]
+        }
+        let (session, uid) = try await PasskeyTests.signUp(broker, "pk@example.com")
+        #expect(await Self.queued(broker).count == 2)
+        var authenticator = try TestAuthenticator()
+        var ceremony = TestCeremony()
+        ceremony.origin = "http://evil.example"
+        #expect(try await PasskeyTests.register(broker, session, &authenticator, ceremony).status == 400)
+        #expect(await Self.queued(broker).count == 2)
+        #expect(try await PasskeyTests.register(broker, session, &authenticator).status == 201)
+        #expect(await Self.queued(broker).dropFirst(2) == ["passkey.added \(uid.rawValue)"])
+        let id = Base64URL.encode(authenticator.credentialID)
+        let removed = await broker.request("DELETE", "/v1/me/passkeys/\(id)", headers: PasskeyTests.bearer(session))
+        #expect(removed.status == 204)
+        #expect(await Self.queued(broker).dropFirst(3) == ["passkey.removed \(uid.rawValue)"])
+    }
+
     @Test func anEndpointIsShownWithoutItsCredentialsOrQuery() {
         #expect(
             EventRouting.shown("https://app:pw@app.example/events?token=t0p-s3cret#x") == "https://app.example/events")
