@@ -88,7 +88,8 @@ public struct PasskeyService: Sendable {
     /// be free (`invalidEmail`, `emailExists`).
     public func signUpOptions(email rawEmail: String?, displayName rawDisplayName: String?) async throws -> JSONValue {
         let email = try await checkedSignUpEmail(rawEmail)
-        let displayName = rawDisplayName?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmedName = rawDisplayName?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let displayName = trimmedName?.isEmpty == false ? trimmedName : nil
         let handle = Base64URL.encode(SecureRandom.bytes(Self.userHandleLength))
         let challenge = try await issue(.signUp, userHandle: handle, email: email, displayName: displayName)
         return creationOptions(

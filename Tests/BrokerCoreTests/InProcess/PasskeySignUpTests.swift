@@ -82,12 +82,15 @@ import Testing
     @Test func aSignUpWithoutAnEmailHasNone() async throws {
         let (broker, _) = try await PasskeyTests.start()
         var authenticator = try TestAuthenticator()
-        let created = try await Self.signUp(broker, &authenticator, [:], name: nil)
+        let created = try await Self.signUp(broker, &authenticator, ["displayName": "  "], name: nil)
         #expect(created.status == 201)
         let uid = AccountID(try #require(created.json?["user"]?["uid"]?.stringValue))
         let account = try #require(await broker.store.account(id: uid))
         #expect(account.email == nil && account.displayName == nil)
         #expect(await broker.store.passkeys(uid: uid).first?.name == nil)
+        // An empty body asks for the options as `{}` does.
+        let options = await broker.request("POST", "/v1/signup/passkey/options")
+        #expect(options.status == 200 && options.json?["publicKey"]?["challenge"]?.stringValue != nil)
     }
 
     @Test(arguments: PasskeyTests.registrationRefusals)

@@ -73,7 +73,8 @@ extension NativeSurface {
         router.add("POST", "/v1/signup/passkey/options") { request, _ in
             try request.allowOnlyQuery([])
             let passkeys = try enabled()
-            let body = try NativeBody(request)
+            // An empty body asks for neither, as `{}` does.
+            let body = request.body.isEmpty ? NativeBody(members: [:]) : try NativeBody(request)
             try body.allowOnly(["email", "displayName"])
             return .json(
                 200,
