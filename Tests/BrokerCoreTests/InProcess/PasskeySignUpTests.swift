@@ -189,4 +189,30 @@ import Testing
         #expect(signUp.status == 404 && signUp.errorCode == "PROVIDER_NOT_ENABLED")
         #expect(await Self.accounts(disabled).isEmpty)
     }
+
+    @Test func beforeCreateIsAskedAndItsDenialStoresNothing() async throws {
+        let file = try StubAppHooks.writeSecretFile()
+        let broker = try await InProcessBroker.start { document in
+            guard case .object(var members) = document else { return document }
+            members["passkeys"] = ["enabled": true, "rpId": "localhost", "origins": ["http://localhost"]]
+            members["hooks"] = [
+                "beforeCreate": [
+                    "url": .string(InProcessBroker.stubsBaseURL + SignInHookTests.create), "secretFile": .string(file),
+                ]
+            ]
+            return .object(members)
+        }
+        broker.stubs.appHooks.script(
+            SignInHookTests.create, StubAppHooks.Answer(body: ["deny": ["message": "No passkeys here."]]))
+        var authenticator = try TestAuthenticator()
+        let denied = try await Self.signUp(broker, &authenticator, ["email": "hook@example.com"])
+        #expect(denied.status == 403 && denied.errorCode == "BLOCKED_BY_HOOK")
+        #expect(await Self.accounts(broker).isEmpty)
+        #expect(await broker.store.passkey(id: Base64URL.encode(authenticator.credentialID)) == nil)
+        let call = try #require(broker.stubs.appHooks.calls.first?.body)
+        #expect(call["type"] == "beforeCreate")
+        #expect(call["credential"]?["provider"] == "passkey")
+        #expect(call["user"]?["email"] == "hook@example.com")
+        #expect(await PasskeyTests.events(broker, .signUp).map(\.outcome) == ["BLOCKED_BY_HOOK"])
+    }
 }
