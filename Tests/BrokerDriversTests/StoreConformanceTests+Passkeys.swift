@@ -54,6 +54,41 @@ extension StoreConformanceTests {
     }
 
     @Test(arguments: StoreBackend.enabled)
+    func aPasswordlessSignUpStoresTheAccountAndItsPasskeyTogetherOrNeither(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            try await store.create(Self.account("taken", email: "taken@example.com"))
+            try await store.insertPasskey(Self.passkey("used", uid: "taken"), recording: [])
+            let event = AuditEvent(
+                time: date(ms: Self.t0), uid: nil, action: .signUp, provider: "passkey", actor: .user, requestID: "r")
+            let options = AccountWriteOptions(recording: [event])
+            try await store.createPasskeyAccount(
+                Self.account("new", email: "new@example.com"), passkey: Self.passkey("fresh", uid: "new"),
+                options: options)
+            #expect(try await store.account(id: AccountID("new"))?.email == "new@example.com")
+            #expect(try await store.passkeys(uid: AccountID("new")).map(\.id) == ["fresh"])
+            #expect(
+                try await store.auditEvents(uid: AccountID("new"), before: nil, limit: 10).map(\.action) == [.signUp])
+            // A credential id registered already: passkeyExists, no account.
+            await #expect(throws: PasskeyError(.passkeyExists)) {
+                try await store.createPasskeyAccount(
+                    Self.account("second", email: "second@example.com"), passkey: Self.passkey("used", uid: "second"),
+                    options: options)
+            }
+            #expect(try await store.account(id: AccountID("second")) == nil)
+            // An email taken: alreadyExists, no passkey.
+            await expectStoreError(.alreadyExists) {
+                try await store.createPasskeyAccount(
+                    Self.account("third", email: "taken@example.com"), passkey: Self.passkey("other", uid: "third"),
+                    options: options)
+            }
+            #expect(try await store.account(id: AccountID("third")) == nil)
+            #expect(try await store.passkey(id: "other") == nil)
+            #expect(try await store.auditEvents(uid: AccountID("third"), before: nil, limit: 10).isEmpty)
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
     func aChallengeIsSpentOnceByItsOwnCeremonyBeforeItExpires(backend: StoreBackend) async throws {
         try await withStore(backend) { fixture in
             let store = fixture.store

@@ -80,6 +80,8 @@ extension AdminService {
         let hash = newHash
 
         let revokes = hash != nil || validAfter != nil
+        // A passkey is a way in too (contract section 15), as the user's own unlink counts it.
+        let hasPasskey = try await !store.passkeys(uid: uid).isEmpty
         let before: Account
         var updated: Account
         do {
@@ -87,12 +89,12 @@ extension AdminService {
             // The audit events (and so the events, ``EventRouting``) go in the change's transaction: those of the
             // change as it applies to the account read just before.
             var expected = before
-            try Self.apply(change, hash: hash, claims: claims, to: &expected)
+            try Self.apply(change, hash: hash, claims: claims, hasPasskey: hasPasskey, to: &expected)
             let options = AccountWriteOptions(
                 revokeSessions: revokes, recording: events(from: before, to: expected, revoked: revokes, requestID),
                 enqueuing: revokes ? revocationJobs(uid) : [])
             updated = try await store.update(id: uid, options: options) { account in
-                try Self.apply(change, hash: hash, claims: claims, to: &account)
+                try Self.apply(change, hash: hash, claims: claims, hasPasskey: hasPasskey, to: &account)
             }
         } catch let error as AccountStoreError where error.code == .notFound {
             throw AccountAdminError(.userNotFound)
@@ -108,9 +110,10 @@ extension AdminService {
         return updated
     }
 
-    /// `change` applied to `account` inside the update's transaction.
+    /// `change` applied to `account` inside the update's transaction; `hasPasskey` when the account has a passkey
+    /// (a way in that an unlinking leaves).
     private static func apply(
-        _ change: AccountPatch, hash: String?, claims: String??, to account: inout Account
+        _ change: AccountPatch, hash: String?, claims: String??, hasPasskey: Bool, to account: inout Account
     ) throws {
         let removed = account.identities.filter { change.unlinking.contains($0.provider) }
         let hadPassword = account.hasUsablePassword
@@ -139,7 +142,7 @@ extension AdminService {
         account.identities.removeAll { change.unlinking.contains($0.provider) }
         // The broker's own rule: removing a way to sign in never leaves none.
         if change.keepsAWayIn, !removed.isEmpty || (change.removesPassword && hadPassword) {
-            guard !account.identities.isEmpty || account.hasUsablePassword else {
+            guard !account.identities.isEmpty || account.hasUsablePassword || hasPasskey else {
                 throw AccountAdminError(.lastIdentity, "the account would be left with no way to sign in")
             }
         }

@@ -69,20 +69,95 @@ public struct PasskeyService: Sendable {
             throw PasskeyError(error, signIn: false)
         }
         let now = clock.now
-        let record = PasskeyRecord(
-            id: Base64URL.encode(registration.credentialID), uid: account.id, userHandle: issued.userHandle ?? "",
-            publicKey: registration.publicKey, algorithm: registration.algorithm.rawValue,
-            signCount: Int64(registration.signCount), transports: response.transports, name: try Self.checkedName(name),
-            createdAt: now, backupEligible: registration.backupEligible, backedUp: registration.backedUp)
-        let event = AuditEvent(
-            time: now, uid: account.id, action: .passkeyRegister, provider: PasskeySignIn.label, actor: .user,
-            requestID: requestID)
+        let record = Self.record(
+            registration, response, uid: account.id, userHandle: issued.userHandle ?? "",
+            name: try Self.checkedName(name), at: now)
+        let event = Self.event(.passkeyRegister, uid: account.id, at: now, requestID: requestID)
         do {
             try await store.insertPasskey(record, recording: [event])
         } catch let error as AccountStoreError where error.code == .alreadyExists {
             throw PasskeyError(.passkeyExists)
         }
         return try await store.passkey(id: record.id) ?? record
+    }
+
+    // MARK: - Passwordless sign-up
+
+    /// `PublicKeyCredentialCreationOptionsJSON` for a passwordless sign-up: a fresh challenge (5 minutes) bound to
+    /// a new user handle and the `email` and `displayName` the new account will have. An email is checked and must
+    /// be free (`invalidEmail`, `emailExists`).
+    public func signUpOptions(email rawEmail: String?, displayName rawDisplayName: String?) async throws -> JSONValue {
+        let email = try await checkedSignUpEmail(rawEmail)
+        let trimmedName = rawDisplayName?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let displayName = trimmedName?.isEmpty == false ? trimmedName : nil
+        let handle = Base64URL.encode(SecureRandom.bytes(Self.userHandleLength))
+        let challenge = try await issue(.signUp, userHandle: handle, email: email, displayName: displayName)
+        return creationOptions(
+            challenge: challenge, userHandle: handle, name: email ?? displayName ?? "",
+            displayName: displayName ?? email ?? "", excluding: [])
+    }
+
+    /// A verified passwordless sign-up: the account and its first passkey, not stored yet.
+    public struct NewPasskeyAccount: Sendable {
+        /// The new account: the email and display name the options were asked for, no password, no identity.
+        public var account: Account
+        /// Its passkey.
+        public var passkey: PasskeyRecord
+    }
+
+    /// Verifies `credential` (a `RegistrationResponseJSON`) against a sign-up challenge and makes the account it
+    /// creates, storing nothing but the spent challenge. Throws ``PasskeyError``: `invalidRegistration` for any
+    /// check, `passkeyExists` for a credential registered already; `emailExists` when the email was taken since.
+    public func verifySignUp(_ credential: JSONValue, name: String?) async throws -> NewPasskeyAccount {
+        let name = try Self.checkedName(name)
+        let response: RegistrationResponse
+        let registration: WebAuthnRelyingParty.Registration
+        let issued: PasskeyChallengeRecord
+        do {
+            response = try RegistrationResponse(json: credential)
+            issued = try await spend(response.clientDataJSON, .signUp, signIn: false)
+            registration = try party.verifyRegistration(response, challenge: try challenge(of: response.clientDataJSON))
+        } catch let error as WebAuthnError {
+            throw PasskeyError(error, signIn: false)
+        }
+        guard let handle = issued.userHandle, !handle.isEmpty else {
+            throw PasskeyError(.invalidRegistration, "a sign-up challenge without a user handle")
+        }
+        guard try await store.passkey(id: Base64URL.encode(registration.credentialID)) == nil else {
+            throw PasskeyError(.passkeyExists)
+        }
+        _ = try await checkedSignUpEmail(issued.email)
+        let now = clock.now
+        let account = Account(
+            id: AccountID.generate(), email: issued.email, emailVerified: false, displayName: issued.displayName,
+            createdAt: now, lastSignInAt: now, origin: .signup)
+        let passkey = Self.record(registration, response, uid: account.id, userHandle: handle, name: name, at: now)
+        return NewPasskeyAccount(account: account, passkey: passkey)
+    }
+
+    /// Stores a verified sign-up's account and passkey with `session`, its `sign_up` and `passkey_register` audit
+    /// events, in one transaction; the account as stored (with a `beforeCreate` hook's amendments).
+    public func create(_ new: NewPasskeyAccount, session: SessionGrant, requestID: String) async throws -> Account {
+        let uid = new.account.id
+        let now = clock.now
+        var signUp = Self.event(.signUp, uid: uid, at: now, requestID: requestID)
+        signUp.outcome = "created"
+        let events = [signUp, Self.event(.passkeyRegister, uid: uid, at: now, requestID: requestID)]
+        do {
+            try await store.createPasskeyAccount(
+                new.account, passkey: new.passkey, options: AccountWriteOptions(issuing: session, recording: events))
+        } catch let error as AccountStoreError where error.code == .alreadyExists {
+            throw AccountError(.emailExists)  // a concurrent sign-up with the same email won
+        }
+        return try await store.account(id: uid) ?? new.account
+    }
+
+    /// `email` trimmed (nil when absent or empty), a valid address no account has.
+    func checkedSignUpEmail(_ email: String?) async throws -> String? {
+        guard let email = email?.trimmingCharacters(in: .whitespaces), !email.isEmpty else { return nil }
+        guard PasswordPolicy.isValidEmail(email) else { throw AccountError(.invalidEmail) }
+        guard try await store.account(email: email) == nil else { throw AccountError(.emailExists) }
+        return email
     }
 
     // MARK: - Sign-in
@@ -226,6 +301,24 @@ public struct PasskeyService: Sendable {
                 "attestation": .string("none"),
             ])
         ])
+    }
+
+    /// The passkey a verified registration stores for `uid`.
+    static func record(
+        _ registration: WebAuthnRelyingParty.Registration, _ response: RegistrationResponse, uid: AccountID,
+        userHandle: String, name: String?, at now: Date
+    ) -> PasskeyRecord {
+        PasskeyRecord(
+            id: Base64URL.encode(registration.credentialID), uid: uid, userHandle: userHandle,
+            publicKey: registration.publicKey, algorithm: registration.algorithm.rawValue,
+            signCount: Int64(registration.signCount), transports: response.transports, name: name, createdAt: now,
+            backupEligible: registration.backupEligible, backedUp: registration.backedUp)
+    }
+
+    /// An audit event of the account's own passkey action.
+    static func event(_ action: AuditAction, uid: AccountID, at now: Date, requestID: String) -> AuditEvent {
+        AuditEvent(
+            time: now, uid: uid, action: action, provider: PasskeySignIn.label, actor: .user, requestID: requestID)
     }
 
     /// `name` trimmed, nil when empty; refused above ``maximumNameLength``.

@@ -61,3 +61,53 @@ extension SignInFlow {
         return try await run(method, SignInContext(requestID: requestID)).result
     }
 }
+
+/// `POST /v1/signup/passkey`: a passwordless sign-up (contract section 15). Its authenticate verifies the
+/// registration against a sign-up challenge (and spends it); its commit stores the new account, whose only way in is
+/// the passkey, with the passkey and the session in one transaction. Counted and audited as a sign-up; `beforeCreate`
+/// runs before it is stored.
+struct PasskeySignUp: SignInMethod {
+    let credential: JSONValue
+    let name: String?
+    let service: PasskeyService
+
+    var label: String { PasskeySignIn.label }
+    var refusalAction: AuditAction { .signUp }
+    var counter: String { "broker_signups_total" }
+    /// A new account has no second factor.
+    var secondFactor: SecondFactorRule { .notAsked }
+
+    func uid(of proof: PasskeyService.NewPasskeyAccount) -> AccountID? { proof.account.id }
+
+    func authenticate(_ context: SignInContext) async throws -> PasskeyService.NewPasskeyAccount {
+        try await service.verifySignUp(credential, name: name)
+    }
+
+    func decide(
+        _ proof: PasskeyService.NewPasskeyAccount, _ context: SignInContext
+    ) async throws -> SignInDecision {
+        SignInDecision(
+            account: nil, change: .created,
+            credential: SignInCredential(provider: label, subject: proof.passkey.id, email: proof.account.email),
+            newAccount: proof.account)
+    }
+
+    func commit(
+        _ proof: PasskeyService.NewPasskeyAccount, session: SessionGrant, context: SignInContext
+    ) async throws -> CommittedSignIn {
+        let account = try await service.create(proof, session: session, requestID: context.requestID)
+        return CommittedSignIn(account: account, change: .created)
+    }
+}
+
+extension SignInFlow {
+    /// A passwordless sign-up with `credential` (a `RegistrationResponseJSON`) naming the passkey `name`, on the
+    /// native listener: a new account signed in.
+    public func signUp(
+        passkey credential: JSONValue, name: String?, service: PasskeyService?, requestID: String
+    ) async throws -> SignInResult {
+        guard let service else { throw PasskeyError(.notEnabled) }
+        let method = PasskeySignUp(credential: credential, name: name, service: service)
+        return try await run(method, SignInContext(requestID: requestID)).result
+    }
+}

@@ -117,6 +117,12 @@ public protocol PasskeyStore: Sendable {
     /// `AccountStoreError(.alreadyExists)` when the credential id is registered already,
     /// `AccountStoreError(.notFound)` when the account is gone.
     func insertPasskey(_ record: PasskeyRecord, recording: [AuditEvent]) async throws
+    /// Creates `account` with its first passkey `record` and `options` (the session, the audit events) in one
+    /// transaction: a passwordless sign-up. Throws ``PasskeyError/Code/passkeyExists`` when the credential id is
+    /// registered already, `AccountStoreError(.alreadyExists)` when the uid or the email is taken, writing nothing.
+    func createPasskeyAccount(
+        _ account: Account, passkey record: PasskeyRecord, options: AccountWriteOptions)
+        async throws
     /// Finishes a sign-in with the passkey `id` in one transaction: its counter becomes `signCount`, its backup state
     /// `backedUp` and its last use `date`, only while its counter is still `previousSignCount` (two sign-ins racing
     /// with one counter value: one wins); its account must exist and be enabled (its last sign-in becomes `date`);

@@ -369,4 +369,25 @@ import Testing
         let (signedIn, _) = try await Self.signIn(broker, &authenticator)
         #expect(signedIn.status == 200 && signedIn.json?["user"]?["uid"]?.stringValue == uid.rawValue)
     }
+
+    @Test func aPasskeyIsAWayInForAnAdministratorsUnlinking() async throws {
+        let (broker, _) = try await Self.start()
+        let token = try broker.stubs.idToken("google", claims: ["sub": "g-admin", "email_verified": false])
+        let session = await broker.post("/v1/signin/google", ["idToken": .string(token)])
+        #expect(session.status == 201)
+        let uid = AccountID(try #require(session.json?["user"]?["uid"]?.stringValue))
+        let unlinking = AccountPatch(unlinking: [ProviderID("google")])
+        // Its only way in: refused, nothing changed.
+        await #expect {
+            _ = try await broker.services.admin.update(uid, unlinking, requestID: "r1")
+        } throws: { ($0 as? AccountAdminError)?.code == .lastIdentity }
+        #expect(await broker.store.account(id: uid)?.identities.count == 1)
+        var authenticator = try TestAuthenticator()
+        #expect(try await Self.register(broker, session, &authenticator).status == 201)
+        let updated = try await broker.services.admin.update(uid, unlinking, requestID: "r2")
+        #expect(updated.identities.isEmpty)
+        #expect(await broker.store.account(id: uid)?.identities.isEmpty == true)
+        let (signedIn, _) = try await Self.signIn(broker, &authenticator)
+        #expect(signedIn.status == 200 && signedIn.json?["user"]?["uid"]?.stringValue == uid.rawValue)
+    }
 }

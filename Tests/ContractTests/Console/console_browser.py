@@ -188,6 +188,7 @@ try:
     driver.find_element(By.XPATH, f"//td[text()='{email}']/preceding-sibling::td/a").click()
     visible("#user-name")
     text_in("#sessions", "live")
+    text_in("#passkeys", "No passkey.")
     text_in("#trail", "sign_up")
     shot("user")
     shot("user-phone", 390, 844)

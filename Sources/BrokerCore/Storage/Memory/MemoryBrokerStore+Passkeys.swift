@@ -47,6 +47,17 @@ extension MemoryBrokerStore {
         self.record(recording, uid: record.uid)
     }
 
+    /// Creates `account` with its first passkey (a passwordless sign-up).
+    public func createPasskeyAccount(
+        _ account: Account, passkey record: PasskeyRecord, options: AccountWriteOptions
+    ) throws {
+        guard passkeyRecords[record.id] == nil else { throw PasskeyError(.passkeyExists) }
+        try create(account, options: options)
+        var stored = record
+        stored.createdAt = Self.normalized(record.createdAt)
+        passkeyRecords[record.id] = stored
+    }
+
     /// Finishes a sign-in with the passkey, while its counter is still `previousSignCount`.
     public func completePasskeySignIn(
         id: String, signCount: Int64, previousSignCount: Int64, backedUp: Bool, at date: Date,

@@ -6,6 +6,8 @@ extension SQLBrokerStore {
     static let passkeyColumns =
         "id, uid, user_handle, public_key, algorithm, sign_count, transports, name, created_at, last_used_at, "
         + "backup_eligible, backed_up"
+    static let insertPasskeyRow =
+        "INSERT INTO passkeys (\(passkeyColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     static let passkeyChallengeColumns =
         "challenge_hash, ceremony, uid, user_handle, email, display_name, created_at, expires_at"
 
@@ -64,12 +66,26 @@ extension SQLBrokerStore {
                 try connection.query("SELECT uid FROM accounts WHERE uid = ?", [.text(record.uid.rawValue)]).first
                     != nil
             else { throw AccountStoreError(.notFound, "no account \(record.uid)") }
-            try connection.execute(
-                "INSERT INTO passkeys (\(Self.passkeyColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                Self.passkeyValues(record))
+            try connection.execute(Self.insertPasskeyRow, Self.passkeyValues(record))
             // A passkey is a way in: a guest that registers one is a guest no more (contract section 13).
             try connection.execute("UPDATE accounts SET anonymous = 0 WHERE uid = ?", [.text(record.uid.rawValue)])
             try Self.applyWriteOptions(announced, uid: record.uid, now: now, in: connection)
+        }
+    }
+
+    /// Creates `account` with its first passkey (a passwordless sign-up).
+    public func createPasskeyAccount(
+        _ account: Account, passkey record: PasskeyRecord, options: AccountWriteOptions
+    ) async throws {
+        var amended = account
+        let options = options.amending(&amended).announcing(eventRouting, uid: account.id)
+        let account = amended
+        let now = clock.now
+        try await write { connection in
+            guard try Self.passkey(id: record.id, in: connection) == nil else { throw PasskeyError(.passkeyExists) }
+            try connection.execute(Self.insertAccount, Self.accountValues(account))
+            try connection.execute(Self.insertPasskeyRow, Self.passkeyValues(record))
+            try Self.applyWriteOptions(options, uid: account.id, now: now, in: connection)
         }
     }
 

@@ -1,7 +1,7 @@
 extension NativeSurface {
-    /// Passkeys (contract section 15): registration, list, rename and removal under `/v1/me/passkeys`, and the
-    /// discoverable sign-in under `/v1/signin/passkey`. With `passkeys.enabled` false they answer 404
-    /// `PROVIDER_NOT_ENABLED`.
+    /// Passkeys (contract section 15): registration, list, rename and removal under `/v1/me/passkeys`, the
+    /// discoverable sign-in under `/v1/signin/passkey` and the passwordless sign-up under `/v1/signup/passkey`. With
+    /// `passkeys.enabled` false they answer 404 `PROVIDER_NOT_ENABLED`.
     func mountPasskeys(_ router: inout Router) {
         let services = self.services
         let selfService = services.selfService
@@ -24,9 +24,7 @@ extension NativeSurface {
             let passkeys = try enabled()
             let body = try NativeBody(request)
             try body.allowOnly(["credential", "name"])
-            guard let credential = body.members["credential"], credential.objectValue != nil else {
-                throw APIError.invalidRequest("credential is required and must be a RegistrationResponseJSON object.")
-            }
+            let credential = try body.webAuthnCredential("a RegistrationResponseJSON")
             try selfService.requireRecentSignIn(user)
             let passkey = try await passkeys.register(
                 user.account, credential: credential, name: try body.optionalString("name"),
@@ -67,13 +65,42 @@ extension NativeSurface {
             let passkeys = try enabled()
             let body = try NativeBody(request)
             try body.allowOnly(["credential"])
-            guard let credential = body.members["credential"], credential.objectValue != nil else {
-                throw APIError.invalidRequest(
-                    "credential is required and must be an AuthenticationResponseJSON object.")
-            }
+            let credential = try body.webAuthnCredential("an AuthenticationResponseJSON")
             let result = try await services.signIn.signIn(
                 passkey: credential, service: passkeys, requestID: context.requestID)
             return .json(200, result.tokens.body(user: result.account, isNewUser: false))
         }
+        router.add("POST", "/v1/signup/passkey/options") { request, _ in
+            try request.allowOnlyQuery([])
+            let passkeys = try enabled()
+            // An empty body asks for neither, as `{}` does.
+            let body = request.body.isEmpty ? NativeBody(members: [:]) : try NativeBody(request)
+            try body.allowOnly(["email", "displayName"])
+            return .json(
+                200,
+                try await passkeys.signUpOptions(
+                    email: try body.optionalString("email"), displayName: try body.optionalString("displayName")))
+        }
+        router.add("POST", "/v1/signup/passkey") { request, context in
+            try request.allowOnlyQuery([])
+            let passkeys = try enabled()
+            let body = try NativeBody(request)
+            try body.allowOnly(["credential", "name"])
+            let result = try await services.signIn.signUp(
+                passkey: try body.webAuthnCredential("a RegistrationResponseJSON"),
+                name: try body.optionalString("name"),
+                service: passkeys, requestID: context.requestID)
+            return .json(201, result.tokens.body(user: result.account, isNewUser: true))
+        }
+    }
+}
+
+extension NativeBody {
+    /// The `credential` member: a WebAuthn `kind` object (`RegistrationResponseJSON`, `AuthenticationResponseJSON`).
+    fileprivate func webAuthnCredential(_ kind: String) throws -> JSONValue {
+        guard let credential = members["credential"], credential.objectValue != nil else {
+            throw APIError.invalidRequest("credential is required and must be \(kind) object.")
+        }
+        return credential
     }
 }

@@ -4610,6 +4610,142 @@ extension OpenAPIDocument {
         }
       }
     },
+    "/v1/signup/passkey/options": {
+      "post": {
+        "operationId": "passkeySignUpOptions",
+        "tags": [
+          "native"
+        ],
+        "summary": "Options for a passwordless sign-up",
+        "description": "`PublicKeyCredentialCreationOptionsJSON` as a registration's, for an account that does not exist yet: a fresh challenge (single-use, 5 minutes) bound to a new user handle and to the `email` and `displayName` the account will have (both optional; an email must be valid and free). The body is empty, `{}` or names them.",
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                  "email": {
+                    "type": "string",
+                    "format": "email"
+                  },
+                  "displayName": {
+                    "type": "string"
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The creation options.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/PasskeyOptions"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequestInvalidEmail"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFoundProviderNotEnabled"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409EmailExists"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413PayloadTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/signup/passkey": {
+      "post": {
+        "operationId": "signUpWithPasskey",
+        "tags": [
+          "native"
+        ],
+        "summary": "Sign up with a passkey",
+        "description": "A passwordless sign-up: the registration is checked as `POST /v1/me/passkeys` checks it, against a challenge of `POST /v1/signup/passkey/options`, and makes a new account whose only way in is the passkey (the email unverified, no password, no identity), with the passkey and the session in one transaction. `beforeCreate` and `beforeSignIn` run as for any sign-up; counted in `broker_signups_total` (provider `passkey`) and audited as `sign_up` and `passkey_register`; a refusal stores nothing. The ID token's `sign_in_provider` is `passkey`.",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "credential"
+                ],
+                "properties": {
+                  "credential": {
+                    "$ref": "#/components/schemas/PublicKeyCredentialJSON"
+                  },
+                  "name": {
+                    "type": "string",
+                    "maxLength": 100
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "A new account was created: the session body (`isNewUser` true).",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Session"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400InvalidRequestInvalidPasskey"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403UserDisabledBlockedByHook"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404NotFoundProviderNotEnabled"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409EmailExistsPasskeyExists"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413PayloadTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/Error500Internal"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503StorageUnavailableHookUnavailable"
+          }
+        }
+      }
+    },
     "/admin/v1/users/{uid}/passkeys/{id}": {
       "delete": {
         "operationId": "adminRemovePasskey",
@@ -7447,6 +7583,47 @@ extension OpenAPIDocument {
                     "code": {
                       "type": "string",
                       "enum": [
+                        "PASSKEY_EXISTS"
+                      ]
+                    },
+                    "message": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "Error409EmailExistsPasskeyExists": {
+        "description": "The email was taken since the options (`EMAIL_EXISTS`), or the credential is registered already (`PASSKEY_EXISTS`).",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/X-Request-Id"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "error"
+              ],
+              "properties": {
+                "error": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "code",
+                    "message"
+                  ],
+                  "properties": {
+                    "code": {
+                      "type": "string",
+                      "enum": [
+                        "EMAIL_EXISTS",
                         "PASSKEY_EXISTS"
                       ]
                     },

@@ -1,5 +1,5 @@
-// One user: profile, identities, second factors, sessions, custom claims, origin and audit trail, and the admin actions,
-// each behind a confirmation.
+// One user: profile, identities, passkeys, second factors, sessions, custom claims, origin and audit trail, and the
+// admin actions, each behind a confirmation.
 import { call, query, segment } from './api.js';
 import { h, show, state, errorState, table, time, valueText } from './dom.js';
 import { confirmAction } from './confirm.js';
@@ -7,7 +7,7 @@ import { auditRows, auditHeaders } from './audit.js';
 import { sessionEnded } from './app.js';
 
 const timeFields = new Set(['createdAt', 'lastSignInAt', 'importedAt', 'linkedAt']);
-const shownElsewhere = new Set(['identities', 'customClaims', 'mfaFactors', 'recoveryCodesLeft']);
+const shownElsewhere = new Set(['identities', 'passkeys', 'customClaims', 'mfaFactors', 'recoveryCodesLeft']);
 
 /** A definition list of every field the API gives (unknown ones included), times in the viewer's zone. */
 function details(object, skip = shownElsewhere) {
@@ -72,6 +72,26 @@ export async function userPage(uid) {
         () => call('DELETE', path + '/identities/' + segment(identity.provider)), 'Unlinked ' + identity.provider + '.'),
     }, 'Unlink'),
   ]);
+
+  // Passkeys (never a key nor the user handle): removal is for a lost or stolen device, behind a confirmation.
+  const passkeys = user.passkeys || [];
+  const passkeyRows = passkeys.map((passkey) => [
+    passkey.name || '—',
+    h('span', { class: 'mono' }, passkey.id),
+    time(passkey.createdAt),
+    passkey.lastUsedAt ? time(passkey.lastUsedAt) : 'never',
+    passkey.backedUp ? 'yes' : 'no',
+    h('button', {
+      type: 'button',
+      class: 'danger small',
+      'data-delete-passkey': passkey.id,
+      onclick: () => act('Delete this passkey?', 'The user will no longer sign in with it (a lost or stolen device). ' +
+        'This cannot be undone; the user can register another.', 'Delete',
+        () => call('DELETE', path + '/passkeys/' + segment(passkey.id)), 'Passkey deleted.'),
+    }, 'Delete'),
+  ]);
+  const passkeyList = h('div', { id: 'passkeys' },
+    passkeys.length ? table('Passkeys', ['Name', 'Id', 'Registered', 'Last used', 'Synced', ''], passkeyRows) : state('No passkey.', 'empty'));
 
   // Second factors (never a secret): removal is for a lost phone, behind a confirmation.
   const factors = user.mfaFactors || [];
@@ -173,6 +193,7 @@ export async function userPage(uid) {
     h('section', { class: 'card' }, h('h2', {}, 'Profile and origin'), details(user)),
     h('section', { class: 'card' }, h('h2', {}, 'Identities'),
       identities.length ? table('Linked providers', ['Provider', 'Subject', 'Email', 'Linked', ''], identityRows) : state('No provider is linked.', 'empty')),
+    h('section', { class: 'card' }, h('h2', {}, 'Passkeys'), passkeyList),
     h('section', { class: 'card' }, h('h2', {}, 'Second factors'), secondFactors),
     h('section', { class: 'card' }, h('h2', {}, 'Sessions'), sessions),
     h('section', { class: 'card' }, h('h2', {}, 'Custom claims'), claimsForm),
