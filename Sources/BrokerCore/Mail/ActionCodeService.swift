@@ -388,26 +388,10 @@ public struct ActionCodeService: Sendable {
     public func upgradeGuest(
         _ id: AccountID, email rawEmail: String, code: String, session: SessionGrant, requestID: String
     ) async throws -> Account {
-        let (_, email, mark) = try await signInCode(code, email: rawEmail)
-        if let holder = try await accounts.account(email: email), holder.id != id { throw AccountError(.emailExists) }
-        let now = clock.now
-        let event = AuditEvent(
-            time: now, uid: id, action: .link, provider: "emailLink", actor: .user, requestID: requestID)
-        let options = AccountWriteOptions(consuming: mark, issuing: session, recording: [event])
-        do {
-            return try await accounts.update(id: id, options: options) { account in
-                try GuestService.admitUpgrade(account)
-                account.email = email
-                account.emailVerified = true
-                account.isAnonymous = false
-                account.lastSignInAt = now
-            }
-        } catch let error as AccountStoreError where error.code == .alreadyUsed {
-            throw ActionCodeError(.invalidCode, "used")
-        } catch let error as AccountStoreError where error.code == .alreadyExists {
-            throw AccountError(.emailExists)  // taken meanwhile
-        } catch let error as AccountStoreError where error.code == .notFound {
-            throw AccountError(.notFound)
+        try await spend(code, email: rawEmail, on: id, session: session, requestID: requestID) { account, email in
+            try GuestService.admitUpgrade(account)
+            account.email = email
+            account.isAnonymous = false
         }
     }
 
@@ -421,6 +405,23 @@ public struct ActionCodeService: Sendable {
     public func linkEmail(
         _ id: AccountID, email rawEmail: String, code: String, session: SessionGrant, requestID: String
     ) async throws -> Account {
+        try await spend(code, email: rawEmail, on: id, session: session, requestID: requestID) { account, email in
+            guard !account.disabled else { throw AccountError(.userDisabled) }
+            if let current = account.email, current.lowercased() != email.lowercased() {
+                throw RequestError.invalidRequest(Self.otherAddress)
+            }
+            account.email = account.email ?? email
+        }
+    }
+
+    /// Spends the email sign-in code for `rawEmail` on account `id`: `admit` checks the account and sets its
+    /// address, then the address is verified and the account signed in, in one transaction with `session` and the
+    /// `link` event (provider `emailLink`). An address another account holds is ``AccountError/Code/emailExists``;
+    /// the code stays unused on every refusal.
+    private func spend(
+        _ code: String, email rawEmail: String, on id: AccountID, session: SessionGrant, requestID: String,
+        admit: @escaping @Sendable (inout Account, String) throws -> Void
+    ) async throws -> Account {
         let (_, email, mark) = try await signInCode(code, email: rawEmail)
         if let holder = try await accounts.account(email: email), holder.id != id { throw AccountError(.emailExists) }
         let now = clock.now
@@ -429,11 +430,7 @@ public struct ActionCodeService: Sendable {
         let options = AccountWriteOptions(consuming: mark, issuing: session, recording: [event])
         do {
             return try await accounts.update(id: id, options: options) { account in
-                guard !account.disabled else { throw AccountError(.userDisabled) }
-                if let current = account.email, current.lowercased() != email.lowercased() {
-                    throw RequestError.invalidRequest(Self.otherAddress)
-                }
-                account.email = account.email ?? email
+                try admit(&account, email)
                 account.emailVerified = true
                 account.lastSignInAt = now
             }
