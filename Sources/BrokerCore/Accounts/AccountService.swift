@@ -107,12 +107,12 @@ public struct AccountService: Sendable {
             provider: identity.provider.rawValue, subject: identity.subject, email: identity.email,
             emailVerified: identity.emailVerified)
         let linked = try await store.account(provider: identity.provider, subject: identity.subject)
+        let now = clock.now
         if let linked {
             var admitted = linked
             try admitted.admitSignIn(through: identity.provider, enabling: true)
-            return SignInDecision(account: linked, change: .none, credential: credential)
+            return SignInDecision(account: linked, change: .none, credential: credential).holding(verified, at: now)
         }
-        let now = clock.now
         guard verified.linking == nil else {
             // The provider's own rule decides in the commit; when it creates, it makes this account.
             return SignInDecision(
@@ -123,17 +123,16 @@ public struct AccountService: Sendable {
         let decision = LinkingPolicy.decide(
             identity: identity, linked: nil, emailOwner: owner, linkByVerifiedEmail: linkByVerifiedEmail)
         switch decision {
-        case .signIn(let account): return SignInDecision(account: account, change: .none, credential: credential)
+        case .signIn(let account):
+            return SignInDecision(account: account, change: .none, credential: credential).holding(verified, at: now)
         case .create(let claimEmail):
             return SignInDecision(
                 account: nil, change: .created, credential: credential,
                 newAccount: Self.newAccount(verified, claimingEmail: claimEmail, at: now))
         case .link(let account):
-            var decision = SignInDecision(account: account, change: .linked, credential: credential)
             var held = verified
             held.identity.photoURL = PhotoURL.sanitized(identity.photoURL, allowInsecure: allowInsecurePhotoURLs)
-            decision.heldLink = HeldLink(held, at: clock.now)
-            return decision
+            return SignInDecision(account: account, change: .linked, credential: credential).holding(held, at: now)
         case .takeOver(let account): return SignInDecision(account: account, change: .tookOver, credential: credential)
         case .conflict(let owner):
             throw Self.emailHeldBy(owner)

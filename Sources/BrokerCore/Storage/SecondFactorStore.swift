@@ -119,8 +119,9 @@ public protocol SecondFactorStore: Sendable {
     func replaceRecoveryCodes(uid: AccountID, hashes: [String], recording: [AuditEvent]) async throws -> Bool
     /// The enrolled factors and unused recovery codes of each of `uids` that has a factor (an export's page).
     func secondFactorSets(of uids: [AccountID]) async throws -> [AccountID: AccountSecondFactors]
-    /// Stores a pending sign-in, forgetting expired ones.
-    func insertPendingSignIn(_ record: PendingSignInRecord) async throws
+    /// Stores a pending sign-in, forgetting expired ones, and records the first factor's single-use `mark` (if any)
+    /// in the same transaction: a mark recorded before (and unexpired) fails it with `alreadyUsed`, storing nothing.
+    func insertPendingSignIn(_ record: PendingSignInRecord, consuming mark: SingleUseMark?) async throws
     /// The pending sign-in with this credential hash, unless it expired before `date`.
     func pendingSignIn(hash: String, at date: Date) async throws -> PendingSignInRecord?
     /// Counts one wrong code against the pending sign-in; at `limit` wrong codes it is deleted. The count after,
@@ -141,6 +142,11 @@ public protocol SecondFactorStore: Sendable {
 }
 
 extension SecondFactorStore {
+    /// Stores a pending sign-in that spends no single-use mark.
+    public func insertPendingSignIn(_ record: PendingSignInRecord) async throws {
+        try await insertPendingSignIn(record, consuming: nil)
+    }
+
     /// ``completeSecondFactor(pendingHash:proof:at:options:_:)`` changing nothing of the account but its last
     /// sign-in.
     public func completeSecondFactor(

@@ -62,11 +62,12 @@ extension MemoryBrokerStore {
         return true
     }
 
-    /// Stores a pending sign-in, forgetting expired ones.
-    public func insertPendingSignIn(_ record: PendingSignInRecord) throws {
+    /// Stores a pending sign-in, forgetting expired ones, with the first factor's single-use mark.
+    public func insertPendingSignIn(_ record: PendingSignInRecord, consuming mark: SingleUseMark?) throws {
         guard pendingSignIns[record.credentialHash] == nil else {
             throw AccountStoreError(.alreadyExists, "pending sign-in")
         }
+        if let mark { try consume(mark) }
         let now = Self.normalized(record.createdAt)
         pendingSignIns = pendingSignIns.filter { $0.value.expiresAt >= now }
         var stored = record

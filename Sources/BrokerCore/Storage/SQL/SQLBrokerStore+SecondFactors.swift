@@ -124,9 +124,11 @@ extension SQLBrokerStore {
         try replaceRecoveryCodes(uid: uid, hashes: set.recoveryCodeHashes, at: date, in: connection)
     }
 
-    /// Stores a pending sign-in, forgetting expired ones.
-    public func insertPendingSignIn(_ record: PendingSignInRecord) async throws {
+    /// Stores a pending sign-in, forgetting expired ones, with the first factor's single-use mark.
+    public func insertPendingSignIn(_ record: PendingSignInRecord, consuming mark: SingleUseMark?) async throws {
+        let now = clock.now
         try await write { connection in
+            try Self.consume(mark, now: now, in: connection)
             try connection.execute(
                 "DELETE FROM mfa_pending_sign_ins WHERE expires_at < ?", [Self.millis(record.createdAt)])
             try connection.execute(
