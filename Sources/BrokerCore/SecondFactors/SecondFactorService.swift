@@ -247,11 +247,6 @@ public struct SecondFactorService: Sendable {
         return SecondFactorError(.invalidCode, "wrong code \(failures)")
     }
 
-    /// Forgets the account's counted failures after a completed second factor.
-    func clearLockout(_ account: Account) async throws {
-        try await store.clearLoginFailures(emailKey: Self.lockoutKey(account))
-    }
-
     // MARK: - Codes and secrets
 
     /// The time step among the current one and one either side whose code `code` is, for `factor`.

@@ -20,7 +20,11 @@ struct TOTPSecondFactorPhase: SecondFactorPhase {
 /// credential and checks again, in its transaction, that the factor is still enrolled and the step unused (or the
 /// recovery code unused), then stores the session the first factor would have made, its ID tokens carrying
 /// `mfa`: `totp` or `recovery`. Counted and audited under `mfa`; a wrong code counts toward the account's lockout,
-/// and a completed second factor clears it.
+/// and a completed second factor clears it in its transaction. So a completion is one commit (the pending
+/// credential spent, the factor's step or recovery code used, the session, the audit events, the lockout cleared)
+/// after the one that counts its attempt before the code is checked (``SecondFactorService/check(_:for:)``, as a
+/// password's: so concurrent guesses cannot all slip under the limit); a crash between them leaves one counted
+/// attempt and the pending sign-in usable.
 struct SecondFactorSignIn: SignInMethod {
     let credential: String
     let answer: SecondFactorService.Answer
@@ -86,7 +90,8 @@ struct SecondFactorSignIn: SignInMethod {
         do {
             account = try await service.store.completeSecondFactor(
                 pendingHash: proof.pending.credentialHash, proof: proof.proof, at: now,
-                options: AccountWriteOptions(issuing: session, recording: events)
+                options: AccountWriteOptions(issuing: session, recording: events),
+                clearingFailuresOf: SecondFactorService.lockoutKey(proof.account)
             ) { account in try link?.apply(to: &account, at: now) }
         } catch let error as SecondFactorError where error.code == .invalidCode {
             // The factor was removed, or the step or code used, since the check: a wrong code.
@@ -97,7 +102,6 @@ struct SecondFactorSignIn: SignInMethod {
             // The identity was linked to an account meanwhile: the link no longer applies.
             throw SecondFactorError(.invalidPendingCredential, "the held identity was linked meanwhile")
         }
-        try await service.clearLockout(account)
         return CommittedSignIn(account: account, change: links ? .linked : .none)
     }
 }

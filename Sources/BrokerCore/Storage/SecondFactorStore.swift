@@ -132,12 +132,13 @@ public protocol SecondFactorStore: Sendable {
     /// it; the recovery code unused, which is used up); the account must exist and be enabled (its last sign-in
     /// becomes `date`), and `change` (a held link) is applied to it, saved as an account update saves (identities it
     /// adds linked, one linked elsewhere `alreadyExists`); `options` apply as to an update (the session, the
-    /// single-use mark, the audit events, a hook's amendment, the announced events). Throws ``SecondFactorError``
-    /// when the pending sign-in or the proof does not hold, `AccountStoreError(.notFound)`,
-    /// `AccountError(.userDisabled)`, or what `change` throws; then nothing is written.
+    /// single-use mark, the audit events, a hook's amendment, the announced events); the wrong attempts counted
+    /// under `lockoutKey` (``LoginAttemptStore``) are forgotten. Throws ``SecondFactorError`` when the pending
+    /// sign-in or the proof does not hold, `AccountStoreError(.notFound)`, `AccountError(.userDisabled)`, or what
+    /// `change` throws; then nothing is written.
     func completeSecondFactor(
         pendingHash: String, proof: SecondFactorProof, at date: Date, options: AccountWriteOptions,
-        _ change: @escaping @Sendable (inout Account) throws -> Void
+        clearingFailuresOf lockoutKey: String?, _ change: @escaping @Sendable (inout Account) throws -> Void
     ) async throws -> Account
 }
 
@@ -147,8 +148,17 @@ extension SecondFactorStore {
         try await insertPendingSignIn(record, consuming: nil)
     }
 
-    /// ``completeSecondFactor(pendingHash:proof:at:options:_:)`` changing nothing of the account but its last
-    /// sign-in.
+    /// ``completeSecondFactor(pendingHash:proof:at:options:clearingFailuresOf:_:)`` clearing no lockout.
+    public func completeSecondFactor(
+        pendingHash: String, proof: SecondFactorProof, at date: Date, options: AccountWriteOptions,
+        _ change: @escaping @Sendable (inout Account) throws -> Void
+    ) async throws -> Account {
+        try await completeSecondFactor(
+            pendingHash: pendingHash, proof: proof, at: date, options: options, clearingFailuresOf: nil, change)
+    }
+
+    /// ``completeSecondFactor(pendingHash:proof:at:options:clearingFailuresOf:_:)`` clearing no lockout and
+    /// changing nothing of the account but its last sign-in.
     public func completeSecondFactor(
         pendingHash: String, proof: SecondFactorProof, at date: Date, options: AccountWriteOptions
     ) async throws -> Account {

@@ -166,10 +166,10 @@ extension SQLBrokerStore {
         }
     }
 
-    /// Finishes the pending sign-in with `proof`, in one transaction.
+    /// Finishes the pending sign-in with `proof`, in one transaction that also clears the lockout.
     public func completeSecondFactor(
         pendingHash: String, proof: SecondFactorProof, at date: Date, options: AccountWriteOptions,
-        _ change: @escaping @Sendable (inout Account) throws -> Void
+        clearingFailuresOf lockoutKey: String?, _ change: @escaping @Sendable (inout Account) throws -> Void
     ) async throws -> Account {
         let events = eventRouting
         return try await write { connection in
@@ -192,6 +192,9 @@ extension SQLBrokerStore {
             }
             guard let account = try Self.loadAccount(in: connection, sql: Self.selectAccountByID, [.text(uid.rawValue)])
             else { throw AccountStoreError(.notFound, "no account \(uid)") }
+            if let lockoutKey {
+                try connection.execute("DELETE FROM password_failures WHERE email_key = ?", [.text(lockoutKey)])
+            }
             return try Self.save(
                 account,
                 changedBy: { account in
