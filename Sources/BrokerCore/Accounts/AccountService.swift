@@ -86,9 +86,13 @@ public struct AccountService: Sendable {
         if let returning = try await signInLinked(signIn) { return returning }
         if let strategy = signIn.verified.linking { return try await strategy.signInUnlinked(signIn, accounts: self) }
         let identity = signIn.identity
-        // A lost race (the identity or the email was taken meanwhile) is decided again on fresh state.
+        // The transaction above found the identity linked to no account: the first decision takes that, unread
+        // again. A lost race (the identity or the email was taken meanwhile) is decided again on fresh state.
+        var unlinked = true
         return try await retryingRaces {
-            let linked = try await store.account(provider: identity.provider, subject: identity.subject)
+            let linked =
+                unlinked ? nil : try await store.account(provider: identity.provider, subject: identity.subject)
+            unlinked = false
             let owner: Account? =
                 if linked == nil, let email = identity.email { try await store.account(email: email) } else { nil }
             let decision = LinkingPolicy.decide(

@@ -150,7 +150,7 @@ public struct SignInFlow: Sendable {
 
     /// Signs in with a provider credential (contract section 2).
     public func signIn(_ request: SignInRequest) async throws -> SignInResult {
-        let provider = try await providers.resolve(request.provider)
+        let provider = try await resolve(request)
         let method = ProviderTokenSignIn(request: request, provider: provider, accounts: accounts)
         return try await run(method, SignInContext(requestID: request.requestID, surface: request.surface)).result
     }
@@ -203,7 +203,7 @@ public struct SignInFlow: Sendable {
     /// (`broker_links_total`) and, refused, audited (`link`) once, as a link is.
     public func upgrade(_ guest: Account, _ request: SignInRequest) async throws -> SignInResult {
         let label = request.provider.rawValue
-        let resolved = try await providers.resolve(request.provider)
+        let resolved = try await resolve(request)
         return try await counted(
             "broker_links_total", label: label, success: "success", refusal: .link, uid: guest.id,
             requestID: request.requestID, countsRefusal: resolved != nil
@@ -281,6 +281,12 @@ public struct SignInFlow: Sendable {
         }
     }
 
+    /// The enabled provider `request` names: the one its surface found, else looked up (nil when none is).
+    private func resolve(_ request: SignInRequest) async throws -> (any IdentityProvider)? {
+        if let resolved = request.resolved { return resolved }
+        return try await providers.resolve(request.provider)
+    }
+
     /// The guest service, or ``Refusal/notAGuest`` (no guests are made, so no account is one).
     private func guestService() throws -> GuestService {
         guard let guests else { throw GuestError.notAGuest }
@@ -292,7 +298,7 @@ public struct SignInFlow: Sendable {
     public func link(_ uid: AccountID, _ request: SignInRequest) async throws -> Account {
         let label = request.provider.rawValue
         // An unknown provider is not counted: its name comes from the caller.
-        let resolved = try await providers.resolve(request.provider)
+        let resolved = try await resolve(request)
         return try await counted(
             "broker_links_total", label: label, success: "success", refusal: .link, uid: uid,
             requestID: request.requestID, countsRefusal: resolved != nil
