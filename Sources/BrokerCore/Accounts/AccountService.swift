@@ -86,9 +86,13 @@ public struct AccountService: Sendable {
         if let returning = try await signInLinked(signIn) { return returning }
         if let strategy = signIn.verified.linking { return try await strategy.signInUnlinked(signIn, accounts: self) }
         let identity = signIn.identity
-        // A lost race (the identity or the email was taken meanwhile) is decided again on fresh state.
+        // The transaction above found the identity linked to no account: the first decision takes that, unread
+        // again. A lost race (the identity or the email was taken meanwhile) is decided again on fresh state.
+        var unlinked = true
         return try await retryingRaces {
-            let linked = try await store.account(provider: identity.provider, subject: identity.subject)
+            let linked =
+                unlinked ? nil : try await store.account(provider: identity.provider, subject: identity.subject)
+            unlinked = false
             let owner: Account? =
                 if linked == nil, let email = identity.email { try await store.account(email: email) } else { nil }
             let decision = LinkingPolicy.decide(
@@ -107,12 +111,12 @@ public struct AccountService: Sendable {
             provider: identity.provider.rawValue, subject: identity.subject, email: identity.email,
             emailVerified: identity.emailVerified)
         let linked = try await store.account(provider: identity.provider, subject: identity.subject)
+        let now = clock.now
         if let linked {
             var admitted = linked
             try admitted.admitSignIn(through: identity.provider, enabling: true)
-            return SignInDecision(account: linked, change: .none, credential: credential)
+            return SignInDecision(account: linked, change: .none, credential: credential).holding(verified, at: now)
         }
-        let now = clock.now
         guard verified.linking == nil else {
             // The provider's own rule decides in the commit; when it creates, it makes this account.
             return SignInDecision(
@@ -123,17 +127,16 @@ public struct AccountService: Sendable {
         let decision = LinkingPolicy.decide(
             identity: identity, linked: nil, emailOwner: owner, linkByVerifiedEmail: linkByVerifiedEmail)
         switch decision {
-        case .signIn(let account): return SignInDecision(account: account, change: .none, credential: credential)
+        case .signIn(let account):
+            return SignInDecision(account: account, change: .none, credential: credential).holding(verified, at: now)
         case .create(let claimEmail):
             return SignInDecision(
                 account: nil, change: .created, credential: credential,
                 newAccount: Self.newAccount(verified, claimingEmail: claimEmail, at: now))
         case .link(let account):
-            var decision = SignInDecision(account: account, change: .linked, credential: credential)
             var held = verified
             held.identity.photoURL = PhotoURL.sanitized(identity.photoURL, allowInsecure: allowInsecurePhotoURLs)
-            decision.heldLink = HeldLink(held, at: clock.now)
-            return decision
+            return SignInDecision(account: account, change: .linked, credential: credential).holding(held, at: now)
         case .takeOver(let account): return SignInDecision(account: account, change: .tookOver, credential: credential)
         case .conflict(let owner):
             throw Self.emailHeldBy(owner)

@@ -315,11 +315,12 @@ public struct ActionCodeService: Sendable {
         !account.emailVerified && (!account.identities.isEmpty || account.passwordHash != nil)
     }
 
-    /// The decide phase of an email sign-in to `rawEmail` (``SignInMethod/decide(_:_:)``): the account holding the
-    /// address and whether the sign-in takes it over, or a new account. Reads only; the code is checked where it is
-    /// used, in the commit.
-    func decideSignIn(email rawEmail: String) async throws -> SignInDecision {
-        let email = rawEmail.trimmingCharacters(in: .whitespaces)
+    /// The decide phase of an email sign-in to `rawEmail` with `code` (``SignInMethod/decide(_:_:)``): the account
+    /// holding the address and whether the sign-in takes it over, or a new account. Reads only: the code is checked
+    /// (and checked again where it is used, in the commit), its single-use mark the decision's, so that a sign-in
+    /// held for its second factor spends it when it is held.
+    func decideSignIn(email rawEmail: String, code: String) async throws -> SignInDecision {
+        let (_, email, mark) = try await signInCode(code, email: rawEmail)
         let credential = SignInCredential(provider: "emailLink", email: email, emailVerified: true)
         guard let existing = try await accounts.account(email: email) else {
             let now = clock.now
@@ -328,8 +329,10 @@ public struct ActionCodeService: Sendable {
                 newAccount: Self.newEmailLinkAccount(AccountID.generate(), email: email, at: now))
         }
         guard !existing.disabled else { throw AccountError(.userDisabled) }
-        return SignInDecision(
+        var decision = SignInDecision(
             account: existing, change: Self.emailSignInTakesOver(existing) ? .tookOver : .none, credential: credential)
+        decision.singleUse = mark
+        return decision
     }
 
     public func signIn(

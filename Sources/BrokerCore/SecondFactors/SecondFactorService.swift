@@ -143,11 +143,14 @@ public struct SecondFactorService: Sendable {
     // MARK: - Sign-in
 
     /// Holds a sign-in to `account` for its second factor when it has one: a pending credential (single-use, five
-    /// minutes) is stored with the session the first factor would make; nil when the account has no factor. A `link`
-    /// the sign-in would make is stored nowhere: it is sealed into the credential itself (`random.sealed-link`, the
-    /// whole credential's hash the key of the pending row, so it cannot be changed), and made by the completion.
+    /// minutes) is stored with the session the first factor would make, and the first factor's single-use mark
+    /// `mark` is spent with it (a replay is refused, `TOKEN_REPLAYED`, as on any sign-in, and holds nothing); nil,
+    /// spending nothing, when the account has no factor. A `link` the sign-in would make (or a returning identity's
+    /// new provider token) is stored nowhere: it is sealed into the credential itself (`random.sealed-link`, the whole
+    /// credential's hash the key of the pending row, so it cannot be changed), and stored by the completion.
     func hold(
-        _ account: Account, signInProvider: String, surface: SessionSurface, link: HeldLink? = nil
+        _ account: Account, signInProvider: String, surface: SessionSurface, link: HeldLink? = nil,
+        consuming mark: SingleUseMark? = nil
     ) async throws -> PendingSecondFactor? {
         let factors = try await store.secondFactors(uid: account.id)
         guard !factors.isEmpty else { return nil }
@@ -157,10 +160,14 @@ public struct SecondFactorService: Sendable {
             let text = String(decoding: link.json.serialized(), as: UTF8.self)
             credential += "." + (try cipher.seal(text, context: HeldLink.sealingContext(account.id)))
         }
-        try await store.insertPendingSignIn(
-            PendingSignInRecord(
-                credentialHash: Self.hash(credential), uid: account.id, signInProvider: signInProvider,
-                surface: surface, createdAt: now, expiresAt: now + Self.pendingLifetime))
+        let record = PendingSignInRecord(
+            credentialHash: Self.hash(credential), uid: account.id, signInProvider: signInProvider, surface: surface,
+            createdAt: now, expiresAt: now + Self.pendingLifetime)
+        do {
+            try await store.insertPendingSignIn(record, consuming: mark)
+        } catch let error as AccountStoreError where error.code == .alreadyUsed {
+            throw TokenError(.replayed)
+        }
         return PendingSecondFactor(
             uid: account.id, credential: credential,
             factors: factors.map { PendingSecondFactor.Factor(id: $0.id, type: $0.type, displayName: $0.displayName) })
@@ -238,11 +245,6 @@ public struct SecondFactorService: Sendable {
             return SecondFactorError(.invalidPendingCredential, "too many wrong codes")
         }
         return SecondFactorError(.invalidCode, "wrong code \(failures)")
-    }
-
-    /// Forgets the account's counted failures after a completed second factor.
-    func clearLockout(_ account: Account) async throws {
-        try await store.clearLoginFailures(emailKey: Self.lockoutKey(account))
     }
 
     // MARK: - Codes and secrets

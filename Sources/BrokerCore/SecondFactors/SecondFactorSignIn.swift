@@ -10,7 +10,8 @@ struct TOTPSecondFactorPhase: SecondFactorPhase {
     ) async throws -> PendingSecondFactor? {
         guard let account = decision.account else { return nil }
         return try await service.hold(
-            account, signInProvider: method, surface: context.surface, link: decision.heldLink)
+            account, signInProvider: method, surface: context.surface, link: decision.heldLink,
+            consuming: decision.singleUse)
     }
 }
 
@@ -19,7 +20,11 @@ struct TOTPSecondFactorPhase: SecondFactorPhase {
 /// credential and checks again, in its transaction, that the factor is still enrolled and the step unused (or the
 /// recovery code unused), then stores the session the first factor would have made, its ID tokens carrying
 /// `mfa`: `totp` or `recovery`. Counted and audited under `mfa`; a wrong code counts toward the account's lockout,
-/// and a completed second factor clears it.
+/// and a completed second factor clears it in its transaction. So a completion is one commit (the pending
+/// credential spent, the factor's step or recovery code used, the session, the audit events, the lockout cleared)
+/// after the one that counts its attempt before the code is checked (``SecondFactorService/check(_:for:)``, as a
+/// password's: so concurrent guesses cannot all slip under the limit); a crash between them leaves one counted
+/// attempt and the pending sign-in usable.
 struct SecondFactorSignIn: SignInMethod {
     let credential: String
     let answer: SecondFactorService.Answer
@@ -57,11 +62,12 @@ struct SecondFactorSignIn: SignInMethod {
     }
 
     func decide(_ proof: SecondFactorService.Checked, _ context: SignInContext) async throws -> SignInDecision {
-        SignInDecision(
-            account: proof.account, change: proof.link == nil ? .none : .linked,
+        let link = proof.link.flatMap { $0.links ? $0 : nil }
+        return SignInDecision(
+            account: proof.account, change: link == nil ? .none : .linked,
             credential: SignInCredential(
-                provider: proof.pending.signInProvider, subject: proof.link?.identity.subject,
-                email: proof.link?.identity.email ?? proof.account.email, emailVerified: proof.link != nil))
+                provider: proof.pending.signInProvider, subject: link?.identity.subject,
+                email: link?.identity.email ?? proof.account.email, emailVerified: link != nil))
     }
 
     func commit(
@@ -75,14 +81,17 @@ struct SecondFactorSignIn: SignInMethod {
         }
         var events = [event(.signIn, label)]
         if case .recoveryCode = proof.proof { events.append(event(.mfaRecoveryCodeUsed, "recovery")) }
-        // A held link is made now, in the completion's transaction, with its audit event and single-use mark.
+        // A held link is made now, in the completion's transaction, with its audit event (its single-use mark was
+        // spent by the hold); a returning identity's held provider token is kept now too.
         let link = proof.link
-        if let link { events.insert(event(.link, link.identity.provider.rawValue), at: 0) }
+        let links = link?.links == true
+        if let link, links { events.insert(event(.link, link.identity.provider.rawValue), at: 0) }
         let account: Account
         do {
             account = try await service.store.completeSecondFactor(
                 pendingHash: proof.pending.credentialHash, proof: proof.proof, at: now,
-                options: AccountWriteOptions(consuming: link?.singleUse, issuing: session, recording: events)
+                options: AccountWriteOptions(issuing: session, recording: events),
+                clearingFailuresOf: SecondFactorService.lockoutKey(proof.account)
             ) { account in try link?.apply(to: &account, at: now) }
         } catch let error as SecondFactorError where error.code == .invalidCode {
             // The factor was removed, or the step or code used, since the check: a wrong code.
@@ -93,7 +102,6 @@ struct SecondFactorSignIn: SignInMethod {
             // The identity was linked to an account meanwhile: the link no longer applies.
             throw SecondFactorError(.invalidPendingCredential, "the held identity was linked meanwhile")
         }
-        try await service.clearLockout(account)
-        return CommittedSignIn(account: account, change: link == nil ? .none : .linked)
+        return CommittedSignIn(account: account, change: links ? .linked : .none)
     }
 }

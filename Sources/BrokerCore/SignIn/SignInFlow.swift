@@ -150,7 +150,7 @@ public struct SignInFlow: Sendable {
 
     /// Signs in with a provider credential (contract section 2).
     public func signIn(_ request: SignInRequest) async throws -> SignInResult {
-        let provider = try await providers.resolve(request.provider)
+        let provider = try await resolve(request)
         let method = ProviderTokenSignIn(request: request, provider: provider, accounts: accounts)
         return try await run(method, SignInContext(requestID: request.requestID, surface: request.surface)).result
     }
@@ -202,17 +202,12 @@ public struct SignInFlow: Sendable {
     /// and claims, no longer a guest, and a new session of that provider stored with the change. Counted
     /// (`broker_links_total`) and, refused, audited (`link`) once, as a link is.
     public func upgrade(_ guest: Account, _ request: SignInRequest) async throws -> SignInResult {
-        let label = request.provider.rawValue
-        let resolved = try await providers.resolve(request.provider)
-        return try await counted(
-            "broker_links_total", label: label, success: "success", refusal: .link, uid: guest.id,
-            requestID: request.requestID, countsRefusal: resolved != nil
-        ) {
-            guard let provider = resolved else { throw SignInError(.providerNotEnabled) }
-            let verified = try await provider.verifyRecordingKind(request.credential, hints: request.hints)
+        try await linking(guest.id, request) { verified in
             let guests = try guestService()
             // The session's format names the provider on its listener (``SessionFormat/signInProvider(_:)``).
-            return try await renew(guest, provider: label, because: .upgrade, surface: request.surface) { grant in
+            return try await renew(
+                guest, provider: request.provider.rawValue, because: .upgrade, surface: request.surface
+            ) { grant in
                 try await guests.upgrade(guest.id, linking: verified, session: grant, requestID: request.requestID)
             }
         }
@@ -248,17 +243,10 @@ public struct SignInFlow: Sendable {
         _ guest: Account, emailLinkCode code: String, email: String, actionCodes: ActionCodeService,
         requestID: String, surface: SessionSurface
     ) async throws -> SignInResult {
-        try await counted(
-            "broker_links_total", label: "emailLink", success: "success", refusal: .link, uid: guest.id,
-            requestID: requestID
-        ) {
+        try await emailLinkChange(guest, because: .upgrade, requestID: requestID, surface: surface) { grant in
             _ = try guestService()
-            return try await renew(
-                guest, provider: ProviderID.password.rawValue, because: .upgrade, surface: surface
-            ) { grant in
-                try await actionCodes.upgradeGuest(
-                    guest.id, email: email, code: code, session: grant, requestID: requestID)
-            }
+            return try await actionCodes.upgradeGuest(
+                guest.id, email: email, code: code, session: grant, requestID: requestID)
         }
     }
 
@@ -269,16 +257,31 @@ public struct SignInFlow: Sendable {
         _ account: Account, emailLinkCode code: String, email: String, actionCodes: ActionCodeService,
         requestID: String, surface: SessionSurface
     ) async throws -> SignInResult {
+        try await emailLinkChange(account, because: .link, requestID: requestID, surface: surface) { grant in
+            try await actionCodes.linkEmail(account.id, email: email, code: code, session: grant, requestID: requestID)
+        }
+    }
+
+    /// The change an email sign-in code makes to the signed-in `account` (`write`: a guest's upgrade, a link), stored
+    /// with a new `password` session (an email-link sign-in's `sign_in_provider`), renewed `because`. Counted
+    /// (`broker_links_total`, label `emailLink`) and, refused, audited (`link`) once.
+    private func emailLinkChange(
+        _ account: Account, because reason: RenewalReason, requestID: String, surface: SessionSurface,
+        _ write: @escaping @Sendable (SessionGrant) async throws -> Account
+    ) async throws -> SignInResult {
         try await counted(
             "broker_links_total", label: "emailLink", success: "success", refusal: .link, uid: account.id,
             requestID: requestID
         ) {
-            try await renew(account, provider: ProviderID.password.rawValue, because: .link, surface: surface) {
-                grant in
-                try await actionCodes.linkEmail(
-                    account.id, email: email, code: code, session: grant, requestID: requestID)
-            }
+            try await renew(
+                account, provider: ProviderID.password.rawValue, because: reason, surface: surface, storedBy: write)
         }
+    }
+
+    /// The enabled provider `request` names: the one its surface found, else looked up (nil when none is).
+    private func resolve(_ request: SignInRequest) async throws -> (any IdentityProvider)? {
+        if let resolved = request.resolved { return resolved }
+        return try await providers.resolve(request.provider)
     }
 
     /// The guest service, or ``Refusal/notAGuest`` (no guests are made, so no account is one).
@@ -290,16 +293,24 @@ public struct SignInFlow: Sendable {
     /// Links another provider's identity to the signed-in account `uid` (its single-use mark recorded with the
     /// link), and records the `link` event; a refusal is counted (`broker_links_total`) and audited (`link`) once.
     public func link(_ uid: AccountID, _ request: SignInRequest) async throws -> Account {
-        let label = request.provider.rawValue
-        // An unknown provider is not counted: its name comes from the caller.
-        let resolved = try await providers.resolve(request.provider)
+        try await linking(uid, request) { verified in
+            try await accounts.link(uid, verified, requestID: request.requestID)
+        }
+    }
+
+    /// Verifies `request`'s credential with the provider it names and makes `change` of it to the signed-in account
+    /// `uid` (a link, a guest's upgrade): counted (`broker_links_total`, under the provider) and, refused, audited
+    /// (`link`) once; an unknown provider's refusal is not counted (its name comes from the caller).
+    private func linking<T>(
+        _ uid: AccountID, _ request: SignInRequest, _ change: (VerifiedIdentity) async throws -> T
+    ) async throws -> T {
+        let resolved = try await resolve(request)
         return try await counted(
-            "broker_links_total", label: label, success: "success", refusal: .link, uid: uid,
+            "broker_links_total", label: request.provider.rawValue, success: "success", refusal: .link, uid: uid,
             requestID: request.requestID, countsRefusal: resolved != nil
         ) {
             guard let provider = resolved else { throw SignInError(.providerNotEnabled) }
-            let verified = try await provider.verifyRecordingKind(request.credential, hints: request.hints)
-            return try await accounts.link(uid, verified, requestID: request.requestID)
+            return try await change(try await provider.verifyRecordingKind(request.credential, hints: request.hints))
         }
     }
 

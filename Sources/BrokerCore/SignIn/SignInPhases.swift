@@ -13,9 +13,13 @@ public struct SignInDecision: Sendable {
     /// or not), for a decision that creates one: what `beforeCreate` is told of (its uid is not told: the account
     /// is not stored yet). Nil when the method cannot say before its commit.
     public var newAccount: Account?
-    /// For a ``SignInOutcome/Change/linked`` decision, the link the commit would make: a sign-in held for its
-    /// second factor makes it only when the second factor completes (``HeldLink``).
+    /// What the commit would store of a provider's identity: for a ``SignInOutcome/Change/linked`` decision the
+    /// link, for a returning one the provider's new token; a sign-in held for its second factor stores it only when
+    /// the second factor completes (``HeldLink``).
     var heldLink: HeldLink?
+    /// The credential's single-use mark: a sign-in held for its second factor spends it when it is held, so that
+    /// the credential holds no second sign-in (``SecondFactorService/hold(_:signInProvider:surface:link:consuming:)``).
+    var singleUse: SingleUseMark?
 
     /// Creates a decision.
     public init(

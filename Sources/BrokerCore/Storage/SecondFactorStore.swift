@@ -119,8 +119,9 @@ public protocol SecondFactorStore: Sendable {
     func replaceRecoveryCodes(uid: AccountID, hashes: [String], recording: [AuditEvent]) async throws -> Bool
     /// The enrolled factors and unused recovery codes of each of `uids` that has a factor (an export's page).
     func secondFactorSets(of uids: [AccountID]) async throws -> [AccountID: AccountSecondFactors]
-    /// Stores a pending sign-in, forgetting expired ones.
-    func insertPendingSignIn(_ record: PendingSignInRecord) async throws
+    /// Stores a pending sign-in, forgetting expired ones, and records the first factor's single-use `mark` (if any)
+    /// in the same transaction: a mark recorded before (and unexpired) fails it with `alreadyUsed`, storing nothing.
+    func insertPendingSignIn(_ record: PendingSignInRecord, consuming mark: SingleUseMark?) async throws
     /// The pending sign-in with this credential hash, unless it expired before `date`.
     func pendingSignIn(hash: String, at date: Date) async throws -> PendingSignInRecord?
     /// Counts one wrong code against the pending sign-in; at `limit` wrong codes it is deleted. The count after,
@@ -131,18 +132,33 @@ public protocol SecondFactorStore: Sendable {
     /// it; the recovery code unused, which is used up); the account must exist and be enabled (its last sign-in
     /// becomes `date`), and `change` (a held link) is applied to it, saved as an account update saves (identities it
     /// adds linked, one linked elsewhere `alreadyExists`); `options` apply as to an update (the session, the
-    /// single-use mark, the audit events, a hook's amendment, the announced events). Throws ``SecondFactorError``
-    /// when the pending sign-in or the proof does not hold, `AccountStoreError(.notFound)`,
-    /// `AccountError(.userDisabled)`, or what `change` throws; then nothing is written.
+    /// single-use mark, the audit events, a hook's amendment, the announced events); the wrong attempts counted
+    /// under `lockoutKey` (``LoginAttemptStore``) are forgotten. Throws ``SecondFactorError`` when the pending
+    /// sign-in or the proof does not hold, `AccountStoreError(.notFound)`, `AccountError(.userDisabled)`, or what
+    /// `change` throws; then nothing is written.
     func completeSecondFactor(
         pendingHash: String, proof: SecondFactorProof, at date: Date, options: AccountWriteOptions,
-        _ change: @escaping @Sendable (inout Account) throws -> Void
+        clearingFailuresOf lockoutKey: String?, _ change: @escaping @Sendable (inout Account) throws -> Void
     ) async throws -> Account
 }
 
 extension SecondFactorStore {
-    /// ``completeSecondFactor(pendingHash:proof:at:options:_:)`` changing nothing of the account but its last
-    /// sign-in.
+    /// Stores a pending sign-in that spends no single-use mark.
+    public func insertPendingSignIn(_ record: PendingSignInRecord) async throws {
+        try await insertPendingSignIn(record, consuming: nil)
+    }
+
+    /// ``completeSecondFactor(pendingHash:proof:at:options:clearingFailuresOf:_:)`` clearing no lockout.
+    public func completeSecondFactor(
+        pendingHash: String, proof: SecondFactorProof, at date: Date, options: AccountWriteOptions,
+        _ change: @escaping @Sendable (inout Account) throws -> Void
+    ) async throws -> Account {
+        try await completeSecondFactor(
+            pendingHash: pendingHash, proof: proof, at: date, options: options, clearingFailuresOf: nil, change)
+    }
+
+    /// ``completeSecondFactor(pendingHash:proof:at:options:clearingFailuresOf:_:)`` clearing no lockout and
+    /// changing nothing of the account but its last sign-in.
     public func completeSecondFactor(
         pendingHash: String, proof: SecondFactorProof, at date: Date, options: AccountWriteOptions
     ) async throws -> Account {

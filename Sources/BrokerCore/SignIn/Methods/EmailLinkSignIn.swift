@@ -11,11 +11,14 @@ struct EmailLinkSignIn: SignInMethod {
 
     func sessionProvider(on surface: SessionSurface) -> String { ProviderID.password.rawValue }
 
-    /// The code is checked where it is used, in the commit's transaction.
+    /// The code is checked where it is used, in the commit's transaction, and by ``decide(_:_:)`` when a phase needs
+    /// the decision.
     func authenticate(_ context: SignInContext) async throws -> Bool { true }
 
+    /// The code checked (unused, unexpired, an email sign-in's, for this address), so that no phase runs on an
+    /// unproven email; a sign-in held for its second factor spends it when it is held.
     func decide(_ proof: Bool, _ context: SignInContext) async throws -> SignInDecision {
-        try await actionCodes.decideSignIn(email: email)
+        try await actionCodes.decideSignIn(email: email, code: code)
     }
 
     func commit(_ proof: Bool, session: SessionGrant, context: SignInContext) async throws -> CommittedSignIn {

@@ -62,11 +62,12 @@ extension MemoryBrokerStore {
         return true
     }
 
-    /// Stores a pending sign-in, forgetting expired ones.
-    public func insertPendingSignIn(_ record: PendingSignInRecord) throws {
+    /// Stores a pending sign-in, forgetting expired ones, with the first factor's single-use mark.
+    public func insertPendingSignIn(_ record: PendingSignInRecord, consuming mark: SingleUseMark?) throws {
         guard pendingSignIns[record.credentialHash] == nil else {
             throw AccountStoreError(.alreadyExists, "pending sign-in")
         }
+        if let mark { try consume(mark) }
         let now = Self.normalized(record.createdAt)
         pendingSignIns = pendingSignIns.filter { $0.value.expiresAt >= now }
         var stored = record
@@ -88,11 +89,11 @@ extension MemoryBrokerStore {
         return pending.failures
     }
 
-    /// Finishes the pending sign-in with `proof`; every check is made before anything changes (a refusal changes
-    /// nothing, as a rolled-back transaction).
+    /// Finishes the pending sign-in with `proof` and clears the lockout; every check is made before anything changes
+    /// (a refusal changes nothing, as a rolled-back transaction).
     public func completeSecondFactor(
         pendingHash: String, proof: SecondFactorProof, at date: Date, options: AccountWriteOptions,
-        _ change: @escaping @Sendable (inout Account) throws -> Void
+        clearingFailuresOf lockoutKey: String?, _ change: @escaping @Sendable (inout Account) throws -> Void
     ) throws -> Account {
         guard let pending = pendingSignIn(hash: pendingHash, at: date) else {
             throw SecondFactorError(.invalidPendingCredential, "unknown, expired or used")
@@ -115,6 +116,7 @@ extension MemoryBrokerStore {
             try change(&account)
         }
         pendingSignIns[pendingHash] = nil
+        if let lockoutKey { clearLoginFailures(emailKey: lockoutKey) }
         switch proof {
         case .totp(let factorID, let step): factors[factorID]?.lastUsedStep = step
         case .recoveryCode(let hash): recoveryCodes[uid]?.remove(hash)

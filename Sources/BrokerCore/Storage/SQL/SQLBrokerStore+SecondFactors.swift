@@ -124,9 +124,11 @@ extension SQLBrokerStore {
         try replaceRecoveryCodes(uid: uid, hashes: set.recoveryCodeHashes, at: date, in: connection)
     }
 
-    /// Stores a pending sign-in, forgetting expired ones.
-    public func insertPendingSignIn(_ record: PendingSignInRecord) async throws {
+    /// Stores a pending sign-in, forgetting expired ones, with the first factor's single-use mark.
+    public func insertPendingSignIn(_ record: PendingSignInRecord, consuming mark: SingleUseMark?) async throws {
+        let now = clock.now
         try await write { connection in
+            try Self.consume(mark, now: now, in: connection)
             try connection.execute(
                 "DELETE FROM mfa_pending_sign_ins WHERE expires_at < ?", [Self.millis(record.createdAt)])
             try connection.execute(
@@ -164,10 +166,10 @@ extension SQLBrokerStore {
         }
     }
 
-    /// Finishes the pending sign-in with `proof`, in one transaction.
+    /// Finishes the pending sign-in with `proof`, in one transaction that also clears the lockout.
     public func completeSecondFactor(
         pendingHash: String, proof: SecondFactorProof, at date: Date, options: AccountWriteOptions,
-        _ change: @escaping @Sendable (inout Account) throws -> Void
+        clearingFailuresOf lockoutKey: String?, _ change: @escaping @Sendable (inout Account) throws -> Void
     ) async throws -> Account {
         let events = eventRouting
         return try await write { connection in
@@ -190,6 +192,9 @@ extension SQLBrokerStore {
             }
             guard let account = try Self.loadAccount(in: connection, sql: Self.selectAccountByID, [.text(uid.rawValue)])
             else { throw AccountStoreError(.notFound, "no account \(uid)") }
+            if let lockoutKey {
+                try connection.execute("DELETE FROM password_failures WHERE email_key = ?", [.text(lockoutKey)])
+            }
             return try Self.save(
                 account,
                 changedBy: { account in

@@ -40,9 +40,10 @@ extension FirebaseSurface {
         else {
             throw FirebaseError("INVALID_PROVIDER_ID", "Provider Id is not supported.")
         }
-        let request = SignInRequest(
+        var request = SignInRequest(
             provider: provider.id, credential: credential, hints: CredentialHints(fullName: Self.fullName(fields["user"])),
             requestID: call.requestID, surface: .firebase)
+        request.resolved = provider
         return IdpAssertion(firebaseProviderID: firebaseID, request: request, token: token)
     }
 

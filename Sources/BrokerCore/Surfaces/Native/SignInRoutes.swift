@@ -35,7 +35,10 @@ extension NativeSurface {
         }
         let hints = CredentialHints(
             fullName: try fullName(body.members["fullName"]), authorizationCode: try body.optionalString("authorizationCode"))
-        return SignInRequest(provider: provider.id, credential: credential, hints: hints, requestID: context.requestID)
+        var signIn = SignInRequest(
+            provider: provider.id, credential: credential, hints: hints, requestID: context.requestID)
+        signIn.resolved = provider
+        return signIn
     }
 
     /// "Given Middle Family" from a `fullName` object, nil when absent or empty.
