@@ -85,13 +85,19 @@ public struct PasskeyService: Sendable {
 
     /// `PublicKeyCredentialCreationOptionsJSON` for a passwordless sign-up: a fresh challenge (5 minutes) bound to
     /// a new user handle and the `email` and `displayName` the new account will have. An email is checked and must
-    /// be free (`invalidEmail`, `emailExists`).
-    public func signUpOptions(email rawEmail: String?, displayName rawDisplayName: String?) async throws -> JSONValue {
+    /// be free (`invalidEmail`, `emailExists`). With `guest`, the signed-in guest its sign-up upgrades (contract
+    /// section 13), the challenge is issued to that account and works only for its upgrade; an account that is no
+    /// guest is ``Refusal/notAGuest``, a disabled one `userDisabled`.
+    public func signUpOptions(
+        email rawEmail: String?, displayName rawDisplayName: String?, guest: Account? = nil
+    ) async throws -> JSONValue {
+        if let guest { try GuestService.admitUpgrade(guest) }
         let email = try await checkedSignUpEmail(rawEmail)
         let trimmedName = rawDisplayName?.trimmingCharacters(in: .whitespacesAndNewlines)
         let displayName = trimmedName?.isEmpty == false ? trimmedName : nil
         let handle = Base64URL.encode(SecureRandom.bytes(Self.userHandleLength))
-        let challenge = try await issue(.signUp, userHandle: handle, email: email, displayName: displayName)
+        let challenge = try await issue(
+            .signUp, uid: guest?.id, userHandle: handle, email: email, displayName: displayName)
         return creationOptions(
             challenge: challenge, userHandle: handle, name: email ?? displayName ?? "",
             displayName: displayName ?? email ?? "", excluding: [])
@@ -108,7 +114,11 @@ public struct PasskeyService: Sendable {
     /// Verifies `credential` (a `RegistrationResponseJSON`) against a sign-up challenge and makes the account it
     /// creates, storing nothing but the spent challenge. Throws ``PasskeyError``: `invalidRegistration` for any
     /// check, `passkeyExists` for a credential registered already; `emailExists` when the email was taken since.
-    public func verifySignUp(_ credential: JSONValue, name: String?) async throws -> NewPasskeyAccount {
+    /// With `guest`, the sign-up upgrades that guest: the challenge must have been issued to it (and one issued to a
+    /// guest works only for its upgrade), and the account made keeps the guest's uid.
+    public func verifySignUp(
+        _ credential: JSONValue, name: String?, guest: AccountID? = nil
+    ) async throws -> NewPasskeyAccount {
         let name = try Self.checkedName(name)
         let response: RegistrationResponse
         let registration: WebAuthnRelyingParty.Registration
@@ -116,6 +126,9 @@ public struct PasskeyService: Sendable {
         do {
             response = try RegistrationResponse(json: credential)
             issued = try await spend(response.clientDataJSON, .signUp, signIn: false)
+            guard issued.uid == guest else {
+                throw PasskeyError(.invalidRegistration, "a sign-up challenge of another account")
+            }
             registration = try party.verifyRegistration(response, challenge: try challenge(of: response.clientDataJSON))
         } catch let error as WebAuthnError {
             throw PasskeyError(error, signIn: false)
@@ -129,7 +142,8 @@ public struct PasskeyService: Sendable {
         _ = try await checkedSignUpEmail(issued.email)
         let now = clock.now
         let account = Account(
-            id: AccountID.generate(), email: issued.email, emailVerified: false, displayName: issued.displayName,
+            id: guest ?? AccountID.generate(), email: issued.email, emailVerified: false,
+            displayName: issued.displayName,
             createdAt: now, lastSignInAt: now, origin: .signup)
         let passkey = Self.record(registration, response, uid: account.id, userHandle: handle, name: name, at: now)
         return NewPasskeyAccount(account: account, passkey: passkey)
@@ -150,6 +164,38 @@ public struct PasskeyService: Sendable {
             throw AccountError(.emailExists)  // a concurrent sign-up with the same email won
         }
         return try await store.account(id: uid) ?? new.account
+    }
+
+    /// Stores a verified sign-up that upgrades the guest `new.account.id` (contract section 13): its passkey, the
+    /// email (unverified) and display name asked for, and the account no longer a guest, with `session` and the
+    /// `sign_up` and `passkey_register` audit events, in one transaction; the uid, the other sessions and the
+    /// custom claims stay. An account that is no guest (another upgrade won) is ``Refusal/notAGuest``, a disabled
+    /// one `userDisabled`, an email taken since `emailExists`; nothing is stored then.
+    public func upgrade(_ new: NewPasskeyAccount, session: SessionGrant, requestID: String) async throws -> Account {
+        let now = clock.now
+        let upgrade = new.account
+        let events = [
+            Self.event(.signUp, uid: upgrade.id, at: now, requestID: requestID),
+            Self.event(.passkeyRegister, uid: upgrade.id, at: now, requestID: requestID),
+        ]
+        do {
+            return try await store.insertPasskey(
+                new.passkey, options: AccountWriteOptions(issuing: session, recording: events)
+            ) { account in
+                try GuestService.admitUpgrade(account)
+                if let email = upgrade.email {
+                    account.email = email
+                    account.emailVerified = false
+                }
+                if let displayName = upgrade.displayName { account.displayName = displayName }
+                account.isAnonymous = false
+                account.lastSignInAt = now
+            }
+        } catch let error as AccountStoreError where error.code == .alreadyExists {
+            throw AccountError(.emailExists)  // taken meanwhile
+        } catch let error as AccountStoreError where error.code == .notFound {
+            throw AccountError(.notFound)
+        }
     }
 
     /// `email` trimmed (nil when absent or empty), a valid address no account has.

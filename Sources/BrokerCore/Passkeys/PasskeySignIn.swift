@@ -111,3 +111,24 @@ extension SignInFlow {
         return try await run(method, SignInContext(requestID: requestID)).result
     }
 }
+
+extension SignInFlow {
+    /// Upgrades `guest` in place by a passwordless sign-up with `credential` (a `RegistrationResponseJSON` answering
+    /// sign-up options issued to the guest), on the native listener (contract sections 13 and 15): the same uid,
+    /// sessions and custom claims, now with the passkey and no longer a guest, and a new `passkey` session stored
+    /// with the change (``PasskeyService/upgrade(_:session:requestID:)``). Counted and audited as the upgrade by
+    /// `POST /v1/signup` is (``upgradeBySignUp(_:label:requestID:surface:storedBy:)``).
+    public func upgrade(
+        _ guest: Account, passkey credential: JSONValue, name: String?, service: PasskeyService?, requestID: String
+    ) async throws -> SignInResult {
+        guard let service else { throw PasskeyError(.notEnabled) }
+        return try await upgradeBySignUp(
+            guest, label: PasskeySignIn.label, requestID: requestID, surface: .native
+        ) { grant in
+            // An account that is no guest is refused before its challenge is spent, as `POST /v1/signup` refuses it.
+            try GuestService.admitUpgrade(guest)
+            let verified = try await service.verifySignUp(credential, name: name, guest: guest.id)
+            return try await service.upgrade(verified, session: grant, requestID: requestID)
+        }
+    }
+}
