@@ -31,9 +31,8 @@ extension NativeSurface {
             let body = try NativeBody(request)
             try body.allowOnly(["credential", "name"])
             let credential = try body.webAuthnCredential("a RegistrationResponseJSON")
-            try selfService.requireRecentSignIn(user)
-            let passkey = try await passkeys.register(
-                user.account, credential: credential, name: try body.optionalString("name"),
+            let passkey = try await selfService.registerPasskey(
+                user, credential: credential, name: try body.optionalString("name"), using: passkeys,
                 requestID: context.requestID)
             return .json(201, ["passkey": passkey.json])
         }
