@@ -55,23 +55,9 @@ public struct PasskeyService: Sendable {
     public func register(
         _ account: Account, credential: JSONValue, name: String?, requestID: String
     ) async throws -> PasskeyRecord {
-        let response: RegistrationResponse
-        let registration: WebAuthnRelyingParty.Registration
-        let issued: PasskeyChallengeRecord
-        do {
-            response = try RegistrationResponse(json: credential)
-            issued = try await spend(response.clientDataJSON, .registration, signIn: false)
-            guard issued.uid == account.id, let handle = issued.userHandle, !handle.isEmpty else {
-                throw PasskeyError(.invalidRegistration, "challenge of another account")
-            }
-            registration = try party.verifyRegistration(response, challenge: try challenge(of: response.clientDataJSON))
-        } catch let error as WebAuthnError {
-            throw PasskeyError(error, signIn: false)
-        }
+        let verified = try await verifyRegistration(credential, .registration, issuedTo: account.id)
         let now = clock.now
-        let record = Self.record(
-            registration, response, uid: account.id, userHandle: issued.userHandle ?? "",
-            name: try Self.checkedName(name), at: now)
+        let record = verified.record(uid: account.id, name: try Self.checkedName(name), at: now)
         let event = Self.event(.passkeyRegister, uid: account.id, at: now, requestID: requestID)
         do {
             try await store.insertPasskey(record, recording: [event])
@@ -120,32 +106,17 @@ public struct PasskeyService: Sendable {
         _ credential: JSONValue, name: String?, guest: AccountID? = nil
     ) async throws -> NewPasskeyAccount {
         let name = try Self.checkedName(name)
-        let response: RegistrationResponse
-        let registration: WebAuthnRelyingParty.Registration
-        let issued: PasskeyChallengeRecord
-        do {
-            response = try RegistrationResponse(json: credential)
-            issued = try await spend(response.clientDataJSON, .signUp, signIn: false)
-            guard issued.uid == guest else {
-                throw PasskeyError(.invalidRegistration, "a sign-up challenge of another account")
-            }
-            registration = try party.verifyRegistration(response, challenge: try challenge(of: response.clientDataJSON))
-        } catch let error as WebAuthnError {
-            throw PasskeyError(error, signIn: false)
-        }
-        guard let handle = issued.userHandle, !handle.isEmpty else {
-            throw PasskeyError(.invalidRegistration, "a sign-up challenge without a user handle")
-        }
-        guard try await store.passkey(id: Base64URL.encode(registration.credentialID)) == nil else {
+        let verified = try await verifyRegistration(credential, .signUp, issuedTo: guest)
+        let issued = verified.issued
+        guard try await store.passkey(id: Base64URL.encode(verified.registration.credentialID)) == nil else {
             throw PasskeyError(.passkeyExists)
         }
         _ = try await checkedSignUpEmail(issued.email)
         let now = clock.now
         let account = Account(
             id: guest ?? AccountID.generate(), email: issued.email, emailVerified: false,
-            displayName: issued.displayName,
-            createdAt: now, lastSignInAt: now, origin: .signup)
-        let passkey = Self.record(registration, response, uid: account.id, userHandle: handle, name: name, at: now)
+            displayName: issued.displayName, createdAt: now, lastSignInAt: now, origin: .signup)
+        let passkey = verified.record(uid: account.id, name: name, at: now)
         return NewPasskeyAccount(account: account, passkey: passkey)
     }
 
@@ -349,16 +320,48 @@ public struct PasskeyService: Sendable {
         ])
     }
 
-    /// The passkey a verified registration stores for `uid`.
-    static func record(
-        _ registration: WebAuthnRelyingParty.Registration, _ response: RegistrationResponse, uid: AccountID,
-        userHandle: String, name: String?, at now: Date
-    ) -> PasskeyRecord {
-        PasskeyRecord(
-            id: Base64URL.encode(registration.credentialID), uid: uid, userHandle: userHandle,
-            publicKey: registration.publicKey, algorithm: registration.algorithm.rawValue,
-            signCount: Int64(registration.signCount), transports: response.transports, name: name, createdAt: now,
-            backupEligible: registration.backupEligible, backedUp: registration.backedUp)
+    /// A registration response verified against the challenge it names: the registration and the challenge as issued.
+    struct VerifiedRegistration {
+        /// The response as parsed.
+        var response: RegistrationResponse
+        /// What the relying party verified.
+        var registration: WebAuthnRelyingParty.Registration
+        /// The challenge, spent.
+        var issued: PasskeyChallengeRecord
+        /// The user handle the challenge was issued with.
+        var userHandle: String
+
+        /// The passkey the registration stores for `uid`.
+        func record(uid: AccountID, name: String?, at now: Date) -> PasskeyRecord {
+            PasskeyRecord(
+                id: Base64URL.encode(registration.credentialID), uid: uid, userHandle: userHandle,
+                publicKey: registration.publicKey, algorithm: registration.algorithm.rawValue,
+                signCount: Int64(registration.signCount), transports: response.transports, name: name, createdAt: now,
+                backupEligible: registration.backupEligible, backedUp: registration.backedUp)
+        }
+    }
+
+    /// The first steps of every registration: parses `credential` (a `RegistrationResponseJSON`), spends the challenge
+    /// it names, which must have been issued for `ceremony` to `uid` (nil: to no account) with a user handle, and
+    /// verifies the registration against it (``WebAuthnRelyingParty/verifyRegistration(_:challenge:)``). Throws
+    /// ``PasskeyError/Code/invalidRegistration`` for any of them; stores nothing but the spent challenge.
+    func verifyRegistration(
+        _ credential: JSONValue, _ ceremony: PasskeyCeremony, issuedTo uid: AccountID?
+    ) async throws -> VerifiedRegistration {
+        do {
+            let response = try RegistrationResponse(json: credential)
+            let issued = try await spend(response.clientDataJSON, ceremony, signIn: false)
+            guard issued.uid == uid else { throw PasskeyError(.invalidRegistration, "challenge of another account") }
+            guard let handle = issued.userHandle, !handle.isEmpty else {
+                throw PasskeyError(.invalidRegistration, "a challenge without a user handle")
+            }
+            let registration = try party.verifyRegistration(
+                response, challenge: try challenge(of: response.clientDataJSON))
+            return VerifiedRegistration(
+                response: response, registration: registration, issued: issued, userHandle: handle)
+        } catch let error as WebAuthnError {
+            throw PasskeyError(error, signIn: false)
+        }
     }
 
     /// An audit event of the account's own passkey action.
