@@ -89,6 +89,14 @@ public struct PasskeyService: Sendable {
             displayName: displayName ?? email ?? "", excluding: [])
     }
 
+    /// Counts a passwordless sign-up from the client `address` (``PasskeySettings/maxSignUpsPerAddressPerHour``,
+    /// with the guests' limiter, counted apart from guests); beyond the limit within the hour, `tooManyAttempts` with
+    /// the seconds to wait.
+    func reserveSignUp(from address: String) async throws {
+        try await store.reserveCreation(
+            "passkey-sign-up " + address, limit: settings.maxSignUpsPerAddressPerHour, at: clock.now)
+    }
+
     /// A verified passwordless sign-up: the account and its first passkey, not stored yet.
     public struct NewPasskeyAccount: Sendable {
         /// The new account: the email and display name the options were asked for, no password, no identity.

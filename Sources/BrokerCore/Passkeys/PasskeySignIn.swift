@@ -70,6 +70,8 @@ struct PasskeySignUp: SignInMethod {
     let credential: JSONValue
     let name: String?
     let service: PasskeyService
+    /// The client address, whose sign-ups are limited per hour.
+    let address: String
 
     var label: String { PasskeySignIn.label }
     var refusalAction: AuditAction { .signUp }
@@ -80,7 +82,8 @@ struct PasskeySignUp: SignInMethod {
     func uid(of proof: PasskeyService.NewPasskeyAccount) -> AccountID? { proof.account.id }
 
     func authenticate(_ context: SignInContext) async throws -> PasskeyService.NewPasskeyAccount {
-        try await service.verifySignUp(credential, name: name)
+        try await service.reserveSignUp(from: address)
+        return try await service.verifySignUp(credential, name: name)
     }
 
     func decide(
@@ -102,12 +105,13 @@ struct PasskeySignUp: SignInMethod {
 
 extension SignInFlow {
     /// A passwordless sign-up with `credential` (a `RegistrationResponseJSON`) naming the passkey `name`, on the
-    /// native listener: a new account signed in.
+    /// native listener: a new account signed in, counted against the request's client address.
     public func signUp(
         passkey credential: JSONValue, name: String?, service: PasskeyService?, requestID: String
     ) async throws -> SignInResult {
         guard let service else { throw PasskeyError(.notEnabled) }
-        let method = PasskeySignUp(credential: credential, name: name, service: service)
+        let method = PasskeySignUp(
+            credential: credential, name: name, service: service, address: RequestOrigin.current?.clientAddress ?? "")
         return try await run(method, SignInContext(requestID: requestID)).result
     }
 }

@@ -4694,7 +4694,7 @@ extension OpenAPIDocument {
           "native"
         ],
         "summary": "Sign up with a passkey",
-        "description": "A passwordless sign-up: the registration is checked as `POST /v1/me/passkeys` checks it, against a challenge of `POST /v1/signup/passkey/options`, and makes a new account whose only way in is the passkey (the email unverified, no password, no identity), with the passkey and the session in one transaction. `beforeCreate` and `beforeSignIn` run as for any sign-up; counted in `broker_signups_total` (provider `passkey`) and audited as `sign_up` and `passkey_register`; a refusal stores nothing. The ID token's `sign_in_provider` is `passkey`. With `Authorization: Bearer <idToken>` of a guest's session and options asked with it, upgrades that guest in place instead (contract section 13), as `POST /v1/signup` does: same uid, sessions and custom claims, the passkey, the email (unverified) and display name of the options, `isAnonymous` false; 200 with the session body (`isNewUser` false); counted in `broker_signups_total` (provider `passkey`, outcome `upgraded`), audited as `sign_up` and `passkey_register`. A refused upgrade leaves the guest as it was.",
+        "description": "A passwordless sign-up: the registration is checked as `POST /v1/me/passkeys` checks it, against a challenge of `POST /v1/signup/passkey/options`, and makes a new account whose only way in is the passkey (the email unverified, no password, no identity), with the passkey and the session in one transaction. `beforeCreate` and `beforeSignIn` run as for any sign-up; counted in `broker_signups_total` (provider `passkey`) and audited as `sign_up` and `passkey_register`; a refusal stores nothing. The ID token's `sign_in_provider` is `passkey`. With `Authorization: Bearer <idToken>` of a guest's session and options asked with it, upgrades that guest in place instead (contract section 13), as `POST /v1/signup` does: same uid, sessions and custom claims, the passkey, the email (unverified) and display name of the options, `isAnonymous` false; 200 with the session body (`isNewUser` false); counted in `broker_signups_total` (provider `passkey`, outcome `upgraded`), audited as `sign_up` and `passkey_register`. A refused upgrade leaves the guest as it was. More than `passkeys.maxSignUpsPerAddressPerHour` sign-ups (a guest's upgrade aside) from one client address within an hour: 429 `TOO_MANY_ATTEMPTS` with `Retry-After`, nothing stored.",
         "requestBody": {
           "required": true,
           "content": {
@@ -4766,6 +4766,9 @@ extension OpenAPIDocument {
           },
           "413": {
             "$ref": "#/components/responses/Error413PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429TooManyAttempts"
           },
           "500": {
             "$ref": "#/components/responses/Error500Internal"
