@@ -14,7 +14,7 @@ extension NativeSurface {
         }
         /// The account of the request's `Authorization` header, checked as every signed-in route checks it; nil
         /// without one.
-        @Sendable func guest(_ request: HTTPRequest) async throws -> Account? {
+        @Sendable func bearerAccount(_ request: HTTPRequest) async throws -> Account? {
             guard request.headers["authorization"] != nil else { return nil }
             return try await NativeSurface.authenticate(request, services)
         }
@@ -84,7 +84,7 @@ extension NativeSurface {
             let email = try body.optionalString("email")
             let displayName = try body.optionalString("displayName")
             // With a guest's ID token, the options of its upgrade in place (contract section 13).
-            let guest = try await guest(request)
+            let guest = try await bearerAccount(request)
             return .json(200, try await passkeys.signUpOptions(email: email, displayName: displayName, guest: guest))
         }
         router.add("POST", "/v1/signup/passkey") { request, context in
@@ -95,7 +95,7 @@ extension NativeSurface {
             let credential = try body.webAuthnCredential("a RegistrationResponseJSON")
             let name = try body.optionalString("name")
             // With a guest's ID token, the guest's upgrade in place (contract section 13), as `POST /v1/signup`.
-            if let guest = try await guest(request) {
+            if let guest = try await bearerAccount(request) {
                 let upgraded = try await services.signIn.upgrade(
                     guest, passkey: credential, name: name, service: passkeys, requestID: context.requestID)
                 return .json(200, upgraded.tokens.body(user: upgraded.account, isNewUser: false))
