@@ -89,6 +89,58 @@ extension StoreConformanceTests {
     }
 
     @Test(arguments: StoreBackend.enabled)
+    func aGuestsUpgradeByAPasskeyStoresThePasskeyAndTheChangeTogetherOrNeither(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            try await store.create(Self.account("holder", email: "taken@example.com"))
+            try await store.insertPasskey(Self.passkey("used", uid: "holder"), recording: [])
+            var guest = Self.account("guest", email: nil)
+            guest.isAnonymous = true
+            try await store.create(guest)
+            let event = AuditEvent(
+                time: date(ms: Self.t0), uid: nil, action: .signUp, provider: "passkey", actor: .user, requestID: "r")
+            let options = AccountWriteOptions(recording: [event])
+            // A credential id registered already: passkeyExists, the account unchanged.
+            await #expect(throws: PasskeyError(.passkeyExists)) {
+                try await store.insertPasskey(Self.passkey("used", uid: "guest"), options: options) {
+                    $0.isAnonymous = false
+                }
+            }
+            // An email taken: alreadyExists, no passkey.
+            await expectStoreError(.alreadyExists) {
+                _ = try await store.insertPasskey(Self.passkey("fresh", uid: "guest"), options: options) {
+                    $0.email = "taken@example.com"
+                    $0.isAnonymous = false
+                }
+            }
+            // The body refuses: nothing written.
+            await #expect(throws: GuestError.notAGuest) {
+                try await store.insertPasskey(Self.passkey("fresh", uid: "guest"), options: options) { _ in
+                    throw GuestError.notAGuest
+                }
+            }
+            // No account: notFound.
+            await expectStoreError(.notFound) {
+                _ = try await store.insertPasskey(Self.passkey("fresh", uid: "ghost"), options: options) { _ in }
+            }
+            #expect(try await store.passkey(id: "fresh") == nil)
+            #expect(try await store.account(id: AccountID("guest"))?.isAnonymous == true)
+            #expect(try await store.auditEvents(uid: AccountID("guest"), before: nil, limit: 10).isEmpty)
+
+            let upgraded = try await store.insertPasskey(Self.passkey("fresh", uid: "guest"), options: options) {
+                $0.email = "guest@example.com"
+                $0.isAnonymous = false
+            }
+            #expect(upgraded.email == "guest@example.com" && !upgraded.isAnonymous)
+            #expect(try await store.account(id: AccountID("guest")) == upgraded)
+            #expect(try await store.passkeys(uid: AccountID("guest")).map(\.id) == ["fresh"])
+            #expect(
+                try await store.auditEvents(uid: AccountID("guest"), before: nil, limit: 10).map(\.action)
+                    == [.signUp])
+        }
+    }
+
+    @Test(arguments: StoreBackend.enabled)
     func aChallengeIsSpentOnceByItsOwnCeremonyBeforeItExpires(backend: StoreBackend) async throws {
         try await withStore(backend) { fixture in
             let store = fixture.store

@@ -69,6 +69,29 @@ import Testing
         #expect(child.stdout.contains("console-browser: all scenarios passed"))
     }
 
+    /// The seeded broker's config with passkeys on, for the ceremonies of ``TestAuthenticator`` on `localhost`.
+    @Sendable static func withPasskeys(_ document: JSONValue) -> JSONValue {
+        guard case .object(var members) = document else { return document }
+        members["passkeys"] = ["enabled": true, "rpId": "localhost", "origins": ["http://localhost"]]
+        return .object(members)
+    }
+
+    /// Registers a software authenticator's passkey named `name` on the account of `idToken`; its id.
+    static func registerPasskey(_ broker: BrokerHarness, idToken: String, name: String) async throws -> String {
+        let bearer = ["Authorization": "Bearer \(idToken)"]
+        let options = try await broker.post("/v1/me/passkeys/options", [:], headers: bearer)
+        #expect(options.status == 200)
+        let publicKey = try #require(options.json?["publicKey"])
+        let challenge = try #require(Base64URL.decode(publicKey["challenge"]?.stringValue ?? ""))
+        let handle = try #require(Base64URL.decode(publicKey["user"]?["id"]?.stringValue ?? ""))
+        var authenticator = try TestAuthenticator()
+        let credential = try authenticator.register(challenge: challenge, userHandle: handle)
+        let registered = try await broker.post(
+            "/v1/me/passkeys", ["credential": credential, "name": .string(name)], headers: bearer)
+        #expect(registered.status == 201)
+        return try #require(registered.json?["passkey"]?["id"]?.stringValue)
+    }
+
     @Test(
         .enabled(if: installed || required, "Chromium is not installed here (apt-get install -y chromium chromium-driver; CI installs it)"),
         .disabled(
@@ -79,7 +102,7 @@ import Testing
         try #require(Self.installed, "\(Self.chromium) or \(Self.chromedriver) is missing")
         let python = try await Self.seleniumPython()
         let adminToken = Hex.encode(SecureRandom.bytes(16))
-        try await withBroker(adminToken: adminToken) { broker in
+        try await withBroker(adminToken: adminToken, configure: Self.withPasskeys) { broker in
             let admin = ["Authorization": "Bearer \(adminToken)"]
             // Ada: a password and Google, so Google can be unlinked; a sign-in and a refused one for the chart.
             let email = "ada.lovelace@example.com"
@@ -91,6 +114,9 @@ import Testing
             let linked = try await broker.post(
                 "/v1/me/identities/google", ["idToken": .string(google)], headers: ["Authorization": "Bearer \(idToken)"])
             #expect(linked.status == 200)
+            // A passkey, which the console lists and deletes.
+            let passkeyID = try await Self.registerPasskey(broker, idToken: idToken, name: "Ada laptop")
+            #expect(try await broker.store.passkeys(uid: AccountID(uid)).map(\.id) == [passkeyID])
             #expect(try await broker.post("/v1/signin/password", ["email": .string(email), "password": "correct horse"]).status == 200)
             #expect(try await broker.post("/v1/signin/password", ["email": .string(email), "password": "wrong horse"]).status == 400)
             #expect(try await broker.googleSignIn(["sub": "g-grace", "email": "grace@example.com", "email_verified": true]).status == 201)
@@ -104,7 +130,8 @@ import Testing
             try await Self.runScenarios(
                 python, broker: broker, adminToken: adminToken,
                 [
-                    "CONSOLE_EMAIL": email, "CONSOLE_XSS_UID": xssUID,
+                    "CONSOLE_EMAIL": email, "CONSOLE_XSS_UID": xssUID, "CONSOLE_PASSKEY_ID": passkeyID,
+                    "CONSOLE_PASSKEY_NAME": "Ada laptop",
                     "CONSOLE_OIDC_ISSUER": broker.stubs.oidcIssuer,
                 ])
 
@@ -113,6 +140,11 @@ import Testing
             #expect(after.disabled)
             #expect(after.identities.isEmpty)
             #expect(after.customClaims.flatMap { JSONValue.parse(Array($0.utf8)) } == ["role": "editor"])
+            // The passkey deleted in the console, behind its confirmation: gone, one audit event by the admin.
+            #expect(try await broker.store.passkeys(uid: AccountID(uid)).isEmpty)
+            let deleted = try await broker.store.auditEvents(
+                matching: AuditFilter(action: .passkeyDelete), before: nil, limit: 10)
+            #expect(deleted.map(\.actor) == [.admin] && deleted.map(\.uid) == [AccountID(uid)])
             // The provider added, disabled and deleted in the console: one audit event each, by the admin.
             let changes = try await broker.store.auditEvents(
                 matching: AuditFilter(action: .providerConfig), before: nil, limit: 10)

@@ -14,8 +14,6 @@ public struct GuestService: Sendable {
 
     /// The lease the sweep takes, so one instance at a time runs it.
     public static let sweepLease = "guest-sweep"
-    /// The window of ``AnonymousSettings/maxPerAddressPerHour``.
-    static let creationWindow: TimeInterval = 3600
 
     /// Creates the service.
     public init(
@@ -36,11 +34,7 @@ public struct GuestService: Sendable {
     func newGuest(address: String) async throws -> Account {
         guard settings.enabled else { throw SignInError(.providerNotEnabled, "anonymous sign-in is disabled") }
         let now = clock.now
-        if let allowedAt = try await store.reserveGuestCreation(
-            address: address, at: now, window: Self.creationWindow, limit: settings.maxPerAddressPerHour)
-        {
-            throw AccountError(.tooManyAttempts, retryAfter: max(1, Int(allowedAt.timeIntervalSince(now).rounded(.up))))
-        }
+        try await store.reserveCreation(address, limit: settings.maxPerAddressPerHour, at: now)
         return Account(
             id: AccountID.generate(), createdAt: now, lastSignInAt: now, origin: .anonymous, isAnonymous: true)
     }

@@ -10,17 +10,24 @@ public struct PasskeySettings: Sendable, Equatable {
     /// `passkeys.origins`: every origin a ceremony may come from: the web origin, `https://{rpId}` (what iOS apps
     /// with an associated domain send) and an Android app's `android:apk-key-hash:…`.
     public var origins: [String]
+    /// `passkeys.maxSignUpsPerAddressPerHour` (1 to 100,000; default 30): the most passwordless sign-ups one client
+    /// address may make in an hour (429 `TOO_MANY_ATTEMPTS` beyond), as `anonymous.maxPerAddressPerHour` limits
+    /// guests: an endpoint that makes accounts with no secret must not be unbounded.
+    public var maxSignUpsPerAddressPerHour: Int
 
     /// The documented defaults (disabled).
     public static let defaults = PasskeySettings(
         enabled: false, rpID: "example.com", rpName: nil, origins: ["https://example.com"])
 
     /// Creates settings (unchecked: ``init(config:)`` validates what comes from a file).
-    public init(enabled: Bool, rpID: String, rpName: String?, origins: [String]) {
+    public init(
+        enabled: Bool, rpID: String, rpName: String?, origins: [String], maxSignUpsPerAddressPerHour: Int = 30
+    ) {
         self.enabled = enabled
         self.rpID = rpID
         self.rpName = rpName
         self.origins = origins
+        self.maxSignUpsPerAddressPerHour = maxSignUpsPerAddressPerHour
     }
 
     /// Reads the `passkeys` section (nil: the defaults), refusing unknown fields, an `rpId` that is not a lower-case
@@ -28,8 +35,10 @@ public struct PasskeySettings: Sendable, Equatable {
     public init(config section: ConfigReader?) throws {
         self = .defaults
         guard let section else { return }
-        try section.allowOnly(["enabled", "rpId", "rpName", "origins"])
+        try section.allowOnly(["enabled", "rpId", "rpName", "origins", "maxSignUpsPerAddressPerHour"])
         enabled = try section.bool("enabled", default: false)
+        maxSignUpsPerAddressPerHour = try section.int(
+            "maxSignUpsPerAddressPerHour", default: Self.defaults.maxSignUpsPerAddressPerHour, range: 1...100_000)
         rpID = try section.optionalString("rpId") ?? Self.defaults.rpID
         rpName = try section.optionalString("rpName")
         origins = try section.strings("origins", nonEmpty: enabled)

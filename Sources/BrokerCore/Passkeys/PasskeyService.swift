@@ -55,23 +55,9 @@ public struct PasskeyService: Sendable {
     public func register(
         _ account: Account, credential: JSONValue, name: String?, requestID: String
     ) async throws -> PasskeyRecord {
-        let response: RegistrationResponse
-        let registration: WebAuthnRelyingParty.Registration
-        let issued: PasskeyChallengeRecord
-        do {
-            response = try RegistrationResponse(json: credential)
-            issued = try await spend(response.clientDataJSON, .registration, signIn: false)
-            guard issued.uid == account.id, let handle = issued.userHandle, !handle.isEmpty else {
-                throw PasskeyError(.invalidRegistration, "challenge of another account")
-            }
-            registration = try party.verifyRegistration(response, challenge: try challenge(of: response.clientDataJSON))
-        } catch let error as WebAuthnError {
-            throw PasskeyError(error, signIn: false)
-        }
+        let verified = try await verifyRegistration(credential, .registration, issuedTo: account.id)
         let now = clock.now
-        let record = Self.record(
-            registration, response, uid: account.id, userHandle: issued.userHandle ?? "",
-            name: try Self.checkedName(name), at: now)
+        let record = verified.record(uid: account.id, name: try Self.checkedName(name), at: now)
         let event = Self.event(.passkeyRegister, uid: account.id, at: now, requestID: requestID)
         do {
             try await store.insertPasskey(record, recording: [event])
@@ -85,16 +71,30 @@ public struct PasskeyService: Sendable {
 
     /// `PublicKeyCredentialCreationOptionsJSON` for a passwordless sign-up: a fresh challenge (5 minutes) bound to
     /// a new user handle and the `email` and `displayName` the new account will have. An email is checked and must
-    /// be free (`invalidEmail`, `emailExists`).
-    public func signUpOptions(email rawEmail: String?, displayName rawDisplayName: String?) async throws -> JSONValue {
+    /// be free (`invalidEmail`, `emailExists`). With `guest`, the signed-in guest its sign-up upgrades (contract
+    /// section 13), the challenge is issued to that account and works only for its upgrade; an account that is no
+    /// guest is ``Refusal/notAGuest``, a disabled one `userDisabled`.
+    public func signUpOptions(
+        email rawEmail: String?, displayName rawDisplayName: String?, guest: Account? = nil
+    ) async throws -> JSONValue {
+        if let guest { try GuestService.admitUpgrade(guest) }
         let email = try await checkedSignUpEmail(rawEmail)
         let trimmedName = rawDisplayName?.trimmingCharacters(in: .whitespacesAndNewlines)
         let displayName = trimmedName?.isEmpty == false ? trimmedName : nil
         let handle = Base64URL.encode(SecureRandom.bytes(Self.userHandleLength))
-        let challenge = try await issue(.signUp, userHandle: handle, email: email, displayName: displayName)
+        let challenge = try await issue(
+            .signUp, uid: guest?.id, userHandle: handle, email: email, displayName: displayName)
         return creationOptions(
             challenge: challenge, userHandle: handle, name: email ?? displayName ?? "",
             displayName: displayName ?? email ?? "", excluding: [])
+    }
+
+    /// Counts a passwordless sign-up from the client `address` (``PasskeySettings/maxSignUpsPerAddressPerHour``,
+    /// with the guests' limiter, counted apart from guests); beyond the limit within the hour, `tooManyAttempts` with
+    /// the seconds to wait.
+    func reserveSignUp(from address: String) async throws {
+        try await store.reserveCreation(
+            "passkey-sign-up " + address, limit: settings.maxSignUpsPerAddressPerHour, at: clock.now)
     }
 
     /// A verified passwordless sign-up: the account and its first passkey, not stored yet.
@@ -108,30 +108,23 @@ public struct PasskeyService: Sendable {
     /// Verifies `credential` (a `RegistrationResponseJSON`) against a sign-up challenge and makes the account it
     /// creates, storing nothing but the spent challenge. Throws ``PasskeyError``: `invalidRegistration` for any
     /// check, `passkeyExists` for a credential registered already; `emailExists` when the email was taken since.
-    public func verifySignUp(_ credential: JSONValue, name: String?) async throws -> NewPasskeyAccount {
+    /// With `guest`, the sign-up upgrades that guest: the challenge must have been issued to it (and one issued to a
+    /// guest works only for its upgrade), and the account made keeps the guest's uid.
+    public func verifySignUp(
+        _ credential: JSONValue, name: String?, guest: AccountID? = nil
+    ) async throws -> NewPasskeyAccount {
         let name = try Self.checkedName(name)
-        let response: RegistrationResponse
-        let registration: WebAuthnRelyingParty.Registration
-        let issued: PasskeyChallengeRecord
-        do {
-            response = try RegistrationResponse(json: credential)
-            issued = try await spend(response.clientDataJSON, .signUp, signIn: false)
-            registration = try party.verifyRegistration(response, challenge: try challenge(of: response.clientDataJSON))
-        } catch let error as WebAuthnError {
-            throw PasskeyError(error, signIn: false)
-        }
-        guard let handle = issued.userHandle, !handle.isEmpty else {
-            throw PasskeyError(.invalidRegistration, "a sign-up challenge without a user handle")
-        }
-        guard try await store.passkey(id: Base64URL.encode(registration.credentialID)) == nil else {
+        let verified = try await verifyRegistration(credential, .signUp, issuedTo: guest)
+        let issued = verified.issued
+        guard try await store.passkey(id: Base64URL.encode(verified.registration.credentialID)) == nil else {
             throw PasskeyError(.passkeyExists)
         }
         _ = try await checkedSignUpEmail(issued.email)
         let now = clock.now
         let account = Account(
-            id: AccountID.generate(), email: issued.email, emailVerified: false, displayName: issued.displayName,
-            createdAt: now, lastSignInAt: now, origin: .signup)
-        let passkey = Self.record(registration, response, uid: account.id, userHandle: handle, name: name, at: now)
+            id: guest ?? AccountID.generate(), email: issued.email, emailVerified: false,
+            displayName: issued.displayName, createdAt: now, lastSignInAt: now, origin: .signup)
+        let passkey = verified.record(uid: account.id, name: name, at: now)
         return NewPasskeyAccount(account: account, passkey: passkey)
     }
 
@@ -150,6 +143,38 @@ public struct PasskeyService: Sendable {
             throw AccountError(.emailExists)  // a concurrent sign-up with the same email won
         }
         return try await store.account(id: uid) ?? new.account
+    }
+
+    /// Stores a verified sign-up that upgrades the guest `new.account.id` (contract section 13): its passkey, the
+    /// email (unverified) and display name asked for, and the account no longer a guest, with `session` and the
+    /// `sign_up` and `passkey_register` audit events, in one transaction; the uid, the other sessions and the
+    /// custom claims stay. An account that is no guest (another upgrade won) is ``Refusal/notAGuest``, a disabled
+    /// one `userDisabled`, an email taken since `emailExists`; nothing is stored then.
+    public func upgrade(_ new: NewPasskeyAccount, session: SessionGrant, requestID: String) async throws -> Account {
+        let now = clock.now
+        let upgrade = new.account
+        let events = [
+            Self.event(.signUp, uid: upgrade.id, at: now, requestID: requestID),
+            Self.event(.passkeyRegister, uid: upgrade.id, at: now, requestID: requestID),
+        ]
+        do {
+            return try await store.insertPasskey(
+                new.passkey, options: AccountWriteOptions(issuing: session, recording: events)
+            ) { account in
+                try GuestService.admitUpgrade(account)
+                if let email = upgrade.email {
+                    account.email = email
+                    account.emailVerified = false
+                }
+                if let displayName = upgrade.displayName { account.displayName = displayName }
+                account.isAnonymous = false
+                account.lastSignInAt = now
+            }
+        } catch let error as AccountStoreError where error.code == .alreadyExists {
+            throw AccountError(.emailExists)  // taken meanwhile
+        } catch let error as AccountStoreError where error.code == .notFound {
+            throw AccountError(.notFound)
+        }
     }
 
     /// `email` trimmed (nil when absent or empty), a valid address no account has.
@@ -303,16 +328,48 @@ public struct PasskeyService: Sendable {
         ])
     }
 
-    /// The passkey a verified registration stores for `uid`.
-    static func record(
-        _ registration: WebAuthnRelyingParty.Registration, _ response: RegistrationResponse, uid: AccountID,
-        userHandle: String, name: String?, at now: Date
-    ) -> PasskeyRecord {
-        PasskeyRecord(
-            id: Base64URL.encode(registration.credentialID), uid: uid, userHandle: userHandle,
-            publicKey: registration.publicKey, algorithm: registration.algorithm.rawValue,
-            signCount: Int64(registration.signCount), transports: response.transports, name: name, createdAt: now,
-            backupEligible: registration.backupEligible, backedUp: registration.backedUp)
+    /// A registration response verified against the challenge it names: the registration and the challenge as issued.
+    struct VerifiedRegistration {
+        /// The response as parsed.
+        var response: RegistrationResponse
+        /// What the relying party verified.
+        var registration: WebAuthnRelyingParty.Registration
+        /// The challenge, spent.
+        var issued: PasskeyChallengeRecord
+        /// The user handle the challenge was issued with.
+        var userHandle: String
+
+        /// The passkey the registration stores for `uid`.
+        func record(uid: AccountID, name: String?, at now: Date) -> PasskeyRecord {
+            PasskeyRecord(
+                id: Base64URL.encode(registration.credentialID), uid: uid, userHandle: userHandle,
+                publicKey: registration.publicKey, algorithm: registration.algorithm.rawValue,
+                signCount: Int64(registration.signCount), transports: response.transports, name: name, createdAt: now,
+                backupEligible: registration.backupEligible, backedUp: registration.backedUp)
+        }
+    }
+
+    /// The first steps of every registration: parses `credential` (a `RegistrationResponseJSON`), spends the challenge
+    /// it names, which must have been issued for `ceremony` to `uid` (nil: to no account) with a user handle, and
+    /// verifies the registration against it (``WebAuthnRelyingParty/verifyRegistration(_:challenge:)``). Throws
+    /// ``PasskeyError/Code/invalidRegistration`` for any of them; stores nothing but the spent challenge.
+    func verifyRegistration(
+        _ credential: JSONValue, _ ceremony: PasskeyCeremony, issuedTo uid: AccountID?
+    ) async throws -> VerifiedRegistration {
+        do {
+            let response = try RegistrationResponse(json: credential)
+            let issued = try await spend(response.clientDataJSON, ceremony, signIn: false)
+            guard issued.uid == uid else { throw PasskeyError(.invalidRegistration, "challenge of another account") }
+            guard let handle = issued.userHandle, !handle.isEmpty else {
+                throw PasskeyError(.invalidRegistration, "a challenge without a user handle")
+            }
+            let registration = try party.verifyRegistration(
+                response, challenge: try challenge(of: response.clientDataJSON))
+            return VerifiedRegistration(
+                response: response, registration: registration, issued: issued, userHandle: handle)
+        } catch let error as WebAuthnError {
+            throw PasskeyError(error, signIn: false)
+        }
     }
 
     /// An audit event of the account's own passkey action.

@@ -70,6 +70,8 @@ struct PasskeySignUp: SignInMethod {
     let credential: JSONValue
     let name: String?
     let service: PasskeyService
+    /// The client address, whose sign-ups are limited per hour.
+    let address: String
 
     var label: String { PasskeySignIn.label }
     var refusalAction: AuditAction { .signUp }
@@ -80,7 +82,8 @@ struct PasskeySignUp: SignInMethod {
     func uid(of proof: PasskeyService.NewPasskeyAccount) -> AccountID? { proof.account.id }
 
     func authenticate(_ context: SignInContext) async throws -> PasskeyService.NewPasskeyAccount {
-        try await service.verifySignUp(credential, name: name)
+        try await service.reserveSignUp(from: address)
+        return try await service.verifySignUp(credential, name: name)
     }
 
     func decide(
@@ -102,12 +105,34 @@ struct PasskeySignUp: SignInMethod {
 
 extension SignInFlow {
     /// A passwordless sign-up with `credential` (a `RegistrationResponseJSON`) naming the passkey `name`, on the
-    /// native listener: a new account signed in.
+    /// native listener: a new account signed in, counted against the request's client address.
     public func signUp(
         passkey credential: JSONValue, name: String?, service: PasskeyService?, requestID: String
     ) async throws -> SignInResult {
         guard let service else { throw PasskeyError(.notEnabled) }
-        let method = PasskeySignUp(credential: credential, name: name, service: service)
+        let method = PasskeySignUp(
+            credential: credential, name: name, service: service, address: RequestOrigin.current?.clientAddress ?? "")
         return try await run(method, SignInContext(requestID: requestID)).result
+    }
+}
+
+extension SignInFlow {
+    /// Upgrades `guest` in place by a passwordless sign-up with `credential` (a `RegistrationResponseJSON` answering
+    /// sign-up options issued to the guest), on the native listener (contract sections 13 and 15): the same uid,
+    /// sessions and custom claims, now with the passkey and no longer a guest, and a new `passkey` session stored
+    /// with the change (``PasskeyService/upgrade(_:session:requestID:)``). Counted and audited as the upgrade by
+    /// `POST /v1/signup` is (``upgradeBySignUp(_:label:requestID:surface:storedBy:)``).
+    public func upgrade(
+        _ guest: Account, passkey credential: JSONValue, name: String?, service: PasskeyService?, requestID: String
+    ) async throws -> SignInResult {
+        guard let service else { throw PasskeyError(.notEnabled) }
+        return try await upgradeBySignUp(
+            guest, label: PasskeySignIn.label, requestID: requestID, surface: .native
+        ) { grant in
+            // An account that is no guest is refused before its challenge is spent, as `POST /v1/signup` refuses it.
+            try GuestService.admitUpgrade(guest)
+            let verified = try await service.verifySignUp(credential, name: name, guest: guest.id)
+            return try await service.upgrade(verified, session: grant, requestID: requestID)
+        }
     }
 }

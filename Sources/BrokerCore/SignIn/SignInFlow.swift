@@ -220,17 +220,27 @@ public struct SignInFlow: Sendable {
         _ guest: Account, email: String, password: String, displayName: String?, requestID: String,
         surface: SessionSurface = .native
     ) async throws -> SignInResult {
-        let label = ProviderID.password.rawValue
-        return try await counted(
+        try await upgradeBySignUp(
+            guest, label: ProviderID.password.rawValue, requestID: requestID, surface: surface
+        ) { [self] grant in
+            try await guestService().upgrade(
+                guest.id, email: email, password: password, displayName: displayName, session: grant,
+                requestID: requestID)
+        }
+    }
+
+    /// A guest's upgrade by a sign-up with its ID token (`POST /v1/signup`, `POST /v1/signup/passkey`): a new
+    /// `label` session that `write` stores with the upgrade, in one transaction. Counted (`broker_signups_total`,
+    /// outcome `upgraded`) and, refused, audited (`sign_up`) once.
+    func upgradeBySignUp(
+        _ guest: Account, label: String, requestID: String, surface: SessionSurface,
+        storedBy write: @escaping @Sendable (SessionGrant) async throws -> Account
+    ) async throws -> SignInResult {
+        try await counted(
             "broker_signups_total", label: label, success: "upgraded", refusal: .signUp, uid: guest.id,
             requestID: requestID
         ) {
-            let guests = try guestService()
-            return try await renew(guest, provider: label, because: .upgrade, surface: surface) { grant in
-                try await guests.upgrade(
-                    guest.id, email: email, password: password, displayName: displayName, session: grant,
-                    requestID: requestID)
-            }
+            try await renew(guest, provider: label, because: .upgrade, surface: surface, storedBy: write)
         }
     }
 
@@ -317,7 +327,7 @@ public struct SignInFlow: Sendable {
     /// Runs `change`, a change to the signed-in account `uid` (a link, a guest's upgrade), counting its outcome in
     /// `counter` under `label` (`success` when it succeeds) and auditing a refusal once as `refusal`, with the
     /// refusal's code; `countsRefusal` false leaves a refusal uncounted (an unknown provider's name).
-    private func counted<T>(
+    func counted<T>(
         _ counter: String, label: String, success: String, refusal: AuditAction, uid: AccountID, requestID: String,
         countsRefusal: Bool = true, _ change: () async throws -> T
     ) async throws -> T {

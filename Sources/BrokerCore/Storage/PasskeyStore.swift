@@ -117,6 +117,15 @@ public protocol PasskeyStore: Sendable {
     /// `AccountStoreError(.alreadyExists)` when the credential id is registered already,
     /// `AccountStoreError(.notFound)` when the account is gone.
     func insertPasskey(_ record: PasskeyRecord, recording: [AuditEvent]) async throws
+    /// Stores a new passkey of the existing account `record.uid` and lets `body` change that account, with `options`
+    /// (the session, the audit events), in one transaction: a guest's upgrade by a passwordless sign-up. Throws
+    /// ``PasskeyError/Code/passkeyExists`` when the credential id is registered already,
+    /// `AccountStoreError(.alreadyExists)` when the email `body` sets is taken, `AccountStoreError(.notFound)` when
+    /// the account is gone, or what `body` throws, writing nothing. Returns the account as stored.
+    func insertPasskey(
+        _ record: PasskeyRecord, options: AccountWriteOptions,
+        updating body: @escaping @Sendable (inout Account) throws -> Void
+    ) async throws -> Account
     /// Creates `account` with its first passkey `record` and `options` (the session, the audit events) in one
     /// transaction: a passwordless sign-up. Throws ``PasskeyError/Code/passkeyExists`` when the credential id is
     /// registered already, `AccountStoreError(.alreadyExists)` when the uid or the email is taken, writing nothing.

@@ -215,4 +215,55 @@ import Testing
         #expect(call["user"]?["email"] == "hook@example.com")
         #expect(await PasskeyTests.events(broker, .signUp).map(\.outcome) == ["BLOCKED_BY_HOOK"])
     }
+
+    @Test func moreSignUpsThanTheHourlyLimitFromOneAddressAreRefusedUntilTheHourPasses() async throws {
+        let clock = ManualClock(Date())
+        let broker = try await InProcessBroker.start(clock: clock) { document in
+            guard case .object(var members) = document else { return document }
+            members["passkeys"] = [
+                "enabled": true, "rpId": "localhost", "origins": ["http://localhost"], "maxSignUpsPerAddressPerHour": 2,
+            ]
+            return .object(members)
+        }
+        // The in-process app over the same services, with the client address a socket would give.
+        let app = BrokerApp(services: broker.services, surfaces: BrokerApp.mainSurfaces(broker.services))
+        @Sendable func post(_ path: String, _ body: JSONValue, from address: String) async -> HTTPResponse {
+            await app.handle(
+                HTTPRequest(
+                    method: "POST", path: path, headers: ["Content-Type": "application/json"], body: body.serialized(),
+                    peerAddress: address))
+        }
+        func signUp(from address: String) async throws -> (HTTPResponse, TestAuthenticator) {
+            var authenticator = try TestAuthenticator()
+            let options = await broker.post("/v1/signup/passkey/options", [:])
+            let credential = try authenticator.register(
+                challenge: try PasskeyTests.challenge(options), userHandle: [1, 2])
+            return (await post("/v1/signup/passkey", ["credential": credential], from: address), authenticator)
+        }
+        #expect(try await signUp(from: "192.0.2.1").0.status == 201)
+        #expect(try await signUp(from: "192.0.2.1").0.status == 201)
+        let (refused, authenticator) = try await signUp(from: "192.0.2.1")
+        #expect(refused.status == 429)
+        #expect(JSONValue.parse(refused.body)?["error"]?["code"] == "TOO_MANY_ATTEMPTS")
+        let retryAfter = try #require(
+            refused.headers.first { $0.name.lowercased() == "retry-after" }.flatMap { Int($0.value) })
+        // The hour from the first sign-up (stored to the nearest millisecond), rounded up to a second.
+        #expect((3599...3601).contains(retryAfter))
+        #expect(await Self.accounts(broker).count == 2)
+        #expect(await broker.store.passkey(id: Base64URL.encode(authenticator.credentialID)) == nil)
+        #expect(
+            await PasskeyTests.events(broker, .signUp).compactMap(\.outcome).sorted() == [
+                "TOO_MANY_ATTEMPTS", "created", "created",
+            ])
+        #expect(
+            SignInFlowTests.samples(broker, "broker_signups_total")[
+                "{provider=\"passkey\",outcome=\"TOO_MANY_ATTEMPTS\"}"] == 1)
+        // Another address still signs up; guests are counted apart.
+        #expect(try await signUp(from: "192.0.2.2").0.status == 201)
+        #expect(await Self.accounts(broker).count == 3)
+        // An hour later the first address signs up again.
+        clock.advance(by: 3601)
+        #expect(try await signUp(from: "192.0.2.1").0.status == 201)
+        #expect(await Self.accounts(broker).count == 4)
+    }
 }

@@ -156,7 +156,12 @@ import Testing
         let refused = try await Self.register(broker, session, &authenticator, ceremony)
         #expect(refused.status == 400 && refused.errorCode == "INVALID_PASSKEY")
         #expect(await broker.store.passkeys(uid: uid).isEmpty)
-        #expect(await Self.events(broker, .passkeyRegister).isEmpty)
+        // Counted and audited once, as a refused link is.
+        let audited = await Self.events(broker, .passkeyRegister)
+        #expect(audited.map(\.outcome) == ["INVALID_PASSKEY"] && audited.map(\.uid) == [uid])
+        #expect(
+            SignInFlowTests.samples(broker, "broker_links_total")
+                == ["{provider=\"passkey\",outcome=\"INVALID_PASSKEY\"}": 1])
     }
 
     @Test func aChallengeWorksOnceAndOnlyForItsAccountAndCeremony() async throws {
@@ -202,6 +207,39 @@ import Testing
         let again = try await Self.register(broker, bob, &authenticator)
         #expect(again.status == 409 && again.errorCode == "PASSKEY_EXISTS")
         #expect(await broker.store.passkeys(uid: bobID).isEmpty)
+    }
+
+    @Test func aRegistrationIsCountedAndAuditedOnceAndSoIsEachRefusal() async throws {
+        let (broker, clock) = try await Self.start()
+        let (ann, annID) = try await Self.signUp(broker, "count-a@example.com")
+        let (bob, bobID) = try await Self.signUp(broker, "count-b@example.com")
+        var authenticator = try TestAuthenticator()
+        #expect(try await Self.register(broker, ann, &authenticator).status == 201)
+        let registered = await Self.events(broker, .passkeyRegister)
+        #expect(registered.map(\.outcome) == ["success"] && registered.map(\.uid) == [annID])
+        #expect(
+            SignInFlowTests.samples(broker, "broker_links_total") == ["{provider=\"passkey\",outcome=\"success\"}": 1])
+
+        let taken = try await Self.register(broker, bob, &authenticator)
+        #expect(taken.status == 409 && taken.errorCode == "PASSKEY_EXISTS")
+        // A session older than 5 minutes: its options were asked in time, the registration is late.
+        let options = await broker.post("/v1/me/passkeys/options", [:], headers: Self.bearer(bob))
+        var late = try TestAuthenticator()
+        let handle = try #require(Base64URL.decode(options.json?["publicKey"]?["user"]?["id"]?.stringValue ?? ""))
+        let credential = try late.register(challenge: try Self.challenge(options), userHandle: handle)
+        clock.advance(by: 6 * 60)
+        let stale = await broker.post("/v1/me/passkeys", ["credential": credential], headers: Self.bearer(bob))
+        #expect(stale.status == 401 && stale.errorCode == "RECENT_SIGN_IN_REQUIRED")
+        #expect(await broker.store.passkeys(uid: bobID).isEmpty)
+        #expect(await broker.store.passkeys(uid: annID).count == 1)
+        let refusals = await Self.events(broker, .passkeyRegister).filter { $0.uid == bobID }
+        #expect(refusals.map(\.outcome).sorted() == ["PASSKEY_EXISTS", "RECENT_SIGN_IN_REQUIRED"])
+        #expect(
+            SignInFlowTests.samples(broker, "broker_links_total") == [
+                "{provider=\"passkey\",outcome=\"success\"}": 1,
+                "{provider=\"passkey\",outcome=\"PASSKEY_EXISTS\"}": 1,
+                "{provider=\"passkey\",outcome=\"RECENT_SIGN_IN_REQUIRED\"}": 1,
+            ])
     }
 
     @Test func registrationNeedsARecentSignIn() async throws {

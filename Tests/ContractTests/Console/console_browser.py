@@ -2,6 +2,7 @@
 
 Started by ConsoleBrowserTests.swift with a live broker already seeded. Reads its inputs from the environment:
 CONSOLE_URL (the broker's base URL), CONSOLE_ADMIN_TOKEN, CONSOLE_EMAIL and CONSOLE_XSS_UID (seeded users),
+CONSOLE_PASSKEY_ID and CONSOLE_PASSKEY_NAME (the seeded user's passkey),
 CONSOLE_SCREENSHOTS (a folder to save one PNG per page into; empty: none). With CONSOLE_SCENARIO=outbox it runs
 only the failing-delivery scenario instead, on CONSOLE_FAILING_JOB (a job id) and CONSOLE_FAILING_TARGET (its
 endpoint). Prints one line per scenario and exits non-zero on the first failure. Every wait is bounded."""
@@ -21,6 +22,8 @@ base = os.environ["CONSOLE_URL"].rstrip("/")
 admin_token = os.environ["CONSOLE_ADMIN_TOKEN"]
 email = os.environ.get("CONSOLE_EMAIL", "")
 xss_uid = os.environ.get("CONSOLE_XSS_UID", "")
+passkey_id = os.environ.get("CONSOLE_PASSKEY_ID", "")
+passkey_name = os.environ.get("CONSOLE_PASSKEY_NAME", "")
 scenario = os.environ.get("CONSOLE_SCENARIO", "")
 screenshots = os.environ.get("CONSOLE_SCREENSHOTS", "")
 
@@ -188,12 +191,22 @@ try:
     driver.find_element(By.XPATH, f"//td[text()='{email}']/preceding-sibling::td/a").click()
     visible("#user-name")
     text_in("#sessions", "live")
-    text_in("#passkeys", "No passkey.")
+    text_in("#passkeys", passkey_name)
     text_in("#trail", "sign_up")
     shot("user")
     shot("user-phone", 390, 844)
     uid = driver.execute_script("return decodeURIComponent(location.hash.split('/')[2])")
     step("opened user " + uid)
+
+    # Delete the passkey, with the confirmation.
+    visible(f"button[data-delete-passkey='{passkey_id}']").click()
+    confirm()
+    text_in("#action-status", "Passkey deleted")
+    text_in("#passkeys", "No passkey.")
+    status, user = api("GET", "/admin/v1/users/" + uid)
+    if status != 200 or user.get("passkeys") != []:
+        fail(f"the API still shows passkeys after the deletion: {status} {user.get('passkeys')}")
+    step("deleted the passkey " + passkey_name)
 
     # Escape cancels a confirmation, and nothing is done.
     visible("#revoke").click()

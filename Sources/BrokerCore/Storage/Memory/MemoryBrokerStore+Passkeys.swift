@@ -38,10 +38,7 @@ extension MemoryBrokerStore {
     public func insertPasskey(_ record: PasskeyRecord, recording: [AuditEvent]) throws {
         guard accounts[record.uid] != nil else { throw AccountStoreError(.notFound, "no account \(record.uid)") }
         guard passkeyRecords[record.id] == nil else { throw AccountStoreError(.alreadyExists, "passkey") }
-        var stored = record
-        stored.createdAt = Self.normalized(record.createdAt)
-        stored.lastUsedAt = record.lastUsedAt.map(Self.normalized)
-        passkeyRecords[record.id] = stored
+        store(record)
         // A passkey is a way in: a guest that registers one is a guest no more (contract section 13).
         accounts[record.uid]?.isAnonymous = false
         self.record(recording, uid: record.uid)
@@ -53,8 +50,26 @@ extension MemoryBrokerStore {
     ) throws {
         guard passkeyRecords[record.id] == nil else { throw PasskeyError(.passkeyExists) }
         try create(account, options: options)
+        store(record)
+    }
+
+    /// Stores a new passkey of an existing account, changing the account by `body`.
+    public func insertPasskey(
+        _ record: PasskeyRecord, options: AccountWriteOptions,
+        updating body: @escaping @Sendable (inout Account) throws -> Void
+    ) throws -> Account {
+        guard passkeyRecords[record.id] == nil else { throw PasskeyError(.passkeyExists) }
+        // The update checks everything before it changes anything; storing the passkey cannot fail after it.
+        let account = try update(id: record.uid, options: options, body)
+        store(record)
+        return account
+    }
+
+    /// Keeps `record` at the store's precision.
+    private func store(_ record: PasskeyRecord) {
         var stored = record
         stored.createdAt = Self.normalized(record.createdAt)
+        stored.lastUsedAt = record.lastUsedAt.map(Self.normalized)
         passkeyRecords[record.id] = stored
     }
 

@@ -73,6 +73,26 @@ extension SQLBrokerStore {
         }
     }
 
+    /// Stores a new passkey of an existing account, changing the account by `body`, in one transaction.
+    public func insertPasskey(
+        _ record: PasskeyRecord, options: AccountWriteOptions,
+        updating body: @escaping @Sendable (inout Account) throws -> Void
+    ) async throws -> Account {
+        let now = clock.now
+        let events = eventRouting
+        return try await write { connection in
+            guard try Self.passkey(id: record.id, in: connection) == nil else { throw PasskeyError(.passkeyExists) }
+            guard
+                let original = try Self.loadAccount(
+                    in: connection, sql: Self.selectAccountByID, [.text(record.uid.rawValue)])
+            else { throw AccountStoreError(.notFound, "no account \(record.uid)") }
+            let account = try Self.save(
+                original, changedBy: body, options: options, events: events, now: now, in: connection)
+            try connection.execute(Self.insertPasskeyRow, Self.passkeyValues(record))
+            return account
+        }
+    }
+
     /// Creates `account` with its first passkey (a passwordless sign-up).
     public func createPasskeyAccount(
         _ account: Account, passkey record: PasskeyRecord, options: AccountWriteOptions

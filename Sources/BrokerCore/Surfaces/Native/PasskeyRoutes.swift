@@ -12,6 +12,12 @@ extension NativeSurface {
             guard let passkeys = services.passkeys else { throw PasskeyError(.notEnabled) }
             return passkeys
         }
+        /// The account of the request's `Authorization` header, checked as every signed-in route checks it; nil
+        /// without one.
+        @Sendable func bearerAccount(_ request: HTTPRequest) async throws -> Account? {
+            guard request.headers["authorization"] != nil else { return nil }
+            return try await NativeSurface.authenticate(request, services)
+        }
         me("POST", "/v1/me/passkeys/options") { request, _, user in
             try request.allowOnlyQuery([])
             let passkeys = try enabled()
@@ -25,9 +31,8 @@ extension NativeSurface {
             let body = try NativeBody(request)
             try body.allowOnly(["credential", "name"])
             let credential = try body.webAuthnCredential("a RegistrationResponseJSON")
-            try selfService.requireRecentSignIn(user)
-            let passkey = try await passkeys.register(
-                user.account, credential: credential, name: try body.optionalString("name"),
+            let passkey = try await selfService.registerPasskey(
+                user, credential: credential, name: try body.optionalString("name"), using: passkeys,
                 requestID: context.requestID)
             return .json(201, ["passkey": passkey.json])
         }
@@ -76,20 +81,27 @@ extension NativeSurface {
             // An empty body asks for neither, as `{}` does.
             let body = request.body.isEmpty ? NativeBody(members: [:]) : try NativeBody(request)
             try body.allowOnly(["email", "displayName"])
-            return .json(
-                200,
-                try await passkeys.signUpOptions(
-                    email: try body.optionalString("email"), displayName: try body.optionalString("displayName")))
+            let email = try body.optionalString("email")
+            let displayName = try body.optionalString("displayName")
+            // With a guest's ID token, the options of its upgrade in place (contract section 13).
+            let guest = try await bearerAccount(request)
+            return .json(200, try await passkeys.signUpOptions(email: email, displayName: displayName, guest: guest))
         }
         router.add("POST", "/v1/signup/passkey") { request, context in
             try request.allowOnlyQuery([])
             let passkeys = try enabled()
             let body = try NativeBody(request)
             try body.allowOnly(["credential", "name"])
+            let credential = try body.webAuthnCredential("a RegistrationResponseJSON")
+            let name = try body.optionalString("name")
+            // With a guest's ID token, the guest's upgrade in place (contract section 13), as `POST /v1/signup`.
+            if let guest = try await bearerAccount(request) {
+                let upgraded = try await services.signIn.upgrade(
+                    guest, passkey: credential, name: name, service: passkeys, requestID: context.requestID)
+                return .json(200, upgraded.tokens.body(user: upgraded.account, isNewUser: false))
+            }
             let result = try await services.signIn.signUp(
-                passkey: try body.webAuthnCredential("a RegistrationResponseJSON"),
-                name: try body.optionalString("name"),
-                service: passkeys, requestID: context.requestID)
+                passkey: credential, name: name, service: passkeys, requestID: context.requestID)
             return .json(201, result.tokens.body(user: result.account, isNewUser: true))
         }
     }

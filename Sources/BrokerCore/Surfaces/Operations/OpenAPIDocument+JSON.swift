@@ -4617,7 +4617,7 @@ extension OpenAPIDocument {
           "native"
         ],
         "summary": "Options for a passwordless sign-up",
-        "description": "`PublicKeyCredentialCreationOptionsJSON` as a registration's, for an account that does not exist yet: a fresh challenge (single-use, 5 minutes) bound to a new user handle and to the `email` and `displayName` the account will have (both optional; an email must be valid and free). The body is empty, `{}` or names them.",
+        "description": "`PublicKeyCredentialCreationOptionsJSON` as a registration's, for an account that does not exist yet: a fresh challenge (single-use, 5 minutes) bound to a new user handle and to the `email` and `displayName` the account will have (both optional; an email must be valid and free). The body is empty, `{}` or names them. With `Authorization: Bearer <idToken>` of a guest's session, the options of that guest's upgrade (contract section 13): the challenge is issued to the guest and works only for its `POST /v1/signup/passkey` with the same token.",
         "requestBody": {
           "required": false,
           "content": {
@@ -4657,11 +4657,17 @@ extension OpenAPIDocument {
           "400": {
             "$ref": "#/components/responses/Error400InvalidRequestInvalidEmail"
           },
+          "401": {
+            "$ref": "#/components/responses/Error401Unauthenticated"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403UserDisabled"
+          },
           "404": {
             "$ref": "#/components/responses/Error404NotFoundProviderNotEnabled"
           },
           "409": {
-            "$ref": "#/components/responses/Error409EmailExists"
+            "$ref": "#/components/responses/Error409EmailExistsIdentityAlreadyLinked"
           },
           "413": {
             "$ref": "#/components/responses/Error413PayloadTooLarge"
@@ -4672,7 +4678,13 @@ extension OpenAPIDocument {
           "503": {
             "$ref": "#/components/responses/Error503StorageUnavailable"
           }
-        }
+        },
+        "security": [
+          {},
+          {
+            "idToken": []
+          }
+        ]
       }
     },
     "/v1/signup/passkey": {
@@ -4682,7 +4694,7 @@ extension OpenAPIDocument {
           "native"
         ],
         "summary": "Sign up with a passkey",
-        "description": "A passwordless sign-up: the registration is checked as `POST /v1/me/passkeys` checks it, against a challenge of `POST /v1/signup/passkey/options`, and makes a new account whose only way in is the passkey (the email unverified, no password, no identity), with the passkey and the session in one transaction. `beforeCreate` and `beforeSignIn` run as for any sign-up; counted in `broker_signups_total` (provider `passkey`) and audited as `sign_up` and `passkey_register`; a refusal stores nothing. The ID token's `sign_in_provider` is `passkey`.",
+        "description": "A passwordless sign-up: the registration is checked as `POST /v1/me/passkeys` checks it, against a challenge of `POST /v1/signup/passkey/options`, and makes a new account whose only way in is the passkey (the email unverified, no password, no identity), with the passkey and the session in one transaction. `beforeCreate` and `beforeSignIn` run as for any sign-up; counted in `broker_signups_total` (provider `passkey`) and audited as `sign_up` and `passkey_register`; a refusal stores nothing. The ID token's `sign_in_provider` is `passkey`. With `Authorization: Bearer <idToken>` of a guest's session and options asked with it, upgrades that guest in place instead (contract section 13), as `POST /v1/signup` does: same uid, sessions and custom claims, the passkey, the email (unverified) and display name of the options, `isAnonymous` false; 200 with the session body (`isNewUser` false); counted in `broker_signups_total` (provider `passkey`, outcome `upgraded`), audited as `sign_up` and `passkey_register`. A refused upgrade leaves the guest as it was. More than `passkeys.maxSignUpsPerAddressPerHour` sign-ups (a guest's upgrade aside) from one client address within an hour: 429 `TOO_MANY_ATTEMPTS` with `Retry-After`, nothing stored.",
         "requestBody": {
           "required": true,
           "content": {
@@ -4707,6 +4719,21 @@ extension OpenAPIDocument {
           }
         },
         "responses": {
+          "200": {
+            "description": "A guest was upgraded in place (Bearer ID token of a guest): the session body (`isNewUser` false).",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Session"
+                }
+              }
+            }
+          },
           "201": {
             "description": "A new account was created: the session body (`isNewUser` true).",
             "headers": {
@@ -4725,6 +4752,9 @@ extension OpenAPIDocument {
           "400": {
             "$ref": "#/components/responses/Error400InvalidRequestInvalidPasskey"
           },
+          "401": {
+            "$ref": "#/components/responses/Error401Unauthenticated"
+          },
           "403": {
             "$ref": "#/components/responses/Error403UserDisabledBlockedByHook"
           },
@@ -4732,10 +4762,13 @@ extension OpenAPIDocument {
             "$ref": "#/components/responses/Error404NotFoundProviderNotEnabled"
           },
           "409": {
-            "$ref": "#/components/responses/Error409EmailExistsPasskeyExists"
+            "$ref": "#/components/responses/Error409EmailExistsPasskeyExistsIdentityAlreadyLinked"
           },
           "413": {
             "$ref": "#/components/responses/Error413PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429TooManyAttempts"
           },
           "500": {
             "$ref": "#/components/responses/Error500Internal"
@@ -4743,7 +4776,13 @@ extension OpenAPIDocument {
           "503": {
             "$ref": "#/components/responses/Error503StorageUnavailableHookUnavailable"
           }
-        }
+        },
+        "security": [
+          {},
+          {
+            "idToken": []
+          }
+        ]
       }
     },
     "/admin/v1/users/{uid}/passkeys/{id}": {
@@ -7625,6 +7664,89 @@ extension OpenAPIDocument {
                       "enum": [
                         "EMAIL_EXISTS",
                         "PASSKEY_EXISTS"
+                      ]
+                    },
+                    "message": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "Error409EmailExistsIdentityAlreadyLinked": {
+        "description": "The email is taken (`EMAIL_EXISTS`), or the Bearer ID token is not a guest's (`IDENTITY_ALREADY_LINKED`).",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/X-Request-Id"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "error"
+              ],
+              "properties": {
+                "error": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "code",
+                    "message"
+                  ],
+                  "properties": {
+                    "code": {
+                      "type": "string",
+                      "enum": [
+                        "EMAIL_EXISTS",
+                        "IDENTITY_ALREADY_LINKED"
+                      ]
+                    },
+                    "message": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "Error409EmailExistsPasskeyExistsIdentityAlreadyLinked": {
+        "description": "The email was taken since the options (`EMAIL_EXISTS`), the credential is registered already (`PASSKEY_EXISTS`), or the Bearer ID token is not a guest's (`IDENTITY_ALREADY_LINKED`); nothing was stored.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/X-Request-Id"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "error"
+              ],
+              "properties": {
+                "error": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "code",
+                    "message"
+                  ],
+                  "properties": {
+                    "code": {
+                      "type": "string",
+                      "enum": [
+                        "EMAIL_EXISTS",
+                        "PASSKEY_EXISTS",
+                        "IDENTITY_ALREADY_LINKED"
                       ]
                     },
                     "message": {
