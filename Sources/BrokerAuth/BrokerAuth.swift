@@ -14,7 +14,7 @@ public import Foundation
 public final class BrokerAuth: Sendable {
     /// The broker's base URL.
     public let baseURL: URL
-    private let keeper: SessionKeeper
+    let keeper: SessionKeeper
     private let state: SessionState
 
     /// A client of the broker at `baseURL`, keeping its session in `storage`. A stored session is restored here,
@@ -115,7 +115,8 @@ public final class BrokerAuth: Sendable {
             .object(["mfaPendingCredential": .string(pending.credential), "recoveryCode": .string(recoveryCode)]))
     }
 
-    private func start(_ path: String, _ body: JSONBody) async throws -> SignInResult {
+    /// Starts the session a sign-in at `path` answers.
+    func start(_ path: String, _ body: JSONBody) async throws -> SignInResult {
         let session = try await keeper.transport.send(SessionBody.self, "POST", path, body: body)
         return try await keeper.start(session) { .signedIn($0) }
     }

@@ -63,11 +63,13 @@ public enum ProviderCredential: Sendable, Equatable {
     }
 }
 
-/// A request body: strings, `null` and objects, members that are nil left out.
+/// A request body: strings, `null`, objects (members that are nil left out) and values of the package's own
+/// `Encodable` types.
 indirect enum JSONBody: Encodable, Sendable {
     case string(String)
     case null
     case object([String: JSONBody?])
+    case encodable(any Encodable & Sendable)
 
     func encode(to encoder: any Encoder) throws {
         switch self {
@@ -82,6 +84,8 @@ indirect enum JSONBody: Encodable, Sendable {
             for (name, value) in members {
                 if let value { try container.encode(value, forKey: Key(stringValue: name)) }
             }
+        case .encodable(let value):
+            try value.encode(to: encoder)
         }
     }
 

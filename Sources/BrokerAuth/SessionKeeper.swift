@@ -155,6 +155,19 @@ actor SessionKeeper {
         }
     }
 
+    /// A call that makes a signed-in guest an account in place without new tokens (a passkey's registration): the
+    /// user is kept with `isAnonymous` false, the broker's only change to it, and reported.
+    func upgradingGuest(_ method: String, _ path: String, body: JSONBody) async throws -> Data {
+        let started = generation
+        let data = try await authorized(method, path, body: body)
+        guard generation == started else { throw BrokerAuthError.sessionChanged }
+        if var user = state.currentUser, user.isAnonymous {
+            user.isAnonymous = false
+            try update(user)
+        }
+        return data
+    }
+
     /// The current ID token, for a sign-up that upgrades a guest (nil when no one is signed in).
     func bearerIfSignedIn() async throws -> String? {
         refreshToken == nil ? nil : try await idToken(forceRefresh: false)

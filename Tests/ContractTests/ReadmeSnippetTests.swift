@@ -87,9 +87,9 @@ import Testing
     @Test func theIOSSnippetsTypeCheckUnderSwift6() async throws {
         let snippets = try Self.snippets()
         // With BrokerAuth: the client, Google, Apple, Kakao, Naver, LINE, email and password, a second factor,
-        // sessions, a guest's upgrade; over raw HTTP: the client, the session store; the authenticator-app
+        // passkeys, sessions, a guest's upgrade; over raw HTTP: the client, the session store; the authenticator-app
         // enrolment screen (a QR code with CoreImage) and the sign-in's second step.
-        #expect(snippets.count == 13)
+        #expect(snippets.count == 14)
         let modules = try await Self.modules()
         defer { try? FileManager.default.removeItem(at: modules) }
         let (status, output) = try await Self.typecheck(snippets, modules: modules)
