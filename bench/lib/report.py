@@ -434,6 +434,16 @@ def cmd_table(args):
         ratio = row["cpu_per_request_us"] / floor_us
         out.append(f"| 1: broker CPU per sign-in ≤ 1.25 × floor | {ratio:.2f} × ({row['cpu_per_request_us']:.0f} µs "
                    f"vs {floor_us:.0f} µs) | {verdict(ratio <= 1.25)} |")
+    if "1n" in by_id and by_id["1n"].get("cpu_per_request_us"):
+        row = by_id["1n"]
+        floor_us = row.get("floor_us") or floor["signin_nosa"] * 1e6
+        ratio = row["cpu_per_request_us"] / floor_us
+        out.append(f"| 1n: broker CPU per sign-in without a service account ≤ 4 × floor (issue 35) | {ratio:.2f} × "
+                   f"({row['cpu_per_request_us']:.0f} µs vs {floor_us:.0f} µs) | {verdict(ratio <= 4)} |")
+    if "1" in by_id and "1b" in by_id and by_id["1"].get("cpu_per_request_us") and by_id["1b"].get("cpu_per_request_us"):
+        full, half = by_id["1"]["cpu_per_request_us"], by_id["1b"]["cpu_per_request_us"]
+        out.append(f"| 1b: CPU per sign-in at half the rate ≤ 1.1 × row 1's (issue 35) | {half / full:.2f} × ({half:.0f} "
+                   f"vs {full:.0f} µs) | {verdict(half <= 1.1 * full)} |")
     if peer and ours and peer.get("rate") and ours.get("rate"):
         times = ours["rate"] / peer["rate"]
         out.append(f"| 1: sign-ins/s ≥ 20 × the peer's (1p), same run | {times:.1f} × ({ours['rate']:,.0f} vs "
