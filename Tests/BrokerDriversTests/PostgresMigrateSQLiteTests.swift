@@ -49,6 +49,14 @@ struct PostgresMigrateSQLiteTests {
         try await store.appendAuditEvent(
             AuditEvent(time: t0 + 1, uid: bob.id, action: .disable, actor: .admin, requestID: "r-2"))
         #expect(try await store.reserveLoginAttempt(emailKey: "alice@example.com", at: t0 + 4, window: 900, limit: 10) == nil)
+        // More than one batch of the audit log, which has no rowid since schema version 22: copied in the order of
+        // its primary key (at, id), three events to each millisecond so that a batch ends inside one.
+        for index in 0..<(SQLiteToPostgres.batchSize + 7) {
+            try await store.appendAuditEvent(
+                AuditEvent(
+                    time: t0 + 10 + Double(index / 3) / 1000, uid: bob.id, action: .signIn, provider: "google",
+                    actor: .user, requestID: "bulk", id: String(format: "bulk%04d", index), origin: nil))
+        }
     }
 
     /// A SQLite file filled by ``populate(_:)``, and a fresh PostgreSQL schema; both removed afterwards.
@@ -80,7 +88,7 @@ struct PostgresMigrateSQLiteTests {
             #expect(counts["refresh_tokens"] == 2)
             #expect(counts["used_marks"] == 1)
             #expect(counts["signing_keys"] == 2)
-            #expect(counts["audit_events"] == 2)
+            #expect(counts["audit_events"] == 2 + SQLiteToPostgres.batchSize + 7)
             #expect(counts["password_failures"] == 1)
             #expect(counts["schema_migrations"] == nil)
             let names = report.tables.map(\.name)
@@ -100,6 +108,9 @@ struct PostgresMigrateSQLiteTests {
             let everyone = try await copy.listAccounts(filter: AccountFilter(), after: nil, limit: 500)
             #expect(everyone == (try await source.listAccounts(filter: AccountFilter(), after: nil, limit: 500)))
             #expect(try await copy.auditEvents(uid: nil, before: nil, limit: 10) == source.auditEvents(uid: nil, before: nil, limit: 10))
+            let log = try await source.auditEvents(uid: nil, before: nil, limit: 500)
+            #expect(log.count == 2 + SQLiteToPostgres.batchSize + 7)
+            #expect(try await copy.auditEvents(uid: nil, before: nil, limit: 500) == log)
             #expect(try await copy.loginFailures(emailKey: "alice@example.com", since: Self.t0) == [Self.t0 + 4])
             // The single-use mark came along: the Apple token stays spent.
             await expectStoreError(.alreadyUsed) {

@@ -343,6 +343,149 @@ def cmd_mfa_bodies(args):
             out.write(json.dumps(body, separators=(",", ":")) + "\n")
 
 
+def cmd_sessions(args):
+    """Row 1r's bodies: `--count` sign-ins with the bodies of `--bodies` in turn (a returning user signs in again
+    and again), each a new session; one `{"refreshToken"}` body per line, each to be sent once."""
+    with open(args.bodies) as handle:
+        bodies = [json.loads(line) for line in handle if line.strip()]
+
+    def sign_in(index):
+        status, answer = request(args.broker, "POST", args.path, bodies[index % len(bodies)])
+        if status != 200:
+            raise SystemExit(f"benchctl: a sign-in for a refresh token answered {status}: {answer[:200]!r}")
+        return json.loads(answer)["refreshToken"]
+
+    tokens = parallel(sign_in, range(args.count), args.threads)
+    with open(args.out, "w") as out:
+        for token in tokens:
+            out.write(json.dumps({"refreshToken": token}, separators=(",", ":")) + "\n")
+
+
+# Row 14: a passkey authenticator in software (what Sources/BrokerTesting/TestAuthenticator.swift does for the
+# tests), its ES256 keys and signatures from Python's `cryptography` (python3-cryptography, system-wide on Debian).
+PASSKEY_RP_ID = "localhost"
+PASSKEY_ORIGIN = "http://localhost"
+
+
+def _cryptography():
+    try:
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+    except ImportError:
+        raise SystemExit("benchctl: row 14 needs Python's cryptography package (apt-get install -y "
+                         "python3-cryptography) to sign passkey assertions")
+    return hashes, serialization, ec
+
+
+def _b64url(data):
+    import base64
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unb64url(text):
+    import base64
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _cbor(value):
+    """The CBOR encoding of ints, bytes, text and dicts (what an attestation object and a COSE key hold)."""
+    def head(major, n):
+        if n < 24:
+            return bytes([major << 5 | n])
+        for extra, size in ((24, 1), (25, 2), (26, 4), (27, 8)):
+            if n < 1 << (8 * size):
+                return bytes([major << 5 | extra]) + n.to_bytes(size, "big")
+        raise ValueError("too large")
+    if isinstance(value, bool):
+        raise TypeError("no booleans")
+    if isinstance(value, int):
+        return head(0, value) if value >= 0 else head(1, -1 - value)
+    if isinstance(value, bytes):
+        return head(2, len(value)) + value
+    if isinstance(value, str):
+        data = value.encode()
+        return head(3, len(data)) + data
+    if isinstance(value, dict):
+        return head(5, len(value)) + b"".join(_cbor(k) + _cbor(v) for k, v in value.items())
+    raise TypeError(f"no CBOR for {type(value)}")
+
+
+def _authenticator_data(flags, sign_count, attested=b""):
+    return (hashlib.sha256(PASSKEY_RP_ID.encode()).digest() + bytes([flags]) + sign_count.to_bytes(4, "big")
+            + attested)
+
+
+def _client_data(kind, challenge):
+    return json.dumps({"type": kind, "challenge": challenge, "origin": PASSKEY_ORIGIN, "crossOrigin": False},
+                      separators=(",", ":")).encode()
+
+
+def cmd_passkey_users(args):
+    """Row 14's users: `--count` passwordless sign-ups (`POST /v1/signup/passkey/options` and `/v1/signup/passkey`),
+    each with a new ES256 credential; one JSON line per user (credential id, user handle, private key) in `--out`."""
+    _, serialization, ec = _cryptography()
+
+    def sign_up(index):
+        status, body = request(args.broker, "POST", "/v1/signup/passkey/options", {})
+        if status != 200:
+            raise SystemExit(f"benchctl: passkey sign-up options answered {status}: {body[:200]!r}")
+        options = json.loads(body)["publicKey"]
+        key = ec.generate_private_key(ec.SECP256R1())
+        numbers = key.public_key().public_numbers()
+        credential_id = os.urandom(16)
+        cose = {1: 2, 3: -7, -1: 1, -2: numbers.x.to_bytes(32, "big"), -3: numbers.y.to_bytes(32, "big")}
+        attested = bytes(16) + len(credential_id).to_bytes(2, "big") + credential_id + _cbor(cose)
+        auth_data = _authenticator_data(0x45, 0, attested)  # UP, UV, AT; counter 0 (a passkey that does not count)
+        attestation = _cbor({"fmt": "none", "attStmt": {}, "authData": auth_data})
+        client_data = _client_data("webauthn.create", options["challenge"])
+        credential = {
+            "id": _b64url(credential_id), "rawId": _b64url(credential_id), "type": "public-key",
+            "response": {"clientDataJSON": _b64url(client_data), "attestationObject": _b64url(attestation),
+                         "transports": ["internal"]},
+            "authenticatorAttachment": "platform", "clientExtensionResults": {},
+        }
+        status, body = request(args.broker, "POST", "/v1/signup/passkey", {"credential": credential})
+        if status != 201:
+            raise SystemExit(f"benchctl: the passkey sign-up answered {status}: {body[:200]!r}")
+        pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption()).decode()
+        return {"credentialId": _b64url(credential_id), "userHandle": options["user"]["id"], "key": pem}
+
+    users = parallel(sign_up, range(args.count), args.threads)
+    with open(args.out, "w") as out:
+        for user in users:
+            out.write(json.dumps(user) + "\n")
+
+
+def cmd_passkey_bodies(args):
+    """Row 14's bodies: for every user of `--users`, the options of a discoverable sign-in (`POST
+    /v1/signin/passkey/options`, a challenge each) and the assertion answering it, signed here; one `POST
+    /v1/signin/passkey` body per line, each to be sent once (its challenge is single-use, valid 5 minutes)."""
+    hashes, serialization, ec = _cryptography()
+    with open(args.users) as handle:
+        users = [json.loads(line) for line in handle if line.strip()]
+
+    def assert_(user):
+        status, body = request(args.broker, "POST", "/v1/signin/passkey/options", {})
+        if status != 200:
+            raise SystemExit(f"benchctl: passkey sign-in options answered {status}: {body[:200]!r}")
+        challenge = json.loads(body)["publicKey"]["challenge"]
+        key = serialization.load_pem_private_key(user["key"].encode(), password=None)
+        auth_data = _authenticator_data(0x05, 0)  # UP, UV
+        client_data = _client_data("webauthn.get", challenge)
+        signature = key.sign(auth_data + hashlib.sha256(client_data).digest(), ec.ECDSA(hashes.SHA256()))
+        response = {"clientDataJSON": _b64url(client_data), "authenticatorData": _b64url(auth_data),
+                    "signature": _b64url(signature), "userHandle": user["userHandle"]}
+        credential = {"id": user["credentialId"], "rawId": user["credentialId"], "type": "public-key",
+                      "response": response, "authenticatorAttachment": "platform", "clientExtensionResults": {}}
+        return {"credential": credential}
+
+    bodies = parallel(assert_, users, args.threads)
+    with open(args.out, "w") as out:
+        for body in bodies:
+            out.write(json.dumps(body, separators=(",", ":")) + "\n")
+
+
 def cmd_config(args):
     """The broker config for the stubs at `--stub` (the shape of StubProviders.brokerConfig)."""
     base = args.stub
@@ -369,13 +512,16 @@ def cmd_config(args):
         },
         "linking": {"byVerifiedEmail": False},
         "sessions": {"idTokenTtlSeconds": 3600, "refreshTokenTtlDays": 30},
-        "firebase": {"serviceAccountFile": args.service_account},
         # Scenario 10 makes guests from one address: the per-address limit set as high as it goes.
         "anonymous": {"enabled": True, "maxPerAddressPerHour": 100000},
         # wrk drives the broker from one address with up to BENCH_KAKAO_CONNECTIONS (200) connections, past
         # the default per-address cap of 64 (docs/hardening.md).
         "server": {"maxConnectionsPerAddress": 1024},
     }
+    if args.service_account:  # every session body then carries a custom token (RSA); without: rows 1n, 1r, 1m
+        config["firebase"] = {"serviceAccountFile": args.service_account}
+    if args.passkeys:  # row 14: the software authenticator of cmd_passkey_users
+        config["passkeys"] = {"enabled": True, "rpId": PASSKEY_RP_ID, "origins": [PASSKEY_ORIGIN]}
     # LINE (StubProviders.lineChannelID): the stub mints its ES256 ID tokens (scenario 9).
     config["providers"]["line"] = {
         "enabled": True, "channelId": "1650000000", "apiBaseUrl": base + "/line",
@@ -451,7 +597,8 @@ def main():
 
     config = sub.add_parser("config")
     config.add_argument("--stub", required=True)
-    config.add_argument("--service-account", required=True)
+    config.add_argument("--service-account", help="none: no custom tokens (rows 1n, 1r, 1m)")
+    config.add_argument("--passkeys", action="store_true", help="passkeys enabled (row 14)")
     config.add_argument("--out", required=True)
     config.set_defaults(run=cmd_config)
 
@@ -480,6 +627,29 @@ def main():
     mfa_bodies.add_argument("--threads", type=int, default=4)
     mfa_bodies.add_argument("--out", required=True)
     mfa_bodies.set_defaults(run=cmd_mfa_bodies)
+
+    sessions = sub.add_parser("sessions")
+    sessions.add_argument("--broker", required=True)
+    sessions.add_argument("--path", required=True)
+    sessions.add_argument("--bodies", required=True)
+    sessions.add_argument("--count", type=int, required=True)
+    sessions.add_argument("--threads", type=int, default=4)
+    sessions.add_argument("--out", required=True)
+    sessions.set_defaults(run=cmd_sessions)
+
+    passkey_users = sub.add_parser("passkey-users")
+    passkey_users.add_argument("--broker", required=True)
+    passkey_users.add_argument("--count", type=int, required=True)
+    passkey_users.add_argument("--threads", type=int, default=4)
+    passkey_users.add_argument("--out", required=True)
+    passkey_users.set_defaults(run=cmd_passkey_users)
+
+    passkey_bodies = sub.add_parser("passkey-bodies")
+    passkey_bodies.add_argument("--broker", required=True)
+    passkey_bodies.add_argument("--users", required=True)
+    passkey_bodies.add_argument("--threads", type=int, default=4)
+    passkey_bodies.add_argument("--out", required=True)
+    passkey_bodies.set_defaults(run=cmd_passkey_bodies)
 
     burst = sub.add_parser("burst")
     burst.add_argument("--broker", required=True)

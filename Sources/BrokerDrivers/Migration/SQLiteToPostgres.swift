@@ -133,25 +133,51 @@ public enum SQLiteToPostgres {
         return ordered
     }
 
-    /// Copies `table` in rowid order, `batchSize` rows per INSERT; returns the rows copied.
+    /// Copies `table` in rowid order (a `WITHOUT ROWID` table in its primary key's), `batchSize` rows per INSERT;
+    /// returns the rows copied.
     private static func copyRows(
         of table: String, columns: [String], from reader: SQLiteConnection, to target: any SQLConnection
     ) throws -> Int {
+        let keys = try copyOrder(of: table, in: reader)
+        let keyList = keys.joined(separator: ", ")
         let columnList = columns.map(quoted).joined(separator: ", ")
-        let select = "SELECT rowid, \(columnList) FROM \(quoted(table)) WHERE rowid > ? ORDER BY rowid LIMIT ?"
-        let row = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+        let select = "SELECT \(keyList), \(columnList) FROM \(quoted(table))"
+        let after = keys.count == 1 ? "\(keyList) > ?" : "(\(keyList)) > (\(placeholders(keys.count)))"
+        let first = "\(select) ORDER BY \(keyList) LIMIT ?"
+        let next = "\(select) WHERE \(after) ORDER BY \(keyList) LIMIT ?"
+        let row = "(" + placeholders(columns.count) + ")"
         var copied = 0
-        var lastRowID = Int64.min
+        var lastKey: [SQLValue]?
         while true {
-            let rows = try reader.query(select, [.integer(lastRowID), .integer(Int64(batchSize))])
-            guard let last = rows.last, case .integer(let rowID) = last.values[0] else { break }
-            let insert = "INSERT INTO \(quoted(table)) (\(columnList)) VALUES "
+            let limit = SQLValue.integer(Int64(batchSize))
+            let rows = try lastKey.map { try reader.query(next, $0 + [limit]) } ?? reader.query(first, [limit])
+            guard let last = rows.last else { break }
+            let insert =
+                "INSERT INTO \(quoted(table)) (\(columnList)) VALUES "
                 + Array(repeating: row, count: rows.count).joined(separator: ", ")
-            try target.execute(insert, rows.flatMap { $0.values.dropFirst() })
+            try target.execute(insert, rows.flatMap { $0.values.dropFirst(keys.count) })
             copied += rows.count
-            lastRowID = rowID
+            lastKey = Array(last.values.prefix(keys.count))
         }
         return copied
+    }
+
+    /// What `table` is copied in the order of: `rowid`, or the quoted primary-key columns of a `WITHOUT ROWID`
+    /// table (the audit log since schema version 22), which has no rowid.
+    private static func copyOrder(of table: String, in reader: SQLiteConnection) throws -> [String] {
+        let sql =
+            try reader.query("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table)])
+            .first?.text("sql") ?? ""
+        guard sql.uppercased().contains("WITHOUT ROWID") else { return ["rowid"] }
+        let keys = try reader.query("SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk", [.text(table)])
+            .compactMap { $0.text("name") }
+        guard !keys.isEmpty else { throw SQLError(.other, "\(table): a WITHOUT ROWID table without a primary key") }
+        return keys.map(quoted)
+    }
+
+    /// `count` comma-separated placeholders.
+    private static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
     }
 
     /// `name` as a quoted SQL identifier, valid in both databases.

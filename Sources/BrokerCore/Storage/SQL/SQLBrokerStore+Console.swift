@@ -59,7 +59,7 @@ extension SQLBrokerStore {
     public func signInCounts(from start: Date, to end: Date, bucketMilliseconds: Int64) async throws -> [SignInCount] {
         let bucket = max(1, bucketMilliseconds)
         return try await read { connection in
-            // Integer division in both dialects (BIGINT / BIGINT); the audit_events_action_at index bounds the scan.
+            // Integer division in both dialects (BIGINT / BIGINT); the log's primary key (at, id) bounds the scan.
             try connection.query(
                 """
                 SELECT (at / ?) AS bucket, COALESCE(provider, '') AS provider, outcome, COUNT(*) AS n \
