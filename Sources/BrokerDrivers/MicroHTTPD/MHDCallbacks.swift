@@ -86,10 +86,14 @@ func mhdAccessHandler(
         context.body = []
         context.headerFields = []
         context.phase = .handling
-        // The handler starts here, on the thread that read the request, until it waits (MHDRequestContext).
-        guard let response = context.runHandler(dispatcher.handler, request) else { return .YES }
-        context.phase = .answered
-        return mhdQueue(response, on: connection, closing: dispatcher.isClosing)
+        MHD_suspend_connection(connection)
+        let handler = dispatcher.handler
+        Task {
+            let response = await handler(request)
+            context.deliver(response)
+            MHD_resume_connection(context.connection)
+        }
+        return .YES
 
     case .handling:
         // Called again after MHD_resume_connection: queue the handler's response now, as libmicrohttpd wants

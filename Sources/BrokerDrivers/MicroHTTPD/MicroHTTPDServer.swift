@@ -5,11 +5,10 @@ import Foundation
 
 /// The ``HTTPServer`` port over GNU libmicrohttpd.
 ///
-/// One libmicrohttpd polling thread (epoll) owns the sockets. When a request's body is complete the handler
-/// starts in its own `Task` on the polling thread, until its first wait (``MHDRequestContext``): a request
-/// answered without one is answered at once; otherwise the connection is suspended, the rest of the handler
-/// runs on dispatch's global pool, stores the response and resumes the connection, and the polling thread
-/// queues the response. No thread waits while a handler awaits, so a slow handler never delays a fast one.
+/// One libmicrohttpd polling thread (epoll) owns the sockets. When a request's body is complete the
+/// connection is suspended and the handler runs in its own `Task`; the task stores the response and resumes
+/// the connection, and the polling thread queues the response. No thread waits while a handler awaits, so a
+/// slow handler never delays a fast one.
 ///
 /// `@unchecked Sendable`: `dispatcher`, `stopping` and `listening` are guarded by `lock`.
 public final class MicroHTTPDServer: HTTPServer, @unchecked Sendable {
