@@ -15,7 +15,8 @@ extension LogSink {
     }
 }
 
-/// Writes lines to standard error, one `write(2)` per line so lines from threads never interleave.
+/// Writes lines to standard error, one system call per line (`writev(2)`: the line and its newline) so lines
+/// from threads never interleave.
 public struct StandardErrorLogSink: LogSink {
     /// Creates the sink.
     public init() {}
@@ -116,10 +117,11 @@ public struct Logger: Sendable {
     /// The line written in one pass: `time`, `level`, `msg`, this logger's metadata and then `extra` (each
     /// winning over the ones before it on a key they share), sorted by key as ``JSONValue/serialized()`` sorts.
     private func write(_ level: Level, _ message: String, _ extra: [(key: String, value: LogValue)]) {
-        var members: [(key: String, value: LogValue)] = [
-            ("time", .string(Logger.timestamp(Date()))), ("level", .string(level.rawValue)), ("msg", .string(message)),
-        ]
+        var members: [(key: String, value: LogValue)] = []
         members.reserveCapacity(3 + metadata.count + extra.count)
+        members.append(("time", .string(Logger.timestamp(Date()))))
+        members.append(("level", .string(level.rawValue)))
+        members.append(("msg", .string(message)))
         for (key, value) in metadata { members.append((key, value)) }
         members.append(contentsOf: extra)
         // By key, then by position, so the last of a key's members is the one written.
