@@ -65,7 +65,8 @@ public enum JSONValue: Sendable, Equatable, Codable {
         return out
     }
 
-    private func write(into out: inout [UInt8]) {
+    /// Appends the value's text (``serialized()``) to `out`.
+    func write(into out: inout [UInt8]) {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
@@ -97,7 +98,8 @@ public enum JSONValue: Sendable, Equatable, Codable {
         }
     }
 
-    private static func writeString(_ text: String, into out: inout [UInt8]) {
+    /// Appends `text` as a JSON string, quoted and escaped.
+    static func writeString(_ text: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { bytes in

@@ -35,6 +35,16 @@ public enum LogValue: Sendable, Equatable, CustomStringConvertible, ExpressibleB
         }
     }
 
+    /// Writes the value as ``json`` is written.
+    func write(into writer: inout JSONWriter) {
+        switch self {
+        case .string(let text): writer.string(text)
+        case .int(let number): writer.int(number)
+        case .double(let number): writer.value(number.isFinite ? .double(number) : .null)
+        case .bool(let flag): writer.bool(flag)
+        }
+    }
+
     /// The value as text (without quotes).
     public var description: String {
         switch self {

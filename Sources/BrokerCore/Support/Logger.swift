@@ -4,19 +4,38 @@ import Foundation
 public protocol LogSink: Sendable {
     /// Writes one complete line (without the newline).
     func write(_ line: String)
+    /// Writes one complete line given as UTF-8 (without the newline); by default as ``write(_:)`` does.
+    func write(utf8 line: [UInt8])
 }
 
-/// Writes lines to standard error, one `write(2)` per line so lines from threads never interleave.
+extension LogSink {
+    /// Writes the line through ``write(_:)``.
+    public func write(utf8 line: [UInt8]) {
+        write(String(decoding: line, as: UTF8.self))
+    }
+}
+
+/// Writes lines to standard error, one system call per line (`writev(2)`: the line and its newline) so lines
+/// from threads never interleave.
 public struct StandardErrorLogSink: LogSink {
     /// Creates the sink.
     public init() {}
     /// Writes the line and a newline.
     public func write(_ line: String) {
-        var bytes = Array(line.utf8)
-        bytes.append(0x0A)
-        bytes.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            _ = Foundation.write(2, base, raw.count)
+        write(utf8: Array(line.utf8))
+    }
+
+    /// Writes the line and a newline, in one `writev(2)`.
+    public func write(utf8 line: [UInt8]) {
+        var newline: UInt8 = 0x0A
+        line.withUnsafeBytes { raw in
+            withUnsafeMutablePointer(to: &newline) { end in
+                var parts = [
+                    iovec(iov_base: UnsafeMutableRawPointer(mutating: raw.baseAddress), iov_len: raw.count),
+                    iovec(iov_base: UnsafeMutableRawPointer(end), iov_len: 1),
+                ]
+                _ = writev(2, &parts, 2)
+            }
         }
     }
 }
@@ -82,15 +101,40 @@ public struct Logger: Sendable {
     /// Logs at `level`; each metadata value is written with its JSON type.
     public func log(_ level: Level, _ message: String, metadata extra: [String: LogValue] = [:]) {
         guard level >= minimumLevel else { return }
-        // Sized once for every field: a request's line has about ten, which would grow the table twice.
-        var fields: [String: JSONValue] = [:]
-        fields.reserveCapacity(3 + metadata.count + extra.count)
-        fields["time"] = .string(Logger.timestamp(Date()))
-        fields["level"] = .string(level.rawValue)
-        fields["msg"] = .string(message)
-        for (key, value) in metadata { fields[key] = value.json }
-        for (key, value) in extra { fields[key] = value.json }
-        sink.write(String(decoding: JSONValue.object(fields).serialized(), as: UTF8.self))
+        var fields: [(key: String, value: LogValue)] = []
+        fields.reserveCapacity(extra.count)
+        for (key, value) in extra { fields.append((key, value)) }
+        write(level, message, fields)
+    }
+
+    /// Logs at `level` with `fields` (a later field wins over an earlier one of the same key); for a line written
+    /// on every request, with no dictionary in between.
+    public func log(_ level: Level, _ message: String, fields: [(key: String, value: LogValue)]) {
+        guard level >= minimumLevel else { return }
+        write(level, message, fields)
+    }
+
+    /// The line written in one pass: `time`, `level`, `msg`, this logger's metadata and then `extra` (each
+    /// winning over the ones before it on a key they share), sorted by key as ``JSONValue/serialized()`` sorts.
+    private func write(_ level: Level, _ message: String, _ extra: [(key: String, value: LogValue)]) {
+        var members: [(key: String, value: LogValue)] = []
+        members.reserveCapacity(3 + metadata.count + extra.count)
+        members.append(("time", .string(Logger.timestamp(Date()))))
+        members.append(("level", .string(level.rawValue)))
+        members.append(("msg", .string(message)))
+        for (key, value) in metadata { members.append((key, value)) }
+        members.append(contentsOf: extra)
+        // By key, then by position, so the last of a key's members is the one written.
+        let order = members.indices.sorted { (members[$0].key, $0) < (members[$1].key, $1) }
+        var writer = JSONWriter(capacity: 512)
+        writer.beginObject()
+        for (place, index) in order.enumerated() {
+            if place + 1 < order.count, members[order[place + 1]].key == members[index].key { continue }
+            writer.key(members[index].key)
+            members[index].value.write(into: &writer)
+        }
+        writer.endObject()
+        sink.write(utf8: writer.bytes)
     }
 
     /// Logs at `level` with string metadata (what call sites holding `String`s pass).

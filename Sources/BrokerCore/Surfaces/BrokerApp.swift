@@ -90,14 +90,17 @@ public struct BrokerApp: Sendable {
         // Whole hundredths of a millisecond, so the logged number has at most two decimals.
         let hundredths = elapsed.components.seconds * 100_000 + elapsed.components.attoseconds / 10_000_000_000_000
         metrics.increment("broker_http_requests_total", labels: ["route": route, "status": String(response.status)])
-        var fields: [String: LogValue] = [
-            "method": .string(request.method), "route": .string(route), "status": .integer(response.status),
-            "durationMs": .double(Double(hundredths) / 100),
+        var fields: [(key: String, value: LogValue)] = [
+            ("method", .string(request.method)), ("route", .string(route)), ("status", .integer(response.status)),
+            ("durationMs", .double(Double(hundredths) / 100)),
         ]
-        if !request.clientAddress.isEmpty { fields["clientAddress"] = .string(request.clientAddress) }
-        if let agent = request.headers["user-agent"], !agent.isEmpty { fields["userAgent"] = .string(String(agent.prefix(256))) }
-        if let cause { fields["cause"] = .string(cause) }
-        logger.log(response.status >= 500 ? .error : .info, "request", metadata: fields)
+        fields.reserveCapacity(7)
+        if !request.clientAddress.isEmpty { fields.append(("clientAddress", .string(request.clientAddress))) }
+        if let agent = request.headers["user-agent"], !agent.isEmpty {
+            fields.append(("userAgent", .string(String(agent.prefix(256)))))
+        }
+        if let cause { fields.append(("cause", .string(cause))) }
+        logger.log(response.status >= 500 ? .error : .info, "request", fields: fields)
         return response
     }
 

@@ -10,7 +10,7 @@ extension NativeSurface {
         }
         let selfService = services.selfService
 
-        me("GET", "/v1/me") { _, _, user in .json(200, user.account.json) }
+        me("GET", "/v1/me") { _, _, user in .json(200, user.account.jsonText) }
         me("PATCH", "/v1/me") { request, context, user in
             try request.allowOnlyQuery([])
             let body = try NativeBody(request)

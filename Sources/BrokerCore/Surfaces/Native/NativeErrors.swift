@@ -198,4 +198,9 @@ extension HTTPResponse {
     public static func json(_ status: Int, _ value: JSONValue) -> HTTPResponse {
         HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: value.serialized())
     }
+
+    /// A JSON response whose text is already written (``JSONWriter``).
+    public static func json(_ status: Int, _ text: JSONText) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: text.bytes)
+    }
 }
