@@ -104,20 +104,11 @@ public struct GuestService: Sendable {
             [AuditEvent(time: now, uid: id, action: .signUp, provider: "password", actor: .user, requestID: $0)]
         }
         let options = AccountWriteOptions(issuing: session, recording: events ?? [])
-        do {
-            return try await store.update(id: id, options: options) { account in
-                try Self.admitUpgrade(account)
-                account.email = credential.email
-                account.emailVerified = false
+        return try await Self.storingUpgrade {
+            try await store.update(id: id, options: options) { account in
+                try Self.upgrade(&account, email: credential.email, displayName: displayName, at: now)
                 account.password = credential.password
-                if let displayName { account.displayName = displayName }
-                account.isAnonymous = false
-                account.lastSignInAt = now
             }
-        } catch let error as AccountStoreError where error.code == .alreadyExists {
-            throw AccountError(.emailExists)  // taken meanwhile
-        } catch let error as AccountStoreError where error.code == .notFound {
-            throw AccountError(.notFound)
         }
     }
 
@@ -125,6 +116,31 @@ public struct GuestService: Sendable {
     static func admitUpgrade(_ account: Account) throws {
         guard account.isAnonymous else { throw GuestError.notAGuest }
         guard !account.disabled else { throw AccountError(.userDisabled) }
+    }
+
+    /// What every upgrade by a sign-up does to the guest, inside its write, after ``admitUpgrade(_:)``: the email
+    /// (unverified) and the display name when given, no longer a guest, signed in at `now`.
+    static func upgrade(_ account: inout Account, email: String?, displayName: String?, at now: Date) throws {
+        try admitUpgrade(account)
+        if let email {
+            account.email = email
+            account.emailVerified = false
+        }
+        if let displayName { account.displayName = displayName }
+        account.isAnonymous = false
+        account.lastSignInAt = now
+    }
+
+    /// Runs an upgrade's write, naming the store's refusals as the account layer's: an email taken meanwhile is
+    /// `emailExists`, a guest deleted meanwhile `notFound`.
+    static func storingUpgrade(_ write: () async throws -> Account) async throws -> Account {
+        do {
+            return try await write()
+        } catch let error as AccountStoreError where error.code == .alreadyExists {
+            throw AccountError(.emailExists)
+        } catch let error as AccountStoreError where error.code == .notFound {
+            throw AccountError(.notFound)
+        }
     }
 
     /// Whether guest `id`'s upgrade with `identity` takes its email: the rules of a first sign-in

@@ -157,23 +157,12 @@ public struct PasskeyService: Sendable {
             Self.event(.signUp, uid: upgrade.id, at: now, requestID: requestID),
             Self.event(.passkeyRegister, uid: upgrade.id, at: now, requestID: requestID),
         ]
-        do {
-            return try await store.insertPasskey(
+        return try await GuestService.storingUpgrade {
+            try await store.insertPasskey(
                 new.passkey, options: AccountWriteOptions(issuing: session, recording: events)
             ) { account in
-                try GuestService.admitUpgrade(account)
-                if let email = upgrade.email {
-                    account.email = email
-                    account.emailVerified = false
-                }
-                if let displayName = upgrade.displayName { account.displayName = displayName }
-                account.isAnonymous = false
-                account.lastSignInAt = now
+                try GuestService.upgrade(&account, email: upgrade.email, displayName: upgrade.displayName, at: now)
             }
-        } catch let error as AccountStoreError where error.code == .alreadyExists {
-            throw AccountError(.emailExists)  // taken meanwhile
-        } catch let error as AccountStoreError where error.code == .notFound {
-            throw AccountError(.notFound)
         }
     }
 
