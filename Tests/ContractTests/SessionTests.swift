@@ -85,4 +85,31 @@ import Testing
             #expect(try await broker.count("refresh_tokens") == 1)
         }
     }
+
+    /// A refresh reads its token and its account in one look-up (issue 35): the body carries the account as it is
+    /// at the refresh, and a token whose account is gone is refused without a rotation.
+    @Test func aRefreshAnswersTheAccountAsItIsAndRefusesATokenWhoseAccountIsGone() async throws {
+        try await withBroker { broker in
+            let (uid, first) = try await Self.signIn(broker)
+            _ = try await broker.store.update(id: AccountID(uid)) { $0.displayName = "Renamed" }
+            let refreshed = try await broker.post("/v1/token", ["refreshToken": .string(first)])
+            #expect(refreshed.status == 200)
+            #expect(refreshed.json?["user"]?["uid"]?.stringValue == uid)
+            #expect(refreshed.json?["user"]?["displayName"]?.stringValue == "Renamed")
+            let second = try #require(refreshed.json?["refreshToken"]?.stringValue)
+
+            _ = try await broker.store.database.write { connection in
+                try connection.execute("UPDATE refresh_tokens SET uid = 'gone'", [])
+            }
+            let orphan = try await broker.post("/v1/token", ["refreshToken": .string(second)])
+            #expect(orphan.status == 401)
+            #expect(orphan.errorCode == "INVALID_REFRESH_TOKEN")
+            #expect(try await broker.count("refresh_tokens") == 2)
+            let unrotated = try await broker.store.database.read { connection in
+                try connection.query("SELECT COUNT(*) AS n FROM refresh_tokens WHERE rotated_at IS NULL", [])
+                    .first?.integer("n")
+            }
+            #expect(unrotated == 1, "the orphan's token is still the session's current one, not rotated")
+        }
+    }
 }

@@ -143,7 +143,7 @@ public struct SessionService: Sendable {
         let hash = SessionService.hash(refreshToken)
         let now = clock.now
         for _ in 0..<2 {
-            guard let record = try await store.refreshToken(hash: hash) else {
+            guard let (record, stored) = try await store.refreshTokenAndAccount(hash: hash) else {
                 throw SessionError(.invalidRefreshToken, "unknown", refreshProblem: .unknown)
             }
             guard record.surface == surface else {
@@ -153,7 +153,7 @@ public struct SessionService: Sendable {
             guard record.revokedAt == nil, record.expiresAt > now else {
                 throw SessionError(.invalidRefreshToken, "revoked or expired", refreshProblem: .ended)
             }
-            guard let account = try await store.account(id: record.accountID) else {
+            guard let account = stored else {
                 throw SessionError(.invalidRefreshToken, "account gone", refreshProblem: .accountGone)
             }
             guard !account.disabled else { throw AccountError(.userDisabled) }

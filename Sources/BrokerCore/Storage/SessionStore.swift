@@ -58,6 +58,9 @@ public protocol SessionStore: Sendable {
     func insertRefreshToken(_ record: RefreshTokenRecord) async throws
     /// The record of the token with this hash.
     func refreshToken(hash: String) async throws -> RefreshTokenRecord?
+    /// The record of the token with this hash and its account (nil when the account is gone), read together: a
+    /// refresh's one look-up. Nil when no token has this hash.
+    func refreshTokenAndAccount(hash: String) async throws -> (RefreshTokenRecord, Account?)?
     /// Marks the token `hash` rotated at `date` and stores `successor`, in one transaction, only if the
     /// token was neither rotated nor revoked before; returns false (and stores nothing) otherwise.
     func rotateRefreshToken(hash: String, at date: Date, successor: RefreshTokenRecord) async throws -> Bool

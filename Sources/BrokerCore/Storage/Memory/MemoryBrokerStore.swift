@@ -255,6 +255,11 @@ public actor MemoryBrokerStore: BrokerStore {
     /// The record of the token with this hash.
     public func refreshToken(hash: String) -> RefreshTokenRecord? { tokens[hash] }
 
+    /// The record of the token with this hash and its account (nil when the account is gone).
+    public func refreshTokenAndAccount(hash: String) -> (RefreshTokenRecord, Account?)? {
+        tokens[hash].map { ($0, accounts[$0.accountID]) }
+    }
+
     /// Marks `hash` rotated and stores `successor`, if `hash` was neither rotated nor revoked.
     public func rotateRefreshToken(hash: String, at date: Date, successor: RefreshTokenRecord) throws -> Bool {
         guard var token = tokens[hash], token.rotatedAt == nil, token.revokedAt == nil else { return false }

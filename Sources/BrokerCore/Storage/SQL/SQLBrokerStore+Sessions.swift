@@ -27,10 +27,23 @@ extension SQLBrokerStore {
 
     /// The record of the token with this hash.
     public func refreshToken(hash: String) async throws -> RefreshTokenRecord? {
+        try await read { connection in try Self.loadToken(hash: hash, in: connection) }
+    }
+
+    /// The record of the token with this hash and its account, with its identities, in one read (one hand-off to
+    /// a read connection and one snapshot instead of two).
+    public func refreshTokenAndAccount(hash: String) async throws -> (RefreshTokenRecord, Account?)? {
         try await read { connection in
-            try connection.query("SELECT \(Self.tokenReadColumns) FROM refresh_tokens WHERE token_hash = ?", [.text(hash)])
-                .first.map(Self.decodeToken)
+            guard let token = try Self.loadToken(hash: hash, in: connection) else { return nil }
+            let account = try Self.loadAccount(
+                in: connection, sql: Self.selectAccountByID, [.text(token.accountID.rawValue)])
+            return (token, account)
         }
+    }
+
+    static func loadToken(hash: String, in connection: any SQLConnection) throws -> RefreshTokenRecord? {
+        try connection.query("SELECT \(tokenReadColumns) FROM refresh_tokens WHERE token_hash = ?", [.text(hash)])
+            .first.map(decodeToken)
     }
 
     /// Marks `hash` rotated and stores `successor` in one transaction, if `hash` was neither rotated nor

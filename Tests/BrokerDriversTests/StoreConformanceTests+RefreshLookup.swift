@@ -1,0 +1,38 @@
+import BrokerCore
+import Foundation
+import Testing
+
+/// A refresh reads its token and the token's account in one look-up (issue 35), on every backend: the same record
+/// and the same account, identities included, as the two separate reads.
+extension StoreConformanceTests {
+    @Test(arguments: StoreBackend.enabled)
+    func aRefreshReadsItsTokenAndItsAccountTogether(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            let alice = Self.account("alice", email: "alice@example.com", identities: [Self.identity("kakao", "41")])
+            try await store.create(alice)
+            try await store.insertRefreshToken(Self.token("h1", session: "s1", uid: "alice"))
+            try await store.insertRefreshToken(Self.token("h2", session: "s2", uid: "ghost"))
+
+            let (record, account) = try #require(try await store.refreshTokenAndAccount(hash: "h1"))
+            #expect(record == (try await store.refreshToken(hash: "h1")))
+            #expect(record.sessionID == "s1" && record.accountID == alice.id)
+            #expect(account == (try await store.account(id: alice.id)))
+            #expect(account?.identities.map(\.subject) == ["41"])
+            #expect(account?.email == "alice@example.com")
+
+            // A token whose account is gone comes back without one; an unknown hash, not at all.
+            let (orphan, none) = try #require(try await store.refreshTokenAndAccount(hash: "h2"))
+            #expect(orphan.accountID == AccountID("ghost") && none == nil)
+            #expect(try await store.refreshTokenAndAccount(hash: "nope") == nil)
+
+            // What the look-up reads is what a rotation left: the retired token's time and its successor.
+            let rotatedAt = date(ms: Self.t0 + 60_000)
+            #expect(
+                try await store.rotateRefreshToken(
+                    hash: "h1", at: rotatedAt, successor: Self.token("h3", session: "s1", uid: "alice")))
+            #expect(try await store.refreshTokenAndAccount(hash: "h1")?.0.rotatedAt == rotatedAt)
+            #expect(try await store.refreshTokenAndAccount(hash: "h3")?.1?.id == alice.id)
+        }
+    }
+}
