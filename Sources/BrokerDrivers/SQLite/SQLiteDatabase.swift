@@ -13,9 +13,10 @@ import Foundation
 /// page missing from the connection's cache is read from the file (the operating system's page cache, as a
 /// rule); SQLite's busy handler, bounded by `busy_timeout` (5 s), runs only while another connection holds a
 /// lock a reader needs, which in WAL mode is the recovery of the WAL index after a crash (at the first open)
-/// and the instant the last other connection closes; the writer, the checkpointer and a checkpoint that waits
-/// for readers (``eraseDeletedContent()``, `SQLITE_CHECKPOINT_TRUNCATE` with no busy wait) never make a
-/// reader wait. A long read (`broker migrate-sqlite`'s copy) holds its thread as long as it runs.
+/// and the instant the last other connection closes; the writer, the checkpointer and the WAL's truncation
+/// (``eraseDeletedContent()``, which does not wait for readers) never hand a reader to the busy handler (at most
+/// SQLite's own retry of a few microseconds while a checkpoint moves a read mark). A long read (`broker
+/// migrate-sqlite`'s copy) holds its thread as long as it runs.
 ///
 /// `":memory:"` uses one connection for everything, reads included, on the writer's queue (a second
 /// connection would see a different, empty database). A file database's WAL is copied back into the
