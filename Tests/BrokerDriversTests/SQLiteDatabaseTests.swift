@@ -138,6 +138,85 @@ struct SQLiteDatabaseTests {
         }
     }
 
+    @Test func aReadDoesNotWaitForAWriteInProgressAndSeesTheLastCommit() async throws {
+        try await withFileDatabase { database, _ in
+            _ = try await database.write { try $0.execute("CREATE TABLE t (k TEXT PRIMARY KEY)", []) }
+            _ = try await database.write { try $0.execute("INSERT INTO t (k) VALUES ('before')", []) }
+            let inserted = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            let writing = Task {
+                try await database.write { connection in
+                    try connection.execute("INSERT INTO t (k) VALUES ('during')", [])
+                    inserted.signal()
+                    release.wait()  // on the writer's own queue, holding its transaction open
+                }
+            }
+            // Polled, not waited on: the cooperative pool's thread stays free for the write's task.
+            while inserted.wait(timeout: .now()) == .timedOut { try await Task.sleep(for: .milliseconds(5)) }
+            let keys: @Sendable (any SQLConnection) throws -> [String] = {
+                try $0.query("SELECT k FROM t ORDER BY k", []).compactMap { $0.text("k") }
+            }
+            let seen = try await database.read(keys)
+            release.signal()
+            try await writing.value
+            #expect(seen == ["before"])
+            let after = try await database.read(keys)
+            #expect(after == ["before", "during"])
+        }
+    }
+
+    @Test func readsAtTheSameTimeNeverShareAConnection() async throws {
+        final class InUse: @unchecked Sendable {
+            let lock = NSLock()
+            var connections: Set<ObjectIdentifier> = []
+            var shared = 0
+        }
+        try await withFileDatabase { database, _ in
+            _ = try await database.write { try $0.execute("CREATE TABLE t (k INTEGER PRIMARY KEY)", []) }
+            _ = try await database.write { try $0.execute("INSERT INTO t (k) VALUES (1), (2), (3)", []) }
+            let inUse = InUse()
+            let sums = try await withThrowingTaskGroup(of: Int64?.self) { group in
+                for _ in 0..<16 {
+                    group.addTask {
+                        try await database.read { connection in
+                            let id = ObjectIdentifier(connection as AnyObject)
+                            inUse.lock.withLock { if !inUse.connections.insert(id).inserted { inUse.shared += 1 } }
+                            defer { _ = inUse.lock.withLock { inUse.connections.remove(id) } }
+                            Thread.sleep(forTimeInterval: 0.002)
+                            return try connection.query("SELECT sum(k) AS s FROM t", []).first?.integer("s")
+                        }
+                    }
+                }
+                return try await group.reduce(into: [Int64?]()) { $0.append($1) }
+            }
+            #expect(sums == Array(repeating: 6, count: 16))
+            #expect(inUse.shared == 0)
+        }
+    }
+
+    @Test func aReadRunningWhenTheDatabaseClosesEndsAndLaterReadsAreUnavailable() async throws {
+        try await withFileDatabase { database, _ in
+            _ = try await database.write { try $0.execute("CREATE TABLE t (k TEXT PRIMARY KEY)", []) }
+            _ = try await database.write { try $0.execute("INSERT INTO t (k) VALUES ('kept')", []) }
+            let started = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            let reading = Task {
+                try await database.read { connection -> [String] in
+                    started.signal()
+                    release.wait()
+                    return try connection.query("SELECT k FROM t", []).compactMap { $0.text("k") }
+                }
+            }
+            while started.wait(timeout: .now()) == .timedOut { try await Task.sleep(for: .milliseconds(5)) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) { release.signal() }
+            await database.close()
+            #expect(try await reading.value == ["kept"])
+            await Self.expectSQLError(.unavailable) {
+                _ = try await database.read { try $0.query("SELECT 1 AS one", []) }
+            }
+        }
+    }
+
     @Test(arguments: [":memory:", "file"])
     func constraintViolationsAreClassified(location: String) async throws {
         let run: (SQLiteDatabase) async throws -> Void = { database in

@@ -4,9 +4,21 @@ import Foundation
 
 /// The SQLite driver behind BrokerCore's ``SQLDatabase`` port.
 ///
-/// A file database runs in WAL mode with one write connection and a few read connections, each owned by its
-/// own serial queue: readers proceed concurrently with each other and with the writer, and no SQLite call
-/// ever blocks Swift's cooperative thread pool. `":memory:"` uses one connection for everything (a second
+/// A file database runs in WAL mode with one write connection, owned by its own serial queue (writes that
+/// arrive while it is busy share one commit), and a pool of read connections. A read runs on the calling
+/// thread, with a connection checked out of the pool for it alone (opened when none is idle), with no hand-off
+/// to another thread and back: in WAL mode a reader never waits for the writer, so a read is CPU work like any
+/// other, tens of microseconds. This is the one place a SQLite call runs on Swift's cooperative thread pool,
+/// on purpose (issue 35: the hop cost two wake-ups per read). What can block a read, and for how long: a
+/// page missing from the connection's cache is read from the file (the operating system's page cache, as a
+/// rule); SQLite's busy handler, bounded by `busy_timeout` (5 s), runs only while another connection holds a
+/// lock a reader needs, which in WAL mode is the recovery of the WAL index after a crash (at the first open)
+/// and the instant the last other connection closes; the writer, the checkpointer and the WAL's truncation
+/// (``eraseDeletedContent()``, which does not wait for readers) never hand a reader to the busy handler (at most
+/// SQLite's own retry of a few microseconds while a checkpoint moves a read mark). A long read (`broker
+/// migrate-sqlite`'s copy) holds its thread as long as it runs.
+///
+/// `":memory:"` uses one connection for everything, reads included, on the writer's queue (a second
 /// connection would see a different, empty database). A file database's WAL is copied back into the
 /// database file mostly by a connection of its own (``SQLiteCheckpointer``), never inside a commit. Every
 /// connection runs with `synchronous=FULL`, `busy_timeout=5000`, `foreign_keys=ON` and `temp_store=MEMORY`, and
@@ -18,13 +30,10 @@ public final class SQLiteDatabase: SQLDatabase {
     public let path: String
 
     private let writer: SQLiteWorker
-    /// Empty for `":memory:"`, whose reads go to the writer.
-    private let readers: [SQLiteWorker]
+    /// Nil for `":memory:"`, whose reads go to the writer.
+    private let readers: SQLiteReaderPool?
     /// Checkpoints the WAL of a file database; nil for `":memory:"`.
     private let checkpointer: SQLiteCheckpointer?
-    /// Round-robin position among `readers`; guarded by `lock`.
-    private let lock = NSLock()
-    nonisolated(unsafe) private var nextReader = 0
 
     /// Opens (creating if needed) the database at `path`; `":memory:"` opens a private in-memory database.
     ///
@@ -32,7 +41,8 @@ public final class SQLiteDatabase: SQLDatabase {
     /// prefer ``open(path:readers:checkpointPages:)``. A path in a missing directory, or a file that is not a
     /// database, throws `SQLError(.unavailable)`.
     /// - Parameters:
-    ///   - readers: read connections for a file database (at least 1).
+    ///   - readers: read connections a file database opens at once (at least 1); more are opened while more
+    ///     reads run at the same time, and kept.
     ///   - checkpointPages: WAL frames (pages of 4 KiB) added since the last checkpoint that make the next one
     ///     due; it runs mostly on a connection of its own (SQLite's automatic checkpoint, which runs inside a
     ///     commit, is off). 1000 is SQLite's default.
@@ -42,14 +52,10 @@ public final class SQLiteDatabase: SQLDatabase {
             try SQLiteConnection(path: path, role: .writer)
         }
         if path == ":memory:" {
-            self.readers = []
+            self.readers = nil
             checkpointer = nil
         } else {
-            self.readers = try (0..<max(1, readers)).map { index in
-                try SQLiteWorker(label: "broker.sqlite.reader\(index)") {
-                    try SQLiteConnection(path: path, role: .reader)
-                }
-            }
+            self.readers = try SQLiteReaderPool(path: path, opening: max(1, readers))
             // Weak: the writer holds the checkpointer (through its after-writes hook), not the other way round.
             let writer = self.writer
             let checkpointer = try SQLiteCheckpointer(path: path, pages: checkpointPages) { [weak writer] body in
@@ -96,12 +102,13 @@ public final class SQLiteDatabase: SQLDatabase {
         try await writer.write { connection in try body(connection) }
     }
 
-    /// Runs `body` in a read transaction on one of the read connections (the write connection for
-    /// `":memory:"`), so it sees one consistent snapshot.
+    /// Runs `body` in a read transaction on a read connection of its own, on the calling thread (on the write
+    /// connection's queue for `":memory:"`), so it sees one consistent snapshot.
     public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
-        try await reader().run { connection in
-            try connection.transaction(immediate: false, body)
+        guard let readers else {
+            return try await writer.run { connection in try connection.transaction(immediate: false, body) }
         }
+        return try readers.read { connection in try connection.transaction(immediate: false, body) }
     }
 
     /// Applies the migrations above the recorded version, in version order, each in its own transaction
@@ -130,19 +137,58 @@ public final class SQLiteDatabase: SQLDatabase {
         }
     }
 
-    /// Closes every connection after the work already queued on it; later calls throw
-    /// `SQLError(.unavailable)`.
+    /// Closes every connection after the work already queued on it (a read running now closes its connection
+    /// when it ends); later calls throw `SQLError(.unavailable)`.
     public func close() async {
         await writer.close()
-        for reader in readers { await reader.close() }
+        readers?.close()
         await checkpointer?.close()
     }
+}
 
-    private func reader() -> SQLiteWorker {
-        guard !readers.isEmpty else { return writer }
-        return lock.withLock {
-            nextReader = (nextReader + 1) % readers.count
-            return readers[nextReader]
+/// The read connections of a file database: a read checks one out, runs on the calling thread and checks it
+/// back in, so no two reads ever share a connection at the same time.
+///
+/// `@unchecked Sendable`: `idle` and `closed` are guarded by `lock`; a connection out of `idle` is used by
+/// the one read that checked it out, and by nothing else until it is back.
+final class SQLiteReaderPool: @unchecked Sendable {
+    private let path: String
+    private let lock = NSLock()
+    /// Connections no read is using; the pool grows to the most reads that ran at the same time.
+    private var idle: [SQLiteConnection]
+    private var closed = false
+
+    /// Opens `opening` read connections of the database at `path` on the calling thread.
+    init(path: String, opening: Int) throws {
+        self.path = path
+        idle = try (0..<opening).map { _ in try SQLiteConnection(path: path, role: .reader) }
+    }
+
+    /// Runs `body` on the calling thread with a connection no other read is using; throws
+    /// `SQLError(.unavailable)` once the pool is closed.
+    func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        let (taken, isClosed): (SQLiteConnection?, Bool) = lock.withLock { (idle.popLast(), closed) }
+        guard !isClosed else { throw SQLError(.unavailable, "the database is closed") }
+        let connection = try taken ?? SQLiteConnection(path: path, role: .reader)
+        defer { checkIn(connection) }
+        return try body(connection)
+    }
+
+    /// Puts `connection` back, or lets it close (when the last reference goes, outside the lock) once the pool
+    /// is closed.
+    private func checkIn(_ connection: SQLiteConnection) {
+        lock.withLock {
+            if !closed { idle.append(connection) }
+        }
+    }
+
+    /// Closes the idle connections now; a connection checked out closes when its read ends.
+    func close() {
+        // The connections close when the array returned goes, after the lock is released.
+        _ = lock.withLock {
+            closed = true
+            defer { idle = [] }
+            return idle
         }
     }
 }
