@@ -520,8 +520,11 @@ def cmd_config(args):
     }
     if args.service_account:  # every session body then carries a custom token (RSA); without: rows 1n, 1r, 1m
         config["firebase"] = {"serviceAccountFile": args.service_account}
-    if args.passkeys:  # row 14: the software authenticator of cmd_passkey_users
-        config["passkeys"] = {"enabled": True, "rpId": PASSKEY_RP_ID, "origins": [PASSKEY_ORIGIN]}
+    if args.passkeys:  # row 14: the software authenticator of cmd_passkey_users, signing its users up from one
+        # address: the per-address limit on passwordless sign-ups set as high as it goes.
+        config["passkeys"] = {
+            "enabled": True, "rpId": PASSKEY_RP_ID, "origins": [PASSKEY_ORIGIN], "maxSignUpsPerAddressPerHour": 100000,
+        }
     # LINE (StubProviders.lineChannelID): the stub mints its ES256 ID tokens (scenario 9).
     config["providers"]["line"] = {
         "enabled": True, "channelId": "1650000000", "apiBaseUrl": base + "/line",
