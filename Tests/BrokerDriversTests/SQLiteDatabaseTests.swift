@@ -325,7 +325,36 @@ struct SQLiteDatabaseTests {
         }
     }
 
-    @Test func aWriteThatEndsTheSharedTransactionFailsAloneAndTheOthersAreRunAgain() async throws {
+    @Test func writesQueuedTogetherWhoseBodiesAllReturnShareACommitWithNoSavepoint() async throws {
+        try await withFileDatabase { database, _ in
+            _ = try await database.write { try $0.execute("CREATE TABLE t (k TEXT PRIMARY KEY)", []) }
+            let busy = Task {
+                try await database.write { _ in Thread.sleep(forTimeInterval: 0.3) }  // the writes below queue up
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            // Each body sees the commit it is part of and the savepoints set so far.
+            let seen = try await withThrowingTaskGroup(of: [Int].self) { group in
+                for index in 0..<10 {
+                    group.addTask {
+                        try await database.write { connection -> [Int] in
+                            try connection.execute("INSERT INTO t (k) VALUES (?)", [.text("k\(index)")])
+                            let sqlite = connection as? SQLiteConnection
+                            return [sqlite?.commits ?? -1, sqlite?.savepoints ?? -1]
+                        }
+                    }
+                }
+                return try await group.reduce(into: [[Int]]()) { $0.append($1) }
+            }
+            _ = try await busy.value
+            #expect(Set(seen.map { $0[0] }).count < 10, "\(seen)")
+            #expect(seen.allSatisfy { $0[1] == 0 }, "\(seen)")
+            let count = try await database.read { try $0.query("SELECT count(*) AS n FROM t", []).first?.integer("n") }
+            #expect(count == 10)
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func aWriteThatEndsTheSharedTransactionFailsAloneAndTheOthersAreRunAgain(thenThrows: Bool) async throws {
         struct Boom: Error {}
         try await withFileDatabase { database, _ in
             _ = try await database.write { try $0.execute("CREATE TABLE t (k TEXT PRIMARY KEY)", []) }
@@ -339,10 +368,10 @@ struct SQLiteDatabaseTests {
                         do {
                             try await database.write { connection in
                                 try connection.execute("INSERT INTO t (k) VALUES (?)", [.text("k\(index)")])
-                                // A misbehaving body ends whatever transaction it runs in.
+                                // A misbehaving body ends whatever transaction it runs in, and throws or not.
                                 if index == 5 {
                                     try connection.execute("ROLLBACK", [])
-                                    throw Boom()
+                                    if thenThrows { throw Boom() }
                                 }
                             }
                             return (index, true)

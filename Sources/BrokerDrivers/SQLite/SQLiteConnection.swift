@@ -26,6 +26,8 @@ final class SQLiteConnection: SQLConnection {
     private let statementCacheLimit = 256
     /// Transactions this connection has committed (for tests: writes committed together see one number).
     private(set) var commits = 0
+    /// Savepoints set for writes committed together (for tests: a group whose bodies all return sets none).
+    private(set) var savepoints = 0
     /// The writer of a file database: frames in the WAL after its last commit (0 until the first). Set by the
     /// WAL hook, which also turns SQLite's automatic checkpoint off: the ``SQLiteCheckpointer`` checkpoints.
     private(set) var walFrames = 0
@@ -172,12 +174,15 @@ final class SQLiteConnection: SQLConnection {
         }
     }
 
-    /// Runs every write of `group` in one `BEGIN IMMEDIATE` … `COMMIT` (one sync of the WAL for all), each
-    /// in a savepoint of its own: a write whose body throws is rolled back to its savepoint, and the others
-    /// commit. Every caller is resumed once the commit is durable, or has failed. If the shared transaction
-    /// cannot be trusted (a savepoint that cannot be set, released or rolled back to) or its commit fails, it is
-    /// rolled back and every write runs again in a transaction of its own, so each answer depends on its own
-    /// work and on committed data only (write bodies may rerun, as the ``SQLDatabase`` port allows).
+    /// Runs every write of `group` in one `BEGIN IMMEDIATE` … `COMMIT` (one sync of the WAL for all). The
+    /// bodies run one after the other with no savepoint first (a savepoint copies each page a write changes
+    /// into the statement journal before changing it): when all of them return, that transaction commits. When
+    /// one throws, none of it is kept: it is rolled back and the group runs again, each write in a savepoint of
+    /// its own, so a write whose body throws is rolled back to its savepoint and the others commit. Every caller
+    /// is resumed once the commit is durable, or has failed. If the shared transaction cannot be trusted (a
+    /// body ended it, a savepoint cannot be set, released or rolled back to) or its commit fails, it is rolled
+    /// back and every write runs again in a transaction of its own, so each answer depends on its own work and
+    /// on committed data only (write bodies may rerun, as the ``SQLDatabase`` port allows).
     func commitTogether(_ group: [any SQLiteQueuedWrite]) {
         guard group.count > 1 else {
             if let write = group.first { commitAlone(write) }
@@ -189,10 +194,27 @@ final class SQLiteConnection: SQLConnection {
             for write in group { write.complete(commitError: error) }
             return
         }
-        for write in group {
-            guard performInSavepoint(write) else {
+        var threw = false
+        for write in group where !threw {
+            threw = (try? write.perform(self)) == nil
+            guard sqlite3_get_autocommit(handle) == 0 else {
                 rollBackAndCommitAlone(group)
                 return
+            }
+        }
+        if threw {
+            do {
+                try execute("ROLLBACK", [])
+                try execute("BEGIN IMMEDIATE", [])
+            } catch {
+                rollBackAndCommitAlone(group)
+                return
+            }
+            for write in group {
+                guard performInSavepoint(write) else {
+                    rollBackAndCommitAlone(group)
+                    return
+                }
             }
         }
         do {
@@ -225,6 +247,7 @@ final class SQLiteConnection: SQLConnection {
     /// throws. False when the transaction can no longer be trusted with the others' changes.
     private func performInSavepoint(_ write: any SQLiteQueuedWrite) -> Bool {
         guard (try? execute("SAVEPOINT queued_write", [])) != nil else { return false }
+        savepoints += 1
         let succeeded = (try? write.perform(self)) != nil
         if succeeded, (try? execute("RELEASE queued_write", [])) != nil { return true }
         // The body threw (or its release failed): undo it alone, or give up on the transaction.
