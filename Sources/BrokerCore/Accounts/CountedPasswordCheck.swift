@@ -17,7 +17,7 @@ struct CountedPasswordCheck: Sendable {
         if let unlocksAt = try await attempts.reserveLoginAttempt(
             emailKey: emailKey, at: now, window: AccountService.lockoutWindow, limit: AccountService.lockoutThreshold)
         {
-            throw AccountError(.tooManyAttempts, retryAfter: max(1, Int(unlocksAt.timeIntervalSince(now).rounded(.up))))
+            throw AccountError.tooManyAttempts(until: unlocksAt, from: now, window: AccountService.lockoutWindow)
         }
         guard let checked = hash ?? decoy else { return false }
         do {

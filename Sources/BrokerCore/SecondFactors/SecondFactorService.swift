@@ -207,7 +207,7 @@ public struct SecondFactorService: Sendable {
         if let unlocksAt = try await store.reserveLoginAttempt(
             emailKey: key, at: now, window: AccountService.lockoutWindow, limit: AccountService.lockoutThreshold)
         {
-            throw AccountError(.tooManyAttempts, retryAfter: max(1, Int(unlocksAt.timeIntervalSince(now).rounded(.up))))
+            throw AccountError.tooManyAttempts(until: unlocksAt, from: now, window: AccountService.lockoutWindow)
         }
         let proof: SecondFactorProof?
         switch answer {

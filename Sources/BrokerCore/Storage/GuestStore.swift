@@ -28,7 +28,7 @@ extension GuestStore {
         if let allowedAt = try await reserveGuestCreation(
             address: key, at: now, window: Self.creationWindow, limit: limit)
         {
-            throw AccountError(.tooManyAttempts, retryAfter: max(1, Int(allowedAt.timeIntervalSince(now).rounded(.up))))
+            throw AccountError.tooManyAttempts(until: allowedAt, from: now, window: Self.creationWindow)
         }
     }
 }
