@@ -9,7 +9,8 @@ import Testing
 struct SQLiteDatabaseTests {
     /// A file database in a fresh temporary directory, removed afterwards.
     func withFileDatabase(
-        checkpointPages: Int = 1000, _ body: (SQLiteDatabase, String) async throws -> Void
+        checkpointPages: Int = SQLiteDatabase.defaultCheckpointPages,
+        _ body: (SQLiteDatabase, String) async throws -> Void
     ) async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -76,6 +77,23 @@ struct SQLiteDatabaseTests {
             let count = try await database.read { try $0.query("SELECT count(*) AS n FROM filler", []).first?.integer("n") }
             #expect(count == 1_200)
         }
+    }
+
+    @Test func aDatabaseOpenedWithTheDefaultsCheckpointsOnlyPastFourThousandPages() async throws {
+        // SQLite's own threshold is 1,000 pages; the broker's default waits for 4,000 (a longer WAL, fewer copies
+        // of the pages every commit rewrites). Opened as `broker serve` opens it, 1,000 commits of a page each
+        // (a commit adds its page and the table's inner pages to the WAL: the old default ran 3 checkpoints in
+        // 1,200 of them) leave the database file as it was.
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("test.sqlite").path
+        let database = try await SQLiteDatabase.open(path: path)
+        try await writePages(1_000, to: database)
+        let checkpoints = database.checkpoints
+        let bytes = try mainFileBytes(path)
+        await database.close()
+        #expect(checkpoints == 0)
+        #expect(bytes < 64 * 4096, "\(bytes) bytes")
     }
 
     @Test func theCheckpointerCopiesTheWALIntoTheDatabaseFileOnItsOwnConnection() async throws {

@@ -35,6 +35,14 @@ public final class SQLiteDatabase: SQLDatabase {
     /// Checkpoints the WAL of a file database; nil for `":memory:"`.
     private let checkpointer: SQLiteCheckpointer?
 
+    /// WAL frames that make a checkpoint due by default: 4,000 pages, a WAL of up to 16 MiB (SQLite's own default
+    /// is 1,000). A checkpoint copies each page once however many commits rewrote it since the last one, so a
+    /// longer interval copies the pages every sign-in rewrites (the ends of the append-only B-trees, the inner
+    /// pages, a busy account's) fewer times, and syncs the database file a quarter as often: 2.8 % less CPU per
+    /// returning sign-in without a service account, 0.9 % with one (bench/README, issue 35 section 10). The price
+    /// is a longer WAL to replay after a crash (a fraction of a second for 16 MiB).
+    public static let defaultCheckpointPages = 4_000
+
     /// Opens (creating if needed) the database at `path`; `":memory:"` opens a private in-memory database.
     ///
     /// Opening blocks the calling thread briefly (it runs on the connections' own queues); from async code
@@ -45,8 +53,8 @@ public final class SQLiteDatabase: SQLDatabase {
     ///     reads run at the same time, and kept.
     ///   - checkpointPages: WAL frames (pages of 4 KiB) added since the last checkpoint that make the next one
     ///     due; it runs mostly on a connection of its own (SQLite's automatic checkpoint, which runs inside a
-    ///     commit, is off). 1000 is SQLite's default.
-    public init(path: String, readers: Int = 2, checkpointPages: Int = 1000) throws {
+    ///     commit, is off). ``defaultCheckpointPages`` unless given.
+    public init(path: String, readers: Int = 2, checkpointPages: Int = defaultCheckpointPages) throws {
         self.path = path
         writer = try SQLiteWorker(label: "broker.sqlite.writer") {
             try SQLiteConnection(path: path, role: .writer)
@@ -67,7 +75,9 @@ public final class SQLiteDatabase: SQLDatabase {
     }
 
     /// Opens the database like ``init(path:readers:checkpointPages:)`` without blocking the caller's thread.
-    public static func open(path: String, readers: Int = 2, checkpointPages: Int = 1000) async throws -> SQLiteDatabase {
+    public static func open(
+        path: String, readers: Int = 2, checkpointPages: Int = defaultCheckpointPages
+    ) async throws -> SQLiteDatabase {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(with: Result {
