@@ -35,4 +35,38 @@ extension StoreConformanceTests {
             #expect(try await store.refreshTokenAndAccount(hash: "h3")?.1?.id == alice.id)
         }
     }
+
+    @Test(arguments: StoreBackend.enabled)
+    func aRefreshLookUpReadsEveryIdentityAndTheTokensOwnColumns(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            let store = fixture.store
+            // Three identities linked out of order (two at the same instant), and a token created 5 s after the
+            // account: its `created_at` and the account's are different columns of the same name.
+            let bob = Self.account(
+                "bob",
+                identities: [
+                    Self.identity("google", "g1", at: 2_000), Self.identity("kakao", "k1", at: 1_000),
+                    Self.identity("apple", "a1", at: 1_000),
+                ])
+            // An account with no identity at all (a password account): no identity comes back for it.
+            let carol = Self.account("carol", email: "carol@example.com")
+            try await store.create(bob)
+            try await store.create(carol)
+            try await store.insertRefreshToken(Self.token("hb", session: "sb", uid: "bob", createdAt: Self.t0 + 5_000))
+            try await store.insertRefreshToken(Self.token("hc", session: "sc", uid: "carol"))
+
+            let (bobToken, bobAccount) = try #require(try await store.refreshTokenAndAccount(hash: "hb"))
+            #expect(bobToken == (try await store.refreshToken(hash: "hb")))
+            #expect(bobToken.createdAt == date(ms: Self.t0 + 5_000) && bobToken.accountID == bob.id)
+            #expect(bobAccount == (try await store.account(id: bob.id)))
+            #expect(bobAccount?.createdAt == date(ms: Self.t0))
+            #expect(bobAccount?.identities.map(\.subject) == ["a1", "k1", "g1"])
+
+            let (carolToken, carolAccount) = try #require(try await store.refreshTokenAndAccount(hash: "hc"))
+            #expect(carolToken == (try await store.refreshToken(hash: "hc")))
+            #expect(carolAccount == (try await store.account(id: carol.id)))
+            #expect(carolAccount?.identities == [])
+            #expect(carolAccount?.email == "carol@example.com")
+        }
+    }
 }

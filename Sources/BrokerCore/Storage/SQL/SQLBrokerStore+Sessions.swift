@@ -30,20 +30,37 @@ extension SQLBrokerStore {
         try await read { connection in try Self.loadToken(hash: hash, in: connection) }
     }
 
-    /// The record of the token with this hash and its account, with its identities, in one read (one hand-off to
-    /// a read connection and one snapshot instead of two).
+    /// ``tokenReadColumns`` from the tokens aliased `t`, the two the account also has (`uid`, `created_at`)
+    /// renamed `token_uid` and `token_created_at`.
+    static let joinedTokenColumns = tokenReadColumns.split(separator: ",")
+        .map { column in
+            let name = column.trimmingCharacters(in: .whitespaces)
+            return name == "uid" || name == "created_at" ? "t.\(name) AS token_\(name)" : "t.\(name)"
+        }
+        .joined(separator: ", ")
+    /// The record of the token with this hash and its account, with its identities, in one statement (one row
+    /// per identity).
+    static let selectTokenWithAccountByHash =
+        "SELECT \(joinedTokenColumns), \(accountColumns), \(joinedIdentityColumns) "
+        + "FROM refresh_tokens t LEFT JOIN accounts a ON a.uid = t.uid LEFT JOIN identities i ON i.uid = a.uid "
+        + "WHERE t.token_hash = ?"
+
+    /// The record of the token with this hash and its account, with its identities, in one read of one statement
+    /// (a refresh's only read: one hand-off to a read connection, one snapshot, one statement instead of three).
     public func refreshTokenAndAccount(hash: String) async throws -> (RefreshTokenRecord, Account?)? {
         try await read { connection in
-            guard let token = try Self.loadToken(hash: hash, in: connection) else { return nil }
-            let account = try Self.loadAccount(
-                in: connection, sql: Self.selectAccountByID, [.text(token.accountID.rawValue)])
-            return (token, account)
+            let rows = try connection.query(Self.selectTokenWithAccountByHash, [.text(hash)])
+            guard let first = rows.first else { return nil }
+            let token = try Self.decodeToken(first, uid: "token_uid", createdAt: "token_created_at")
+            // No account row joined (the account is gone): its columns are NULL.
+            guard first.text("uid") != nil else { return (token, nil) }
+            return (token, try Self.joinedAccount(first, rows))
         }
     }
 
     static func loadToken(hash: String, in connection: any SQLConnection) throws -> RefreshTokenRecord? {
         try connection.query("SELECT \(tokenReadColumns) FROM refresh_tokens WHERE token_hash = ?", [.text(hash)])
-            .first.map(decodeToken)
+            .first.map { try decodeToken($0) }
     }
 
     /// Marks `hash` rotated and stores `successor` in one transaction, if `hash` was neither rotated nor
@@ -117,9 +134,12 @@ extension SQLBrokerStore {
         ]
     }
 
-    static func decodeToken(_ row: SQLRow) throws -> RefreshTokenRecord {
+    /// The token in `row`, whose `uid` and `created_at` columns may go by other names (a joined load's).
+    static func decodeToken(
+        _ row: SQLRow, uid: String = "uid", createdAt createdAtColumn: String = "created_at"
+    ) throws -> RefreshTokenRecord {
         let sessionID: String = try required(row, "session_id")
-        let createdAt = date(try requiredInteger(row, "created_at"))
+        let createdAt = date(try requiredInteger(row, createdAtColumn))
         // A session stored before version 13 has no `auth_time`: its sign-in time is the one its id begins with
         // (``SessionService/newSessionID(at:)``), else the token's own.
         let authTime =
@@ -127,7 +147,7 @@ extension SQLBrokerStore {
         return RefreshTokenRecord(
             tokenHash: try required(row, "token_hash"),
             sessionID: sessionID,
-            accountID: AccountID(try required(row, "uid")),
+            accountID: AccountID(try required(row, uid)),
             signInProvider: try required(row, "sign_in_provider"),
             createdAt: createdAt,
             expiresAt: date(try requiredInteger(row, "expires_at")),
