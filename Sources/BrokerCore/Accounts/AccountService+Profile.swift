@@ -23,7 +23,12 @@ extension AccountService {
 
     /// The account `id` for a request authenticated as it: missing is `notFound`, disabled `userDisabled`.
     public func activeAccount(_ id: AccountID) async throws -> Account {
-        guard let account = try await store.account(id: id) else { throw AccountError(.notFound) }
+        try active(try await store.account(id: id))
+    }
+
+    /// `account` when it exists and is not disabled (``activeAccount(_:)`` for an account already read).
+    public func active(_ account: Account?) throws -> Account {
+        guard let account else { throw AccountError(.notFound) }
         guard !account.disabled else { throw AccountError(.userDisabled) }
         return account
     }

@@ -76,6 +76,12 @@ public protocol SessionStore: Sendable {
     /// Whether session `id` of account `accountID` is live at `date`: it holds a token neither revoked nor expired.
     /// (A sign-out, a revocation or the account's deletion ends it; a rotation does not.)
     func isSessionLive(id: String, accountID: AccountID, at date: Date) async throws -> Bool
+    /// ``isSessionLive(id:accountID:at:)`` and, when the session is live, account `accountID` with its identities
+    /// (nil when it is gone), read together: what a request signed in with an ID token reads, in one look-up.
+    /// The account is not read for a session that is not live.
+    func liveSessionAccount(
+        id: String, accountID: AccountID, at date: Date
+    ) async throws -> (live: Bool, account: Account?)
     /// Revokes every token of the session.
     func revokeSession(id: String, at date: Date) async throws
     /// Revokes every token of the account, and its ID tokens issued before `date`'s second

@@ -294,6 +294,12 @@ public actor MemoryBrokerStore: BrokerStore {
         }
     }
 
+    /// Whether the session is live and, when it is, the account (nil when it is gone).
+    public func liveSessionAccount(id: String, accountID: AccountID, at date: Date) -> (live: Bool, account: Account?) {
+        guard isSessionLive(id: id, accountID: accountID, at: date) else { return (false, nil) }
+        return (true, accounts[accountID])
+    }
+
     /// Revokes every not yet revoked token of the session.
     public func revokeSession(id: String, at date: Date) {
         revokeTokens(at: date) { $0.sessionID == id }

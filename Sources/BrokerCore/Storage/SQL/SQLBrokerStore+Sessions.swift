@@ -99,12 +99,37 @@ extension SQLBrokerStore {
 
     /// Whether the session holds a token neither revoked nor expired (one indexed look-up by session id).
     public func isSessionLive(id: String, accountID: AccountID, at date: Date) async throws -> Bool {
+        try await read { connection in try Self.isSessionLive(id: id, accountID: accountID, at: date, in: connection) }
+    }
+
+    /// Whether the session is live and, when it is, the account with its identities, in one read transaction of
+    /// two statements (the liveness look-up; the account joined to its identities), where the two reads of
+    /// ``isSessionLive(id:accountID:at:)`` and ``account(id:)`` take two transactions and three statements.
+    public func liveSessionAccount(
+        id: String, accountID: AccountID, at date: Date
+    ) async throws -> (live: Bool, account: Account?) {
         try await read { connection in
-            try !connection.query(
-                "SELECT 1 AS live FROM refresh_tokens WHERE session_id = ? AND uid = ? AND revoked_at IS NULL AND expires_at > ? LIMIT 1",
-                [.text(id), .text(accountID.rawValue), Self.millis(date)]
-            ).isEmpty
+            guard try Self.isSessionLive(id: id, accountID: accountID, at: date, in: connection) else {
+                return (false, nil)
+            }
+            let rows = try connection.query(Self.selectAccountWithIdentitiesByID, [.text(accountID.rawValue)])
+            return (true, try rows.first.map { try Self.joinedAccount($0, rows) })
         }
+    }
+
+    /// One row per identity of the account with this uid (one row with NULL identity columns when it has none),
+    /// each with the account's columns.
+    static let selectAccountWithIdentitiesByID =
+        "SELECT \(accountColumns), \(joinedIdentityColumns) FROM accounts a LEFT JOIN identities i ON i.uid = a.uid "
+        + "WHERE a.uid = ?"
+
+    static func isSessionLive(
+        id: String, accountID: AccountID, at date: Date, in connection: any SQLConnection
+    ) throws -> Bool {
+        try !connection.query(
+            "SELECT 1 AS live FROM refresh_tokens WHERE session_id = ? AND uid = ? AND revoked_at IS NULL AND expires_at > ? LIMIT 1",
+            [.text(id), .text(accountID.rawValue), millis(date)]
+        ).isEmpty
     }
 
     /// Revokes every not yet revoked token of the session.

@@ -88,9 +88,10 @@ extension NativeSurface {
         guard let header = request.headers["authorization"], header.count > 7,
             header.prefix(7).lowercased() == "bearer "
         else { throw SessionError(.unauthenticated) }
-        let session = try await services.sessions.authenticate(idToken: String(header.dropFirst(7)))
+        let (session, stored) = try await services.sessions.authenticateWithAccount(
+            idToken: String(header.dropFirst(7)))
         do {
-            return (try await services.accounts.activeAccount(session.accountID), session)
+            return (try services.accounts.active(stored), session)
         } catch let error as AccountError where error.code == .notFound {
             throw SessionError(.unauthenticated, "account deleted")
         }
