@@ -24,7 +24,8 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
 /// JWT decoding and verification. The first byte picks the mode:
 ///
 /// - even: the rest is a token as sent: `JWT(parsing:)`, `IDTokenVerifier.verify` (Google's rules, the stub's
-///   key), the broker's own `SessionService.verifyIDToken` and `authenticate(idToken:)`, and `GET /v1/me` with it;
+///   key), the broker's own `SessionService.verifyIDToken` and `authenticateWithAccount(idToken:)`, and
+///   `GET /v1/me` with it;
 /// - odd: the rest is `header NUL claims NUL rawNonce`, raw bytes the harness base64url-encodes and signs with a
 ///   key the verifier trusts (the second byte picks Google's, Apple's, Kakao's or the broker's own), so that the
 ///   claims checks after the signature are reached (`$KID` in the header becomes the signing key's id, which is
@@ -53,7 +54,7 @@ func checkRaw(_ token: String) async {
     _ = try? JWT(parsing: token)
     _ = try? await verifier.verify(token, rawNonce: nil)
     _ = try? await broker.services.sessions.verifyIDToken(token)
-    _ = try? await broker.services.sessions.authenticate(idToken: token)
+    _ = try? await broker.services.sessions.authenticateWithAccount(idToken: token)
     await broker.handle(HTTPRequest(method: "GET", path: "/v1/me", headers: ["Authorization": "Bearer " + token]))
 }
 

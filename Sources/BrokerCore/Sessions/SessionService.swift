@@ -216,35 +216,19 @@ public struct SessionService: Sendable {
     }
 
     /// The session an ID token belongs to, if the token is valid and its session is live (exact revocation:
-    /// once a session is ended, no ID token it minted is accepted again, whatever second it was minted in).
-    /// Anything else is 401 `UNAUTHENTICATED`.
-    public func authenticate(idToken token: String) async throws -> AuthenticatedSession {
-        let session = try await claimedSession(idToken: token)
-        guard try await store.isSessionLive(id: session.sessionID, accountID: session.accountID, at: clock.now) else {
-            throw SessionError(.unauthenticated, "session ended")
-        }
-        return session
-    }
-
-    /// ``authenticate(idToken:)`` and the account the session belongs to, read with its liveness in one look-up:
-    /// nil when the account is gone (the caller decides what that means). An ended session is 401
-    /// `UNAUTHENTICATED` before the account is read.
+    /// once a session is ended, no ID token it minted is accepted again, whatever second it was minted in), with
+    /// the session's account, read with its liveness in one look-up: nil when the account is gone (the caller
+    /// decides what that means). Anything else is 401 `UNAUTHENTICATED`, an ended session before the account is
+    /// read.
     public func authenticateWithAccount(idToken token: String) async throws -> (AuthenticatedSession, Account?) {
-        let session = try await claimedSession(idToken: token)
-        let (live, account) = try await store.liveSessionAccount(
-            id: session.sessionID, accountID: session.accountID, at: clock.now)
-        guard live else { throw SessionError(.unauthenticated, "session ended") }
-        return (session, account)
-    }
-
-    /// The session a valid ID token names (its signature, issuer, audience, expiry and session id checked), not
-    /// yet checked for liveness.
-    private func claimedSession(idToken token: String) async throws -> AuthenticatedSession {
         let claims = try await verifyIDToken(token)
         guard let subject = claims["sub"]?.stringValue, let sessionID = claims["sid"]?.stringValue,
             (1...128).contains(sessionID.utf8.count)
         else { throw SessionError(.unauthenticated, "no session id") }
-        return AuthenticatedSession(accountID: AccountID(subject), sessionID: sessionID, claims: claims)
+        let accountID = AccountID(subject)
+        let (live, account) = try await store.liveSessionAccount(id: sessionID, accountID: accountID, at: clock.now)
+        guard live else { throw SessionError(.unauthenticated, "session ended") }
+        return (AuthenticatedSession(accountID: accountID, sessionID: sessionID, claims: claims), account)
     }
 
     /// How old a session's sign-in (`auth_time`) may be for a sensitive change: changing the password or the
@@ -272,7 +256,7 @@ public struct SessionService: Sendable {
     }
 
     /// Verifies one of the broker's own ID tokens (signature, issuer, audience, expiry) and returns its claims;
-    /// it does not check the session (``authenticate(idToken:)`` does).
+    /// it does not check the session (``authenticateWithAccount(idToken:)`` does).
     public func verifyIDToken(_ token: String) async throws -> [String: JSONValue] {
         guard let jwt = try? JWT(parsing: token), let kid = jwt.keyID,
             let key = await keys.key(id: kid), jwt.header["alg"]?.stringValue == key.algorithm.rawValue,
