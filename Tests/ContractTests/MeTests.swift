@@ -51,6 +51,25 @@ import Testing
         }
     }
 
+    /// A signed-in request reads its session and its account in one look-up (issue 35); the refusals keep their
+    /// order: a disabled account is 403 while its session lasts, an ended session 401 whatever the account.
+    @Test func aDisabledAccountIsRefusedWhileItsSessionLastsAndAnEndedSessionFirst() async throws {
+        try await withBroker { broker in
+            let (uid, idToken, _) = try await Self.signUp(broker)
+            _ = try await broker.store.update(id: AccountID(uid)) { $0.disabled = true }
+            let disabled = try await broker.get("/v1/me", headers: Self.bearer(idToken))
+            #expect(disabled.status == 403)
+            #expect(disabled.errorCode == "USER_DISABLED")
+            try await broker.store.revokeSessions(accountID: AccountID(uid), at: Date())
+            let ended = try await broker.get("/v1/me", headers: Self.bearer(idToken))
+            #expect(ended.status == 401)
+            #expect(ended.errorCode == "UNAUTHENTICATED")
+            // Refused reads changed nothing: the account is as the disable left it.
+            let stored = try await broker.store.account(id: AccountID(uid))
+            #expect(stored?.disabled == true && stored?.displayName == nil)
+        }
+    }
+
     @Test func deletingTheAccountRemovesItsSessions() async throws {
         try await withBroker { broker in
             let (uid, idToken, refresh) = try await Self.signUp(broker)
