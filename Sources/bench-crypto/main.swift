@@ -5,6 +5,12 @@ import Foundation
 // each run for S seconds; prints one JSON object of operations per second of CPU time (of the thread; `openssl speed`
 // divides by user CPU time too). bench/run sets these beside `openssl speed`, whose figures are the floor: the
 // difference is what BrokerCrypto adds around OpenSSL.
+//
+// `bench-crypto --signin-interval-us N [--seconds S]`: a returning Google sign-in's cryptography (the provider
+// token's RSA-2048 verification, the custom token's RSA-2048 signature, the ID token's ES256 signature) once every
+// N µs of wall time for S seconds, the thread sleeping in between as a server's threads idle between requests below
+// their full rate (N = 0: back to back); prints the thread's CPU µs per sign-in's cryptography. bench/run compares
+// the two at row 1b's rate: the same instructions cost more CPU time on a core that idles between them.
 
 /// CPU seconds the calling thread has used so far.
 func threadCPUSeconds() -> Double {
@@ -28,14 +34,53 @@ func rate(seconds: Double, _ operation: () throws -> Void) rethrows -> Double {
     return Double(count) / max(threadCPUSeconds() - cpuStart, 1e-6)
 }
 
+/// Calls `operation` once every `intervalMicroseconds` of wall time (the thread asleep until each call's turn; 0:
+/// back to back) for about `seconds` (at most 10 million calls); returns the thread's CPU µs per call, counting the
+/// calls only, and how many calls were made. When a call overruns the next one's turn, that one runs at once and
+/// the turns go on from it (no catching up on the turns missed).
+func paced(seconds: Double, intervalMicroseconds: Int, _ operation: () throws -> Void) rethrows -> (Double, Int) {
+    func monotonicNanoseconds() -> Int {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return time.tv_sec * 1_000_000_000 + time.tv_nsec
+    }
+    let interval = intervalMicroseconds * 1000
+    let deadline = monotonicNanoseconds() + Int(seconds * 1e9)
+    var next = monotonicNanoseconds()
+    var cpu = 0.0
+    var count = 0
+    while count < 10_000_000 {
+        if interval > 0 {
+            var turn = timespec(tv_sec: next / 1_000_000_000, tv_nsec: next % 1_000_000_000)
+            while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &turn, nil) == EINTR {}
+        }
+        let start = threadCPUSeconds()
+        try operation()
+        cpu += threadCPUSeconds() - start
+        count += 1
+        let now = monotonicNanoseconds()
+        if now >= deadline { break }
+        next = max(next + interval, now)
+    }
+    return (cpu * 1e6 / Double(count), count)
+}
+
 var seconds = 2.0
+var signinInterval: Int?
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
-    guard argument == "--seconds", let value = arguments.next().flatMap(Double.init), value > 0, value <= 60 else {
-        FileHandle.standardError.write(Data("usage: bench-crypto [--seconds S (0-60)]\n".utf8))
+    let value = arguments.next()
+    if argument == "--seconds", let number = value.flatMap(Double.init), number > 0, number <= 60 {
+        seconds = number
+    } else if argument == "--signin-interval-us", let number = value.flatMap(Int.init),
+        (0...1_000_000).contains(number)
+    {
+        signinInterval = number
+    } else {
+        FileHandle.standardError.write(
+            Data("usage: bench-crypto [--seconds S (0-60)] [--signin-interval-us N (0-1000000)]\n".utf8))
         exit(2)
     }
-    seconds = value
 }
 
 do {
@@ -56,6 +101,17 @@ do {
     let aes = try AESGCMKey(bytes: SecureRandom.bytes(32))
     let context = Array("second-factor:uid:factor".utf8)
     let sealedSecret = try aes.seal(Array(Base32.encode(totpSecret, padded: false).utf8), authenticating: context)
+    if let signinInterval {
+        let provider = try RSAPrivateKey.generate(bits: 2048)
+        let providerSignature = try provider.signSHA256(message)
+        let (microseconds, count) = try paced(seconds: seconds, intervalMicroseconds: signinInterval) {
+            precondition(provider.publicKey.verifySHA256(signature: providerSignature, message: message))
+            _ = try rsa.signSHA256(message)
+            _ = try p256.signSHA256(message)
+        }
+        print(#"{"signin_interval_us": \#(signinInterval), "signin_us": \#(microseconds), "signins": \#(count)}"#)
+        exit(0)
+    }
     let results: [String: Double] = [
         "totp_check_per_s": rate(seconds: seconds) {
             precondition(TOTP.matchingStep(totpCode, secret: totpSecret, around: totpStep, digits: 6) != nil)
