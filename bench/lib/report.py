@@ -118,7 +118,9 @@ def cmd_record(args):
         weights = [w["requests"] for w in runs]
         p50, p90, p99 = (merged_percentile(tables, weights, p) / 1000 for p in (50, 90, 99))
     cpu_seconds = (args.cpu1 - args.cpu0) / args.clk_tck
-    floor_s = floor_of([parse_speed(args.speed)], best=True)[args.floor]
+    # The faster of the runs right before and right after the row: a slow moment of the machine's (other load,
+    # the host's) raises one run of openssl speed, and the row's multiple with it.
+    floor_s = floor_of([parse_speed(path) for path in args.speed], best=True)[args.floor]
     row = {
         "id": args.id, "name": args.name, "connections": args.connections,
         "requests": requests, "seconds": seconds, "rate": sum(rates),
@@ -314,8 +316,8 @@ def cmd_table(args):
                "(ES256 verify) {fm:.0f} µs; sign-in without a service account (RSA verify + ES256 sign) {fn:.0f} µs; "
                "refresh without one (ES256 sign) {fr:.0f} µs; passkey sign-in (ES256 verify + ES256 sign + RSA "
                "sign) {fp:.0f} µs. The table's floor column is "
-               "measured again right before each row, so each multiple compares figures taken under the same "
-               "load.".format(
+               "measured again right before and right after each row (the faster of the two), so each multiple "
+               "compares figures taken under the same load.".format(
                    s=machine["openssl_seconds"], n=len(runs), rs=floor["rsa2048_sign_per_s"],
                    rv=floor["rsa2048_verify_per_s"], es=floor["ecdsap256_sign_per_s"],
                    ev=floor["ecdsap256_verify_per_s"], fs=floor["signin"] * 1e6, fk=floor["kakao"] * 1e6,
@@ -515,8 +517,10 @@ def main():
     floor.add_argument("--speed", action="append", required=True)
     floor.set_defaults(run=cmd_floor)
     record = sub.add_parser("record")
-    for name in ("--id", "--name", "--floor", "--speed"):
+    for name in ("--id", "--name", "--floor"):
         record.add_argument(name, required=True)
+    # openssl speed right before the row, and right after it.
+    record.add_argument("--speed", action="append", required=True)
     # One of each per broker instance (bench/run's 1pg2 runs two).
     for name in ("--wrk-out", "--count0", "--count1"):
         record.add_argument(name, action="append", required=True)
