@@ -1,6 +1,7 @@
-import BrokerCore
 import Foundation
 import Testing
+
+@testable import BrokerCore
 
 /// A refresh reads its token and the token's account in one look-up (issue 35), on every backend: the same record
 /// and the same account, identities included, as the two separate reads.
@@ -67,6 +68,28 @@ extension StoreConformanceTests {
             #expect(carolAccount == (try await store.account(id: carol.id)))
             #expect(carolAccount?.identities == [])
             #expect(carolAccount?.email == "carol@example.com")
+        }
+    }
+
+    /// The joined look-ups read a row by column name, and a repeated name reads its first column: the token's,
+    /// the account's and the identity's columns must each come under a name of their own (the token's `uid` and
+    /// `created_at` are renamed, the identity's prefixed). A column added to one table under a name another has
+    /// would make one of them read the other's value; this fails first.
+    @Test(arguments: StoreBackend.enabled)
+    func theJoinedLookUpsNameEveryColumnOnce(backend: StoreBackend) async throws {
+        try await withStore(backend) { fixture in
+            guard let database = fixture.database else { return }  // the memory store has no SQL
+            try await fixture.store.create(Self.account("alice", identities: [Self.identity("kakao", "41")]))
+            try await fixture.store.insertRefreshToken(Self.token("h1", session: "s1", uid: "alice"))
+            let statements: [(String, [SQLValue])] = [
+                (SQLBrokerStore.selectTokenWithAccountByHash, [.text("h1")]),
+                (SQLBrokerStore.selectAccountWithIdentitiesByID, [.text("alice")]),
+                (SQLBrokerStore.selectAccountWithIdentitiesByIdentity, [.text("kakao"), .text("41")]),
+            ]
+            for (sql, binds) in statements {
+                let columns = try #require(try await database.read { try $0.query(sql, binds) }.first).columns
+                #expect(Set(columns).count == columns.count, "\(columns)")
+            }
         }
     }
 }
