@@ -22,37 +22,13 @@ public struct AccountSelfService: Sendable {
         self.signIn = signIn
     }
 
-    /// The user a verified ID token names: the live account and the token's claims.
-    public struct User: Sendable {
-        /// The account, as read when the token was checked.
-        public var account: Account
-        /// The ID token's claims (`auth_time`, `sign_in_provider`).
-        public var claims: [String: JSONValue]
-
-        /// Creates a signed-in user.
-        public init(account: Account, claims: [String: JSONValue]) {
-            self.account = account
-            self.claims = claims
-        }
-
-        /// The session's sign-in time (`auth_time`), which a renewal that continues the session keeps.
-        public var authTime: Date? { SessionService.authTime(of: claims) }
-    }
-
-    /// How the session after a password change is named: the asking session continued (its sign-in method and
-    /// `auth_time`, the native API) or a new sign-in with `provider` (the compatibility listener, whose SDKs see one).
-    public enum Renewal: Sendable {
-        /// The asking session goes on: same sign-in method, same `auth_time`.
-        case continuing(provider: String)
-        /// A new sign-in with this provider id, at this moment.
-        case newSignIn(provider: String)
-    }
+    /// The user a verified ID token names (``SignedInUser``).
+    public typealias User = SignedInUser
 
     /// Refuses a sensitive change asked with a session that signed in more than five minutes ago; a guest's session
     /// always counts as recent, since a guest cannot sign in again (contract sections 4 and 13).
     func requireRecentSignIn(_ user: User) throws {
-        guard !user.account.isAnonymous else { return }
-        try sessions.requireRecentSignIn(user.claims)
+        try sessions.requireRecentSignIn(user)
     }
 
     /// Updates the display name and photo.
@@ -61,19 +37,17 @@ public struct AccountSelfService: Sendable {
     }
 
     /// Sets a new password (recent sign-in required): every other session ends in the change's transaction and
-    /// the new session's tokens are answered, named as `renewal` says, on `surface`.
+    /// the new session's tokens are answered, its sign-in method named `provider` on `surface` (the native API
+    /// keeps the asking session's; the compatibility listener's SDKs see `password`). The new session keeps the
+    /// asking session's `auth_time`: a change is no sign-in (contract section 4).
     public func changePassword(
-        _ user: User, to password: String, renewal: Renewal, surface: SessionSurface, requestID: String
+        _ user: User, to password: String, provider: String, surface: SessionSurface, requestID: String
     ) async throws -> SignInResult {
         try requireRecentSignIn(user)
         let (accounts, uid) = (self.accounts, user.account.id)
-        let (provider, authTime): (String, Date?) =
-            switch renewal {
-            case .continuing(let provider): (provider, user.authTime)
-            case .newSignIn(let provider): (provider, nil)
-            }
         return try await signIn.renew(
-            user.account, provider: provider, because: .passwordChange, surface: surface, authTime: authTime
+            user.account, provider: provider, because: .passwordChange, surface: surface,
+            continuing: try user.sessionAuthTime()
         ) { grant in
             try await accounts.changePassword(uid, to: password, session: grant, requestID: requestID)
         }
@@ -85,7 +59,8 @@ public struct AccountSelfService: Sendable {
     ) async throws
         -> SignInResult
     {
-        try await signIn.renew(account, provider: provider, because: .update, surface: surface, authTime: user.authTime)
+        try await signIn.renew(
+            account, provider: provider, because: .update, surface: surface, continuing: try user.sessionAuthTime())
     }
 
     /// Asks for an email change (contract section 9; recent sign-in required): `mail` mails `newEmail` a link
@@ -114,14 +89,16 @@ public struct AccountSelfService: Sendable {
             user.account.id, provider: provider.id, jobs: jobs, requestID: requestID)
     }
 
-    /// Links another provider's identity (``SignInFlow/link(_:_:)``: counted and audited once).
+    /// Links another provider's identity (``SignInFlow/link(_:_:)``: a recent sign-in, counted and audited once).
     public func link(_ user: User, _ request: SignInRequest) async throws -> Account {
-        try await signIn.link(user.account.id, request)
+        try await signIn.link(user, request)
     }
 
-    /// Unlinks a provider (refused for the account's last way to sign in).
+    /// Unlinks a provider (a recent sign-in required, contract section 4; refused for the account's last way to
+    /// sign in).
     public func unlink(_ user: User, provider: ProviderID, requestID: String) async throws -> Account {
-        try await accounts.unlink(user.account.id, provider: provider, requestID: requestID)
+        try requireRecentSignIn(user)
+        return try await accounts.unlink(user.account.id, provider: provider, requestID: requestID)
     }
 
     /// Deletes the account, its identities and sessions (recent sign-in required).

@@ -123,11 +123,13 @@ extension SignInFlow {
     /// with the change (``PasskeyService/upgrade(_:session:requestID:)``). Counted and audited as the upgrade by
     /// `POST /v1/signup` is (``upgradeBySignUp(_:label:requestID:surface:storedBy:)``).
     public func upgrade(
-        _ guest: Account, passkey credential: JSONValue, name: String?, service: PasskeyService?, requestID: String
+        _ user: SignedInUser, passkey credential: JSONValue, name: String?, service: PasskeyService?,
+        requestID: String
     ) async throws -> SignInResult {
         guard let service else { throw PasskeyError(.notEnabled) }
+        let guest = user.account
         return try await upgradeBySignUp(
-            guest, label: PasskeySignIn.label, requestID: requestID, surface: .native
+            user, label: PasskeySignIn.label, requestID: requestID, surface: .native
         ) { grant in
             // An account that is no guest is refused before its challenge is spent, as `POST /v1/signup` refuses it.
             try GuestService.admitUpgrade(guest)

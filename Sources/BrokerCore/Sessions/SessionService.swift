@@ -245,6 +245,13 @@ public struct SessionService: Sendable {
         else { throw SessionError(.recentSignInRequired, "the session signed in more than 5 minutes ago") }
     }
 
+    /// Refuses, as the check of its token's claims does, a sensitive change asked by `user`'s session, except a
+    /// guest's, which always counts as recent: a guest cannot sign in again (contract sections 4 and 13).
+    public func requireRecentSignIn(_ user: SignedInUser) throws {
+        guard !user.account.isAnonymous else { return }
+        try requireRecentSignIn(user.claims)
+    }
+
     /// The sign-in time (`auth_time`) a verified ID token's `claims` name, for a renewal that continues its session.
     public static func authTime(of claims: [String: JSONValue]) -> Date? {
         claims["auth_time"]?.doubleValue.map(Date.init(timeIntervalSince1970:))

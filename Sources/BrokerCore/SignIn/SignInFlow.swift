@@ -15,7 +15,7 @@ public import Foundation
 /// 7. **count**: one count of the outcome; a refusal at any phase is also audited, once, here, with the method's
 ///    label and the refusal's code, and stores nothing else.
 ///
-/// ``renew(_:provider:because:surface:authTime:storedBy:)`` makes a new session for an account already signed in
+/// ``renew(_:provider:because:surface:continuing:storedBy:)`` makes a new session for an account already signed in
 /// (a password change, a link): no hook, no second factor.
 public struct SignInFlow: Sendable {
     /// The enabled providers.
@@ -123,11 +123,13 @@ public struct SignInFlow: Sendable {
 
     /// A new session for `account`, already signed in, whose change `write` stores with the session's grant in one
     /// transaction (a password change) or, when nil, stored on its own (a link, new tokens after an update).
-    /// `authTime`, for a renewal that continues a session, is that session's sign-in time (default: now). Runs no
-    /// hook and asks for no second factor; counted by `reason` (`broker_session_renewals_total`).
+    /// `authTime` is the sign-in time of the session the renewal continues, kept: only a sign-in (and a second
+    /// factor completing it) makes a session recent, never a link, an upgrade or a change (contract section 4), so
+    /// there is no default. Runs no hook and asks for no second factor; counted by `reason`
+    /// (`broker_session_renewals_total`).
     public func renew(
         _ account: Account, provider: String, because reason: RenewalReason, surface: SessionSurface,
-        authTime: Date? = nil, storedBy write: (@Sendable (SessionGrant) async throws -> Account)? = nil
+        continuing authTime: Date, storedBy write: (@Sendable (SessionGrant) async throws -> Account)? = nil
     ) async throws -> SignInResult {
         let (refreshToken, grant) = sessions.grant(provider: provider, surface: surface, authTime: authTime)
         let stored: Account
@@ -198,17 +200,21 @@ public struct SignInFlow: Sendable {
         return try await run(method, SignInContext(requestID: requestID, surface: surface)).result
     }
 
-    /// Upgrades `guest` in place with another provider's identity (contract section 13): the same uid, sessions
-    /// and claims, no longer a guest, and a new session of that provider stored with the change. Counted
-    /// (`broker_links_total`) and, refused, audited (`link`) once, as a link is.
-    public func upgrade(_ guest: Account, _ request: SignInRequest) async throws -> SignInResult {
-        try await linking(guest.id, request) { verified in
+    /// Upgrades the signed-in `guest` in place with another provider's identity (contract section 13): the same
+    /// uid, sessions and claims, no longer a guest, and a new session of that provider stored with the change, its
+    /// `auth_time` the guest session's. Counted (`broker_links_total`) and, refused, audited (`link`) once, as a
+    /// link is.
+    public func upgrade(_ guest: SignedInUser, _ request: SignInRequest) async throws -> SignInResult {
+        let authTime = try guest.sessionAuthTime()
+        let account = guest.account
+        return try await linking(account.id, request) { verified in
             let guests = try guestService()
             // The session's format names the provider on its listener (``SessionFormat/signInProvider(_:)``).
             return try await renew(
-                guest, provider: request.provider.rawValue, because: .upgrade, surface: request.surface
+                account, provider: request.provider.rawValue, because: .upgrade, surface: request.surface,
+                continuing: authTime
             ) { grant in
-                try await guests.upgrade(guest.id, linking: verified, session: grant, requestID: request.requestID)
+                try await guests.upgrade(account.id, linking: verified, session: grant, requestID: request.requestID)
             }
         }
     }
@@ -217,30 +223,34 @@ public struct SignInFlow: Sendable {
     /// same uid, sessions and claims, no longer a guest, and a new `password` session stored with the change.
     /// Counted (`broker_signups_total`, outcome `upgraded`) and, refused, audited (`sign_up`) once.
     public func upgrade(
-        _ guest: Account, email: String, password: String, displayName: String?, requestID: String,
+        _ guest: SignedInUser, email: String, password: String, displayName: String?, requestID: String,
         surface: SessionSurface = .native
     ) async throws -> SignInResult {
-        try await upgradeBySignUp(
+        let uid = guest.account.id
+        return try await upgradeBySignUp(
             guest, label: ProviderID.password.rawValue, requestID: requestID, surface: surface
         ) { [self] grant in
             try await guestService().upgrade(
-                guest.id, email: email, password: password, displayName: displayName, session: grant,
+                uid, email: email, password: password, displayName: displayName, session: grant,
                 requestID: requestID)
         }
     }
 
     /// A guest's upgrade by a sign-up with its ID token (`POST /v1/signup`, `POST /v1/signup/passkey`): a new
-    /// `label` session that `write` stores with the upgrade, in one transaction. Counted (`broker_signups_total`,
-    /// outcome `upgraded`) and, refused, audited (`sign_up`) once.
+    /// `label` session that `write` stores with the upgrade, in one transaction, its `auth_time` the guest
+    /// session's. Counted (`broker_signups_total`, outcome `upgraded`) and, refused, audited (`sign_up`) once.
     func upgradeBySignUp(
-        _ guest: Account, label: String, requestID: String, surface: SessionSurface,
+        _ guest: SignedInUser, label: String, requestID: String, surface: SessionSurface,
         storedBy write: @escaping @Sendable (SessionGrant) async throws -> Account
     ) async throws -> SignInResult {
-        try await counted(
-            "broker_signups_total", label: label, success: "upgraded", refusal: .signUp, uid: guest.id,
+        let authTime = try guest.sessionAuthTime()
+        return try await counted(
+            "broker_signups_total", label: label, success: "upgraded", refusal: .signUp, uid: guest.account.id,
             requestID: requestID
         ) {
-            try await renew(guest, provider: label, because: .upgrade, surface: surface, storedBy: write)
+            try await renew(
+                guest.account, provider: label, because: .upgrade, surface: surface, continuing: authTime,
+                storedBy: write)
         }
     }
 
@@ -250,41 +260,47 @@ public struct SignInFlow: Sendable {
     /// session:requestID:)``). Counted (`broker_links_total`, label `emailLink`) and, refused, audited (`link`)
     /// once. Its sessions' `sign_in_provider` is `password`, as an email-link sign-in's.
     public func upgrade(
-        _ guest: Account, emailLinkCode code: String, email: String, actionCodes: ActionCodeService,
+        _ guest: SignedInUser, emailLinkCode code: String, email: String, actionCodes: ActionCodeService,
         requestID: String, surface: SessionSurface
     ) async throws -> SignInResult {
-        try await emailLinkChange(guest, because: .upgrade, requestID: requestID, surface: surface) { grant in
+        let uid = guest.account.id
+        return try await emailLinkChange(guest, because: .upgrade, requestID: requestID, surface: surface) { grant in
             _ = try guestService()
             return try await actionCodes.upgradeGuest(
-                guest.id, email: email, code: code, session: grant, requestID: requestID)
+                uid, email: email, code: code, session: grant, requestID: requestID)
         }
     }
 
-    /// Links an email sign-in code to `account`, signed in and no guest (``ActionCodeService/linkEmail(_:email:code:
-    /// session:requestID:)``), with a new `password` session stored with the link. Counted (`broker_links_total`,
-    /// label `emailLink`) and, refused, audited (`link`) once.
+    /// Links an email sign-in code to the signed-in `user`, no guest, whose sign-in is recent (contract section 4)
+    /// (``ActionCodeService/linkEmail(_:email:code:session:requestID:)``), with a new `password` session stored with
+    /// the link, its `auth_time` the asking session's. Counted (`broker_links_total`, label `emailLink`) and,
+    /// refused, audited (`link`) once.
     public func link(
-        _ account: Account, emailLinkCode code: String, email: String, actionCodes: ActionCodeService,
+        _ user: SignedInUser, emailLinkCode code: String, email: String, actionCodes: ActionCodeService,
         requestID: String, surface: SessionSurface
     ) async throws -> SignInResult {
-        try await emailLinkChange(account, because: .link, requestID: requestID, surface: surface) { grant in
-            try await actionCodes.linkEmail(account.id, email: email, code: code, session: grant, requestID: requestID)
+        let uid = user.account.id
+        return try await emailLinkChange(user, because: .link, requestID: requestID, surface: surface) { grant in
+            try await actionCodes.linkEmail(uid, email: email, code: code, session: grant, requestID: requestID)
         }
     }
 
-    /// The change an email sign-in code makes to the signed-in `account` (`write`: a guest's upgrade, a link), stored
-    /// with a new `password` session (an email-link sign-in's `sign_in_provider`), renewed `because`. Counted
+    /// The change an email sign-in code makes to the signed-in `user` (`write`: a guest's upgrade, a link), its
+    /// recent sign-in checked first, stored with a new `password` session (an email-link sign-in's
+    /// `sign_in_provider`) that keeps the asking session's `auth_time`, renewed `because`. Counted
     /// (`broker_links_total`, label `emailLink`) and, refused, audited (`link`) once.
     private func emailLinkChange(
-        _ account: Account, because reason: RenewalReason, requestID: String, surface: SessionSurface,
+        _ user: SignedInUser, because reason: RenewalReason, requestID: String, surface: SessionSurface,
         _ write: @escaping @Sendable (SessionGrant) async throws -> Account
     ) async throws -> SignInResult {
         try await counted(
-            "broker_links_total", label: "emailLink", success: "success", refusal: .link, uid: account.id,
+            "broker_links_total", label: "emailLink", success: "success", refusal: .link, uid: user.account.id,
             requestID: requestID
         ) {
-            try await renew(
-                account, provider: ProviderID.password.rawValue, because: reason, surface: surface, storedBy: write)
+            try sessions.requireRecentSignIn(user)
+            return try await renew(
+                user.account, provider: ProviderID.password.rawValue, because: reason, surface: surface,
+                continuing: try user.sessionAuthTime(), storedBy: write)
         }
     }
 
@@ -300,19 +316,35 @@ public struct SignInFlow: Sendable {
         return guests
     }
 
-    /// Links another provider's identity to the signed-in account `uid` (its single-use mark recorded with the
-    /// link), and records the `link` event; a refusal is counted (`broker_links_total`) and audited (`link`) once.
-    public func link(_ uid: AccountID, _ request: SignInRequest) async throws -> Account {
-        try await linking(uid, request) { verified in
+    /// Links another provider's identity to the signed-in `user`'s account (its single-use mark recorded with the
+    /// link), and records the `link` event. The user's sign-in must be recent (contract section 4: a stale or
+    /// stolen session adds no way in), checked before the provider is asked; a refusal is counted
+    /// (`broker_links_total`) and audited (`link`) once.
+    public func link(_ user: SignedInUser, _ request: SignInRequest) async throws -> Account {
+        let uid = user.account.id
+        return try await linking(uid, request) { verified in
             try await accounts.link(uid, verified, requestID: request.requestID)
+        } checkingFirst: {
+            try sessions.requireRecentSignIn(user)
         }
+    }
+
+    /// ``link(_:_:)`` answered with a new session of the linked provider on `request`'s surface that keeps the
+    /// asking session's `auth_time` (the compatibility listener's `signInWithIdp` with an `idToken`).
+    public func linkRenewing(_ user: SignedInUser, _ request: SignInRequest) async throws -> SignInResult {
+        let linked = try await link(user, request)
+        return try await renew(
+            linked, provider: request.provider.rawValue, because: .link, surface: request.surface,
+            continuing: try user.sessionAuthTime())
     }
 
     /// Verifies `request`'s credential with the provider it names and makes `change` of it to the signed-in account
     /// `uid` (a link, a guest's upgrade): counted (`broker_links_total`, under the provider) and, refused, audited
-    /// (`link`) once; an unknown provider's refusal is not counted (its name comes from the caller).
+    /// (`link`) once; an unknown provider's refusal is not counted (its name comes from the caller). `check` runs
+    /// before the credential is verified (a link's recent sign-in), its refusal counted and audited the same way.
     private func linking<T>(
-        _ uid: AccountID, _ request: SignInRequest, _ change: (VerifiedIdentity) async throws -> T
+        _ uid: AccountID, _ request: SignInRequest, _ change: (VerifiedIdentity) async throws -> T,
+        checkingFirst check: () throws -> Void = {}
     ) async throws -> T {
         let resolved = try await resolve(request)
         return try await counted(
@@ -320,6 +352,7 @@ public struct SignInFlow: Sendable {
             requestID: request.requestID, countsRefusal: resolved != nil
         ) {
             guard let provider = resolved else { throw SignInError(.providerNotEnabled) }
+            try check()
             return try await change(try await provider.verifyRecordingKind(request.credential, hints: request.hints))
         }
     }

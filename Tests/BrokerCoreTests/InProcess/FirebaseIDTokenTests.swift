@@ -151,8 +151,9 @@ import Testing
         let (broker, _) = try await Self.start()
         let result = try await Self.signUp(broker)
         let token = try broker.stubs.idToken("google", claims: ["sub": "g-9", "email": "other@example.com"])
+        let user = SignedInUser(account: result.account, claims: try JWT(parsing: result.tokens.idToken).claims)
         let linked = try await broker.services.signIn.link(
-            result.account.id, SignInRequest(provider: ProviderID("google"), credential: .idToken(token, rawNonce: nil), requestID: "t"))
+            user, SignInRequest(provider: ProviderID("google"), credential: .idToken(token, rawNonce: nil), requestID: "t"))
         let info = FirebaseUserInfo(linked, providers: broker.services.providers).json(.client)
         #expect(info["localId"]?.stringValue == linked.id.rawValue)
         #expect(info["email"]?.stringValue == "fb@example.com")

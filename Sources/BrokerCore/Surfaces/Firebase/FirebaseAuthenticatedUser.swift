@@ -8,4 +8,7 @@ public struct FirebaseAuthenticatedUser: Sendable {
     public var claims: [String: JSONValue]
     /// `firebase.sign_in_provider`.
     public var signInProvider: String?
+
+    /// The user asking, as the core's services take it.
+    public var signedIn: SignedInUser { SignedInUser(account: account, claims: claims) }
 }

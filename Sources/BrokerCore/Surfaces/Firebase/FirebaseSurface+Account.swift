@@ -49,17 +49,20 @@ extension FirebaseSurface {
         if deleteAttributes.contains("DISPLAY_NAME") { change.displayName = .some(nil) }
         if deleteAttributes.contains("PHOTO_URL") { change.photoURL = .some(nil) }
         let selfService = services.selfService
-        let signedIn = AccountSelfService.User(account: user.account, claims: user.claims)
+        let signedIn = user.signedIn
+        // Unlinking needs a recent sign-in (contract section 4): checked before anything in the call changes.
+        if !unlinks.isEmpty { try services.sessions.requireRecentSignIn(signedIn) }
         var account = user.account
         // `password` (the SDKs' `updatePassword`): the account's other sessions end in the change's transaction,
         // and the new session's tokens are answered.
         var passwordSession: SignInResult?
         if let password {
-            // First (a recent sign-in checked), so a refused password changes nothing. Its tokens are a new
-            // sign-in, as Firebase's are.
+            // First (a recent sign-in checked), so a refused password changes nothing. Its tokens name `password`
+            // as the sign-in method, as Firebase's do, and keep the asking session's `auth_time` (a change is no
+            // sign-in, contract section 4).
             let renewed = try await selfService.changePassword(
-                signedIn, to: password, renewal: .newSignIn(provider: FirebaseUserInfo.passwordProviderID),
-                surface: .firebase, requestID: call.requestID)
+                signedIn, to: password, provider: FirebaseUserInfo.passwordProviderID, surface: .firebase,
+                requestID: call.requestID)
             account = renewed.account
             passwordSession = renewed
         }
@@ -96,7 +99,7 @@ extension FirebaseSurface {
     func deleteAccount(_ call: FirebaseCall) async throws -> HTTPResponse {
         let user = try await authenticated(call)
         try await services.selfService.delete(
-            AccountSelfService.User(account: user.account, claims: user.claims), requestID: call.requestID)
+            user.signedIn, requestID: call.requestID)
         return Self.ok(["kind": Self.kind("DeleteAccountResponse")])
     }
 }

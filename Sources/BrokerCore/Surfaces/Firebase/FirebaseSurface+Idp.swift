@@ -76,14 +76,14 @@ extension FirebaseSurface {
         do {
             let result: SignInResult
             if call.body.has("idToken") {
-                let user = try await authenticated(call)
+                let user = try await authenticated(call).signedIn
                 if user.account.isAnonymous {
                     // A guest's link is its upgrade in place (contract section 13).
-                    result = try await services.signIn.upgrade(user.account, assertion.request)
+                    result = try await services.signIn.upgrade(user, assertion.request)
                 } else {
-                    let linked = try await services.signIn.link(user.account.id, assertion.request)
-                    result = try await services.signIn.renew(
-                        linked, provider: assertion.request.provider.rawValue, because: .link, surface: .firebase)
+                    // A recent sign-in (`CREDENTIAL_TOO_OLD_LOGIN_AGAIN`), where Firebase asks for none; the new
+                    // session keeps the asking one's `auth_time` (contract section 4).
+                    result = try await services.signIn.linkRenewing(user, assertion.request)
                 }
             } else {
                 result = try await services.signIn.signIn(assertion.request)

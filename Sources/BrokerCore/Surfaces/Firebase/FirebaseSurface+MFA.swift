@@ -52,7 +52,7 @@ extension FirebaseSurface {
         }
         let user = try await authenticated(call)
         let enrolment = try await services.selfService.startTOTPEnrolment(
-            AccountSelfService.User(account: user.account, claims: user.claims))
+            user.signedIn)
         return Self.ok([
             "totpSessionInfo": [
                 "sharedSecretKey": .string(enrolment.secret), "verificationCodeLength": .int(Int64(enrolment.digits)),
@@ -73,7 +73,7 @@ extension FirebaseSurface {
             throw FirebaseError.invalidArgument("totpVerificationInfo is required.")
         }
         let user = try await authenticated(call)
-        let signedIn = AccountSelfService.User(account: user.account, claims: user.claims)
+        let signedIn = user.signedIn
         _ = try await services.selfService.verifyTOTPEnrolment(
             signedIn, enrollmentID: try info.string("sessionInfo", missing: "MISSING_SESSION_INFO"),
             code: try info.string("verificationCode", missing: "MISSING_CODE"),
@@ -85,7 +85,7 @@ extension FirebaseSurface {
     func withdraw(_ call: FirebaseCall) async throws -> HTTPResponse {
         let id = try call.body.string("mfaEnrollmentId", missing: "MISSING_MFA_ENROLLMENT_ID")
         let user = try await authenticated(call)
-        let signedIn = AccountSelfService.User(account: user.account, claims: user.claims)
+        let signedIn = user.signedIn
         try await services.selfService.removeSecondFactor(signedIn, factorID: id, requestID: call.requestID)
         return try await renewedTokens(signedIn, user)
     }

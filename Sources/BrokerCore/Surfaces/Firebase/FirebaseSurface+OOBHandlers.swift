@@ -97,7 +97,7 @@ extension FirebaseSurface {
                 let user = try await authenticated(call)
                 email = user.account.email ?? ""
                 try await services.selfService.requestEmailChange(
-                    AccountSelfService.User(account: user.account, claims: user.claims), to: newEmail,
+                    user.signedIn, to: newEmail,
                     continueURL: continueURL, acceptLanguage: language, using: mail, requestID: call.requestID)
             case .recoverEmail:
                 throw FirebaseError("INVALID_REQ_TYPE")
@@ -215,12 +215,12 @@ extension FirebaseSurface {
                     throw FirebaseError.operationNotAllowed("Anonymous accounts are not enabled on this broker.")
                 }
                 result = try await services.signIn.upgrade(
-                    user.account, emailLinkCode: code, email: email, actionCodes: actionCodes,
+                    user.signedIn, emailLinkCode: code, email: email, actionCodes: actionCodes,
                     requestID: call.requestID, surface: .firebase)
             } else {
                 do {
                     result = try await services.signIn.link(
-                        user.account, emailLinkCode: code, email: email, actionCodes: actionCodes,
+                        user.signedIn, emailLinkCode: code, email: email, actionCodes: actionCodes,
                         requestID: call.requestID, surface: .firebase)
                 } catch let error as RequestError where error.detail == ActionCodeService.otherAddress {
                     throw FirebaseError("EMAIL_CHANGE_NEEDS_VERIFICATION", error.detail)

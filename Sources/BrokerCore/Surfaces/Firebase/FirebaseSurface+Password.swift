@@ -22,7 +22,7 @@ extension FirebaseSurface {
                     throw FirebaseError.operationNotAllowed("Anonymous accounts are not enabled on this broker.")
                 }
                 result = try await services.signIn.upgrade(
-                    user.account, email: email, password: password, displayName: displayName,
+                    user.signedIn, email: email, password: password, displayName: displayName,
                     requestID: call.requestID, surface: .firebase)
             } else {
                 result = try await linkPassword(
@@ -70,10 +70,10 @@ extension FirebaseSurface {
                 "EMAIL_CHANGE_NEEDS_VERIFICATION",
                 "Change the user's email first (verifyBeforeUpdateEmail), then link a password to it.")
         }
-        let signedIn = AccountSelfService.User(account: user.account, claims: user.claims)
+        let signedIn = user.signedIn
         var result = try await services.selfService.changePassword(
-            signedIn, to: password, renewal: .newSignIn(provider: FirebaseUserInfo.passwordProviderID),
-            surface: .firebase, requestID: call.requestID)
+            signedIn, to: password, provider: FirebaseUserInfo.passwordProviderID, surface: .firebase,
+            requestID: call.requestID)
         if let displayName {
             var change = ProfileChange()
             change.displayName = .some(displayName)

@@ -34,7 +34,7 @@ extension FirebaseSurface {
             throw FirebaseError.operationNotAllowed("The provider has no client secret to exchange codes with.")
         }
         try await services.selfService.revokeProviderToken(
-            AccountSelfService.User(account: user.account, claims: user.claims), identity: identity,
+            user.signedIn, identity: identity,
             provider: provider, authorizationCode: token, requestID: call.requestID)
         return Self.ok([:])
     }

@@ -33,8 +33,7 @@ extension NativeSurface {
             // The session that asked goes on only through the new tokens: same sign-in method and `auth_time`.
             let provider = user.claims["sign_in_provider"]?.stringValue ?? ProviderID.password.rawValue
             let renewed = try await selfService.changePassword(
-                user, to: password, renewal: .continuing(provider: provider), surface: .native,
-                requestID: context.requestID)
+                user, to: password, provider: provider, surface: .native, requestID: context.requestID)
             return .json(200, renewed.tokens.body(user: renewed.account, isNewUser: false))
         }
         // The email change (contract section 9): the new address gets a link; nothing changes until it is followed.
@@ -52,7 +51,7 @@ extension NativeSurface {
             let signIn = try await NativeSurface.signInRequest(request, context, services)
             // A guest's link is its upgrade in place (contract section 13): the session body.
             guard !user.account.isAnonymous else {
-                let upgraded = try await services.signIn.upgrade(user.account, signIn)
+                let upgraded = try await services.signIn.upgrade(user, signIn)
                 return .json(200, upgraded.tokens.body(user: upgraded.account, isNewUser: false))
             }
             return .json(200, try await selfService.link(user, signIn).json)
@@ -68,10 +67,16 @@ extension NativeSurface {
         _ services: NativeSurface.Dependencies, _ handler: @escaping AuthenticatedHandler
     ) -> RouteHandler {
         { request, context in
-            let (account, session) = try await NativeSurface.authenticateSession(request, services)
-            let user = AccountSelfService.User(account: account, claims: session.claims)
-            return try await handler(request, context, user)
+            try await handler(request, context, try await NativeSurface.authenticateUser(request, services))
         }
+    }
+
+    /// ``authenticate(_:_:)``'s account with its token's claims: the user asking.
+    static func authenticateUser(
+        _ request: HTTPRequest, _ services: NativeSurface.Dependencies
+    ) async throws -> SignedInUser {
+        let (account, session) = try await authenticateSession(request, services)
+        return SignedInUser(account: account, claims: session.claims)
     }
 
     /// The account named by a valid broker ID token of a live session in `Authorization: Bearer`, or 401

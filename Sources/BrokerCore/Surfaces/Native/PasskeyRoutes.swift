@@ -14,9 +14,9 @@ extension NativeSurface {
         }
         /// The account of the request's `Authorization` header, checked as every signed-in route checks it; nil
         /// without one.
-        @Sendable func bearerAccount(_ request: HTTPRequest) async throws -> Account? {
+        @Sendable func bearerUser(_ request: HTTPRequest) async throws -> SignedInUser? {
             guard request.headers["authorization"] != nil else { return nil }
-            return try await NativeSurface.authenticate(request, services)
+            return try await NativeSurface.authenticateUser(request, services)
         }
         me("POST", "/v1/me/passkeys/options") { request, _, user in
             try request.allowOnlyQuery([])
@@ -84,7 +84,7 @@ extension NativeSurface {
             let email = try body.optionalString("email")
             let displayName = try body.optionalString("displayName")
             // With a guest's ID token, the options of its upgrade in place (contract section 13).
-            let guest = try await bearerAccount(request)
+            let guest = try await bearerUser(request)?.account
             return .json(200, try await passkeys.signUpOptions(email: email, displayName: displayName, guest: guest))
         }
         router.add("POST", "/v1/signup/passkey") { request, context in
@@ -95,7 +95,7 @@ extension NativeSurface {
             let credential = try body.webAuthnCredential("a RegistrationResponseJSON")
             let name = try body.optionalString("name")
             // With a guest's ID token, the guest's upgrade in place (contract section 13), as `POST /v1/signup`.
-            if let guest = try await bearerAccount(request) {
+            if let guest = try await bearerUser(request) {
                 let upgraded = try await services.signIn.upgrade(
                     guest, passkey: credential, name: name, service: passkeys, requestID: context.requestID)
                 return .json(200, upgraded.tokens.body(user: upgraded.account, isNewUser: false))

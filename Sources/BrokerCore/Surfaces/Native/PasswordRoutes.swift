@@ -4,7 +4,7 @@ extension NativeSurface {
             let body = try NativeBody(request)
             // With a guest's ID token, the guest's upgrade in place (contract section 13).
             if request.headers["authorization"] != nil {
-                let guest = try await NativeSurface.authenticate(request, services)
+                let guest = try await NativeSurface.authenticateUser(request, services)
                 let upgraded = try await services.signIn.upgrade(
                     guest, email: try body.string("email"), password: try body.string("password"),
                     displayName: try body.optionalString("displayName"), requestID: context.requestID)

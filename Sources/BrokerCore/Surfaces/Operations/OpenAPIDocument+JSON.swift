@@ -780,7 +780,7 @@ extension OpenAPIDocument {
           "native"
         ],
         "summary": "Link another provider to the signed-in user",
-        "description": "The body is the provider's sign-in body. For a guest (contract section 13) this is the upgrade in place: the uid, sessions and custom claims stay, `isAnonymous` becomes false, and the answer is the session body (`isNewUser` false). An identity linked to another account is 409 IDENTITY_ALREADY_LINKED; a provider email another account holds verified is 409 ACCOUNT_EXISTS_WITH_DIFFERENT_CREDENTIAL (for a guest); a refused upgrade leaves the guest as it was and an Apple token's single-use mark unspent.",
+        "description": "Needs a recent sign-in (`auth_time` at most 5 minutes old, else 401 `RECENT_SIGN_IN_REQUIRED`, before the provider is asked), except for a guest. The body is the provider's sign-in body. For a guest (contract section 13) this is the upgrade in place: the uid, sessions and custom claims stay, `isAnonymous` becomes false, and the answer is the session body (`isNewUser` false). An identity linked to another account is 409 IDENTITY_ALREADY_LINKED; a provider email another account holds verified is 409 ACCOUNT_EXISTS_WITH_DIFFERENT_CREDENTIAL (for a guest); a refused upgrade leaves the guest as it was and an Apple token's single-use mark unspent. The session body a guest's upgrade answers keeps the guest session's `auth_time`.",
         "security": [
           {
             "idToken": []
@@ -869,7 +869,7 @@ extension OpenAPIDocument {
           "native"
         ],
         "summary": "Unlink a provider from the signed-in user",
-        "description": "Never the last way to sign in (400 LAST_IDENTITY).",
+        "description": "Needs a recent sign-in (`auth_time` at most 5 minutes old, else 401 `RECENT_SIGN_IN_REQUIRED`), except for a guest. Never the last way to sign in (400 LAST_IDENTITY).",
         "security": [
           {
             "idToken": []
@@ -907,7 +907,7 @@ extension OpenAPIDocument {
             "$ref": "#/components/responses/Error400LastIdentity"
           },
           "401": {
-            "$ref": "#/components/responses/Error401Unauthenticated"
+            "$ref": "#/components/responses/Error401UnauthenticatedRecentSignInRequired"
           },
           "403": {
             "$ref": "#/components/responses/Error403UserDisabled"
@@ -6152,7 +6152,7 @@ extension OpenAPIDocument {
         }
       },
       "Error401LinkToken": {
-        "description": "Not authenticated, or the presented token is not accepted.",
+        "description": "Not authenticated, the presented token is not accepted, or the session signed in more than 5 minutes ago (sign in again).",
         "headers": {
           "X-Request-Id": {
             "$ref": "#/components/headers/X-Request-Id"
@@ -6183,6 +6183,7 @@ extension OpenAPIDocument {
                         "INVALID_TOKEN",
                         "KAKAO_APP_MISMATCH",
                         "NONCE_MISMATCH",
+                        "RECENT_SIGN_IN_REQUIRED",
                         "TOKEN_EXPIRED",
                         "TOKEN_REPLAYED",
                         "UNAUTHENTICATED"
