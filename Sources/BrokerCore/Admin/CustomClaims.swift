@@ -1,10 +1,27 @@
 /// Developer claims carried in custom tokens and the broker's ID tokens, validated as Firebase does.
 public enum CustomClaims {
-    /// Claim names Firebase reserves (OIDC and Firebase's own).
-    public static let reserved: Set<String> = [
+    /// The claims the broker sets itself in the tokens it mints (contract section 16): a developer claim of one of
+    /// these names would forge it (`mfa` would say a second factor was completed), so none comes in, whether by a
+    /// hook, the admin API, the listener's `customAttributes` and custom tokens, or an import.
+    public static let setByTheBroker: Set<String> = [
+        "iss", "sub", "aud", "exp", "iat", "nbf", "jti", "auth_time", "sid", "nonce", "azp", "at_hash", "email",
+        "email_verified", "phone_number", "sign_in_provider", "mfa", "mfa_factor_id", "idv", "adult", "firebase",
+        "user_id",
+    ]
+
+    /// Claim names no developer claim may use: Firebase's reserved names (OIDC and Firebase's own) and
+    /// ``setByTheBroker``.
+    public static let reserved: Set<String> = setByTheBroker.union([
         "acr", "amr", "at_hash", "aud", "auth_time", "azp", "cnf", "c_hash", "exp", "firebase", "iat", "iss", "jti",
         "nbf", "nonce", "sub", "email", "email_verified", "sign_in_provider", "uid",
-    ]
+    ])
+
+    /// `claims` without a ``reserved`` name: what the tokens the broker mints take from an account's stored claims,
+    /// so that claims stored before a name was reserved cannot set what the broker sets.
+    public static func developerClaims(_ claims: [String: JSONValue]) -> [String: JSONValue] {
+        guard claims.keys.contains(where: reserved.contains) else { return claims }
+        return claims.filter { !reserved.contains($0.key) }
+    }
     /// The longest serialized claims Firebase accepts.
     public static let maximumLength = 1000
 

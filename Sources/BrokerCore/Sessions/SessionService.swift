@@ -330,7 +330,9 @@ public struct SessionService: Sendable {
     /// SHA-256 hex: refresh tokens are stored only as this.
     static func hash(_ token: String) -> String { Hex.encode(Digest.sha256(token)) }
 
+    /// The account's stored developer claims, without a name the broker sets itself
+    /// (``CustomClaims/developerClaims(_:)``): `mfa` and the rest come only from the session.
     static func customClaims(of account: Account) -> [String: JSONValue]? {
-        account.customClaims.flatMap { JSONValue.parse(Array($0.utf8))?.objectValue }
+        account.customClaims.flatMap { JSONValue.parse(Array($0.utf8))?.objectValue }.map(CustomClaims.developerClaims)
     }
 }

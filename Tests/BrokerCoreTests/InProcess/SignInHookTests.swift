@@ -161,6 +161,12 @@ import Testing
         FailureCase(name: "a redirect", answer: StubAppHooks.Answer(status: 302)),
         FailureCase(name: "a body that is no object", answer: StubAppHooks.Answer(body: ["not", "an", "object"])),
         FailureCase(name: "a reserved claim", answer: StubAppHooks.Answer(body: ["customClaims": ["sub": "x"]])),
+        // Claims the broker sets itself (contract section 16): `mfa` would forge the second-factor marker.
+        FailureCase(name: "the mfa claim", answer: StubAppHooks.Answer(body: ["customClaims": ["mfa": "totp"]])),
+        FailureCase(
+            name: "the mfa_factor_id claim", answer: StubAppHooks.Answer(body: ["customClaims": ["mfa_factor_id": "f"]])
+        ),
+        FailureCase(name: "the sid claim", answer: StubAppHooks.Answer(body: ["customClaims": ["sid": "s"]])),
         FailureCase(name: "a photo that is no URL", answer: StubAppHooks.Answer(body: ["photoUrl": "not a url"])),
     ]
 

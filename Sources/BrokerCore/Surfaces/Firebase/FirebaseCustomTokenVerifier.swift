@@ -11,11 +11,12 @@ public import Foundation
 /// a deletion of its uid came after its `iat` (the sign-in's write checks that:
 /// ``AccountWriteOptions/customTokenIssuedAt``).
 public struct FirebaseCustomTokenVerifier: Sendable {
-    /// Claim names a custom token's `claims` may not use (Firebase's reserved ID-token claims).
-    public static let reservedClaims: Set<String> = [
+    /// Claim names a custom token's `claims` may not use: Firebase's reserved ID-token claims and every claim the
+    /// broker sets itself (``CustomClaims/setByTheBroker``: the claims reach the session's ID tokens).
+    public static let reservedClaims: Set<String> = CustomClaims.setByTheBroker.union([
         "acr", "amr", "at_hash", "aud", "auth_time", "azp", "cnf", "c_hash", "exp", "firebase", "iat", "iss", "jti",
         "nbf", "nonce", "sub", "user_id",
-    ]
+    ])
 
     let account: FirebaseServiceAccount?
     let acceptUnsigned: Bool
