@@ -106,6 +106,14 @@ import Testing
             section: #""hooks": {"beforeCreate": {"url": "https://app.example", "#
                 + #""secretFile": "PLAIN"}}"#, field: "hooks.beforeCreate.secretFile"),
         BadCase(
+            name: "a hook secret of one byte",
+            section: #""hooks": {"beforeSignIn": {"url": "https://app.example", "#
+                + #""secretFile": "SHORT"}}"#, field: "hooks.beforeSignIn.secretFile"),
+        BadCase(
+            name: "an event secret of one byte",
+            section: #""events": {"endpoints": [{"url": "https://app.example", "#
+                + #""secretFile": "SHORT", "types": ["user.created"]}]}"#, field: "events.endpoints[0].secretFile"),
+        BadCase(
             name: "a timeout out of range",
             section: #""hooks": {"beforeCreate": {"url": "https://app.example", "#
                 + #""secretFile": "SECRET", "timeoutMs": 60000}}"#, field: "hooks.beforeCreate.timeoutMs"),
@@ -133,8 +141,22 @@ import Testing
     func refusesABadFieldByName(_ bad: BadCase) throws {
         let section = bad.section.replacingOccurrences(of: "SECRET", with: try Self.secretFile())
             .replacingOccurrences(of: "PLAIN", with: try Self.secretFile("not a secret"))
+            .replacingOccurrences(of: "SHORT", with: try Self.secretFile("whsec_QQ==\n"))
         let error = #expect(throws: ConfigError.self) { try Self.config(section) }
         #expect(error?.field == bad.field)
+    }
+
+    /// Contract section 16: a secret of fewer than 16 bytes is refused, naming the field and the size, never the key.
+    @Test func aSecretNeedsSixteenBytes() throws {
+        func section(_ bytes: Int) throws -> String {
+            let file = try Self.secretFile("whsec_" + Data(repeating: 0x5A, count: bytes).base64EncodedString())
+            return #""hooks": {"beforeCreate": {"url": "https://app.example", "secretFile": "\#(file)"}}"#
+        }
+        let error = #expect(throws: ConfigError.self) { try Self.config(try section(15)) }
+        #expect(error?.field == "hooks.beforeCreate.secretFile")
+        #expect(error?.message.contains("15-byte key") == true)
+        #expect(error?.message.contains("WlpaWlpa") == false)
+        #expect(try Self.config(try section(16)).hooks.beforeCreate?.secret.key.count == 16)
     }
 
     @Test func httpURLsAreAllowedWithInsecureProviderURLs() throws {

@@ -10,6 +10,9 @@ public struct WebhookSecret: Sendable, Equatable {
     /// The prefix of the secret's text form.
     public static let prefix = "whsec_"
 
+    /// The fewest key bytes a configured secret may have (contract section 16: at least 16 random bytes).
+    public static let minimumKeyBytes = 16
+
     /// Parses `text` (`whsec_<base64>`, surrounding whitespace ignored), or nil when it is not one.
     public init?(text: String) {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -26,6 +29,13 @@ public struct WebhookSecret: Sendable, Equatable {
         }
         guard let secret = WebhookSecret(text: String(decoding: data, as: UTF8.self)) else {
             throw ConfigError(field: field, "\(path) must hold a secret of the form whsec_<base64>")
+        }
+        // A short key is guessable offline from one signed call: refused at check-config and serve alike.
+        guard secret.key.count >= Self.minimumKeyBytes else {
+            throw ConfigError(
+                field: field,
+                "\(path) holds a \(secret.key.count)-byte key; a secret needs at least \(Self.minimumKeyBytes) random "
+                    + "bytes (whsec_ followed by their base64, e.g. from `openssl rand -base64 32`)")
         }
         self = secret
     }
