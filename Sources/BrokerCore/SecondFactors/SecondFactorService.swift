@@ -119,6 +119,12 @@ public struct SecondFactorService: Sendable {
             recoveryCodesLeft: try await store.recoveryCodesLeft(uid: uid))
     }
 
+    /// The enrolled factors of each of `uids` that has one, oldest first, in one read (an admin page's users).
+    public func enrolledFactors(of uids: [AccountID]) async throws -> [AccountID: [SecondFactorRecord]] {
+        guard !uids.isEmpty else { return [:] }
+        return try await store.secondFactorSets(of: uids).mapValues(\.factors)
+    }
+
     /// Removes the enrolled factor `factorID` of `uid` (and the recovery codes with the last one), audited as
     /// `mfa_unenroll` by `actor`; `factorNotFound` when there is none.
     public func remove(_ uid: AccountID, factorID: String, actor: AuditEvent.Actor, requestID: String) async throws {

@@ -102,6 +102,45 @@ import Testing
         #expect(again.status == 200 && again.json?["idToken"]?.stringValue != nil)
     }
 
+    /// The Admin SDK's `list_users` (`accounts:batchGet`), `get_user` (`accounts:lookup`) and `accounts:query`
+    /// list a user's TOTP factors in `mfaInfo`, as the client's `lookup` does; a user without one has none.
+    @Test func theAdminCallsListSecondFactors() async throws {
+        let (broker, clock) = try await SecondFactorTests.start()
+        let user = try await SecondFactorTests.enrolled(broker, clock, "listed@example.com")
+        let plain = await broker.post("/v1/signup", ["email": "plain@example.com", "password": "secret-1"])
+        let plainUID = try #require(plain.json?["user"]?["uid"]?.stringValue)
+        let owner = ["Authorization": "Bearer owner"]
+        let accounts = FirebaseAdminRoutesTests.accounts
+        func factors(_ users: JSONValue?) -> [String: [JSONValue]] {
+            var byUID: [String: [JSONValue]] = [:]
+            for entry in users?.arrayValue ?? [] {
+                byUID[entry["localId"]?.stringValue ?? ""] = entry["mfaInfo"]?.arrayValue ?? []
+            }
+            return byUID
+        }
+        func checkListed(_ users: JSONValue?) {
+            let listed = factors(users)
+            #expect(listed.count == 2)
+            #expect(listed[plainUID] == [])
+            let info = listed[user.uid.rawValue]?.first
+            #expect(listed[user.uid.rawValue]?.count == 1)
+            #expect(info?["mfaEnrollmentId"]?.stringValue == user.factorID)
+            #expect(info?["displayName"] == "Phone")
+            #expect(info?["totpInfo"] == [:])
+            #expect(info?["enrolledAt"]?.stringValue != nil)
+        }
+        let page = await broker.firebase("GET", accounts + ":batchGet?maxResults=10", headers: owner)
+        #expect(page.status == 200)
+        checkListed(page.json?["users"])
+        let lookup = await broker.firebasePost(
+            accounts + ":lookup", ["localId": [.string(user.uid.rawValue), .string(plainUID)]], headers: owner)
+        #expect(lookup.status == 200)
+        checkListed(lookup.json?["users"])
+        let query = await broker.firebasePost(accounts + ":query", ["returnUserInfo": true], headers: owner)
+        #expect(query.status == 200)
+        checkListed(query.json?["userInfo"])
+    }
+
     @Test func aCustomTokenSignInIsNotAsked() async throws {
         let (broker, clock) = try await SecondFactorTests.start()
         let user = try await SecondFactorTests.enrolled(broker, clock, "custom@example.com")

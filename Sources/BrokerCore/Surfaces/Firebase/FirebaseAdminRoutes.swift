@@ -62,6 +62,20 @@ extension FirebaseSurface {
     /// An account as the admin calls answer it (``FirebaseUserInfo/View/admin``).
     func adminJSON(_ account: Account) -> JSONValue { FirebaseUserInfo(account, providers: services.providers).json(.admin) }
 
+    /// `accounts` as the admin look-ups and pages answer them: ``adminJSON(_:)`` with each one's enrolled second
+    /// factors as `mfaInfo` (the Admin SDK's `multiFactor.enrolledFactors`), read for the whole page at once.
+    func adminUsersJSON(_ accounts: [Account]) async throws -> [JSONValue] {
+        let factors = try await mfaInfo(of: accounts.map(\.id))
+        return accounts.map { account in
+            let info = adminJSON(account)
+            guard let enrolled = factors[account.id], !enrolled.isEmpty, case .object(var members) = info else {
+                return info
+            }
+            members["mfaInfo"] = .array(enrolled)
+            return .object(members)
+        }
+    }
+
     // MARK: - Create, update, delete
 
     private func adminCreate(_ call: FirebaseCall) async throws -> HTTPResponse {
@@ -173,7 +187,7 @@ extension FirebaseSurface {
             phoneNumbers: try body.strings("phoneNumber"), identities: identities)
         var fields: [String: JSONValue] = ["kind": "identitytoolkit#GetAccountInfoResponse"]
         // No `users` at all when none is found, as Firebase answers (the Node SDK relies on it).
-        if !accounts.isEmpty { fields["users"] = .array(accounts.map(adminJSON)) }
+        if !accounts.isEmpty { fields["users"] = .array(try await adminUsersJSON(accounts)) }
         return .json(200, .object(fields))
     }
 
@@ -184,7 +198,7 @@ extension FirebaseSurface {
         let (accounts, next) = try await services.admin.page(
             after: try token.map(Self.uid(fromPageToken:)), limit: maxResults.map(Int.init) ?? Self.defaultPageSize)
         var fields: [String: JSONValue] = [
-            "kind": "identitytoolkit#DownloadAccountResponse", "users": .array(accounts.map(adminJSON)),
+            "kind": "identitytoolkit#DownloadAccountResponse", "users": .array(try await adminUsersJSON(accounts)),
         ]
         if let next { fields["nextPageToken"] = .string(Self.pageToken(after: next)) }
         return .json(200, .object(fields))
@@ -221,7 +235,7 @@ extension FirebaseSurface {
             users = Array(found.dropFirst(offset).prefix(limit))
         }
         var fields: [String: JSONValue] = ["recordsCount": .string(String(count))]
-        if returnUserInfo { fields["userInfo"] = .array(users.map(adminJSON)) }
+        if returnUserInfo { fields["userInfo"] = .array(try await adminUsersJSON(users)) }
         return .json(200, .object(fields))
     }
 

@@ -34,12 +34,21 @@ extension FirebaseSurface {
     /// `mfaInfo` of `accounts:lookup`: the enrolled factors.
     func mfaInfo(_ uid: AccountID) async throws -> [JSONValue] {
         guard let service = services.secondFactors else { return [] }
-        return try await service.overview(uid).factors.map { factor in
-            var info: [String: JSONValue] = ["mfaEnrollmentId": .string(factor.id), "totpInfo": [:]]
-            if let name = factor.displayName { info["displayName"] = .string(name) }
-            if let enrolled = factor.enrolledAt { info["enrolledAt"] = .string(enrolled.rfc3339) }
-            return .object(info)
-        }
+        return try await service.overview(uid).factors.map(Self.mfaInfo)
+    }
+
+    /// `mfaInfo` of each of `uids` with a factor, in one read (the admin calls' users).
+    func mfaInfo(of uids: [AccountID]) async throws -> [AccountID: [JSONValue]] {
+        guard let service = services.secondFactors else { return [:] }
+        return try await service.enrolledFactors(of: uids).mapValues { $0.map(Self.mfaInfo) }
+    }
+
+    /// One factor as `mfaInfo` lists it: `mfaEnrollmentId`, `displayName`, `enrolledAt`, `totpInfo`.
+    static func mfaInfo(_ factor: SecondFactorRecord) -> JSONValue {
+        var info: [String: JSONValue] = ["mfaEnrollmentId": .string(factor.id), "totpInfo": [:]]
+        if let name = factor.displayName { info["displayName"] = .string(name) }
+        if let enrolled = factor.enrolledAt { info["enrolledAt"] = .string(enrolled.rfc3339) }
+        return .object(info)
     }
 
     /// `mfaEnrollment:start` with `totpEnrollmentInfo`: `totpSessionInfo` (`sharedSecretKey`, `sessionInfo`, ...).
