@@ -199,15 +199,21 @@ public struct SecondFactorService: Sendable {
         var link: HeldLink?
     }
 
-    /// Checks `answer` for the pending sign-in `credential`: the pending sign-in must be alive, the account's
+    /// Checks `answer` for the pending sign-in `credential`: the pending sign-in must be alive and held on `surface`
+    /// (a credential of the other listener is `invalidPendingCredential` before its code is looked at), the account's
     /// lockout not reached (the attempt counts toward it until the sign-in completes), and the code right. A wrong
     /// code counts against the pending sign-in (dead after five: `invalidPendingCredential`) and is `invalidCode`.
-    func check(_ answer: Answer, for credential: String) async throws -> Checked {
+    func check(_ answer: Answer, for credential: String, on surface: SessionSurface) async throws -> Checked {
         let now = clock.now
         let hash = Self.hash(credential)
         guard let pending = try await store.pendingSignIn(hash: hash, at: now),
             let account = try await store.account(id: pending.uid)
         else { throw SecondFactorError(.invalidPendingCredential, "unknown, expired or used") }
+        // A sign-in held on one listener is finished there: checked before the code, so the answer says nothing of
+        // the code (and the attempt costs nothing).
+        guard pending.surface == surface else {
+            throw SecondFactorError(.invalidPendingCredential, "held on another listener")
+        }
         guard !account.disabled else { throw AccountError(.userDisabled) }
         let key = Self.lockoutKey(account)
         if let unlocksAt = try await store.reserveLoginAttempt(

@@ -53,12 +53,8 @@ struct SecondFactorSignIn: SignInMethod {
     }
 
     func authenticate(_ context: SignInContext) async throws -> SecondFactorService.Checked {
-        let checked = try await service.check(answer, for: credential)
-        // A sign-in held on one listener is finished there.
-        guard checked.pending.surface == context.surface else {
-            throw SecondFactorError(.invalidPendingCredential, "held on another listener")
-        }
-        return checked
+        // A sign-in held on one listener is finished there (checked before the code).
+        try await service.check(answer, for: credential, on: context.surface)
     }
 
     func decide(_ proof: SecondFactorService.Checked, _ context: SignInContext) async throws -> SignInDecision {

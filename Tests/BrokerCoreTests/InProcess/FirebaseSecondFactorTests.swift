@@ -102,6 +102,32 @@ import Testing
         #expect(again.status == 200 && again.json?["idToken"]?.stringValue != nil)
     }
 
+    /// A sign-in held on the native API, finished on the listener: `INVALID_MFA_PENDING_CREDENTIAL` whatever the
+    /// code, since the listener is checked before the code (no oracle), and no wrong code is counted: after six
+    /// tries, the native API still finishes it with the right code.
+    @Test func aNativePendingCredentialIsRefusedBeforeItsCodeIsLookedAt() async throws {
+        let (broker, clock) = try await SecondFactorTests.start()
+        let user = try await SecondFactorTests.enrolled(broker, clock, "held-native@example.com")
+        let pending = try SecondFactorTests.pending(await SecondFactorTests.signIn(broker, "held-native@example.com"))
+        let right = try SecondFactorTests.code(user.secret, clock)
+        for code in [right, "000000", right, "123456", right, "654321"] {
+            let finalized = await Self.v2(
+                broker, "mfaSignIn:finalize",
+                [
+                    "mfaPendingCredential": .string(pending), "mfaEnrollmentId": .string(user.factorID),
+                    "totpVerificationInfo": ["verificationCode": .string(code)],
+                ])
+            #expect(finalized.status == 400)
+            #expect(FirebaseClientAPITests.code(finalized) == "INVALID_MFA_PENDING_CREDENTIAL")
+        }
+        #expect(await SecondFactorTests.liveSessions(broker, user.uid) == 1)  // the enrolment's only
+        let done = await broker.post(
+            "/v1/signin/mfa",
+            ["mfaPendingCredential": .string(pending), "factorId": .string(user.factorID), "code": .string(right)])
+        #expect(done.status == 200)
+        #expect(try SecondFactorTests.claims(done)["mfa"] == "totp")
+    }
+
     /// The Admin SDK's `list_users` (`accounts:batchGet`), `get_user` (`accounts:lookup`) and `accounts:query`
     /// list a user's TOTP factors in `mfaInfo`, as the client's `lookup` does; a user without one has none.
     @Test func theAdminCallsListSecondFactors() async throws {
