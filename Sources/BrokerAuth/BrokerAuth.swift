@@ -145,7 +145,8 @@ public final class BrokerAuth: Sendable {
     }
 
     /// Links another provider to the account (`POST /v1/me/identities/{provider}`); a guest's link is its upgrade
-    /// in place (the same uid). Refused: ``BrokerAuthError/identityAlreadyLinked``,
+    /// in place (the same uid). Needs a recent sign-in, except for a guest (``BrokerAuthError/recentSignInRequired``:
+    /// sign in again). Refused: ``BrokerAuthError/identityAlreadyLinked``,
     /// ``BrokerAuthError/accountExists(existingProviders:)``, and the guest is unchanged.
     @discardableResult
     public func link(_ credential: ProviderCredential) async throws -> BrokerUser {
@@ -153,7 +154,7 @@ public final class BrokerAuth: Sendable {
     }
 
     /// Unlinks a provider (`DELETE /v1/me/identities/{provider}`); never the last way in
-    /// (``BrokerAuthError/lastIdentity``).
+    /// (``BrokerAuthError/lastIdentity``). Needs a recent sign-in (``BrokerAuthError/recentSignInRequired``).
     @discardableResult
     public func unlink(provider: String) async throws -> BrokerUser {
         let user = try SessionKeeper.decode(
