@@ -22,6 +22,29 @@ import Testing
         .deletingLastPathComponent()
     static let client = packageRoot.appendingPathComponent("clients/typescript")
 
+    /// The doc's examples (docs/client-typescript.md) are the text of `clients/typescript/examples/*.ts` below their
+    /// marker line, and those compile against the package's sources: a doc that drifts from the API fails here.
+    @Test(.enabled(if: available || required, "tsc is not installed here (Debian: node-typescript)"))
+    func theDocsExamplesCompile() async throws {
+        let doc = try String(
+            contentsOf: Self.packageRoot.appendingPathComponent("docs/client-typescript.md"), encoding: .utf8)
+        let blocks = doc.components(separatedBy: "```ts\n").dropFirst().map {
+            String($0.components(separatedBy: "```")[0])
+        }
+        #expect(blocks.count == 2)
+        let examples = try ["web.ts", "react-native.ts"].map { name in
+            let text = try String(
+                contentsOf: Self.client.appendingPathComponent("examples/\(name)"), encoding: .utf8)
+            return try #require(text.components(separatedBy: "---\n").last)
+        }
+        #expect(blocks == examples)
+        let compile = try ChildProcess(
+            Self.tsc, ["-p", Self.client.appendingPathComponent("examples/tsconfig.json").path],
+            environment: ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory(), "LANG": "C.UTF-8"])
+        let status = try await compile.wait(seconds: 120)
+        #expect(status == 0, "tsc failed on the examples:\n\(compile.stdout.suffix(6000))")
+    }
+
     @Test(
         .enabled(if: available || required, "node or tsc is not installed here (Debian: nodejs, node-typescript)"),
         .timeLimit(.minutes(5)))
