@@ -70,7 +70,8 @@ export class BrokerAuth {
     const platformFetch = (globalThis as { fetch?: typeof fetch }).fetch;
     const chosen = options.fetch ?? platformFetch;
     if (chosen === undefined) throw new TypeError("No fetch here: pass `fetch` to BrokerAuth.create.");
-    this.fetcher = chosen;
+    // Called as a plain function: a browser's fetch refuses any other `this` than the window ("Illegal invocation").
+    this.fetcher = (input, init) => chosen(input, init);
     this.crypto = options.crypto ?? webCrypto();
     this.passkeys = options.passkeys ?? browserPasskeys();
     this.refreshMargin = (options.refreshMarginSeconds ?? 60) * 1000;
