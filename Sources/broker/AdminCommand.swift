@@ -35,14 +35,18 @@ enum AdminCommand {
         guard let area = words.first else { throw misuse(words) }
         if area == "import" { return try await ImportCommand.run(options: options, environment: environment) }
         if area == "export" { return try await ExportCommand.run(options: options, environment: environment) }
-        let config = try BrokerConfig(contentsOf: options.configPath, environment: environment)
+        var config = try BrokerConfig(contentsOf: options.configPath, environment: environment)
+        let cipher = try OutboxCipher.fromEnvironment(environment)  // a key that is set must be a good one
+        // The second-factor service opens the sealed authenticator secrets, to verify a code: no admin command
+        // does (`users show` lists the factors from the store). Without a key these commands run without it;
+        // `export --include-secrets` and an import of secrets ask for the key themselves.
+        if cipher == nil { config.mfa.totpEnabled = false }
         let (store, database) = try await Startup.openStore(
             options.database, environment: environment, events: config.events)
         defer { Task { await database.close() } }
         // The serve command's composition: a revocation or deletion made here queues the uid's Firebase revocation
         // and what the account's providers ask (``AccountDeletion``), which a running server delivers. Nothing is
         // fetched here (no prefetch; the HTTP client is only handed to the providers).
-        let cipher = try OutboxCipher.fromEnvironment(environment)
         let client = try CurlHTTPClient()
         defer { Task { await client.shutdown() } }
         let services = try await BrokerServices.make(
