@@ -74,10 +74,35 @@ import Testing
         #expect(try await child.wait(seconds: 30) == 0)
         #expect(child.stdout.hasPrefix("usage: stub-providers"))
         #expect(!child.stdout.contains("listening"))
+        // The minting and fault endpoints docs/operations.md sends readers to (issue 58).
+        for endpoint in StubProviders.controlEndpoints {
+            #expect(child.stdout.contains("\(endpoint.method) \(endpoint.path) "), "\(endpoint.path)")
+        }
     }
 
-    /// A flag the command does not take is refused (exit 1, the command's usage printed), never ignored: an
-    /// import's hash flags given to `serve` do not start a server, a listing's filter given to `audit` filters nothing.
+    /// Every endpoint `stub-providers --help` lists is served: none answers 404 (an empty body is refused with 400
+    /// where one is needed, which is an answer of that endpoint).
+    @Test func everyListedStubEndpointIsServed() async throws {
+        let stubs = try StubProviders()
+        let port = try stubs.start(server: MicroHTTPDServer())
+        let client = try CurlHTTPClient()
+        for endpoint in StubProviders.controlEndpoints {
+            for path in endpoint.paths {
+                let response = try await client.send(
+                    HTTPClientRequest(
+                        method: endpoint.method, url: "http://127.0.0.1:\(port)\(path)",
+                        headers: [("Content-Type", "application/json")],
+                        body: endpoint.method == "POST" ? Array(#"{"provider": "google"}"#.utf8) : []))
+                #expect(response.status != 404 && response.status != 405, "\(endpoint.method) \(path): \(response.status)")
+            }
+        }
+        await client.shutdown()
+        await stubs.stop()
+    }
+
+    /// A flag the command does not take is refused (exit 2, as every misuse, the command's usage printed), never
+    /// ignored: an import's hash flags given to `serve` do not start a server, a listing's filter given to `audit`
+    /// filters nothing.
     @Test(arguments: [
         ["serve", "--hash-key", "c2VjcmV0", "--port", "0"], ["check-config", "--dry-run"], ["demo", "--json"],
         ["admin", "audit", "--email", "a@example.com"], ["admin", "users", "list", "--claims", "{}"],

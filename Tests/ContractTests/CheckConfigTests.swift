@@ -65,6 +65,43 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
+    /// A config file that cannot be read says why (issue 58), for both commands, and nothing is created.
+    @Test(arguments: ["check-config", "serve"])
+    func anUnreadableConfigSaysWhy(_ command: String) async throws {
+        let directory = try ProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = directory.appendingPathComponent("b.sqlite").path
+        let missing = directory.appendingPathComponent("nope.json").path
+        let child = try ProcessTests.spawn([command, "--config", missing, "--database", database, "--port", "0"])
+        #expect(try await child.wait(seconds: 60) == 1)
+        #expect(
+            child.stderr.contains("(file): cannot read \(missing): no such file (looked in \(directory.path);"),
+            "\(child.stderr)")
+        let folder = try ProcessTests.spawn([command, "--config", directory.path, "--database", database, "--port", "0"])
+        #expect(try await folder.wait(seconds: 60) == 1)
+        #expect(folder.stderr.contains("cannot read \(directory.path): it is a folder, not a file"), "\(folder.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: database))
+    }
+
+    /// The README quotes what check-config prints for the shipped file (issue 58): that is what it prints.
+    @Test func theReadmesSampleOutputIsWhatItPrints() async throws {
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: ProcessTests.shippedConfig).deletingLastPathComponent()
+                .appendingPathComponent("README.md"), encoding: .utf8)
+        let quoted = try #require(readme.firstMatch(of: try Regex(#"`(\./providers\.json: OK [^`]*)`"#))?.output[1].substring)
+        let directory = try ProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let child = try ProcessTests.spawn([
+            "check-config", "--config", ProcessTests.shippedConfig, "--database",
+            directory.appendingPathComponent("b.sqlite").path,
+        ])
+        #expect(try await child.wait(seconds: 60) == 0)
+        let expected = quoted.replacingOccurrences(of: "./providers.json", with: ProcessTests.shippedConfig)
+        #expect(child.stdout == expected + "\n", "\(child.stdout)")
+        let warnings = child.stderr.split(separator: "\n").filter { $0.hasPrefix("warning: ") }
+        #expect(quoted.hasSuffix("; \(warnings.count) warnings)"))
+    }
+
     @Test func everyErrorIsPrintedAtOnce() async throws {
         let directory = try ProcessTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
