@@ -184,6 +184,33 @@ import Testing
         }
     }
 
+    // MARK: The package
+
+    /// A version requirement in the docs is the version the package says it is (there is no other tag to resolve),
+    /// and the platforms they give are those `Package.swift` declares.
+    @Test func thePackageLineAndPlatformsAgree() throws {
+        let manifest = try Self.read("Package.swift")
+        let macOS = try #require(manifest.firstMatch(of: try Regex(#"\.macOS\(\.v(\d+)\)"#))?.output[1].substring)
+        let iOS = try #require(manifest.firstMatch(of: try Regex(#"\.iOS\(\.v(\d+)\)"#))?.output[1].substring)
+        var packageLines = 0
+        for path in try DocsAgreeTests.documents() {
+            let text = try Self.read(path)
+            for line in text.split(separator: "\n") where line.contains(".package(url:") {
+                packageLines += 1
+                for match in line.matches(of: try Regex(#"(?:from|exact): "([^"]+)""#)) {
+                    #expect(String(match.output[1].substring ?? "") == BrokerVersion.current, "\(path): \(line)")
+                }
+            }
+            for match in text.matches(of: try Regex(#"macOS (\d+)\+"#)) {
+                #expect(match.output[1].substring == macOS, "\(path) says macOS \(match.output[1].substring ?? "")+")
+            }
+            for match in text.matches(of: try Regex(#"iOS (\d+)\+"#)) {
+                #expect(match.output[1].substring == iOS, "\(path) says iOS \(match.output[1].substring ?? "")+")
+            }
+        }
+        #expect(packageLines >= 1)
+    }
+
     // MARK: Hooks
 
     /// The hooks' and events' times are whole seconds, as the broker sends them (`rfc3339`).
