@@ -225,4 +225,94 @@ import Testing
             #expect(time.count == sent.count && !time.contains("."), "hooks.md shows \(time); the broker sends \(sent)")
         }
     }
+
+    // MARK: Skips and the README's first screen
+
+    /// The top-level arguments of the call whose `(` is at `open` in `text`, each trimmed.
+    static func arguments(_ text: [Character], from open: Int) -> [String] {
+        var depth = 0
+        var inString = false
+        var current = ""
+        var found: [String] = []
+        var index = open
+        while index < text.count {
+            let character = text[index]
+            if inString {
+                if character == "\\" {
+                    current.append(character)
+                    index += 1
+                    if index < text.count { current.append(text[index]) }
+                    index += 1
+                    continue
+                }
+                if character == "\"" { inString = false }
+            } else if character == "\"" {
+                inString = true
+            } else if "([{".contains(character) {
+                depth += 1
+                if depth == 1 {
+                    index += 1
+                    continue
+                }
+            } else if ")]}".contains(character) {
+                depth -= 1
+                if depth == 0 {
+                    found.append(current.trimmingCharacters(in: .whitespacesAndNewlines))
+                    return found
+                }
+            } else if character == ",", depth == 1 {
+                found.append(current.trimmingCharacters(in: .whitespacesAndNewlines))
+                current = ""
+                index += 1
+                continue
+            }
+            current.append(character)
+            index += 1
+        }
+        return found
+    }
+
+    /// A skipped test says why, as the browser suites do: every `.enabled(if:)` and `.disabled(if:)` trait in the
+    /// tests ends with its comment (`BROKER_TEST_POSTGRES_URL is not set …`).
+    @Test func everySkipSaysWhy() throws {
+        let tests = DocsAgreeTests.root.appendingPathComponent("Tests")
+        let enumerator = try #require(FileManager.default.enumerator(atPath: tests.path))
+        var traits = 0
+        while let path = enumerator.nextObject() as? String {
+            guard path.hasSuffix(".swift"), !path.hasSuffix("DocsListsAgreeTests.swift") else { continue }
+            let text = Array(try String(contentsOf: tests.appendingPathComponent(path), encoding: .utf8))
+            let joined = String(text)
+            for name in [".enabled(", ".disabled("] {
+                var search = joined.startIndex
+                while let range = joined.range(of: name, range: search..<joined.endIndex) {
+                    search = range.upperBound
+                    let open = joined.distance(from: joined.startIndex, to: range.upperBound) - 1
+                    let arguments = Self.arguments(text, from: open)
+                    traits += 1
+                    let said =
+                        arguments.count >= (arguments.first?.hasPrefix("if:") == true ? 2 : 1)
+                        && arguments.last?.hasPrefix("\"") == true
+                    #expect(said, "Tests/\(path): \(name)\(arguments.joined(separator: ", "))) says no reason")
+                }
+            }
+        }
+        #expect(traits >= 20)
+    }
+
+    /// The README opens with what the project is, the two commands (run the broker, run the tests) and the first
+    /// look (`broker demo`), before anything else.
+    @Test func theReadmesFirstScreenIsTheTwoCommandsAndTheFirstLook() throws {
+        let readme = try Self.read("README.md")
+        let top = try #require(readme.components(separatedBy: "\n---\n").first)
+        let blocks = top.components(separatedBy: "```")
+        #expect(blocks.count == 3, "one code block before the table of contents")
+        let commands = DocsAgreeTests.shellLines(top).filter { !$0.isEmpty }
+        #expect(commands.count == 2)
+        #expect(commands.first?.hasSuffix("swift run broker serve") == true)
+        #expect(commands.last?.hasSuffix("swift test") == true)
+        let after = blocks[2].trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(after.hasPrefix("To take a first look, run `swift run broker demo`."))
+        #expect(!top.contains("What was tried"))
+        #expect(top.split(separator: "\n").count <= 40)
+    }
 }
