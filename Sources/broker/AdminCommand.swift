@@ -11,30 +11,42 @@ enum AdminCommand {
                broker admin custom-token UID [--claims JSON]
                broker admin keys list|rotate [--json]
                broker admin audit [--uid U] [--limit N] [--json]
-               broker admin import firebase FILE [hash flags] [--map-provider A=B]... [--dry-run] [--json]
-               broker admin export FILE [--json]
+               broker admin import firebase FILE [hash flags] [--map-provider A=B]... [--link-uid-prefix P=B]...
+                 [--dry-run] [--json]
+               broker admin export FILE [--include-secrets] [--json]
                broker admin outbox [--uid U] [--failing] [--json]
                broker admin outbox retry JOB_ID
         Every admin command takes --config and --database.
         """
 
+    /// What goes wrong once a command runs (an unknown uid, a refusal): printed after `broker admin: `, exit
+    /// status 1. A wrong command line is a ``CommandLineMisuse`` instead.
     struct UsageError: Error, CustomStringConvertible {
         var description: String
     }
 
+    /// The misuse of `words`, which ``CommandUsage/resolve(_:_:strict:)`` lets through only if the two disagree.
+    static func misuse(_ words: [String]) -> CommandLineMisuse {
+        CommandLineMisuse("broker admin \(words.joined(separator: " ")): not a command", usage: usage)
+    }
+
     static func run(options: LaunchOptions, environment: [String: String]) async throws -> Int32 {
         let words = options.positional
-        guard let area = words.first else { throw UsageError(description: usage) }
+        guard let area = words.first else { throw misuse(words) }
         if area == "import" { return try await ImportCommand.run(options: options, environment: environment) }
         if area == "export" { return try await ExportCommand.run(options: options, environment: environment) }
-        let config = try BrokerConfig(contentsOf: options.configPath, environment: environment)
+        var config = try BrokerConfig(contentsOf: options.configPath, environment: environment)
+        let cipher = try OutboxCipher.fromEnvironment(environment)  // a key that is set must be a good one
+        // The second-factor service opens the sealed authenticator secrets, to verify a code: no admin command
+        // does (`users show` lists the factors from the store). Without a key these commands run without it;
+        // `export --include-secrets` and an import of secrets ask for the key themselves.
+        if cipher == nil { config.mfa.totpEnabled = false }
         let (store, database) = try await Startup.openStore(
             options.database, environment: environment, events: config.events)
         defer { Task { await database.close() } }
         // The serve command's composition: a revocation or deletion made here queues the uid's Firebase revocation
         // and what the account's providers ask (``AccountDeletion``), which a running server delivers. Nothing is
         // fetched here (no prefetch; the HTTP client is only handed to the providers).
-        let cipher = try OutboxCipher.fromEnvironment(environment)
         let client = try CurlHTTPClient()
         defer { Task { await client.shutdown() } }
         let services = try await BrokerServices.make(
@@ -51,7 +63,7 @@ enum AdminCommand {
                     json: json)
             case ("users", let action?)
             where ["show", "disable", "enable", "delete", "revoke-sessions", "unlink"].contains(action):
-                guard words.count >= 3 else { throw UsageError(description: usage) }
+                guard words.count >= 3 else { throw misuse(words) }
                 try await user(
                     admin, action: action, uid: AccountID(words[2]), extra: words.dropFirst(3).first, json: json)
             case ("keys", "list"?), ("keys", "rotate"?):
@@ -89,11 +101,11 @@ enum AdminCommand {
                     admin, uid: options.value("--uid").map { AccountID($0) },
                     failing: options.switches.contains("--failing"), json: json)
             case ("outbox", "retry"?):
-                guard words.count == 3 else { throw UsageError(description: usage) }
+                guard words.count == 3 else { throw misuse(words) }
                 let job = try await admin.retryOutboxJob(id: words[2])
                 print(json ? pretty(job.json) : "job \(job.id) is due now; a running server delivers it")
             case ("custom-token", _):
-                guard words.count == 2 else { throw UsageError(description: usage) }
+                guard words.count == 2 else { throw misuse(words) }
                 let claims = try options.value("--claims").map { text -> JSONValue in
                     guard let value = JSONValue.parse(Array(text.utf8)) else {
                         throw UsageError(description: "--claims must be JSON")
@@ -102,7 +114,7 @@ enum AdminCommand {
                 }
                 print(try await admin.customToken(AccountID(words[1]), claims: claims, requestID: "cli"))
             default:
-                throw UsageError(description: usage)
+                throw misuse(words)
             }
         } catch let error as AccountError where error.code == .notFound {
             throw UsageError(description: "not found: \(words.dropFirst(2).joined(separator: " "))")
@@ -203,7 +215,7 @@ enum AdminCommand {
             try await admin.revokeSessions(uid, requestID: "cli")
             account = nil
         default:  // unlink
-            guard let provider = extra else { throw UsageError(description: usage) }
+            guard let provider = extra else { throw misuse(["users", action, uid.rawValue]) }
             account = try await admin.unlink(uid, provider: ProviderID(provider), requestID: "cli")
         }
         guard let account else {

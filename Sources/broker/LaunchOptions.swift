@@ -16,7 +16,8 @@ struct LaunchOptions: Sendable, Equatable {
     /// Flags without a value (`--json`).
     var switches: Set<String>
 
-    /// Parses `arguments` (after the subcommand) with `environment` as the fallback.
+    /// Parses `arguments` (after the subcommand) with `environment` as the fallback. An option no command takes, or
+    /// a flag without its value, is a ``CommandLineMisuse``; a bad port a ``ConfigError``.
     init(arguments: [String], environment: [String: String]) throws {
         var values: [String: String] = [:]
         var repeated: [String: [String]] = [:]
@@ -28,17 +29,17 @@ struct LaunchOptions: Sendable, Equatable {
             let argument = arguments[index]
             if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
                 let flag = String(argument[..<equals])
-                guard valued.contains(flag) else { throw ConfigError(field: flag, "unknown option") }
+                guard valued.contains(flag) else { throw CommandLineMisuse.unknown(option: flag) }
                 values[flag] = String(argument[argument.index(after: equals)...])
                 repeated[flag, default: []].append(String(argument[argument.index(after: equals)...]))
             } else if valued.contains(argument) {
-                guard index + 1 < arguments.count else { throw ConfigError(field: argument, "needs a value") }
+                guard index + 1 < arguments.count else { throw CommandLineMisuse("\(argument) needs a value") }
                 values[argument] = arguments[index + 1]
                 repeated[argument, default: []].append(arguments[index + 1])
                 index += 1
             } else if argument.hasPrefix("--") {
                 guard LaunchOptions.knownSwitches.contains(argument) else {
-                    throw ConfigError(field: argument, "unknown option")
+                    throw CommandLineMisuse.unknown(option: argument)
                 }
                 switches.insert(argument)
             } else {

@@ -47,9 +47,10 @@ enum ServeCommand {
         if let firebaseAdmin = services.firebaseAdmin {
             await outbox.register(.firebaseRevoke, FirebaseRevokeHandler(client: firebaseAdmin))
         }
-        if !config.events.endpoints.isEmpty {
-            await outbox.register(.event, EventDeliveryHandler(settings: config.events, client: client))
-        }
+        // Registered with no endpoint configured too: an event queued for an endpoint since removed from the config
+        // is then refused for good (audited `outbox_refused`, "delivered to nobody") instead of waiting for a
+        // handler until it is given up.
+        await outbox.register(.event, EventDeliveryHandler(settings: config.events, client: client))
         // What providers deliver through the outbox (a revocation, an unlink on deletion).
         for (kind, handler) in services.providers.outboxHandlers { await outbox.register(kind, handler) }
         services.doorbell.connect(outbox)

@@ -12,7 +12,23 @@ enum Startup {
         let context = ProviderContext(
             httpClient: client, clock: SystemClock(), metrics: Metrics(), logger: .disabled, clockSkew: 60,
             allowInsecureURLs: false)
-        return ConfigValidation(sources: options.sources, environment: environment, context: context, listenPort: listenPort)
+        return ConfigValidation(
+            sources: options.sources, environment: environment, context: context, listenPort: listenPort,
+            databaseURLError: databaseURLError)
+    }
+
+    /// What is wrong with the PostgreSQL URL `location`, as ``openDatabase(_:environment:)`` refuses it (the same
+    /// check): nil for a URL it accepts, and for anything that is not a PostgreSQL URL.
+    @Sendable static func databaseURLError(_ location: String) -> ConfigError? {
+        guard isPostgres(location) else { return nil }
+        do {
+            try PostgresDatabase.check(url: location)
+            return nil
+        } catch let error as SQLError {
+            return ConfigError(field: "database", error.message)  // the message has no password
+        } catch {
+            return ConfigError(field: "database", "\(error)")
+        }
     }
 
     /// The admin bearer token: `BROKER_ADMIN_TOKEN`, else the trimmed contents of `BROKER_ADMIN_TOKEN_FILE`.
@@ -64,12 +80,8 @@ enum Startup {
             }
             poolSize = size
         }
-        let database: PostgresDatabase
-        do {
-            database = try PostgresDatabase(url: location, poolSize: poolSize)
-        } catch let error as SQLError where error.code == .other {
-            throw ConfigError(field: "database", error.message)  // a malformed URL; the message has no password
-        }
+        if let error = databaseURLError(location) { throw error }  // check-config's check
+        let database = try PostgresDatabase(url: location, poolSize: poolSize)
         do {
             try await database.ping()  // a wrong address or password fails here, not at the first request
         } catch {

@@ -6,7 +6,10 @@ import Foundation
 /// `stub-providers [--port N] [--host H] [--write-config FILE] [--detach]`: serves the stand-ins until SIGTERM or
 /// SIGINT.
 enum StubProvidersMain {
-    static let usage = """
+    static let usage = usageHead + "\nEndpoints for scripts (minting, faults, what providers send the broker):\n"
+        + StubProviders.controlEndpointsText
+
+    static let usageHead = """
         usage: stub-providers [--port 8090] [--host 127.0.0.1] [--write-config FILE [--service-account FILE]] [--detach]
                stub-providers --help | -h | --version
         Serves local stand-ins for Google, Apple, Kakao, Naver, LINE and one OpenID Connect issuer (JWKS, token

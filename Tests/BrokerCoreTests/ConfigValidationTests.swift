@@ -119,6 +119,23 @@ import Testing
         #expect(thrown?.description.hasPrefix("9 errors:\n  ") == true)
     }
 
+    /// A provider key that differs from a known one only in case (`"Kakao"`) is not a provider id: the refusal names
+    /// the lower-case id, as docs/operations.md promises for case slips (issue 58).
+    @Test(arguments: [("Kakao", "kakao"), ("GOOGLE", "google"), ("Line", "line")])
+    func aProviderKeyWithACaseSlipGetsASuggestion(_ key: String, _ meant: String) throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let shipped = try ConfigTests.shipped()
+        let entry = shipped["providers"]?[meant] ?? ["enabled": true]
+        var document = ConfigTests.editing(shipped, ["providers", meant], nil)
+        document = ConfigTests.editing(document, ["providers", key], entry)
+        let validation = try Self.validate(document, in: directory)
+        let message = validation.errors.first { $0.field == "providers.\(key)" }?.message
+        #expect(message?.hasPrefix("is not a provider id") == true, "\(validation.errors)")
+        #expect(message?.hasSuffix("(did you mean \"\(meant)\"?)") == true, "\(String(describing: message))")
+        #expect(validation.config == nil)
+    }
+
     @Test func anUnknownFieldFarFromAnyNameGetsNoSuggestion() throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -6,7 +6,7 @@ import Testing
 
 /// The PostgreSQL driver itself: values, the error funnel, transactions, the pool, reconnection, migrations.
 /// Runs when `BROKER_TEST_POSTGRES_URL` is set (`scripts/with-postgres.sh swift test`).
-@Suite("PostgresDatabase", .enabled(if: StoreBackend.postgresURL != nil))
+@Suite("PostgresDatabase", .enabled(if: StoreBackend.postgresURL != nil, "BROKER_TEST_POSTGRES_URL is not set (scripts/with-postgres.sh swift test sets it: docs/postgres.md#testing)"))
 struct PostgresDatabaseTests {
     /// A database on a fresh schema, dropped afterwards. `query` is added to the URL.
     func withDatabase(

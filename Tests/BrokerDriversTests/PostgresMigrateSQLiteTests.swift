@@ -6,7 +6,7 @@ import Testing
 
 /// `broker migrate-sqlite`'s copy: a SQLite store filled through the store API answers the same look-ups
 /// once copied into PostgreSQL; a copy into a database that is not empty is refused and changes nothing.
-@Suite("SQLite to PostgreSQL", .enabled(if: StoreBackend.postgresURL != nil))
+@Suite("SQLite to PostgreSQL", .enabled(if: StoreBackend.postgresURL != nil, "BROKER_TEST_POSTGRES_URL is not set (scripts/with-postgres.sh swift test sets it: docs/postgres.md#testing)"))
 struct PostgresMigrateSQLiteTests {
     static let t0 = date(ms: 1_800_000_000_123)
 

@@ -40,11 +40,51 @@ struct PostgresSettingsTests {
 
     @Test func aURLLibpqRefusesIsRefusedWithoutThePassword() {
         let error = #expect(throws: SQLError.self) {
-            try PostgresDatabase(url: "postgres://u:pw%zzsecret@db/broker?nonsense=1")
+            try PostgresDatabase(url: "postgres://u:pw%zzsecret@db/broker")
         }
         #expect(error?.code == .other)
         #expect(error?.message.contains("invalid database URL postgres://u@db/broker") == true, "\(String(describing: error))")
         #expect(error?.message.contains("secret") == false, "\(String(describing: error))")
+    }
+
+    /// A parameter neither the broker nor libpq reads is refused naming the closest that is (issue 58): libpq
+    /// would refuse it too, but only `serve` asked libpq, so `check-config` passed it.
+    @Test(arguments: [
+        ("poolsize=4", "unknown parameter \"poolsize\" (did you mean \"poolSize\"?)"),
+        ("SearchPath=a", "unknown parameter \"SearchPath\" (did you mean \"searchPath\"?)"),
+        ("sslmod=require", "unknown parameter \"sslmod\" (did you mean \"sslmode\"?)"),
+        ("nonsense=1", "unknown parameter \"nonsense\""),
+    ])
+    func anUnknownParameterIsRefusedWithTheNearestName(_ query: String, _ message: String) {
+        let error = #expect(throws: SQLError.self) { try PostgresDatabase.check(url: "postgres://u:pw-secret@db/b?\(query)") }
+        #expect(error?.code == .other)
+        #expect(error?.message == "database URL: \(message)", "\(String(describing: error))")
+    }
+
+    /// libpq's own parameters, and `ssl=true` (its JDBC-style alias), pass.
+    @Test func libpqsParametersPass() throws {
+        try PostgresDatabase.check(
+            url: "postgres://db/b?sslmode=require&connect_timeout=2&application_name=x&target_session_attrs=read-write")
+        try PostgresDatabase.check(url: "postgres://db/b?ssl=true")
+    }
+
+    /// libpq takes any text as a port until it connects; the check refuses it at once, in the URL's authority, in
+    /// a `port=` parameter and in a key=value string, never showing the password.
+    @Test(arguments: [
+        "postgres://u:pw-secret@db:abc/b", "postgres://u:pw-secret@db1:5432,db2:x/b", "postgres://db:65536/b",
+        "postgres://db/b?port=0&password=pw-secret", "host=db port=five password=pw-secret",
+    ])
+    func aPortThatIsNotANumberIsRefused(_ url: String) {
+        let error = #expect(throws: SQLError.self) { try PostgresDatabase.check(url: url) }
+        #expect(error?.code == .other)
+        #expect(error?.message.contains("is not a number from 1 to 65535") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("pw-secret") == false)
+    }
+
+    @Test func goodPortsPass() throws {
+        try PostgresDatabase.check(url: "postgres://db1:5432,db2/b")
+        try PostgresDatabase.check(url: "postgres://[::1]:5433/b")
+        try PostgresDatabase.check(url: "host=db port=5432 dbname=b")
     }
 
     @Test func thePoolSizeComesFromTheURLThenTheCallerThenTheDefault() throws {

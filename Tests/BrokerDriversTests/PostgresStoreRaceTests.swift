@@ -6,7 +6,7 @@ import Testing
 
 /// Races that SQLite's single writer rules out and PostgreSQL's concurrent writers do not: the store's
 /// read-modify-write and check-then-insert changes must still come out as if run one after another.
-@Suite("PostgreSQL store races", .enabled(if: StoreBackend.postgresURL != nil))
+@Suite("PostgreSQL store races", .enabled(if: StoreBackend.postgresURL != nil, "BROKER_TEST_POSTGRES_URL is not set (scripts/with-postgres.sh swift test sets it: docs/postgres.md#testing)"))
 struct PostgresStoreRaceTests {
     /// Two stores (two "instances", each with its own pool) on one fresh schema.
     func withTwoStores(_ body: (SQLBrokerStore, SQLBrokerStore) async throws -> Void) async throws {

@@ -5,7 +5,7 @@ import BrokerTesting
 import Testing
 
 /// Mail over libcurl's SMTP against a real server (aiosmtpd), directly and through the outbox.
-@Suite("SMTP mail (aiosmtpd)", .enabled(if: SMTPTestServer.isAvailable), .serialized)
+@Suite("SMTP mail (aiosmtpd)", .enabled(if: SMTPTestServer.isAvailable, "python3-aiosmtpd is not installed (scripts/setup-debian installs it)"), .serialized)
 struct SMTPMailTests {
     static let message = MailMessage(
         from: "Demo App <no-reply@example.com>", to: "alice@example.com", subject: "비밀번호 재설정 – Demo App",

@@ -8,7 +8,10 @@ import Testing
 /// certificate the broker does not trust, the plain-SMTP fallback only without credentials, and the SMTP
 /// password kept out of every error.
 @Suite(
-    "SMTP over TLS (aiosmtpd, throwaway CA)", .enabled(if: SMTPTestServer.isAvailable && TestCertificates.isAvailable),
+    "SMTP over TLS (aiosmtpd, throwaway CA)",
+    .enabled(
+        if: SMTPTestServer.isAvailable && TestCertificates.isAvailable,
+        "python3-aiosmtpd or openssl is not installed (scripts/setup-debian installs both)"),
     .serialized)
 struct SMTPTLSTests {
     static let password = "Pw-7c1e9d-never-logged"

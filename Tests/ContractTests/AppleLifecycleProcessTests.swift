@@ -136,7 +136,7 @@ struct AppleLifecycleProcessTests {
         await stubs.stop()
     }
 
-    @Test(.enabled(if: PostgresTestEnvironment.url != nil))
+    @Test(.enabled(if: PostgresTestEnvironment.url != nil, "BROKER_TEST_POSTGRES_URL is not set (scripts/with-postgres.sh swift test sets it: docs/postgres.md#testing)"))
     func twoInstancesOnPostgresDoNotBothCallApple() async throws {
         let base = try #require(PostgresTestEnvironment.url)
         let schema = try await PostgresContractSchema.create(in: base)

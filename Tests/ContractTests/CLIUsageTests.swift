@@ -74,10 +74,35 @@ import Testing
         #expect(try await child.wait(seconds: 30) == 0)
         #expect(child.stdout.hasPrefix("usage: stub-providers"))
         #expect(!child.stdout.contains("listening"))
+        // The minting and fault endpoints docs/operations.md sends readers to (issue 58).
+        for endpoint in StubProviders.controlEndpoints {
+            #expect(child.stdout.contains("\(endpoint.method) \(endpoint.path) "), "\(endpoint.path)")
+        }
     }
 
-    /// A flag the command does not take is refused (exit 1, the command's usage printed), never ignored: an
-    /// import's hash flags given to `serve` do not start a server, a listing's filter given to `audit` filters nothing.
+    /// Every endpoint `stub-providers --help` lists is served: none answers 404 (an empty body is refused with 400
+    /// where one is needed, which is an answer of that endpoint).
+    @Test func everyListedStubEndpointIsServed() async throws {
+        let stubs = try StubProviders()
+        let port = try stubs.start(server: MicroHTTPDServer())
+        let client = try CurlHTTPClient()
+        for endpoint in StubProviders.controlEndpoints {
+            for path in endpoint.paths {
+                let response = try await client.send(
+                    HTTPClientRequest(
+                        method: endpoint.method, url: "http://127.0.0.1:\(port)\(path)",
+                        headers: [("Content-Type", "application/json")],
+                        body: endpoint.method == "POST" ? Array(#"{"provider": "google"}"#.utf8) : []))
+                #expect(response.status != 404 && response.status != 405, "\(endpoint.method) \(path): \(response.status)")
+            }
+        }
+        await client.shutdown()
+        await stubs.stop()
+    }
+
+    /// A flag the command does not take is refused (exit 2, as every misuse, the command's usage printed), never
+    /// ignored: an import's hash flags given to `serve` do not start a server, a listing's filter given to `audit`
+    /// filters nothing.
     @Test(arguments: [
         ["serve", "--hash-key", "c2VjcmV0", "--port", "0"], ["check-config", "--dry-run"], ["demo", "--json"],
         ["admin", "audit", "--email", "a@example.com"], ["admin", "users", "list", "--claims", "{}"],
@@ -89,8 +114,8 @@ import Testing
         let database = directory.appendingPathComponent("b.sqlite").path
         let child = try ProcessTests.spawn(
             arguments + ["--config", ProcessTests.shippedConfig, "--database", database].filter { _ in arguments[0] != "demo" })
-        #expect(try await child.wait(seconds: 60) == 1)
-        #expect(child.stderr.contains("is not an option of this command"), "\(child.stderr)")
+        #expect(try await child.wait(seconds: 60) == 2)
+        #expect(child.stderr.contains("is not an option of broker \(arguments[0])"), "\(child.stderr)")
         #expect(child.stderr.contains("usage: broker \(arguments[0])"), "\(child.stderr)")
         #expect(!FileManager.default.fileExists(atPath: database))
     }
@@ -99,7 +124,53 @@ import Testing
         let child = try ProcessTests.spawn(["frobnicate", "--help"])
         #expect(try await child.wait(seconds: 30) == 2)
         #expect(child.stdout.isEmpty)
-        #expect(child.stderr.contains("unknown command frobnicate"))
+        #expect(child.stderr.contains("unknown command \"frobnicate\""))
+    }
+
+    struct MisuseCase: Sendable, CustomTestStringConvertible {
+        var arguments: [String]
+        /// The first line of standard error.
+        var problem: String
+        /// What the usage printed after it starts with.
+        var usage: String
+        var testDescription: String { arguments.joined(separator: " ") }
+    }
+
+    /// The typos of issue 58: each names the word and the nearest known one, prints the usage of the command it
+    /// was meant for, exits 2 and opens nothing.
+    static let misuses: [MisuseCase] = [
+        MisuseCase(arguments: ["serv"], problem: "broker: unknown command \"serv\" (did you mean \"serve\"?)", usage: "Run `broker --help`"),
+        MisuseCase(
+            arguments: ["admin", "user", "list"], problem: "broker: unknown broker admin command \"user\" (did you mean \"users\"?)",
+            usage: "usage: broker admin users list"),
+        MisuseCase(
+            arguments: ["admin", "users", "lst"],
+            problem: "broker: unknown broker admin users command \"lst\" (did you mean \"list\"?)", usage: "usage: broker admin users list"),
+        MisuseCase(arguments: ["admin", "users", "show"], problem: "broker: broker admin users show needs UID", usage: "usage: broker admin users show UID"),
+        MisuseCase(
+            arguments: ["check-config", "--databse", "x.sqlite"], problem: "broker: unknown option --databse (did you mean \"--database\"?)",
+            usage: "usage: broker check-config"),
+        MisuseCase(
+            arguments: ["serve", "--databse=x.sqlite"], problem: "broker: unknown option --databse (did you mean \"--database\"?)",
+            usage: "usage: broker serve"),
+        MisuseCase(
+            arguments: ["admin", "audit", "--limt", "5"], problem: "broker: unknown option --limt (did you mean \"--limit\"?)",
+            usage: "usage: broker admin audit"),
+        MisuseCase(arguments: ["serve", "--port"], problem: "broker: --port needs a value", usage: "usage: broker serve"),
+    ]
+
+    @Test(arguments: misuses)
+    func aTypoIsNamedWithTheNearestWord(_ misuse: MisuseCase) async throws {
+        let directory = try ProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let child = try ProcessTests.spawn(
+            misuse.arguments, environment: ["BROKER_DATABASE": directory.appendingPathComponent("b.sqlite").path])
+        #expect(try await child.wait(seconds: 30) == 2)
+        #expect(child.stdout.isEmpty)
+        let lines = child.stderr.split(separator: "\n", maxSplits: 1).map(String.init)
+        #expect(lines.first == misuse.problem, "\(child.stderr)")
+        #expect(lines.dropFirst().first?.hasPrefix(misuse.usage) == true, "\(child.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
     /// `stub-providers --write-config FILE` writes a config the broker accepts, pointing at the running stubs.

@@ -24,7 +24,9 @@ struct EmailChangeFlowTests {
             headers: ["Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie])
     }
 
-    @Test(.enabled(if: SMTPTestServer.isAvailable))
+    @Test(
+        .enabled(if: SMTPTestServer.isAvailable, "python3-aiosmtpd is not installed (scripts/setup-debian installs it)")
+    )
     func aChangeMailedOverSMTPIsConfirmedAndTheOldAddressPutsItBack() async throws {
         let smtp = try await SMTPTestServer()
         defer { smtp.stop() }

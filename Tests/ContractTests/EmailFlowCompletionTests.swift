@@ -35,7 +35,7 @@ struct EmailFlowCompletionTests {
         try #require(URLComponents(string: link)?.queryItems?.first { $0.name == "oobCode" }?.value)
     }
 
-    @Test(.enabled(if: SMTPTestServer.isAvailable))
+    @Test(.enabled(if: SMTPTestServer.isAvailable, "python3-aiosmtpd is not installed (scripts/setup-debian installs it)"))
     func aVerificationMailedOverSMTPIsConfirmedThroughThePage() async throws {
         let smtp = try await SMTPTestServer()
         defer { smtp.stop() }

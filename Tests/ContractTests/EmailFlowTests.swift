@@ -258,7 +258,7 @@ struct EmailFlowTests {
     }
 }
 
-@Suite("Email flows against a real SMTP server", .enabled(if: SMTPTestServer.isAvailable))
+@Suite("Email flows against a real SMTP server", .enabled(if: SMTPTestServer.isAvailable, "python3-aiosmtpd is not installed (scripts/setup-debian installs it)"))
 struct EmailFlowSMTPTests {
     /// The outage: the SMTP server is down when the reset is asked for, comes up later, and exactly
     /// one mail arrives; its code resets the password.

@@ -106,4 +106,77 @@ import Testing
         #expect(call.body?["type"] == "user.created" && call.body?["data"]?["uid"]?.stringValue == uid)
         #expect(after.map(\.id) == [job.id] && after.first?.attempts ?? 0 >= 2)
     }
+
+    /// An event queued while an endpoint was configured, whose endpoint the config no longer has (issue 58): the next
+    /// broker refuses it for good at its next attempt (state `refused`, the last error saying it is delivered to
+    /// nobody, audited `outbox_refused`), rather than retrying it with "no handler" until it is given up.
+    @Test(.timeLimit(.minutes(2)))
+    func anEventWhoseEndpointWasRemovedIsRefusedForGoodNotRetried() async throws {
+        let directory = try ProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let providers = try StubProviders()
+        _ = try providers.start(server: MicroHTTPDServer())
+        // An endpoint nothing listens on: its port taken once, then given up.
+        let down = try StubProviders()
+        let port = try down.start(server: MicroHTTPDServer())
+        await down.stop()
+        defer { Task { await providers.stop() } }
+
+        let secretFile = try StubAppHooks.writeSecretFile()
+        guard case .object(var config) = providers.brokerConfig(issuer: "https://auth.example.test") else {
+            Issue.record("the stub config is not an object")
+            return
+        }
+        let withoutEvents = config
+        config["events"] = [
+            "endpoints": [
+                [
+                    "url": .string("http://127.0.0.1:\(port)\(StubAppHooks.eventsPath)"),
+                    "secretFile": .string(secretFile), "types": ["user.created"],
+                ]
+            ]
+        ]
+        let withEventsPath = directory.appendingPathComponent("with-events.json").path
+        try Data(JSONValue.object(config).serialized()).write(to: URL(fileURLWithPath: withEventsPath))
+        let withoutEventsPath = directory.appendingPathComponent("without-events.json").path
+        try Data(JSONValue.object(withoutEvents).serialized()).write(to: URL(fileURLWithPath: withoutEventsPath))
+        let databasePath = directory.appendingPathComponent("broker.sqlite").path
+
+        let first = try await BrokerProcess.start(environment: [
+            "BROKER_CONFIG": withEventsPath, "BROKER_DATABASE": databasePath,
+        ])
+        let signUp = try await first.post("/v1/signup", ["email": "kim@example.com", "password": "secret-123"])
+        #expect(signUp.status == 201)
+        let database = try await SQLiteDatabase.open(path: databasePath)
+        defer { Task { await database.close() } }
+        let store = try await SQLBrokerStore(database: database)
+        let tried = try await Self.waitFor(20) { try await Self.eventJobs(store).first?.lastError != nil }
+        #expect(tried, "the first broker never tried the event")
+        #expect(try await first.stop() == 0)
+        let queued = try #require(try await Self.eventJobs(store).first)
+        #expect(queued.state == .pending)
+
+        // The endpoint is taken out of the config; a broker on the same database.
+        let second = try await BrokerProcess.start(environment: [
+            "BROKER_CONFIG": withoutEventsPath, "BROKER_DATABASE": databasePath,
+        ])
+        let finished = try await Self.waitFor(30) { try await Self.eventJobs(store).first?.state != .pending }
+        let job = try #require(try await Self.eventJobs(store).first)
+        #expect(finished, "still pending: \(job)")
+        #expect(job.id == queued.id)
+        #expect(job.state == .refused)
+        #expect(job.lastError?.contains("in events.endpoints any more: delivered to nobody") == true, "\(job)")
+        #expect(job.lastError?.contains("127.0.0.1:\(port)\(StubAppHooks.eventsPath)") == true)
+        #expect(job.attempts == queued.attempts + 1, "one attempt, then never again")
+        let audit = try await store.auditEvents(uid: nil, before: nil, limit: 100)
+        let refusals = audit.filter { $0.action == .outboxRefused }
+        #expect(refusals.count == 1)
+        #expect(refusals.first?.provider == "event" && refusals.first?.uid == queued.uid)
+        // Not tried again.
+        try await Task.sleep(for: .seconds(2))
+        #expect(try await Self.eventJobs(store).first?.attempts == job.attempts)
+        #expect(try await second.stop() == 0)
+        #expect(second.child.stderr.contains("outbox job refused for good"))
+        #expect(!second.child.stderr.contains("no handler for kind"))
+    }
 }

@@ -8,7 +8,11 @@ import Testing
 /// inactivity timeout and the request deadline (slowloris), trusted proxies. Its one-second bound is the
 /// contract's, so CI runs this suite on its own after the others (`BROKER_TEST_DEFER_TIMED=1` skips it in the
 /// main run): on two cores, 500 tests beside it can stretch any answer past a second.
-@Suite(.serialized, .disabled(if: ProcessInfo.processInfo.environment["BROKER_TEST_DEFER_TIMED"] == "1"))
+@Suite(
+    .serialized,
+    .disabled(
+        if: ProcessInfo.processInfo.environment["BROKER_TEST_DEFER_TIMED"] == "1",
+        "BROKER_TEST_DEFER_TIMED=1: run on its own (swift test --filter HostileClientTests)"))
 struct HostileClientTests {
     /// A running `broker serve` on 127.0.0.1 with `server` settings and `trustedProxies` of its own.
     struct LiveBroker {

@@ -7,7 +7,10 @@ import Testing
 /// Mail over TLS in the real process: `mail.caFile` checked by `check-config` and `serve` alike, and a reset
 /// mailed over STARTTLS with the login from `BROKER_SMTP_PASSWORD`, which appears in no output.
 @Suite(
-    "Mail over TLS in the broker process", .enabled(if: SMTPTestServer.isAvailable && TestCertificates.isAvailable),
+    "Mail over TLS in the broker process",
+    .enabled(
+        if: SMTPTestServer.isAvailable && TestCertificates.isAvailable,
+        "python3-aiosmtpd or openssl is not installed (scripts/setup-debian installs both)"),
     .serialized)
 struct MailTLSProcessTests {
     static let password = "Smtp-Pw-4b8e2a-secret"

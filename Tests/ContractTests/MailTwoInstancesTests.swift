@@ -7,7 +7,10 @@ import Testing
 /// Two `broker serve` processes on one database and one SMTP server: resets asked for through either are
 /// each mailed exactly once, by one of them. On a SQLite file always; on PostgreSQL when
 /// `BROKER_TEST_POSTGRES_URL` is set, and through a transaction-pooling PgBouncer when `BROKER_TEST_PGBOUNCER_URL` is.
-@Suite("Mail from two instances on one database", .enabled(if: SMTPTestServer.isAvailable), .serialized)
+@Suite(
+    "Mail from two instances on one database",
+    .enabled(if: SMTPTestServer.isAvailable, "python3-aiosmtpd is not installed (scripts/setup-debian installs it)"),
+    .serialized)
 struct MailTwoInstancesTests {
     enum Backend: String, Sendable, CaseIterable { case sqliteFile, postgres, pgbouncer }
 

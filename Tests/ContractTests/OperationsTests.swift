@@ -50,7 +50,7 @@ import Testing
                 #expect(["counter", "histogram", "gauge"].contains(typed[family] ?? ""), "no TYPE before \(line)")
             }
             #expect(families.isSuperset(of: ["broker_http_requests_total", "broker_signins_total", "broker_signups_total"]))
-            #expect(text.contains("# HELP broker_signups_total Email and password accounts created.\n# TYPE broker_signups_total counter\n"))
+            #expect(text.contains("# HELP broker_signups_total Accounts made by a sign-up (password or passkey), by provider and outcome.\n# TYPE broker_signups_total counter\n"))
         }
     }
 

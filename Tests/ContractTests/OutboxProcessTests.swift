@@ -7,7 +7,7 @@ import Testing
 
 /// The outbox in the real process: `broker serve` delivers what a previous run left queued, `broker admin
 /// outbox` lists jobs without their payloads, and a sealed payload never reaches the database files in clear.
-@Suite("Outbox in the broker process", .enabled(if: SMTPTestServer.isAvailable))
+@Suite("Outbox in the broker process", .enabled(if: SMTPTestServer.isAvailable, "python3-aiosmtpd is not installed (scripts/setup-debian installs it)"))
 struct OutboxProcessTests {
     static let key = Base64.encode(Array(repeating: 11, count: 32))
     static let secret = "OOB-SECRET-7f3a9c"

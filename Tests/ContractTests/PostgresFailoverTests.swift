@@ -12,7 +12,9 @@ import Testing
 /// promoted server. Each run makes its own pair (`BROKER_TEST_FAILOVER_PAIR`, from `scripts/with-postgres.sh`).
 @Suite(
     "PostgreSQL: failover to a synchronous standby", .serialized,
-    .enabled(if: PostgresTestEnvironment.failoverPair != nil && PostgresTestEnvironment.failoverDirectory != nil))
+    .enabled(
+        if: PostgresTestEnvironment.failoverPair != nil && PostgresTestEnvironment.failoverDirectory != nil,
+        "BROKER_TEST_FAILOVER_PAIR and BROKER_TEST_FAILOVER_DIR are not set (scripts/with-postgres.sh sets them)"))
 struct PostgresFailoverTests {
     enum Failure: String, CaseIterable, Sendable {
         /// `pg_ctl stop -m fast`: the server closes its connections.

@@ -6,7 +6,7 @@ import Testing
 
 /// Moving from SQLite to PostgreSQL as the README tells an operator to: stop the broker, run
 /// `broker migrate-sqlite`, start it on PostgreSQL; users sign in to the same accounts.
-@Suite("broker migrate-sqlite", .enabled(if: PostgresTestEnvironment.url != nil))
+@Suite("broker migrate-sqlite", .enabled(if: PostgresTestEnvironment.url != nil, "BROKER_TEST_POSTGRES_URL is not set (scripts/with-postgres.sh swift test sets it: docs/postgres.md#testing)"))
 struct PostgresMigrateCommandTests {
     @Test func usersKeepTheirAccountsAcrossTheMove() async throws {
         let base = try #require(PostgresTestEnvironment.url)

@@ -7,7 +7,7 @@ import Testing
 
 /// Naver, LINE and a generic OIDC provider against `broker serve` on PostgreSQL: the same sign-ins and refusals
 /// as on SQLite, with what was stored counted in the schema. Runs when `BROKER_TEST_POSTGRES_URL` is set.
-@Suite("PostgreSQL: Naver, LINE, OIDC", .enabled(if: PostgresTestEnvironment.url != nil))
+@Suite("PostgreSQL: Naver, LINE, OIDC", .enabled(if: PostgresTestEnvironment.url != nil, "BROKER_TEST_POSTGRES_URL is not set (scripts/with-postgres.sh swift test sets it: docs/postgres.md#testing)"))
 struct PostgresMoreProvidersTests {
     struct Running {
         let broker: BrokerProcess

@@ -6,7 +6,7 @@ import Testing
 
 /// Two `broker serve` processes on one PostgreSQL database, as behind a load balancer: every race between
 /// them is settled by the database. Runs when `BROKER_TEST_POSTGRES_URL` is set.
-@Suite("PostgreSQL: two instances", .enabled(if: PostgresTestEnvironment.url != nil))
+@Suite("PostgreSQL: two instances", .enabled(if: PostgresTestEnvironment.url != nil, "BROKER_TEST_POSTGRES_URL is not set (scripts/with-postgres.sh swift test sets it: docs/postgres.md#testing)"))
 struct PostgresMultiInstanceTests {
     /// The two instances, the stub providers they trust, and their schema.
     struct Instances {

@@ -10,7 +10,9 @@ import Testing
 /// Runs on a cluster of its own (`BROKER_TEST_OUTAGE_*` from `scripts/with-postgres.sh`), which it stops.
 @Suite(
     "PostgreSQL: outage", .serialized,
-    .enabled(if: PostgresTestEnvironment.outageURL != nil && PostgresTestEnvironment.outagePGCtl != nil))
+    .enabled(
+        if: PostgresTestEnvironment.outageURL != nil && PostgresTestEnvironment.outagePGCtl != nil,
+        "BROKER_TEST_OUTAGE_POSTGRES_URL and BROKER_TEST_OUTAGE_PG_CTL are not set (scripts/with-postgres.sh sets them)"))
 struct PostgresOutageTests {
     /// A broker process (a pool of two connections) on a new schema of the outage cluster, with stub providers.
     static func startBroker() async throws -> (PostgresContractSchema, URL, StubProviders, BrokerProcess) {

@@ -10,7 +10,11 @@ import Testing
 /// session: no named prepared statement, no `SET` or advisory lock outside a transaction, no startup `options`.
 /// Runs when `BROKER_TEST_PGBOUNCER_URL` is set (`scripts/with-postgres.sh` with pgbouncer installed). The
 /// outbox through the pooler is in ``MailTwoInstancesTests``.
-@Suite("PostgreSQL: two instances through PgBouncer", .enabled(if: PostgresTestEnvironment.pgbouncerURL != nil))
+@Suite(
+    "PostgreSQL: two instances through PgBouncer",
+    .enabled(
+        if: PostgresTestEnvironment.pgbouncerURL != nil,
+        "BROKER_TEST_PGBOUNCER_URL is not set (scripts/with-postgres.sh sets it when pgbouncer is installed)"))
 struct PostgresPgBouncerTests {
     static let adminToken = "pgbouncer-admin-token-0123456789abcdef"
 

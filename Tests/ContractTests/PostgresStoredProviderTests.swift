@@ -6,7 +6,11 @@ import Testing
 /// An OpenID Connect provider managed at run time, on two `broker serve` processes sharing one PostgreSQL
 /// database (issue 33): created, disabled and deleted on one instance, it counts on the other at once (the contract
 /// allows 10 s; nothing is cached beyond a sign-in's own read).
-@Suite("PostgreSQL: run-time providers on two instances", .enabled(if: PostgresTestEnvironment.url != nil))
+@Suite(
+    "PostgreSQL: run-time providers on two instances",
+    .enabled(
+        if: PostgresTestEnvironment.url != nil,
+        "BROKER_TEST_POSTGRES_URL is not set (scripts/with-postgres.sh swift test sets it: docs/postgres.md#testing)"))
 struct PostgresStoredProviderTests {
     static let token = "two-instance-admin-token-0123456789abc"
 

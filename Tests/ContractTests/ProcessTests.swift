@@ -150,7 +150,9 @@ import Testing
     /// The second signal must land within the broker's 5 s provider timeout of the hanging sign-in; beside the
     /// whole suite's load the test's own wake-ups can take longer, so CI runs it on its own after the others
     /// (`BROKER_TEST_DEFER_TIMED=1` skips it in the main run, as it does the hostile-client suite).
-    @Test(.disabled(if: ProcessInfo.processInfo.environment["BROKER_TEST_DEFER_TIMED"] == "1"))
+    @Test(.disabled(
+            if: ProcessInfo.processInfo.environment["BROKER_TEST_DEFER_TIMED"] == "1",
+            "BROKER_TEST_DEFER_TIMED=1: run on its own (swift test --filter ProcessTests)"))
     func aSecondSIGTERMDuringAHangingDrainEndsServeAtOnce() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -34,11 +34,17 @@ import Testing
 
     @Test(arguments: [["--databse", "x.sqlite"], ["--verbose"], ["--databse=x.sqlite"]])
     func anUnknownOptionIsRefusedNotIgnored(_ arguments: [String]) {
-        let error = #expect(throws: ConfigError.self) { try LaunchOptions(arguments: arguments, environment: [:]) }
-        #expect(error?.field.hasPrefix("--") == true)
+        let error = #expect(throws: CommandLineMisuse.self) { try LaunchOptions(arguments: arguments, environment: [:]) }
+        #expect(error?.unknownOption == arguments[0].split(separator: "=").first.map(String.init))
+        #expect(error?.problem == "unknown option \(arguments[0].split(separator: "=")[0])")
     }
 
-    @Test(arguments: [["--port", "http"], ["--port", "70000"], ["--port"]])
+    @Test func aFlagWithoutItsValueIsAMisuse() {
+        let error = #expect(throws: CommandLineMisuse.self) { try LaunchOptions(arguments: ["--port"], environment: [:]) }
+        #expect(error?.problem == "--port needs a value")
+    }
+
+    @Test(arguments: [["--port", "http"], ["--port", "70000"]])
     func aBadPortIsRefusedByName(_ arguments: [String]) {
         let error = #expect(throws: ConfigError.self) { try LaunchOptions(arguments: arguments, environment: [:]) }
         #expect(error?.field == "--port")

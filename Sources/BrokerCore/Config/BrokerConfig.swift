@@ -145,8 +145,21 @@ public struct BrokerConfig: Sendable {
     /// Reads and parses the file at `path` (see ``init(parsing:environment:issues:)`` for `issues`).
     public init(contentsOf path: String, environment: [String: String], issues: ConfigIssues? = nil) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigError(field: "(file)", "cannot read \(path)")
+            throw ConfigError(field: "(file)", "cannot read \(path): \(Self.whyUnreadable(path))")
         }
         try self.init(parsing: Array(data), environment: environment, issues: issues, file: path)
+    }
+
+    /// Why the file at `path` cannot be read, as a person fixes it: it is missing (with the folder it was looked
+    /// for in), a folder, or not readable by this user.
+    static func whyUnreadable(_ path: String) -> String {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            return "no such file (looked in \(folder); name another with --config or BROKER_CONFIG)"
+        }
+        if isDirectory.boolValue { return "it is a folder, not a file" }
+        if !FileManager.default.isReadableFile(atPath: path) { return "permission denied (the broker runs as this user)" }
+        return "it could not be read"
     }
 }

@@ -22,8 +22,12 @@ public struct ConfigValidation: Sendable {
 
     /// Validates the file at `sources.configPath` and the database at `sources.database` with `environment`;
     /// `listenPort` (the port `serve` listens on, or the `--port` that `check-config` was given) is compared with
-    /// the issuer's.
-    public init(sources: ConfigSources, environment: [String: String], context: ProviderContext, listenPort: Int?) {
+    /// the issuer's. `databaseURLError` is the driver's check of a PostgreSQL URL, the one `serve` runs before it
+    /// connects (the core cannot parse what libpq reads); without it such a URL is not checked here.
+    public init(
+        sources: ConfigSources, environment: [String: String], context: ProviderContext, listenPort: Int?,
+        databaseURLError: (@Sendable (String) -> ConfigError?)? = nil
+    ) {
         let issues = ConfigIssues()
         var warnings: [ConfigError] = []
         var config: BrokerConfig?
@@ -57,6 +61,7 @@ public struct ConfigValidation: Sendable {
         }
         do { _ = try Self.adminToken(environment) } catch let error as ConfigError { issues.record(error) } catch {}
         for error in Self.databaseErrors(sources.database, environment: environment) { issues.record(error) }
+        if let error = databaseURLError?(sources.database) { issues.record(error) }
         errors = issues.errors
         self.warnings = warnings
         self.config = errors.isEmpty ? config : nil

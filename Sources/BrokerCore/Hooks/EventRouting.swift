@@ -136,7 +136,8 @@ public struct EventDeliveryHandler: OutboxHandling {
             let id = stored["messageId"]?.stringValue, let body = stored["body"]
         else { throw OutboxDeliveryError(.permanent, "not an event delivery") }
         guard let endpoint = settings.endpoints.first(where: { $0.url == url }) else {
-            throw OutboxDeliveryError(.permanent, "no endpoint \(EventRouting.shown(url)) in events.endpoints any more")
+            throw OutboxDeliveryError(
+                .permanent, "no endpoint \(EventRouting.shown(url)) in events.endpoints any more: delivered to nobody")
         }
         let bytes = body.serialized()
         let request = HTTPClientRequest(

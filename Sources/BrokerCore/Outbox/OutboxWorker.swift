@@ -32,15 +32,6 @@ public actor OutboxWorker {
         self.cipher = cipher
         self.metrics = metrics
         self.logger = logger.with(["component": "outbox"])
-        metrics?.describe("broker_outbox_queued_total", type: "counter", help: "Outbox jobs queued by this process, by kind.")
-        metrics?.describe("broker_outbox_sent_total", type: "counter", help: "Outbox jobs the receiver accepted, by kind.")
-        metrics?.describe(
-            "broker_outbox_failed_total", type: "counter",
-            help: "Failed outbox attempts, by kind and result (retry, refused, given_up).")
-        metrics?.describe("broker_outbox_pending", type: "gauge", help: "Outbox jobs waiting for delivery.")
-        metrics?.describe(
-            "broker_outbox_oldest_pending_age_seconds", type: "gauge",
-            help: "Age of the oldest outbox job waiting for delivery (0 when none).")
     }
 
     /// Routes jobs of `kind` to `handler` (replacing an earlier one).

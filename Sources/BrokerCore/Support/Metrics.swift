@@ -27,8 +27,10 @@ public final class Metrics: @unchecked Sendable {
     private var help: [String: (type: String, text: String)] = [:]
     private let lock = NSLock()
 
-    /// Creates an empty registry.
-    public init() {}
+    /// Creates an empty registry that describes every family of ``families``.
+    public init() {
+        for family in Metrics.families { help[family.name] = (family.type, family.help) }
+    }
 
     /// Adds `amount` to the counter `name` with `labels`.
     public func increment(_ name: String, labels: KeyValuePairs<String, String> = [:], by amount: Double = 1) {

@@ -28,21 +28,6 @@ public struct BrokerApp: Sendable {
             surface.mount(on: &group)
             router.add(group)
         }
-        services.metrics.describe("broker_http_requests_total", type: "counter", help: "HTTP requests by route and status.")
-        services.metrics.describe("broker_signins_total", type: "counter", help: "Sign-ins by provider and outcome.")
-        services.metrics.describe(
-            "broker_provider_call_seconds", type: "histogram", help: "Latency of calls to identity providers.")
-        services.metrics.describe("broker_jwks_refreshes_total", type: "counter", help: "JWKS fetches by provider and outcome.")
-        services.metrics.describe(
-            "broker_discovery_refreshes_total", type: "counter",
-            help: "OpenID Connect discovery document fetches by provider and outcome.")
-        services.metrics.describe("broker_signups_total", type: "counter", help: "Email and password accounts created.")
-        services.metrics.describe(
-            "broker_links_total", type: "counter",
-            help: "Providers linked to signed-in accounts, by provider and outcome.")
-        services.metrics.describe(
-            "broker_session_renewals_total", type: "counter",
-            help: "New sessions for signed-in accounts (a password change, a link), by reason.")
     }
 
     /// The response to `error` in the dialect of the surface this application serves first (the one that answers

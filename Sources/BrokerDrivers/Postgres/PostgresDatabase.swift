@@ -55,6 +55,13 @@ public final class PostgresDatabase: SQLDatabase {
         try? PostgresSettings(url: url).redacted
     }
 
+    /// Checks `url` as ``init(url:poolSize:)`` does, without preparing a pool: the broker's parameters, the names
+    /// of libpq's, the hosts and ports.
+    /// - Throws: `SQLError(.other)` naming the problem, never the password.
+    public static func check(url: String) throws {
+        _ = try PostgresSettings(url: url)
+    }
+
     /// Like ``init(url:poolSize:)``, then connects once, so a wrong URL, a refused login or an unreachable
     /// server fail here (`SQLError(.unavailable)`) rather than at the first request.
     public static func open(url: String, poolSize: Int? = nil) async throws -> PostgresDatabase {

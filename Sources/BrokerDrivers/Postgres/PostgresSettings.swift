@@ -109,6 +109,7 @@ struct PostgresSettings: Sendable {
                 }
                 preparedStatements = value == "true"
             } else {
+                guard Self.libpqParameters.contains(key) else { throw Self.unknownParameter(key) }
                 kept.append(item)
             }
         }
@@ -174,7 +175,41 @@ struct PostgresSettings: Sendable {
             if let message { PQfreemem(message) }
             throw SQLError(.other, "invalid database URL \(redacted): \(scrub(detail, secrets: secrets))")
         }
-        PQconninfoFree(options)
+        defer { PQconninfoFree(options) }
+        // libpq takes any text as a port and refuses it only when it connects: refused here, with the URL's other
+        // mistakes, so that `check-config` refuses it as `serve` does.
+        var option = options
+        while let keyword = option.pointee.keyword {
+            if String(cString: keyword) == "port", let value = option.pointee.val {
+                for port in String(cString: value).split(separator: ",", omittingEmptySubsequences: false)
+                where !port.isEmpty && Int(port).map({ (1...65_535).contains($0) }) != true {
+                    let shown = scrub(String(port), secrets: secrets)
+                    throw SQLError(.other, "database URL: the port \"\(shown)\" is not a number from 1 to 65535")
+                }
+            }
+            option += 1
+        }
+    }
+
+    /// The query parameters libpq reads (its connection keywords, and `ssl`, which it takes as `sslmode=require`).
+    static let libpqParameters: Set<String> = {
+        var names: Set<String> = ["ssl"]
+        guard let defaults = PQconndefaults() else { return names }
+        defer { PQconninfoFree(defaults) }
+        var option = defaults
+        while let keyword = option.pointee.keyword {
+            names.insert(String(cString: keyword))
+            option += 1
+        }
+        return names
+    }()
+
+    /// The refusal of a query parameter neither the broker nor libpq reads, naming the closest one that is (a case
+    /// slip such as `poolsize`, a typo such as `sslmod`).
+    static func unknownParameter(_ key: String) -> SQLError {
+        let known = brokerParameters.union(libpqParameters)
+        let hint = ConfigIssues.nearest(to: key, among: known).map { " (did you mean \"\($0)\"?)" } ?? ""
+        return SQLError(.other, "database URL: unknown parameter \"\(key)\"\(hint)")
     }
 
     /// The values of `password=` in a key=value connection string.

@@ -177,7 +177,8 @@ extension Account {
     /// provider's id, `import`; null for accounts stored before origins were kept) and, for an imported
     /// account, `import`: when, from which file and index, and the identities kept under their compatibility
     /// provider names (never in `identities`, never used to sign in); `disabledBy`, the provider whose "the user
-    /// left" event disabled the account (its next sign-in there enables it again), null otherwise.
+    /// left" event disabled the account (its next sign-in there enables it again), null otherwise;
+    /// `signInMethods`, the providers of its identities and `password` when it has a usable one.
     public var adminJSON: JSONValue {
         guard case .object(var members) = json else { return json }
         members["disabledBy"] = disabledBy.map { .string($0.rawValue) } ?? .null
@@ -200,6 +201,8 @@ extension Account {
                 ])
             } ?? .null
         members["identities"] = .array(identities.map(\.adminJSON))
+        // How it signs in, `password` included, as the CLI's PROVIDERS column and the console's Users page show it.
+        members["signInMethods"] = .array(LinkingPolicy.signInMethods(of: self).map(JSONValue.string))
         return .object(members)
     }
 }

@@ -308,6 +308,21 @@ export async function auditPage() {
 }
 
 """##,
+        "colours.js": ##"""
+// The colours of the dashboard's series: a fixed palette first, then hues a golden angle apart at three lightnesses,
+// so that no two series share a colour however many provider · outcome pairs there are. No DOM: a test runs it.
+
+const palette = ['#2b6cb0', '#2f855a', '#c05621', '#6b46c1', '#b7791f', '#c53030', '#319795', '#4a5568', '#d53f8c', '#718096'];
+
+/** The colour of the series at `index` (0-based): a different one for every index. */
+export function seriesColour(index) {
+  if (index < palette.length) return palette[index];
+  const step = index - palette.length;
+  const hue = Math.round((step * 137.508 + 15) % 360);
+  return 'hsl(' + hue + ', 60%, ' + (38 + (step % 3) * 8) + '%)';
+}
+
+"""##,
         "confirm.js": ##"""
 // A confirmation before every change: a modal <dialog>, keyboard-operable (Escape cancels), focus on Cancel.
 
@@ -426,6 +441,7 @@ figure { margin: 0 0 1rem; }
 // table for screen readers and small screens.
 import { call, query } from './api.js';
 import { h, svg, show, state, errorState, table } from './dom.js';
+import { seriesColour } from './colours.js';
 
 const ranges = {
   hour: { bucket: 'minute', buckets: 60, label: 'Last hour, per minute' },
@@ -433,7 +449,6 @@ const ranges = {
   week: { bucket: 'hour', buckets: 168, label: 'Last 7 days, per hour' },
   month: { bucket: 'day', buckets: 30, label: 'Last 30 days, per day' },
 };
-const palette = ['#2b6cb0', '#2f855a', '#c05621', '#6b46c1', '#b7791f', '#c53030', '#319795', '#4a5568', '#d53f8c', '#718096'];
 let chosen = 'day';
 
 /** Shows the dashboard. */
@@ -495,7 +510,7 @@ async function load(body) {
       const barHeight = (value / maximum) * plot;
       y -= barHeight;
       chart.append(svg('rect', {
-        x: left + index * barWidth + 0.5, y, width: Math.max(1, barWidth - 1), height: barHeight, fill: palette[keyIndex % palette.length],
+        x: left + index * barWidth + 0.5, y, width: Math.max(1, barWidth - 1), height: barHeight, fill: seriesColour(keyIndex),
       }, svg('title', {}, key + ': ' + value + ' at ' + format.format(new Date(start + index * size)))));
     });
     if (index % Math.max(1, Math.ceil(count / 6)) === 0) {
@@ -503,7 +518,7 @@ async function load(body) {
     }
   });
   const legend = h('ul', { class: 'legend' }, keys.map((key, index) =>
-    h('li', {}, svg('svg', { width: 12, height: 12, 'aria-hidden': 'true' }, svg('rect', { width: 12, height: 12, fill: palette[index % palette.length] })), ' ' + key)));
+    h('li', {}, svg('svg', { width: 12, height: 12, 'aria-hidden': 'true' }, svg('rect', { width: 12, height: 12, fill: seriesColour(index) })), ' ' + key)));
   const sums = new Map();
   for (const entry of series.counts) {
     const key = (entry.provider || '?') + ' · ' + entry.outcome;
@@ -1074,7 +1089,8 @@ function rows(users) {
     userLink(user),
     user.email || '—',
     user.displayName || '—',
-    user.isAnonymous ? h('span', { class: 'badge' }, 'guest') : (user.identities || []).map((identity) => identity.provider).join(', ') || '—',
+    // How the user signs in, `password` included, as `broker admin users list` shows it.
+    user.isAnonymous ? h('span', { class: 'badge' }, 'guest') : (user.signInMethods || []).join(', ') || '—',
     time(user.createdAt),
     user.disabled ? h('span', { class: 'badge off' }, 'disabled') : h('span', { class: 'badge on' }, 'active'),
   ]);

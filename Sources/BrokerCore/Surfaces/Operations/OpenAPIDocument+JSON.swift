@@ -4979,10 +4979,18 @@ extension OpenAPIDocument {
           "customClaims",
           "origin",
           "import",
-          "disabledBy"
+          "disabledBy",
+          "signInMethods"
         ],
         "description": "An account as administrators see it: the user plus its custom claims.",
         "properties": {
+          "signInMethods": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "How the account signs in, sorted: the providers of its identities, and `password` when it has a usable password (what `broker admin users list` shows as PROVIDERS). Empty for a guest."
+          },
           "uid": {
             "type": "string",
             "minLength": 1,

@@ -2,6 +2,7 @@
 // table for screen readers and small screens.
 import { call, query } from './api.js';
 import { h, svg, show, state, errorState, table } from './dom.js';
+import { seriesColour } from './colours.js';
 
 const ranges = {
   hour: { bucket: 'minute', buckets: 60, label: 'Last hour, per minute' },
@@ -9,7 +10,6 @@ const ranges = {
   week: { bucket: 'hour', buckets: 168, label: 'Last 7 days, per hour' },
   month: { bucket: 'day', buckets: 30, label: 'Last 30 days, per day' },
 };
-const palette = ['#2b6cb0', '#2f855a', '#c05621', '#6b46c1', '#b7791f', '#c53030', '#319795', '#4a5568', '#d53f8c', '#718096'];
 let chosen = 'day';
 
 /** Shows the dashboard. */
@@ -71,7 +71,7 @@ async function load(body) {
       const barHeight = (value / maximum) * plot;
       y -= barHeight;
       chart.append(svg('rect', {
-        x: left + index * barWidth + 0.5, y, width: Math.max(1, barWidth - 1), height: barHeight, fill: palette[keyIndex % palette.length],
+        x: left + index * barWidth + 0.5, y, width: Math.max(1, barWidth - 1), height: barHeight, fill: seriesColour(keyIndex),
       }, svg('title', {}, key + ': ' + value + ' at ' + format.format(new Date(start + index * size)))));
     });
     if (index % Math.max(1, Math.ceil(count / 6)) === 0) {
@@ -79,7 +79,7 @@ async function load(body) {
     }
   });
   const legend = h('ul', { class: 'legend' }, keys.map((key, index) =>
-    h('li', {}, svg('svg', { width: 12, height: 12, 'aria-hidden': 'true' }, svg('rect', { width: 12, height: 12, fill: palette[index % palette.length] })), ' ' + key)));
+    h('li', {}, svg('svg', { width: 12, height: 12, 'aria-hidden': 'true' }, svg('rect', { width: 12, height: 12, fill: seriesColour(index) })), ' ' + key)));
   const sums = new Map();
   for (const entry of series.counts) {
     const key = (entry.provider || '?') + ' · ' + entry.outcome;

@@ -15,7 +15,8 @@ function rows(users) {
     userLink(user),
     user.email || '—',
     user.displayName || '—',
-    user.isAnonymous ? h('span', { class: 'badge' }, 'guest') : (user.identities || []).map((identity) => identity.provider).join(', ') || '—',
+    // How the user signs in, `password` included, as `broker admin users list` shows it.
+    user.isAnonymous ? h('span', { class: 'badge' }, 'guest') : (user.signInMethods || []).join(', ') || '—',
     time(user.createdAt),
     user.disabled ? h('span', { class: 'badge off' }, 'disabled') : h('span', { class: 'badge on' }, 'active'),
   ]);
