@@ -108,45 +108,21 @@ import Testing
             "BROKER_TEST_DEFER_BROWSER=1: run on its own (swift test --filter TypeScriptClientBrowserTests)"),
         .timeLimit(.minutes(10)))
     func thePackageSignsInWithAPasskeyInChromium() async throws {
-        try #require(ConsoleBrowserTests.installed, "\(ConsoleBrowserTests.chromium) is missing")
-        let python = try await ConsoleBrowserTests.seleniumPython()
-        let port = try SMTPTestServer.freePort()
-        let origin = "http://localhost:\(port)"
-        try await withBroker(configure: { document in
-            guard case .object(var members) = document else { return document }
-            members["passkeys"] = ["enabled": true, "rpId": "localhost", "origins": [.string(origin)]]
-            members["cors"] = ["allowedOrigins": [.string(origin)]]
-            return .object(members)
-        }) { broker in
-            let dist = broker.directory.appendingPathComponent("typescript-client")
-            let compile = try ChildProcess(
-                TypeScriptClientTests.tsc,
-                [
-                    "-p", TypeScriptClientTests.client.appendingPathComponent("tsconfig.json").path, "--outDir",
-                    dist.path,
-                ],
-                environment: ["PATH": "/usr/bin:/bin", "HOME": broker.directory.path, "LANG": "C.UTF-8"])
-            try #require(try await compile.wait(seconds: 120) == 0, "tsc failed:\n\(compile.stdout.suffix(6000))")
-            let script = ConsoleBrowserTests.packageRoot.appendingPathComponent(
-                "Tests/ContractTests/Console/typescript_client_browser.py")
-            let child = try ChildProcess(
-                python, [script.path],
-                environment: [
-                    "PATH": "/usr/bin:/bin", "HOME": broker.directory.path, "LANG": "C.UTF-8",
-                    "BROKER_URL": broker.baseURL, "PAGE_PORT": String(port), "CLIENT_DIST": dist.path,
-                ])
-            let status: Int32
-            do {
-                status = try await child.wait(seconds: 240)
-            } catch {
-                child.terminate(SIGKILL)
-                Issue.record("the browser scenarios did not finish in 240 s:\n\(child.stdout.suffix(4000))")
-                return
+        try await PasskeyBrowserTests.runPageScenarios(
+            "typescript_client_browser.py", marker: "typescript-browser: all scenarios passed uid=",
+            prepare: { broker in
+                let dist = broker.directory.appendingPathComponent("typescript-client")
+                let compile = try ChildProcess(
+                    TypeScriptClientTests.tsc,
+                    [
+                        "-p", TypeScriptClientTests.client.appendingPathComponent("tsconfig.json").path, "--outDir",
+                        dist.path,
+                    ],
+                    environment: ["PATH": "/usr/bin:/bin", "HOME": broker.directory.path, "LANG": "C.UTF-8"])
+                try #require(try await compile.wait(seconds: 120) == 0, "tsc failed:\n\(compile.stdout.suffix(6000))")
+                return ["CLIENT_DIST": dist.path]
             }
-            #expect(status == 0, "\(child.stdout.suffix(8000))\n\(child.stderr.suffix(4000))")
-            let marker = "typescript-browser: all scenarios passed uid="
-            let line = try #require(child.stdout.split(separator: "\n").first { $0.hasPrefix(marker) })
-            let uid = AccountID(String(line.dropFirst(marker.count)))
+        ) { broker, uid in
             // What the page left: the passkey, its sign-in, and every session ended by the client's signOut.
             #expect(try await broker.store.passkeys(uid: uid).count == 1)
             let events = try await broker.store.auditEvents(uid: uid, before: nil, limit: 20)

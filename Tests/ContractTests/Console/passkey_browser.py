@@ -6,44 +6,16 @@ a blank page on http://localhost:PAGE_PORT (a secure context), and from it: sign
 passkey in a CTAP2 authenticator with resident keys and user verification, signs in with it twice (the counter
 advancing) and replays the first assertion, which must be refused. Reads BROKER_URL and PAGE_PORT from the
 environment; prints one line per scenario and exits non-zero on the first failure. Every wait is bounded."""
-import http.server
 import json
 import os
 import sys
-import threading
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.common.virtual_authenticator import Protocol, Transport, VirtualAuthenticatorOptions
+from chromium_page import add_authenticator, chromium, serve
 
 broker = os.environ["BROKER_URL"].rstrip("/")
 port = int(os.environ["PAGE_PORT"])
-
-
-class Page(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        body = b"<!doctype html><meta charset=utf-8><title>passkeys</title><p>passkey test page</p>"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *arguments):
-        pass
-
-
-server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Page)
-threading.Thread(target=server.serve_forever, daemon=True).start()
-
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--no-first-run",
-                 "--disable-extensions"):
-    options.add_argument(argument)
-driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
-driver.set_page_load_timeout(30)
-driver.set_script_timeout(30)
+server = serve(port)
+driver = chromium()
 
 
 def step(name):
@@ -71,9 +43,7 @@ try:
     driver.get("http://localhost:%d/" % port)
     if not driver.execute_script("return window.isSecureContext"):
         fail("the page is not a secure context")
-    driver.add_virtual_authenticator(VirtualAuthenticatorOptions(
-        protocol=Protocol.CTAP2, transport=Transport.INTERNAL, has_resident_key=True, has_user_verification=True,
-        is_user_consenting=True, is_user_verified=True))
+    add_authenticator(driver)
     step("virtual authenticator added")
 
     registered = driver.execute_async_script(HELPERS + """

@@ -8,55 +8,30 @@ signs up with a password, registers a passkey, signs out, signs in with the pass
 user signed in again from localStorage (auto-login), then signs out and finds the storage empty. Reads BROKER_URL,
 PAGE_PORT and CLIENT_DIST; prints one line per scenario and exits non-zero on the first failure. Every wait is
 bounded."""
-import http.server
 import json
 import os
 import pathlib
 import sys
-import threading
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.common.virtual_authenticator import Protocol, Transport, VirtualAuthenticatorOptions
+from chromium_page import BLANK_PAGE, add_authenticator, chromium, serve
 
 broker = os.environ["BROKER_URL"].rstrip("/")
 port = int(os.environ["PAGE_PORT"])
 dist = pathlib.Path(os.environ["CLIENT_DIST"]).resolve()
 
 
-class Page(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        if self.path.startswith("/client/"):
-            file = (dist / self.path[len("/client/"):]).resolve()
-            if dist not in file.parents or not file.is_file():
-                self.send_error(404)
-                return
-            body = file.read_bytes()
-            kind = "text/javascript; charset=utf-8"
-        else:
-            body = b"<!doctype html><meta charset=utf-8><title>client</title><p>TypeScript client test page</p>"
-            kind = "text/html; charset=utf-8"
-        self.send_response(200)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *arguments):
-        pass
+def files(path):
+    """The compiled package under /client/, a blank page anywhere else."""
+    if not path.startswith("/client/"):
+        return BLANK_PAGE, "text/html; charset=utf-8"
+    file = (dist / path[len("/client/"):]).resolve()
+    if dist not in file.parents or not file.is_file():
+        return None
+    return file.read_bytes(), "text/javascript; charset=utf-8"
 
 
-server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Page)
-threading.Thread(target=server.serve_forever, daemon=True).start()
-
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--no-first-run",
-                 "--disable-extensions"):
-    options.add_argument(argument)
-driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
-driver.set_page_load_timeout(30)
-driver.set_script_timeout(30)
+server = serve(port, files)
+driver = chromium()
 
 
 def step(name):
@@ -91,9 +66,7 @@ try:
     driver.get("http://localhost:%d/" % port)
     if not driver.execute_script("return window.isSecureContext"):
         fail("the page is not a secure context")
-    driver.add_virtual_authenticator(VirtualAuthenticatorOptions(
-        protocol=Protocol.CTAP2, transport=Transport.INTERNAL, has_resident_key=True, has_user_verification=True,
-        is_user_consenting=True, is_user_verified=True))
+    add_authenticator(driver)
     step("virtual authenticator added")
 
     registered = page("""
