@@ -15,7 +15,7 @@ public struct ProviderRegistry: Sendable {
         for name in config.providers.keys.sorted() {
             guard let entry = config.providers[name] else { continue }
             guard ProviderRegistry.isValidID(name) else {
-                // A case slip (`"Kakao"`) names the id it was meant to be.
+                // A case slip (an id with capitals) names the id it was meant to be.
                 let hint = ProviderRegistry.isValidID(name.lowercased()) ? " (did you mean \"\(name.lowercased())\"?)" : ""
                 throw ConfigError(
                     field: entry.path, "is not a provider id (a-z, 0-9 and -, starting with a letter, at most 32)\(hint)")
