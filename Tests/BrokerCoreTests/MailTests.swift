@@ -51,9 +51,40 @@ struct MailTests {
     @Test(arguments: [
         (nil, "en"), ("ko-KR,ko;q=0.9,en;q=0.8", "ko"), ("en-US,en;q=0.9,ko;q=0.8", "en"), ("fr, ko;q=0.5", "ko"),
         ("de", "en"), ("ko;q=0", "en"), ("en;q=0.1, ko;q=0.2", "ko"), ("*", "en"),
+        ("ja-JP,ja;q=0.9,en;q=0.8", "ja"), ("ko;q=0.4, ja;q=0.6", "ja"), ("ja;q=0, en;q=0.1", "en"),
     ] as [(String?, String)])
     func acceptLanguageChoosesTheMailLanguage(header: String?, language: String) {
         #expect(MailTemplates.language(forAcceptLanguage: header) == language)
+    }
+
+    /// `mail.defaultLanguage` answers when the header names no language the broker has (contract section 9).
+    @Test func theFallbackIsTheDefaultLanguage() {
+        #expect(MailTemplates.language(forAcceptLanguage: nil, fallback: "ja") == "ja")
+        #expect(MailTemplates.language(forAcceptLanguage: "de, fr;q=0.5", fallback: "ko") == "ko")
+        #expect(MailTemplates.language(forAcceptLanguage: "en;q=0.3, de", fallback: "ja") == "en")
+    }
+
+    /// Every mail exists in every language, with the link in both parts, the app's name and the address, and the HTML
+    /// part escaped and tagged with its language; the Japanese ones are Japanese.
+    @Test(arguments: MailTemplates.languages)
+    func everyMailIsInEveryLanguage(_ language: String) throws {
+        let templates = try MailTemplates(directory: nil)
+        let link = "https://auth.example.com/auth/action?mode=x&oobCode=LINK-\(language)"
+        var subjects: Set<String> = []
+        for action in MailAction.allCases {
+            let mail = templates.render(action, language: language, appName: "Demo <App>", email: "a@example.jp", link: link)
+            #expect(!mail.subject.isEmpty && !mail.subject.contains("\n"), "\(action) \(language)")
+            #expect(mail.subject.contains("Demo <App>"), "\(action) \(language)")
+            subjects.insert(mail.subject)
+            #expect(mail.text.contains(link) && mail.text.contains("a@example.jp"), "\(action) \(language)")
+            #expect(mail.html.contains("mode=x&amp;oobCode=LINK-\(language)") && mail.html.contains("Demo &lt;App&gt;"))
+            if language != "en" { #expect(mail.html.contains("<html lang=\"\(language)\">"), "\(action)") }
+            if language == "ja" {
+                #expect(mail.text.hasPrefix("こんにちは。"), "\(action)")
+                #expect(mail.text.contains("無視"), "\(action)")
+            }
+        }
+        #expect(subjects.count == MailAction.allCases.count)
     }
 
     @Test func templatesNameTheAppAndEscapeHTML() throws {
@@ -109,6 +140,11 @@ struct MailTests {
         #expect(!mail.allowsContinueURL("//app.example.com/done"))
         #expect(try BrokerConfig(parsing: Self.config("null"), environment: [:]).mail == nil)
         #expect(config.outbox == OutboxSettings())
+        #expect(mail.defaultLanguage == "en")
+        let japanese = try BrokerConfig(
+            parsing: Self.config(#"{"smtpUrl": "smtps://smtp.example.com", "from": "a@example.com", "defaultLanguage": "ja"}"#),
+            environment: [:])
+        #expect(japanese.mail?.defaultLanguage == "ja")
     }
 
     @Test(arguments: [
@@ -122,6 +158,8 @@ struct MailTests {
         (#"{"smtpUrl": "smtps://smtp.example.com", "from": "a@example.com", "caFile": "/nonexistent/ca.pem"}"#, "mail.caFile"),
         (#"{"smtpUrl": "smtps://smtp.example.com", "from": "a@example.com", "caFile": ""}"#, "mail.caFile"),
         (#"{"smtpUrl": "smtps://smtp.example.com", "from": "a@example.com", "caFile": 7}"#, "mail.caFile"),
+        (#"{"smtpUrl": "smtps://smtp.example.com", "from": "a@example.com", "defaultLanguage": "fr"}"#, "mail.defaultLanguage"),
+        (#"{"smtpUrl": "smtps://smtp.example.com", "from": "a@example.com", "defaultLanguage": "JA"}"#, "mail.defaultLanguage"),
     ])
     func aBadMailSectionIsRefusedNamingTheField(section: String, field: String) {
         let error = #expect(throws: ConfigError.self) { try BrokerConfig(parsing: Self.config(section), environment: [:]) }

@@ -105,6 +105,37 @@ struct EmailFlowTests {
         #expect(left.isEmpty, "still readable in \(database) or its WAL after delivery")
     }
 
+    /// A mail's language (contract section 9): the request's `Accept-Language` when the broker has it (Japanese here),
+    /// else `mail.defaultLanguage`; the link works the same in every language.
+    @Test func theMailSpeaksTheRequestsLanguageElseTheDefault() async throws {
+        let fixture = try await Fixture.start(mail: [
+            "smtpUrl": "smtp://127.0.0.1:1", "from": "Demo <no-reply@example.com>", "appName": "Demo App",
+            "defaultLanguage": "ko",
+        ])
+        defer { Task { await fixture.harness.stop() } }
+        _ = try await fixture.signUp("yuki@example.jp")
+        let japanese = try await fixture.harness.post(
+            "/v1/password/reset", ["email": "yuki@example.jp"], headers: ["Accept-Language": "ja-JP,ja;q=0.9,en;q=0.5"])
+        #expect(japanese.status == 204)
+        let (code, _, mail) = try await fixture.deliverAndReadCode()
+        #expect(mail.subject == "Demo App のパスワード再設定")
+        #expect(mail.text.contains("パスワードは変更されません") && mail.html.contains("<html lang=\"ja\">"))
+
+        // The Japanese mail's code works as any other.
+        let confirmed = try await fixture.harness.post(
+            "/v1/oob/confirm", ["oobCode": .string(code), "newPassword": "new-password-1"])
+        #expect(confirmed.status == 200)
+        #expect(try await fixture.signIn("yuki@example.jp", "new-password-1").status == 200)
+
+        // No language the broker has: the default, Korean here.
+        let other = try await fixture.harness.post(
+            "/v1/password/reset", ["email": "yuki@example.jp"], headers: ["Accept-Language": "de-DE, fr;q=0.8"])
+        #expect(other.status == 204)
+        let (_, _, korean) = try await fixture.deliverAndReadCode()
+        #expect(korean.subject == "Demo App 비밀번호 재설정")
+        #expect(fixture.mailer.messages.count == 2)
+    }
+
     @Test func aPasswordResetThroughThePageChangesThePasswordAndRetiresSessions() async throws {
         let fixture = try await Fixture.start()
         defer { Task { await fixture.harness.stop() } }

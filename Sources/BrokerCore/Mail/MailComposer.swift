@@ -12,12 +12,12 @@ struct MailComposer: Sendable {
     let cipher: OutboxCipher?
 
     /// The mail of `action` to `email` with the link of `code`, as an outbox job of `uid` (nil for an address no
-    /// account holds) made at `now`, in the language `acceptLanguage` prefers.
+    /// account holds) made at `now`, in the language `acceptLanguage` prefers, else `mail.defaultLanguage`.
     func job(
         _ action: MailAction, to email: String, uid: AccountID?, code: String, continueURL: String?,
         acceptLanguage: String?, at now: Date
     ) throws -> OutboxJob {
-        let language = MailTemplates.language(forAcceptLanguage: acceptLanguage)
+        let language = MailTemplates.language(forAcceptLanguage: acceptLanguage, fallback: settings.defaultLanguage)
         let link = EmailActionService.link(issuer: issuer, action, code: code, continueURL: continueURL)
         let parts = settings.templates.render(
             action, language: language, appName: settings.appName, email: email, link: link)

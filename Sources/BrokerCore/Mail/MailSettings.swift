@@ -16,6 +16,9 @@ public struct MailSettings: Sendable {
     public var allowedContinueURLs: [String]
     /// The templates, with the overrides of `mail.templatesDir`.
     public var templates: MailTemplates
+    /// `mail.defaultLanguage` (`en`, `ko` or `ja`; default `en`): a mail's language when the request that triggered
+    /// it names none the broker has (contract section 9).
+    public var defaultLanguage: String
     /// `BROKER_SMTP_PASSWORD`, if set.
     public var smtpPassword: String?
     /// `mail.caFile`: a PEM file of CA certificates that the SMTP server's certificate must chain to, instead
@@ -24,7 +27,9 @@ public struct MailSettings: Sendable {
 
     /// Parses the section; `projectID` is `appName`'s default, `environment` supplies `BROKER_SMTP_PASSWORD`.
     public init(reading section: ConfigReader, projectID: String, environment: [String: String]) throws {
-        try section.allowOnly(["smtpUrl", "from", "appName", "allowedContinueUrls", "templatesDir", "caFile"])
+        try section.allowOnly([
+            "smtpUrl", "from", "appName", "allowedContinueUrls", "templatesDir", "caFile", "defaultLanguage",
+        ])
         smtpURL = try section.string("smtpUrl")
         guard let components = URLComponents(string: smtpURL), let scheme = components.scheme?.lowercased(),
             scheme == "smtp" || scheme == "smtps", let host = components.host, !host.isEmpty,
@@ -47,6 +52,11 @@ public struct MailSettings: Sendable {
                 field: "mail.allowedContinueUrls[\(index)]", "must be an absolute URL with a host (scheme://host[:port]/path)")
         }
         templates = try MailTemplates(directory: try section.optionalString("templatesDir"))
+        defaultLanguage = try section.optionalString("defaultLanguage") ?? MailTemplates.languages[0]
+        guard MailTemplates.languages.contains(defaultLanguage) else {
+            throw ConfigError(
+                field: "mail.defaultLanguage", "must be one of \(MailTemplates.languages.joined(separator: ", "))")
+        }
         smtpPassword = environment["BROKER_SMTP_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
         caFile = try section.optionalString("caFile")
         if let caFile { try Self.checkCAFile(caFile) }

@@ -16,16 +16,17 @@ public enum MailAction: String, Sendable, CaseIterable {
     case recoverEmail
 }
 
-/// The verification, reset, sign-in and email-change mails in English and Korean, chosen by `Accept-Language`, each
-/// part overridable by a file in the operator's `mail.templatesDir`.
+/// The verification, reset, sign-in and email-change mails in English, Korean and Japanese, chosen by
+/// `Accept-Language` (else `mail.defaultLanguage`), each part overridable by a file in the operator's
+/// `mail.templatesDir`.
 ///
 /// A file is named `<action>.<language>.<part>`: action `verifyEmail`, `resetPassword`, `signIn`,
-/// `verifyAndChangeEmail` (to the new address of an email change) or `recoverEmail` (to the old one), language `en` or
-/// `ko`, part `subject` (one line), `txt` or `html`. Placeholders: `{{appName}}`, `{{email}}`, `{{link}}`
+/// `verifyAndChangeEmail` (to the new address of an email change) or `recoverEmail` (to the old one), language `en`,
+/// `ko` or `ja`, part `subject` (one line), `txt` or `html`. Placeholders: `{{appName}}`, `{{email}}`, `{{link}}`
 /// (values are HTML-escaped in the HTML part). The text and HTML parts must contain `{{link}}`.
 public struct MailTemplates: Sendable {
     /// The languages the broker has mails for; the first is the fallback.
-    public static let languages = ["en", "ko"]
+    public static let languages = ["en", "ko", "ja"]
 
     /// (action.language.part) -> template text.
     private var parts: [String: String]
@@ -75,10 +76,10 @@ public struct MailTemplates: Sendable {
         return (Self.fill(part("subject"), plain), Self.fill(part("txt"), plain), Self.fill(part("html"), escaped))
     }
 
-    /// The best supported language for an `Accept-Language` header (by q-value, then order); English when
-    /// none matches or the header is absent.
-    public static func language(forAcceptLanguage header: String?) -> String {
-        guard let header, header.utf8.count <= 1024 else { return languages[0] }
+    /// The best supported language for an `Accept-Language` header (by q-value, then order); `fallback`
+    /// (`mail.defaultLanguage`, English unless set) when none matches or the header is absent.
+    public static func language(forAcceptLanguage header: String?, fallback: String = languages[0]) -> String {
+        guard let header, header.utf8.count <= 1024 else { return fallback }
         var best: (language: String, quality: Double)?
         for item in header.split(separator: ",").prefix(32) {
             let fields = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -91,7 +92,7 @@ public struct MailTemplates: Sendable {
             guard quality > 0, languages.contains(primary) else { continue }
             if quality > (best?.quality ?? 0) { best = (primary, quality) }
         }
-        return best?.language ?? languages[0]
+        return best?.language ?? fallback
     }
 
     private static func fill(_ template: String, _ values: [String: String]) -> String {
@@ -256,6 +257,81 @@ public struct MailTemplates: Sendable {
             """,
         "recoverEmail.ko.html": """
             <!doctype html><html lang="ko"><body><p>안녕하세요.</p><p>{{appName}} 계정의 이메일 주소가 {{email}}에서 다른 주소로 변경되었습니다.</p><p>직접 변경하셨다면 이 메일을 무시하셔도 됩니다. 변경하지 않으셨다면 72시간 안에 아래 링크를 눌러 {{email}} 주소를 되돌리고 모든 기기에서 로그아웃한 뒤 새 비밀번호를 설정해 주세요.</p><p><a href="{{link}}">이메일 주소 되돌리기</a></p><p>— {{appName}}</p></body></html>
+            """,
+        "verifyEmail.ja.subject": "{{appName}} のメールアドレスを確認してください",
+        "verifyEmail.ja.txt": """
+            こんにちは。
+
+            {{appName}} でご利用のメールアドレス（{{email}}）を確認するには、次のリンクを開いてください。
+
+            {{link}}
+
+            このリンクは一度だけ使用でき、1時間で有効期限が切れます。お心当たりのない場合は、このメールを無視してください。
+
+            — {{appName}}
+            """,
+        "verifyEmail.ja.html": """
+            <!doctype html><html lang="ja"><body><p>こんにちは。</p><p>{{appName}} でご利用のメールアドレス（{{email}}）を確認するには、次のリンクを開いてください。</p><p><a href="{{link}}">メールアドレスを確認する</a></p><p>このリンクは一度だけ使用でき、1時間で有効期限が切れます。お心当たりのない場合は、このメールを無視してください。</p><p>— {{appName}}</p></body></html>
+            """,
+        "resetPassword.ja.subject": "{{appName}} のパスワード再設定",
+        "resetPassword.ja.txt": """
+            こんにちは。
+
+            {{appName}} アカウント（{{email}}）の新しいパスワードを設定するには、次のリンクを開いてください。
+
+            {{link}}
+
+            このリンクは一度だけ使用でき、1時間で有効期限が切れます。お心当たりのない場合は、このメールを無視してください。パスワードは変更されません。
+
+            — {{appName}}
+            """,
+        "resetPassword.ja.html": """
+            <!doctype html><html lang="ja"><body><p>こんにちは。</p><p>{{appName}} アカウント（{{email}}）の新しいパスワードを設定するには、次のリンクを開いてください。</p><p><a href="{{link}}">パスワードを再設定する</a></p><p>このリンクは一度だけ使用でき、1時間で有効期限が切れます。お心当たりのない場合は、このメールを無視してください。パスワードは変更されません。</p><p>— {{appName}}</p></body></html>
+            """,
+        "signIn.ja.subject": "{{appName}} のログインリンク",
+        "signIn.ja.txt": """
+            こんにちは。
+
+            {{email}} として {{appName}} にログインするには、次のリンクを開いてください。
+
+            {{link}}
+
+            このリンクは一度だけ使用でき、1時間で有効期限が切れます。お心当たりのない場合は、このメールを無視してください。
+
+            — {{appName}}
+            """,
+        "signIn.ja.html": """
+            <!doctype html><html lang="ja"><body><p>こんにちは。</p><p>{{email}} として {{appName}} にログインするには、次のリンクを開いてください。</p><p><a href="{{link}}">ログインする</a></p><p>このリンクは一度だけ使用でき、1時間で有効期限が切れます。お心当たりのない場合は、このメールを無視してください。</p><p>— {{appName}}</p></body></html>
+            """,
+        "verifyAndChangeEmail.ja.subject": "{{appName}} の新しいメールアドレスの確認",
+        "verifyAndChangeEmail.ja.txt": """
+            こんにちは。
+
+            次のリンクを開くと、{{email}} が {{appName}} アカウントのメールアドレスになります。
+
+            {{link}}
+
+            リンクを開くまでアドレスは変更されません。このリンクは一度だけ使用でき、1時間で有効期限が切れます。お心当たりのない場合は、このメールを無視してください。
+
+            — {{appName}}
+            """,
+        "verifyAndChangeEmail.ja.html": """
+            <!doctype html><html lang="ja"><body><p>こんにちは。</p><p>次のリンクを開くと、{{email}} が {{appName}} アカウントのメールアドレスになります。</p><p><a href="{{link}}">メールアドレスを変更する</a></p><p>リンクを開くまでアドレスは変更されません。このリンクは一度だけ使用でき、1時間で有効期限が切れます。お心当たりのない場合は、このメールを無視してください。</p><p>— {{appName}}</p></body></html>
+            """,
+        "recoverEmail.ja.subject": "{{appName}} のメールアドレスが変更されました",
+        "recoverEmail.ja.txt": """
+            こんにちは。
+
+            {{appName}} アカウントのメールアドレスが {{email}} から別のアドレスに変更されました。
+
+            ご自身で変更された場合は、このメールを無視してください。お心当たりのない場合は、72時間以内に次のリンクを開いて {{email}} に戻し、すべての端末からログアウトしたうえで、新しいパスワードを設定してください。
+
+            {{link}}
+
+            — {{appName}}
+            """,
+        "recoverEmail.ja.html": """
+            <!doctype html><html lang="ja"><body><p>こんにちは。</p><p>{{appName}} アカウントのメールアドレスが {{email}} から別のアドレスに変更されました。</p><p>ご自身で変更された場合は、このメールを無視してください。お心当たりのない場合は、72時間以内に次のリンクを開いて {{email}} に戻し、すべての端末からログアウトしたうえで、新しいパスワードを設定してください。</p><p><a href="{{link}}">メールアドレスを元に戻す</a></p><p>— {{appName}}</p></body></html>
             """,
     ]
 }
