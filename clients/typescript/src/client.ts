@@ -60,7 +60,8 @@ export class BrokerAuth {
   private readonly refreshMargin: number;
   private readonly now: () => number;
   private session: StoredSession | null = null;
-  private refreshing: Promise<StoredSession> | null = null;
+  /** The refresh in flight, and the session it refreshes: a caller of another session starts its own. */
+  private refreshing: { session: StoredSession; promise: Promise<StoredSession> } | null = null;
   private readonly listeners = new Set<AuthStateListener>();
 
   private constructor(options: BrokerAuthOptions) {
@@ -107,7 +108,11 @@ export class BrokerAuth {
    * broker no longer accepts signs the user out (`INVALID_REFRESH_TOKEN` is thrown).
    */
   async getIdToken(forceRefresh = false): Promise<string> {
-    const session = this.requireSession();
+    let session = this.requireSession();
+    if (!forceRefresh && session.expiresAt - this.refreshMargin > this.now()) return session.idToken;
+    // Another client over the same storage (a second tab) may have refreshed since: its refresh token is the
+    // session's live one now, and the one held here was retired (presented again, the broker would end the session).
+    session = await this.newerStoredSession(session);
     if (!forceRefresh && session.expiresAt - this.refreshMargin > this.now()) return session.idToken;
     return (await this.refresh()).idToken;
   }
@@ -174,12 +179,8 @@ export class BrokerAuth {
     const session = this.session;
     if (session === null) return;
     await this.setSession(null);
-    try {
-      await this.call("POST", "/v1/signout", { refreshToken: session.refreshToken });
-    } catch (error) {
-      // Signed out here either way; a session the broker could not end expires on its own.
-      if (!(error instanceof BrokerError)) throw error;
-    }
+    // Signed out here either way; a session the broker could not end expires on its own.
+    await this.endQuietly(session.refreshToken);
   }
 
   // MARK: - The signed-in user
@@ -298,27 +299,57 @@ export class BrokerAuth {
 
   // MARK: - Sessions
 
-  /** One refresh at a time: every caller while one is in flight waits on it. */
+  /**
+   * One refresh at a time: every caller while one is in flight waits on it. Its answer is taken only while the
+   * session it refreshed is still this client's: one signed out, deleted or replaced meanwhile is not brought back
+   * (the answer's new refresh token is ended at the broker instead).
+   */
   private refresh(): Promise<StoredSession> {
-    if (this.refreshing !== null) return this.refreshing;
     const session = this.requireSession();
-    const refreshing = (async () => {
+    if (this.refreshing !== null && this.refreshing.session === session) return this.refreshing.promise;
+    const promise = (async () => {
+      let answer: unknown;
       try {
-        const answer = await this.call("POST", "/v1/token", { refreshToken: session.refreshToken });
-        return (await this.adopt(answer)).session;
+        answer = await this.call("POST", "/v1/token", { refreshToken: session.refreshToken });
       } catch (error) {
         if (error instanceof BrokerError && error.code === "INVALID_REFRESH_TOKEN" && this.session === session) {
           await this.setSession(null);
         }
         throw error;
       }
+      if (this.session !== session) {
+        if (isObject(answer) && typeof answer.refreshToken === "string") await this.endQuietly(answer.refreshToken);
+        return this.requireSession();
+      }
+      return (await this.adopt(answer)).session;
     })();
-    this.refreshing = refreshing;
+    const entry = { session, promise };
+    this.refreshing = entry;
     const clear = () => {
-      if (this.refreshing === refreshing) this.refreshing = null;
+      if (this.refreshing === entry) this.refreshing = null;
     };
-    refreshing.then(clear, clear);
-    return refreshing;
+    promise.then(clear, clear);
+    return promise;
+  }
+
+  /** The session kept in storage when it is this one, refreshed by another client since; else `session`. */
+  private async newerStoredSession(session: StoredSession): Promise<StoredSession> {
+    const stored = parseSession(await this.storage.get(this.storageKey));
+    if (stored === null || stored.user.uid !== session.user.uid || stored.refreshToken === session.refreshToken) {
+      return session;
+    }
+    if (this.session !== session) return this.requireSession();
+    this.session = stored;
+    return stored;
+  }
+
+  /** Ends `refreshToken`'s session at the broker, whatever the answer. */
+  private async endQuietly(refreshToken: string): Promise<void> {
+    try {
+      await this.call("POST", "/v1/signout", { refreshToken });
+    } catch {
+      // It expires on its own.
+    }
   }
 
   private requireSession(): StoredSession {
@@ -385,6 +416,7 @@ export class BrokerAuth {
     if (body !== undefined) headers["Content-Type"] = "application/json";
     if (asSignedIn) headers.Authorization = `Bearer ${await this.getIdToken()}`;
     let response: Response;
+    let text: string;
     try {
       response = await this.fetcher(this.baseUrl + path, {
         method,
@@ -392,10 +424,10 @@ export class BrokerAuth {
         body: body === undefined ? undefined : JSON.stringify(body),
         redirect: "error",
       });
+      text = await response.text();
     } catch {
       throw new BrokerError(ClientErrorCode.network, `The broker could not be reached (${method} ${path}).`, 0);
     }
-    const text = await response.text();
     let json: unknown = null;
     if (text.length > 0) {
       try {

@@ -47,8 +47,10 @@ export const ClientErrorCode = {
   network: "NETWORK_ERROR",
   /** A call that needs a signed-in user was made with none. */
   notSignedIn: "NOT_SIGNED_IN",
-  /** No passkey adapter: not a browser with WebAuthn, and none was given. */
+  /** No passkey adapter: not a browser with WebAuthn, and none was given (or the authenticator failed). */
   passkeysUnavailable: "PASSKEYS_UNAVAILABLE",
+  /** The person cancelled the passkey ceremony, or the browser refused it (`NotAllowedError`). */
+  passkeyCancelled: "PASSKEY_CANCELLED",
   /** No crypto was given and Web Crypto is not there (React Native: pass `{sha256, randomBytes}`). */
   cryptoUnavailable: "CRYPTO_UNAVAILABLE",
 } as const;

@@ -23,14 +23,35 @@ export function browserPasskeys(): PasskeyAdapter | null {
   const credentials = navigatorLike.credentials;
   return {
     async create(options) {
-      const made = await credentials.create({ publicKey: creationOptions(options) });
-      return registrationJSON(made as PublicKeyCredential);
+      const made = await ceremony(() => credentials.create({ publicKey: creationOptions(options) }));
+      return registrationJSON(made);
     },
     async get(options) {
-      const found = await credentials.get({ publicKey: requestOptions(options) });
-      return authenticationJSON(found as PublicKeyCredential);
+      const found = await ceremony(() => credentials.get({ publicKey: requestOptions(options) }));
+      return authenticationJSON(found);
     },
   };
+}
+
+/**
+ * The authenticator's answer, or a `BrokerError`: `PASSKEY_CANCELLED` when the person cancelled or the browser
+ * refused (`NotAllowedError`, `AbortError`, no credential), `PASSKEYS_UNAVAILABLE` for anything else it threw.
+ */
+async function ceremony(run: () => Promise<Credential | null>): Promise<PublicKeyCredential> {
+  let credential: Credential | null;
+  try {
+    credential = await run();
+  } catch (error) {
+    const name = (error as { name?: unknown } | null)?.name;
+    if (name === "NotAllowedError" || name === "AbortError") {
+      throw new BrokerError(ClientErrorCode.passkeyCancelled, "The passkey ceremony was cancelled.", 0);
+    }
+    throw new BrokerError(ClientErrorCode.passkeysUnavailable, `The authenticator failed (${String(name)}).`, 0);
+  }
+  if (credential === null) {
+    throw new BrokerError(ClientErrorCode.passkeyCancelled, "The authenticator gave no credential.", 0);
+  }
+  return credential as PublicKeyCredential;
 }
 
 export function requirePasskeys(adapter: PasskeyAdapter | null): PasskeyAdapter {

@@ -65,6 +65,60 @@ test("twenty concurrent calls that need a fresh ID token share one refresh", asy
   assert.ok(auth.currentUser !== null);
 });
 
+test("a refresh in flight does not bring back a session signed out meanwhile; its answer is ended", async () => {
+  const storage = new MemoryStorage();
+  const counting = countingFetch({ delayRefreshMs: 300 });
+  const auth = await makeAuth({ storage, fetch: counting.fetch });
+  await auth.signInWithProvider("google", { idToken: await idToken("google", { sub: unique("g") }) });
+  const refreshing = auth.getIdToken(true);
+  await new Promise((done) => setTimeout(done, 50)); // the refresh is at the broker
+  await auth.signOut();
+  const error = await refusal(refreshing);
+  assert.equal(error.code, "NOT_SIGNED_IN");
+  assert.equal(auth.currentUser, null);
+  assert.equal(await storage.get("broker.session"), null);
+  // The refresh's own new token was ended too: two sign-outs, the second with the token the refresh answered.
+  const signOuts = counting.bodies.filter((entry) => entry.call === "POST /v1/signout");
+  assert.equal(signOuts.length, 2);
+  const ended = await fetch(`${brokerURL}/v1/token`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ refreshToken: signOuts[1].body.refreshToken }),
+  });
+  assert.equal(ended.status, 401);
+});
+
+test("a refresh in flight for one user never answers for the user signed in after", async () => {
+  const counting = countingFetch({ delayRefreshMs: 300 });
+  const auth = await makeAuth({ fetch: counting.fetch });
+  await auth.signInWithProvider("google", { idToken: await idToken("google", { sub: unique("first") }) });
+  const refreshing = auth.getIdToken(true);
+  await new Promise((done) => setTimeout(done, 50));
+  const second = await auth.signInWithProvider("google", { idToken: await idToken("google", { sub: unique("second") }) });
+  const forced = await auth.getIdToken(true); // a refresh of its own, not the first user's
+  await refreshing.catch(() => undefined);
+  assert.equal(auth.currentUser.uid, second.user.uid);
+  const me = await fetch(`${brokerURL}/v1/me`, { headers: { Authorization: `Bearer ${forced}` } });
+  assert.equal((await me.json()).uid, second.user.uid);
+  assert.equal(counting.calls.filter((call) => call === "POST /v1/token").length, 2);
+});
+
+test("two clients over one storage (two tabs): the second refreshes with the token the first stored", async () => {
+  const storage = new MemoryStorage();
+  const first = await makeAuth({ storage });
+  const signedIn = await first.signInWithProvider("google", { idToken: await idToken("google", { sub: unique("g") }) });
+  const counting = countingFetch();
+  const second = await makeAuth({ storage, fetch: counting.fetch });
+  assert.equal(second.currentUser.uid, signedIn.user.uid);
+  await first.getIdToken(true); // rotates the refresh token and stores the new one
+  const rotated = JSON.parse(await storage.get("broker.session")).refreshToken;
+  await second.getIdToken(true);
+  const sent = counting.bodies.find((entry) => entry.call === "POST /v1/token");
+  assert.equal(sent.body.refreshToken, rotated); // not the retired one it read at start
+  assert.equal((await second.reload()).uid, signedIn.user.uid);
+  assert.equal((await first.reload()).uid, signedIn.user.uid);
+});
+
 test("a refresh token the broker no longer accepts signs the user out here", async () => {
   const storage = new MemoryStorage();
   const auth = await makeAuth({ storage });
@@ -255,6 +309,37 @@ test("a passkey adapter's credential goes to the broker as WebAuthn JSON; a bad 
   assert.equal(handed[0][0], "get");
   assert.equal(typeof handed[0][1].challenge, "string");
   assert.equal(auth.currentUser, null);
+});
+
+test("a cancelled or empty browser ceremony is a BrokerError, not a DOMException or a TypeError", async () => {
+  // The browser's WebAuthn objects as Node lacks them: a person who cancels, an authenticator that gives nothing.
+  const saved = { navigator: globalThis.navigator, PublicKeyCredential: globalThis.PublicKeyCredential };
+  Object.defineProperty(globalThis, "PublicKeyCredential", { value: class {}, configurable: true, writable: true });
+  Object.defineProperty(globalThis, "navigator", {
+    value: {
+      credentials: {
+        get: async () => {
+          throw Object.assign(new Error("The operation either timed out or was not allowed."), { name: "NotAllowedError" });
+        },
+        create: async () => null,
+      },
+    },
+    configurable: true,
+    writable: true,
+  });
+  try {
+    assert.notEqual(client.browserPasskeys(), null);
+    const auth = await makeAuth();
+    const cancelled = await refusal(auth.signInWithPasskey());
+    assert.equal(cancelled.code, "PASSKEY_CANCELLED");
+    const empty = await refusal(auth.signUpWithPasskey({ email: `${unique("pk")}@example.com` }));
+    assert.equal(empty.code, "PASSKEY_CANCELLED");
+    assert.equal(auth.currentUser, null);
+  } finally {
+    for (const [name, value] of Object.entries(saved)) {
+      Object.defineProperty(globalThis, name, { value, configurable: true, writable: true });
+    }
+  }
 });
 
 test("no token reaches the console, whatever the flow", async () => {

@@ -34,14 +34,22 @@ export function unique(prefix) {
   return `${prefix}-${randomUUID().slice(0, 8)}`;
 }
 
-/** A fetch that records each call's method and path, then calls the platform's. */
-export function countingFetch() {
+/**
+ * A fetch that records each call's method and path (and its JSON body in `bodies`), then calls the platform's;
+ * `delayRefreshMs` holds each `POST /v1/token` answer back that long, for a refresh to be in flight.
+ */
+export function countingFetch({ delayRefreshMs = 0 } = {}) {
   const calls = [];
+  const bodies = [];
   const counted = async (url, init) => {
-    calls.push(`${init?.method ?? "GET"} ${new URL(url).pathname}`);
-    return fetch(url, init);
+    const call = `${init?.method ?? "GET"} ${new URL(url).pathname}`;
+    calls.push(call);
+    bodies.push({ call, body: init?.body === undefined ? null : JSON.parse(init.body) });
+    const response = await fetch(url, init);
+    if (call === "POST /v1/token" && delayRefreshMs > 0) await new Promise((done) => setTimeout(done, delayRefreshMs));
+    return response;
   };
-  return { fetch: counted, calls };
+  return { fetch: counted, calls, bodies };
 }
 
 /** A client of the live broker over `storage` (memory when absent), with `options` over the defaults. */
