@@ -149,8 +149,10 @@ public struct WebhookSignInHooks: SignInHooks {
             ])
         }
         if case .object(var members) = user {
+            // The developer's claims, as the tokens carry them: a name the broker sets itself, stored before it was
+            // reserved, is left out, so a hook that answers the claims it was sent is not refused for it.
             let claims = (earlier.customClaims ?? decision.account?.customClaims).flatMap {
-                JSONValue.parse(Array($0.utf8))
+                JSONValue.parse(Array($0.utf8))?.objectValue.map { JSONValue.object(CustomClaims.developerClaims($0)) }
             }
             members["customClaims"] = claims ?? .null
             user = .object(members)

@@ -75,4 +75,20 @@ import Testing
         #expect(firebase["firebase"]?["sign_in_second_factor"] == nil)
         #expect(firebase["firebase"]?["second_factor_identifier"] == nil)
     }
+
+    /// A hook is sent the developer's claims as the tokens carry them: a stored name the broker sets itself is left
+    /// out, so a hook that answers the claims it was told goes on (it would be refused for `mfa`).
+    @Test func aHookIsToldTheDeveloperClaimsOnly() async throws {
+        let broker = try await SignInHookTests.start()
+        var account = Account(id: AccountID("legacy-hooked"), email: "hooked@example.com", createdAt: Date())
+        account.password = .chosen(try await SaltedDigestPasswordHasher().hash("secret-123"))
+        account.customClaims = #"{"mfa":"totp","role":"editor"}"#
+        try await broker.store.create(account)
+        broker.stubs.appHooks.script(
+            SignInHookTests.signIn, StubAppHooks.Answer(body: ["customClaims": ["role": "editor"]]))
+        let response = await SignInHookTests.signInWithPassword(broker, "hooked@example.com")
+        #expect(response.status == 200)
+        let told = try #require(broker.stubs.appHooks.calls.last?.body?["user"]?["customClaims"])
+        #expect(told == ["role": "editor"])
+    }
 }
