@@ -51,27 +51,26 @@ extension NativeSurface {
     /// `GET /auth/action`: the page a mail links to; it shows the form (with its CSRF cookie) and changes nothing.
     func actionPage(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let service = try NativeSurface.emailActions(services)
+        let text = pageText(request)
         guard let mode = request.query["mode"].flatMap(MailAction.init(rawValue:)),
             let code = request.query["oobCode"], !code.isEmpty, code.utf8.count <= 128
-        else { return NativeSurface.page(400, title: "Invalid link", message: "This link is incomplete or malformed.") }
+        else { return NativeSurface.page(400, text, title: text.invalidLink.title, message: text.invalidLink.message) }
         // An email sign-in link is for the app that asked for it (the compatibility listener's `signInWithEmailLink`).
         guard mode != .signIn else {
-            return NativeSurface.page(
-                200, title: "Sign in",
-                message: "Open this link on the device and in the app where you asked to sign in.")
+            return NativeSurface.page(200, text, title: text.signIn.title, message: text.signIn.message)
         }
         let csrf = Base64URL.encode(SecureRandom.bytes(24))
         // A verification of an account made with a password by someone who may not own the inbox asks for that
         // password, or for a new one instead (contract section 9). A bad code gets the plain form: its POST
         // says so.
         let guarded = try await NativeSurface.verificationIsGuarded(mode, code: code, service)
+        let title = text.titles[mode] ?? ""
         var response =
             guarded
             ? NativeSurface.page(
-                200, title: NativeSurface.title(mode), message: NativeSurface.guardedMessage,
-                form: NativeSurface.guardedForms(code: code, csrf: csrf))
-            : NativeSurface.page(
-                200, title: NativeSurface.title(mode), form: NativeSurface.form(mode, code: code, csrf: csrf))
+                200, text, title: title, message: text.guarded,
+                form: NativeSurface.guardedForms(code: code, csrf: csrf, text))
+            : NativeSurface.page(200, text, title: title, form: NativeSurface.form(mode, code: code, csrf: csrf, text))
         let secure = services.config.issuer.lowercased().hasPrefix("https://") ? "; Secure" : ""
         let cookie = "broker_csrf=\(csrf); Path=/auth/action; HttpOnly; SameSite=Strict\(secure)"
         response.headers.append(("Set-Cookie", cookie))
@@ -81,17 +80,18 @@ extension NativeSurface {
     /// `POST /auth/action`: the page's form, checked against its CSRF cookie, carries out the code's action.
     func actionForm(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let service = try NativeSurface.emailActions(services)
+        let text = pageText(request)
         let form = request.formFields
         guard let sent = form["csrfToken"],
             let cookie = NativeSurface.cookie("broker_csrf", in: request.headers["cookie"]),
             !sent.isEmpty, constantTimeEquals(Array(sent.utf8), Array(cookie.utf8))
         else {
-            return NativeSurface.page(
-                403, title: "Expired form", message: "Open the link from the mail again and resend the form.")
+            return NativeSurface.page(403, text, title: text.expiredForm.title, message: text.expiredForm.message)
         }
         guard let mode = form["mode"].flatMap(MailAction.init(rawValue:)), let code = form["oobCode"] else {
-            return NativeSurface.page(400, title: "Invalid form", message: "The form is incomplete.")
+            return NativeSurface.page(400, text, title: text.invalidForm.title, message: text.invalidForm.message)
         }
+        let title = text.titles[mode] ?? ""
         var proof = ActionCodeService.VerificationProof.unguardedCode
         let guarded = try await NativeSurface.verificationIsGuarded(mode, code: code, service)
         if guarded {
@@ -101,8 +101,8 @@ extension NativeSurface {
                 proof = .password(password)
             } else {
                 return NativeSurface.page(
-                    400, title: NativeSurface.title(mode), message: NativeSurface.guardedMessage,
-                    form: NativeSurface.guardedForms(code: code, csrf: cookie))
+                    400, text, title: title, message: text.guarded,
+                    form: NativeSurface.guardedForms(code: code, csrf: cookie, text))
             }
         }
         do {
@@ -116,33 +116,39 @@ extension NativeSurface {
             }
             let done =
                 switch (mode, confirmation.action) {
-                case (.resetPassword, _): "Your password has been changed."
-                case (_, "PASSWORD_RESET"): "Your password has been changed and your email address verified."
-                case (_, "VERIFY_AND_CHANGE_EMAIL"): "Your email address has been changed. Sign in again."
-                case (_, "RECOVER_EMAIL"):
-                    "Your email address has been restored and every session signed out. Choose a new password now."
-                default: "Your email address has been verified."
+                case (.resetPassword, _): text.passwordChanged
+                case (_, "PASSWORD_RESET"): text.passwordChangedAndVerified
+                case (_, "VERIFY_AND_CHANGE_EMAIL"): text.emailChanged
+                case (_, "RECOVER_EMAIL"): text.emailRestored
+                default: text.emailVerified
                 }
-            return NativeSurface.page(200, title: "Done", message: done)
+            return NativeSurface.page(200, text, title: text.doneTitle, message: done)
         } catch {
             let mapped = APIError.mapping(error)
             let retry =
                 guarded
-                ? NativeSurface.guardedForms(code: code, csrf: cookie)
-                : NativeSurface.form(mode, code: code, csrf: cookie)
+                ? NativeSurface.guardedForms(code: code, csrf: cookie, text)
+                : NativeSurface.form(mode, code: code, csrf: cookie, text)
             if mapped?.code == "WEAK_PASSWORD" {
                 return NativeSurface.page(
-                    400, title: NativeSurface.title(mode),
-                    message: "Choose a password of at least \(PasswordPolicy.minimumLength) characters.", form: retry)
+                    400, text, title: title, message: text.weakPassword(PasswordPolicy.minimumLength), form: retry)
             }
             if guarded, mapped?.code == "INVALID_LOGIN_CREDENTIALS" {
                 return NativeSurface.page(
-                    400, title: NativeSurface.title(mode),
-                    message: "That is not this account's password. " + NativeSurface.guardedMessage, form: retry)
+                    400, text, title: title, message: text.wrongPassword + " " + text.guarded, form: retry)
             }
             guard let mapped, mapped.status < 500 else { throw error }
-            return NativeSurface.page(mapped.status, title: "Not done", message: mapped.message)
+            // A code that no longer works is said in the reader's language; anything else as the API says it.
+            let message = mapped.code == "INVALID_OOB_CODE" ? text.unusableLink : mapped.message
+            return NativeSurface.page(mapped.status, text, title: text.notDoneTitle, message: message)
         }
+    }
+
+    /// The page's words in the browser's language (`Accept-Language`), else `mail.defaultLanguage`.
+    func pageText(_ request: HTTPRequest) -> ActionPageText {
+        ActionPageText.choose(
+            acceptLanguage: request.headers["accept-language"],
+            defaultLanguage: services.config.mail?.defaultLanguage ?? MailTemplates.languages[0])
     }
 
     /// The email flows' service, or 501 `MAIL_NOT_CONFIGURED` without a `mail` section.
@@ -153,31 +159,16 @@ extension NativeSurface {
         return service
     }
 
-    static func title(_ mode: MailAction) -> String {
-        switch mode {
-        case .resetPassword: "Choose a new password"
-        case .verifyAndChangeEmail: "Confirm your new email address"
-        case .recoverEmail: "Restore your email address"
-        case .verifyEmail, .signIn: "Verify your email address"
-        }
-    }
-
     /// The form of the page: hidden mode, code and CSRF token; a password field for a reset.
-    static func form(_ mode: MailAction, code: String, csrf: String) -> String {
+    static func form(_ mode: MailAction, code: String, csrf: String, _ text: ActionPageText) -> String {
         let hidden = [("mode", mode.rawValue), ("oobCode", code), ("csrfToken", csrf)]
             .map { "<input type=\"hidden\" name=\"\($0.0)\" value=\"\(MailTemplates.htmlEscaped($0.1))\">" }.joined()
         let field =
             mode == .resetPassword
-            ? "<p><label>New password <input type=\"password\" name=\"newPassword\" autocomplete=\"new-password\""
-                + " minlength=\"\(PasswordPolicy.minimumLength)\" required></label></p>"
+            ? "<p><label>\(text.newPasswordLabel) <input type=\"password\" name=\"newPassword\""
+                + " autocomplete=\"new-password\" minlength=\"\(PasswordPolicy.minimumLength)\" required></label></p>"
             : ""
-        let button =
-            switch mode {
-            case .resetPassword: "Change password"
-            case .verifyAndChangeEmail: "Change email"
-            case .recoverEmail: "Restore email"
-            case .verifyEmail, .signIn: "Verify email"
-            }
+        let button = text.buttons[mode] ?? ""
         return "<form method=\"post\" action=\"/auth/action\">\(hidden)\(field)"
             + "<p><button type=\"submit\">\(button)</button></p></form>"
     }
@@ -196,35 +187,31 @@ extension NativeSurface {
         }
     }
 
-    /// What the page says when it verifies an address for an account that has a password and never had its email
-    /// verified.
-    static let guardedMessage =
-        "This account has a password: enter it to verify this address. If you did not create this account, choose a"
-        + " new password instead; whoever made it is then signed out."
-
     /// The two forms of a guarded verification: the account's password, or a new one instead.
-    static func guardedForms(code: String, csrf: String) -> String {
+    static func guardedForms(code: String, csrf: String, _ text: ActionPageText) -> String {
         let hidden = [("mode", MailAction.verifyEmail.rawValue), ("oobCode", code), ("csrfToken", csrf)]
             .map { "<input type=\"hidden\" name=\"\($0.0)\" value=\"\(MailTemplates.htmlEscaped($0.1))\">" }.joined()
         let current =
-            "<p><label>Password <input type=\"password\" name=\"password\" autocomplete=\"current-password\""
-            + " required></label></p>"
+            "<p><label>\(text.passwordLabel) <input type=\"password\" name=\"password\""
+            + " autocomplete=\"current-password\" required></label></p>"
         let new =
-            "<p><label>New password <input type=\"password\" name=\"newPassword\" autocomplete=\"new-password\""
-            + " minlength=\"\(PasswordPolicy.minimumLength)\" required></label></p>"
+            "<p><label>\(text.newPasswordLabel) <input type=\"password\" name=\"newPassword\""
+            + " autocomplete=\"new-password\" minlength=\"\(PasswordPolicy.minimumLength)\" required></label></p>"
         func form(_ field: String, _ button: String) -> String {
             "<form method=\"post\" action=\"/auth/action\">\(hidden)\(field)"
                 + "<p><button type=\"submit\">\(button)</button></p></form>"
         }
-        return form(current, "Verify email") + "<h2>I did not create this account</h2>"
-            + form(new, "Set a new password")
+        return form(current, text.buttons[.verifyEmail] ?? "") + "<h2>\(text.notMine)</h2>"
+            + form(new, text.setNewPassword)
     }
 
-    /// A small HTML page: no script, no outside resources, not cached, not framed, no referrer.
-    static func page(_ status: Int, title: String, message: String? = nil, form: String = "") -> HTTPResponse {
+    /// A small HTML page in `text`'s language: no script, no outside resources, not cached, not framed, no referrer.
+    static func page(
+        _ status: Int, _ text: ActionPageText, title: String, message: String? = nil, form: String = ""
+    ) -> HTTPResponse {
         let paragraph = message.map { "<p>\(MailTemplates.htmlEscaped($0))</p>" } ?? ""
         let html = """
-            <!doctype html><html><head><meta charset="utf-8">\
+            <!doctype html><html lang="\(text.language)"><head><meta charset="utf-8">\
             <meta name="viewport" content="width=device-width, initial-scale=1">\
             <title>\(MailTemplates.htmlEscaped(title))</title></head>\
             <body><h1>\(MailTemplates.htmlEscaped(title))</h1>\(paragraph)\(form)</body></html>
