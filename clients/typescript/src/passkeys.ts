@@ -103,37 +103,35 @@ function bytes(buffer: ArrayBuffer | null): string | null {
   return buffer === null ? null : base64url(new Uint8Array(buffer));
 }
 
+/** The members every WebAuthn response JSON has, around its `response`. */
+function credentialJSON(credential: PublicKeyCredential, response: JSONObject): JSONObject {
+  return {
+    id: credential.id,
+    rawId: bytes(credential.rawId),
+    type: credential.type,
+    authenticatorAttachment: (credential as { authenticatorAttachment?: string | null }).authenticatorAttachment ?? null,
+    clientExtensionResults: credential.getClientExtensionResults(),
+    response,
+  };
+}
+
 function registrationJSON(credential: PublicKeyCredential): JSONObject {
   const response = credential.response as AuthenticatorAttestationResponse;
   const withTransports = response as unknown as { getTransports?: () => string[] };
   const transports = typeof withTransports.getTransports === "function" ? withTransports.getTransports() : [];
-  return {
-    id: credential.id,
-    rawId: bytes(credential.rawId),
-    type: credential.type,
-    authenticatorAttachment: (credential as { authenticatorAttachment?: string | null }).authenticatorAttachment ?? null,
-    clientExtensionResults: credential.getClientExtensionResults(),
-    response: {
-      clientDataJSON: bytes(response.clientDataJSON),
-      attestationObject: bytes(response.attestationObject),
-      transports,
-    },
-  };
+  return credentialJSON(credential, {
+    clientDataJSON: bytes(response.clientDataJSON),
+    attestationObject: bytes(response.attestationObject),
+    transports,
+  });
 }
 
 function authenticationJSON(credential: PublicKeyCredential): JSONObject {
   const response = credential.response as AuthenticatorAssertionResponse;
-  return {
-    id: credential.id,
-    rawId: bytes(credential.rawId),
-    type: credential.type,
-    authenticatorAttachment: (credential as { authenticatorAttachment?: string | null }).authenticatorAttachment ?? null,
-    clientExtensionResults: credential.getClientExtensionResults(),
-    response: {
-      clientDataJSON: bytes(response.clientDataJSON),
-      authenticatorData: bytes(response.authenticatorData),
-      signature: bytes(response.signature),
-      userHandle: bytes(response.userHandle),
-    },
-  };
+  return credentialJSON(credential, {
+    clientDataJSON: bytes(response.clientDataJSON),
+    authenticatorData: bytes(response.authenticatorData),
+    signature: bytes(response.signature),
+    userHandle: bytes(response.userHandle),
+  });
 }
