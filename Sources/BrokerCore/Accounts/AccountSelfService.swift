@@ -101,6 +101,13 @@ public struct AccountSelfService: Sendable {
         return try await accounts.unlink(user.account.id, provider: provider, requestID: requestID)
     }
 
+    /// Unlinks every one of `providers` in one transaction (a recent sign-in required; all or none, never the last
+    /// way in).
+    public func unlink(_ user: User, providers: Set<ProviderID>, requestID: String) async throws -> Account {
+        try requireRecentSignIn(user)
+        return try await accounts.unlink(user.account.id, providers: providers, requestID: requestID)
+    }
+
     /// Deletes the account, its identities and sessions (recent sign-in required).
     public func delete(_ user: User, requestID: String) async throws {
         try requireRecentSignIn(user)

@@ -48,11 +48,7 @@ extension AccountService {
     public func updateProfile(
         _ id: AccountID, _ change: ProfileChange, requestID: String? = nil
     ) async throws -> Account {
-        if case .some(.some(let photoURL)) = change.photoURL,
-            !PhotoURL.isAcceptable(photoURL, allowInsecure: allowInsecurePhotoURLs)
-        {
-            throw AccountError(.invalidPhotoURL)
-        }
+        try check(change)
         let options = AccountWriteOptions(recording: selfServiceEvents(.update, id, requestID: requestID))
         return try await store.update(id: id, options: options) { account in
             guard !account.disabled else { throw AccountError(.userDisabled) }
@@ -90,19 +86,50 @@ extension AccountService {
         }
     }
 
-    /// Unlinks `provider` from account `id`, never its last way to sign in (`lastIdentity`: an account needs an
-    /// identity, a usable password or a passkey). The admin API's unlink follows the same rule. With `requestID`, its
-    /// `unlink` audit event is recorded in the change's transaction.
-    public func unlink(_ id: AccountID, provider: ProviderID, requestID: String? = nil) async throws -> Account {
-        let events = selfServiceEvents(.unlink, id, provider: provider.rawValue, requestID: requestID)
+    /// Refuses `change` as ``updateProfile(_:_:requestID:)`` would (`invalidPhotoURL`), before anything is written:
+    /// a call that makes several changes checks them all first.
+    public func check(_ change: ProfileChange) throws {
+        if case .some(.some(let photoURL)) = change.photoURL,
+            !PhotoURL.isAcceptable(photoURL, allowInsecure: allowInsecurePhotoURLs)
+        {
+            throw AccountError(.invalidPhotoURL)
+        }
+    }
+
+    /// Refuses unlinking `providers` from `account` as ``unlink(_:providers:requestID:)`` would, before anything is
+    /// written: `notFound` for a provider the account has no identity of, `lastIdentity` when no way in would be
+    /// left (`passwordAfter`: a usable password once the call is done, one it sets included).
+    public func checkUnlink(_ account: Account, removing providers: Set<ProviderID>, passwordAfter: Bool) async throws {
+        guard providers.allSatisfy({ account.identity($0) != nil }) else { throw AccountError(.notFound) }
+        guard account.identities.contains(where: { !providers.contains($0.provider) }) || passwordAfter else {
+            guard try await passkeys?.passkeys(uid: account.id).isEmpty == false else {
+                throw AccountError(.lastIdentity)
+            }
+            return
+        }
+    }
+
+    /// Unlinks every one of `providers` from account `id` in one transaction (all or none), never its last way to
+    /// sign in (`lastIdentity`); each unlink audited with `requestID`.
+    public func unlink(_ id: AccountID, providers: Set<ProviderID>, requestID: String? = nil) async throws -> Account {
+        let events = providers.map(\.rawValue).sorted().flatMap {
+            selfServiceEvents(.unlink, id, provider: $0, requestID: requestID)
+        }
         let hasPasskey = try await passkeys?.passkeys(uid: id).isEmpty == false
         return try await store.update(id: id, options: AccountWriteOptions(recording: events)) { account in
-            guard account.identity(provider) != nil else { throw AccountError(.notFound) }
-            account.identities.removeAll { $0.provider == provider }
+            guard providers.allSatisfy({ account.identity($0) != nil }) else { throw AccountError(.notFound) }
+            account.identities.removeAll { providers.contains($0.provider) }
             guard !account.identities.isEmpty || account.hasUsablePassword || hasPasskey else {
                 throw AccountError(.lastIdentity)
             }
         }
+    }
+
+    /// Unlinks `provider` from account `id`, never its last way to sign in (`lastIdentity`: an account needs an
+    /// identity, a usable password or a passkey). The admin API's unlink follows the same rule. With `requestID`, its
+    /// `unlink` audit event is recorded in the change's transaction.
+    public func unlink(_ id: AccountID, provider: ProviderID, requestID: String? = nil) async throws -> Account {
+        try await unlink(id, providers: [provider], requestID: requestID)
     }
 
     /// Deletes account `id` with its identities and sessions, queuing what ``AccountDeletion`` asks in the same

@@ -254,4 +254,51 @@ import Testing
         #expect(profile.status == 200)
         #expect(await broker.store.account(id: user.uid)?.displayName == "Lee")
     }
+
+    /// A refused `setAccountInfo` changes nothing: what the call would refuse (a photo URL, the last way in) is refused
+    /// before its password change, profile change and unlinks are written; unlinks are one change (all or none),
+    /// a provider named twice unlinked once, and a password set in the same call counts as a way in.
+    @Test func aRefusedAccountUpdateChangesNothing() async throws {
+        let broker = try await InProcessBroker.start()
+        let google = try await Self.google(broker, "g-update", email: "update@example.com")
+        let signedIn = await FirebaseClientAPITests.verifyAssertion(
+            broker, postBody: "providerId=google.com&id_token=\(google)")
+        let idToken = try #require(signedIn.json?["idToken"]?.stringValue)
+        let refresh = try #require(signedIn.json?["refreshToken"]?.stringValue)
+        let uid = AccountID(try #require(signedIn.json?["localId"]?.stringValue))
+
+        let badPhoto = await FirebaseClientAPITests.iOS(
+            broker, "setAccountInfo",
+            [
+                "idToken": .string(idToken), "password": "new-secret", "photoUrl": "javascript:alert(1)",
+                "displayName": "X",
+            ])
+        #expect(badPhoto.status == 400)
+        #expect(FirebaseClientAPITests.code(badPhoto) == "INVALID_PHOTO_URL")
+        let lastWayIn = await FirebaseClientAPITests.iOS(
+            broker, "setAccountInfo",
+            ["idToken": .string(idToken), "displayName": "Y", "deleteProvider": ["google.com", "google.com"]])
+        #expect(lastWayIn.status == 400)
+        #expect(FirebaseClientAPITests.code(lastWayIn) == "MISSING_PROVIDER_ID")
+        // Nothing changed: no password, no name, the identity, and the session (a password change ends it).
+        let account = try #require(await broker.store.account(id: uid))
+        #expect(
+            account.passwordHash == nil && account.displayName == nil && account.identity(ProviderID("google")) != nil)
+        #expect((try? await broker.services.sessions.refresh(refresh, surface: .firebase)) != nil)
+
+        // A password set in the same call is a way in: the unlink (named twice) is made once, with the password.
+        let fresh = await FirebaseClientAPITests.verifyAssertion(
+            broker, postBody: "providerId=google.com&id_token=\(google)")
+        let done = await FirebaseClientAPITests.iOS(
+            broker, "setAccountInfo",
+            [
+                "idToken": .string(try #require(fresh.json?["idToken"]?.stringValue)), "password": "new-secret",
+                "deleteProvider": ["google.com", "google.com"], "returnSecureToken": true,
+            ])
+        #expect(done.status == 200)
+        let after = try #require(await broker.store.account(id: uid))
+        #expect(after.identities.isEmpty && after.hasUsablePassword)
+        let unlinks = await broker.store.auditEvents(uid: uid, before: nil, limit: 50).filter { $0.action == .unlink }
+        #expect(unlinks.map(\.outcome) == ["success"])
+    }
 }

@@ -50,8 +50,16 @@ extension FirebaseSurface {
         if deleteAttributes.contains("PHOTO_URL") { change.photoURL = .some(nil) }
         let selfService = services.selfService
         let signedIn = user.signedIn
-        // Unlinking needs a recent sign-in (contract section 4): checked before anything in the call changes.
-        if !unlinks.isEmpty { try services.sessions.requireRecentSignIn(signedIn) }
+        // Everything the call would refuse is refused before its first write, so a refused call changes nothing:
+        // the unlinks' recent sign-in (contract section 4), their identities and the last way in (counting a
+        // password this call sets), the photo URL. (The password's own checks run first in its change.)
+        let unlinking = Set(unlinks)
+        if !unlinking.isEmpty {
+            try services.sessions.requireRecentSignIn(signedIn)
+            try await services.accounts.checkUnlink(
+                user.account, removing: unlinking, passwordAfter: user.account.hasUsablePassword || password != nil)
+        }
+        try services.accounts.check(change)
         var account = user.account
         // `password` (the SDKs' `updatePassword`): the account's other sessions end in the change's transaction,
         // and the new session's tokens are answered.
@@ -69,8 +77,8 @@ extension FirebaseSurface {
         if change.displayName != nil || change.photoURL != nil {
             account = try await selfService.updateProfile(signedIn, change, requestID: call.requestID)
         }
-        for provider in unlinks {
-            account = try await selfService.unlink(signedIn, provider: provider, requestID: call.requestID)
+        if !unlinking.isEmpty {
+            account = try await selfService.unlink(signedIn, providers: unlinking, requestID: call.requestID)
         }
         let info = FirebaseUserInfo(account, providers: services.providers).json(.client)
         var fields: [String: JSONValue] = [
