@@ -9,6 +9,18 @@ import Testing
 /// delivers it once, under the same `webhook-id`, signed afresh.
 @Suite struct EventDeliveryProcessTests {
     /// The event jobs in `store`, read beside the running broker.
+    /// The `events` section: one endpoint on the stubs' app at `port` for `user.created`, signed with `secretFile`.
+    static func events(port: Int, secretFile: String) -> JSONValue {
+        [
+            "endpoints": [
+                [
+                    "url": .string("http://127.0.0.1:\(port)\(StubAppHooks.eventsPath)"),
+                    "secretFile": .string(secretFile), "types": ["user.created"],
+                ]
+            ]
+        ]
+    }
+
     static func eventJobs(_ store: SQLBrokerStore) async throws -> [OutboxJob] {
         try await store.outboxJobs(uid: nil, limit: 100).filter { $0.kind == .event }
     }
@@ -47,14 +59,7 @@ import Testing
             Issue.record("the stub config is not an object")
             return
         }
-        config["events"] = [
-            "endpoints": [
-                [
-                    "url": .string("http://127.0.0.1:\(port)\(StubAppHooks.eventsPath)"),
-                    "secretFile": .string(secretFile), "types": ["user.created"],
-                ]
-            ]
-        ]
+        config["events"] = Self.events(port: port, secretFile: secretFile)
         let configPath = directory.appendingPathComponent("providers.json").path
         try Data(JSONValue.object(config).serialized()).write(to: URL(fileURLWithPath: configPath))
         let databasePath = directory.appendingPathComponent("broker.sqlite").path
@@ -128,14 +133,7 @@ import Testing
             return
         }
         let withoutEvents = config
-        config["events"] = [
-            "endpoints": [
-                [
-                    "url": .string("http://127.0.0.1:\(port)\(StubAppHooks.eventsPath)"),
-                    "secretFile": .string(secretFile), "types": ["user.created"],
-                ]
-            ]
-        ]
+        config["events"] = Self.events(port: port, secretFile: secretFile)
         let withEventsPath = directory.appendingPathComponent("with-events.json").path
         try Data(JSONValue.object(config).serialized()).write(to: URL(fileURLWithPath: withEventsPath))
         let withoutEventsPath = directory.appendingPathComponent("without-events.json").path

@@ -97,8 +97,7 @@ public struct AccountSelfService: Sendable {
     /// Unlinks a provider (a recent sign-in required, contract section 4; refused for the account's last way to
     /// sign in).
     public func unlink(_ user: User, provider: ProviderID, requestID: String) async throws -> Account {
-        try requireRecentSignIn(user)
-        return try await accounts.unlink(user.account.id, provider: provider, requestID: requestID)
+        try await unlink(user, providers: [provider], requestID: requestID)
     }
 
     /// Unlinks every one of `providers` in one transaction (a recent sign-in required; all or none, never the last

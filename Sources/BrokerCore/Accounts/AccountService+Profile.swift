@@ -100,13 +100,23 @@ extension AccountService {
     /// written: `notFound` for a provider the account has no identity of, `lastIdentity` when no way in would be
     /// left (`passwordAfter`: a usable password once the call is done, one it sets included).
     public func checkUnlink(_ account: Account, removing providers: Set<ProviderID>, passwordAfter: Bool) async throws {
+        var after = account
+        try Self.unlink(providers, from: &after, hasPassword: passwordAfter, hasPasskey: try await hasPasskey(account.id))
+    }
+
+    /// Whether account `id` has a passkey (a way in an unlink may leave it with).
+    private func hasPasskey(_ id: AccountID) async throws -> Bool {
+        try await passkeys?.passkeys(uid: id).isEmpty == false
+    }
+
+    /// The unlink rule, for a check and for the write alike: removes `providers`' identities from `account`, each of
+    /// which it must have (`notFound`), leaving a way in (`lastIdentity`): an identity, a password or a passkey.
+    static func unlink(
+        _ providers: Set<ProviderID>, from account: inout Account, hasPassword: Bool, hasPasskey: Bool
+    ) throws {
         guard providers.allSatisfy({ account.identity($0) != nil }) else { throw AccountError(.notFound) }
-        guard account.identities.contains(where: { !providers.contains($0.provider) }) || passwordAfter else {
-            guard try await passkeys?.passkeys(uid: account.id).isEmpty == false else {
-                throw AccountError(.lastIdentity)
-            }
-            return
-        }
+        account.identities.removeAll { providers.contains($0.provider) }
+        guard !account.identities.isEmpty || hasPassword || hasPasskey else { throw AccountError(.lastIdentity) }
     }
 
     /// Unlinks every one of `providers` from account `id` in one transaction (all or none), never its last way to
@@ -115,13 +125,9 @@ extension AccountService {
         let events = providers.map(\.rawValue).sorted().flatMap {
             selfServiceEvents(.unlink, id, provider: $0, requestID: requestID)
         }
-        let hasPasskey = try await passkeys?.passkeys(uid: id).isEmpty == false
+        let hasPasskey = try await hasPasskey(id)
         return try await store.update(id: id, options: AccountWriteOptions(recording: events)) { account in
-            guard providers.allSatisfy({ account.identity($0) != nil }) else { throw AccountError(.notFound) }
-            account.identities.removeAll { providers.contains($0.provider) }
-            guard !account.identities.isEmpty || account.hasUsablePassword || hasPasskey else {
-                throw AccountError(.lastIdentity)
-            }
+            try Self.unlink(providers, from: &account, hasPassword: account.hasUsablePassword, hasPasskey: hasPasskey)
         }
     }
 

@@ -9,12 +9,14 @@ public enum CustomClaims {
         "user_id",
     ]
 
-    /// Claim names no developer claim may use: Firebase's reserved names (OIDC and Firebase's own) and
-    /// ``setByTheBroker``.
-    public static let reserved: Set<String> = setByTheBroker.union([
+    /// The ID-token claims Firebase reserves (OIDC's and its own), which no developer claim may use there either.
+    public static let reservedByFirebase: Set<String> = [
         "acr", "amr", "at_hash", "aud", "auth_time", "azp", "cnf", "c_hash", "exp", "firebase", "iat", "iss", "jti",
-        "nbf", "nonce", "sub", "email", "email_verified", "sign_in_provider", "uid",
-    ])
+        "nbf", "nonce", "sub",
+    ]
+
+    /// Claim names no developer claim may use: ``setByTheBroker``, ``reservedByFirebase`` and `uid`.
+    public static let reserved: Set<String> = setByTheBroker.union(reservedByFirebase).union(["uid"])
 
     /// `claims` without a ``reserved`` name: what the tokens the broker mints take from an account's stored claims,
     /// so that claims stored before a name was reserved cannot set what the broker sets.

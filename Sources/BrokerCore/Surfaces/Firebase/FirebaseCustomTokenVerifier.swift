@@ -13,10 +13,7 @@ public import Foundation
 public struct FirebaseCustomTokenVerifier: Sendable {
     /// Claim names a custom token's `claims` may not use: Firebase's reserved ID-token claims and every claim the
     /// broker sets itself (``CustomClaims/setByTheBroker``: the claims reach the session's ID tokens).
-    public static let reservedClaims: Set<String> = CustomClaims.setByTheBroker.union([
-        "acr", "amr", "at_hash", "aud", "auth_time", "azp", "cnf", "c_hash", "exp", "firebase", "iat", "iss", "jti",
-        "nbf", "nonce", "sub", "user_id",
-    ])
+    public static let reservedClaims: Set<String> = CustomClaims.setByTheBroker.union(CustomClaims.reservedByFirebase)
 
     let account: FirebaseServiceAccount?
     let acceptUnsigned: Bool
