@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "BrokerCrypto", targets: ["BrokerCrypto"]),
         .library(name: "BrokerCBOR", targets: ["BrokerCBOR"]),
         .library(name: "BrokerCore", targets: ["BrokerCore"]),
+        .library(name: "BrokerFirebase", targets: ["BrokerFirebase"]),
         .library(name: "BrokerTesting", targets: ["BrokerTesting"]),
         // The client an app adds (docs/client.md): Foundation only, no C library, no BrokerCore.
         .library(name: "BrokerAuth", targets: ["BrokerAuth"]),
@@ -48,6 +49,10 @@ let package = Package(
             name: "BrokerCore", dependencies: ["BrokerCrypto", "BrokerCBOR"],
             exclude: ["Surfaces/Operations/openapi.json", "Surfaces/Admin/Console"],
             swiftSettings: swiftSettings),
+        // Firebase: the compatible listener, custom tokens, session cookies, revocation, import and export. It plugs
+        // into the core through its seams (BrokerModule, ConfigSection, SessionFormat); the core never names it.
+        .target(
+            name: "BrokerFirebase", dependencies: ["BrokerCore", "BrokerCrypto"], swiftSettings: swiftSettings),
         .target(
             name: "BrokerDrivers",
             dependencies: [
@@ -56,18 +61,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .target(
-            name: "BrokerTesting", dependencies: ["BrokerCore", "BrokerCrypto", "BrokerCBOR", "BrokerDrivers"],
+            name: "BrokerTesting",
+            dependencies: ["BrokerCore", "BrokerFirebase", "BrokerCrypto", "BrokerCBOR", "BrokerDrivers"],
             swiftSettings: swiftSettings),
 
         // Complete concurrency checking spelled out, as a feature (not -strict-concurrency=complete, an unsafe flag
         // that would stop apps from adding this package).
         .target(name: "BrokerAuth", swiftSettings: swiftSettings + [.enableUpcomingFeature("StrictConcurrency")]),
 
-        .executableTarget(name: "broker", dependencies: ["BrokerCore", "BrokerDrivers"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "broker", dependencies: ["BrokerCore", "BrokerFirebase", "BrokerDrivers"], swiftSettings: swiftSettings),
         // `broker demo` runs it (Sources/broker/DemoLauncher.swift): the stub providers and the test harness stay
         // out of the `broker` operators run.
         .executableTarget(
-            name: "broker-demo", dependencies: ["BrokerCore", "BrokerDrivers", "BrokerTesting"],
+            name: "broker-demo", dependencies: ["BrokerCore", "BrokerFirebase", "BrokerDrivers", "BrokerTesting"],
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "stub-providers", dependencies: ["BrokerTesting", "BrokerDrivers"],
@@ -78,20 +85,21 @@ let package = Package(
         .testTarget(name: "BrokerCryptoTests", dependencies: ["BrokerCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "BrokerCBORTests", dependencies: ["BrokerCBOR"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "BrokerCoreTests", dependencies: ["BrokerCore", "BrokerTesting"], exclude: ["Fixtures"],
+            name: "BrokerCoreTests", dependencies: ["BrokerCore", "BrokerFirebase", "BrokerTesting"], exclude: ["Fixtures"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "BrokerDriversTests", dependencies: ["BrokerDrivers", "BrokerTesting"],
+            name: "BrokerDriversTests", dependencies: ["BrokerDrivers", "BrokerFirebase", "BrokerTesting"],
             swiftSettings: swiftSettings),
         // The executable's own types (its command-line parsing).
-        .testTarget(name: "brokerTests", dependencies: ["broker", "BrokerCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "brokerTests", dependencies: ["broker", "BrokerCore", "BrokerFirebase"], swiftSettings: swiftSettings),
         // BrokerAuth against a live broker and the stub providers (BrokerTesting's harness).
         .testTarget(
             name: "BrokerAuthTests", dependencies: ["BrokerAuth", "BrokerCore", "BrokerCrypto", "BrokerTesting"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ContractTests",
-            dependencies: ["BrokerCore", "BrokerDrivers", "BrokerTesting", "broker", "stub-providers"],
+            dependencies: ["BrokerCore", "BrokerFirebase", "BrokerDrivers", "BrokerTesting", "broker", "stub-providers"],
             exclude: ["Console", "FirebaseAdmin"], swiftSettings: swiftSettings),
     ]
 )

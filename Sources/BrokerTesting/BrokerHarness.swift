@@ -1,5 +1,6 @@
 public import BrokerCore
 import BrokerDrivers
+import BrokerFirebase
 public import Foundation
 
 /// A response as a test (or the demo) reads it.
@@ -91,7 +92,8 @@ public final class BrokerHarness: @unchecked Sendable {
             stubs.brokerConfig(
                 issuer: baseURL, kakaoMapping: kakaoMapping, linkByVerifiedEmail: linkByVerifiedEmail,
                 serviceAccountFile: accountFile, appleNonce: appleNonce))
-        let config = try BrokerConfig(parsing: document.serialized(), environment: [:])
+        let config = try BrokerConfig(
+            parsing: document.serialized(), environment: [:], sections: FirebaseModule.configSections)
         let database = try SQLiteDatabase(path: directory.appendingPathComponent("broker.sqlite").path)
         let store = try await SQLBrokerStore(
             database: database, clock: clock,
@@ -100,7 +102,8 @@ public final class BrokerHarness: @unchecked Sendable {
         let providerClient = try CurlHTTPClient()
         let services = try await BrokerServices.make(
             config: config, store: store, httpClient: providerClient, passwords: MigratingPasswordHasher(),
-            adminToken: adminToken, clock: clock, logger: Logger(sink: logs), cipher: cipher)
+            adminToken: adminToken, clock: clock, logger: Logger(sink: logs), cipher: cipher,
+            modules: [try FirebaseModule(config: config, httpClient: providerClient, clock: clock)])
         box.app = BrokerApp(services: services, surfaces: BrokerApp.mainSurfaces(services))
         var firebaseURL: String?
         var firebaseServer: MicroHTTPDServer?

@@ -1,4 +1,5 @@
 public import BrokerCore
+public import BrokerFirebase
 import BrokerCrypto
 import Foundation
 
@@ -56,16 +57,19 @@ public final class InProcessBroker: Sendable {
             document = .object(members)
         }
         document = configure(document)
-        let config = try BrokerConfig(parsing: document.serialized(), environment: [:])
+        let config = try BrokerConfig(
+            parsing: document.serialized(), environment: [:], sections: FirebaseModule.configSections)
         let store = MemoryBrokerStore(
             clock: clock, events: EventRouting.to(config.events, clock: clock))
         let logs = MemoryLogSink()
         let chosen: BrokerServices.Lifecycle =
             if withoutLifecycle { .none } else if let lifecycle { .custom(lifecycle) } else { .broker }
+        let httpClient = InProcessStubClient(stubs: stubs)
         let services = try await BrokerServices.make(
-            config: config, store: store, httpClient: InProcessStubClient(stubs: stubs),
+            config: config, store: store, httpClient: httpClient,
             passwords: passwords, catalog: catalog, adminToken: adminToken, clock: clock,
-            logger: Logger(sink: logs), cipher: cipher, phases: phases, lifecycle: chosen)
+            logger: Logger(sink: logs), cipher: cipher, phases: phases, lifecycle: chosen,
+            modules: [try FirebaseModule(config: config, httpClient: httpClient, clock: clock)])
         return InProcessBroker(stubs: stubs, store: store, services: services, logs: logs)
     }
 

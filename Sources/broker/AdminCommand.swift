@@ -35,7 +35,8 @@ enum AdminCommand {
         guard let area = words.first else { throw misuse(words) }
         if area == "import" { return try await ImportCommand.run(options: options, environment: environment) }
         if area == "export" { return try await ExportCommand.run(options: options, environment: environment) }
-        var config = try BrokerConfig(contentsOf: options.configPath, environment: environment)
+        var config = try BrokerConfig(
+            contentsOf: options.configPath, environment: environment, sections: Startup.configSections)
         let cipher = try OutboxCipher.fromEnvironment(environment)  // a key that is set must be a good one
         // The second-factor service opens the sealed authenticator secrets, to verify a code: no admin command
         // does (`users show` lists the factors from the store). Without a key these commands run without it;
@@ -51,7 +52,8 @@ enum AdminCommand {
         defer { Task { await client.shutdown() } }
         let services = try await BrokerServices.make(
             config: config, store: store, httpClient: client, passwords: MigratingPasswordHasher(), logger: Logger(),
-            cipher: cipher, lifecycle: .none, prefetch: false)
+            cipher: cipher, lifecycle: .none, prefetch: false,
+            modules: try Startup.modules(config: config, client: client))
         let (admin, keys) = (services.admin, services.keys)
         let json = options.switches.contains("--json")
         do {

@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerDrivers
+import BrokerFirebase
 import Foundation
 
 /// `broker admin export FILE` (contract section 8): every account in the JSON shape of
@@ -27,7 +28,8 @@ enum ExportCommand {
         let target = URL(fileURLWithPath: words[1])
         // The configured providers give identities their Firebase provider ids (google -> google.com; oidc.<id> for
         // an identity an ID token linked, <id> for one an access token linked).
-        let config = try BrokerConfig(contentsOf: options.configPath, environment: environment)
+        let config = try BrokerConfig(
+            contentsOf: options.configPath, environment: environment, sections: Startup.configSections)
         let cipher = try OutboxCipher.fromEnvironment(environment)  // as serve builds them
         let includeSecrets = options.switches.contains("--include-secrets")
         if includeSecrets, cipher == nil {

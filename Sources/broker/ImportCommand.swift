@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerFirebase
 import BrokerDrivers
 import Foundation
 
@@ -42,7 +43,8 @@ enum ImportCommand {
                     hashInputOrder: options.value("--hash-input-order"))
             }
             // The configured providers say which Firebase provider ids map to them without --map-provider.
-            let config = try BrokerConfig(contentsOf: options.configPath, environment: environment)
+            let config = try BrokerConfig(
+            contentsOf: options.configPath, environment: environment, sections: Startup.configSections)
             events = config.events
             cipher = try OutboxCipher.fromEnvironment(environment)  // as serve builds them
             let (registry, client) = try Startup.providers(config, cipher: cipher)

@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerDrivers
+import BrokerFirebase
 import Foundation
 
 /// `broker serve`: the HTTP server. SIGTERM (or SIGINT) stops accepting, drains in-flight requests, exits 0.
@@ -33,9 +34,10 @@ enum ServeCommand {
             await firebaseServer?.shutdown()
             throw error
         }
+        let modules = try Startup.modules(config: config, client: client)
         let services = try await BrokerServices.make(
             config: config, store: store, httpClient: client, passwords: MigratingPasswordHasher(),
-            adminToken: adminToken, logger: logger, cipher: outboxCipher)
+            adminToken: adminToken, logger: logger, cipher: outboxCipher, modules: modules)
         // The outbox: mails (with `mail` configured) and, as their handlers land, provider calls. No SMTP
         // connection is made until a mail is sent.
         let outbox = OutboxWorker(
@@ -44,8 +46,9 @@ enum ServeCommand {
             await outbox.register(
                 .mail, MailOutboxHandler(mailer: CurlSMTPMailer(settings: mail), from: mail.from))
         }
-        if let firebaseAdmin = services.firebaseAdmin {
-            await outbox.register(.firebaseRevoke, FirebaseRevokeHandler(client: firebaseAdmin))
+        // What the modules outside the core deliver (Firebase's revocation, with a service account).
+        for module in modules {
+            for (kind, handler) in module.outboxHandlers { await outbox.register(kind, handler) }
         }
         // Registered with no endpoint configured too: an event queued for an endpoint since removed from the config
         // is then refused for good (audited `outbox_refused`, "delivered to nobody") instead of waiting for a

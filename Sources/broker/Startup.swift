@@ -1,9 +1,19 @@
 import BrokerCore
 import BrokerDrivers
+import BrokerFirebase
 import Foundation
 
 /// What `serve` and `check-config` share: reading and validating the configuration.
 enum Startup {
+    /// The top-level config sections of the modules outside the core this executable runs.
+    static let configSections: [any ConfigSection.Type] = FirebaseModule.configSections
+
+    /// The modules outside the core this executable runs, made from the parsed `config` (Firebase's: its service
+    /// account is loaded here).
+    static func modules(config: BrokerConfig, client: any HTTPClient) throws -> [any BrokerModule] {
+        [try FirebaseModule(config: config, httpClient: client)]
+    }
+
     /// The validation `serve` and `check-config` share (``ConfigValidation``): the config file, every provider
     /// entry, the service account, the admin token and the database location, all errors at once.
     static func validate(options: LaunchOptions, environment: [String: String], client: any HTTPClient, listenPort: Int?)
@@ -14,7 +24,7 @@ enum Startup {
             allowInsecureURLs: false)
         return ConfigValidation(
             sources: options.sources, environment: environment, context: context, listenPort: listenPort,
-            databaseURLError: databaseURLError)
+            sections: configSections, databaseURLError: databaseURLError)
     }
 
     /// What is wrong with the PostgreSQL URL `location`, as ``openDatabase(_:environment:)`` refuses it (the same

@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerCrypto
+import BrokerFirebase
 import BrokerTesting
 import Foundation
 import Testing
@@ -18,7 +19,7 @@ import Testing
             service = ActionCodeService(
                 accounts: store, codes: store, passwords: SaltedDigestPasswordHasher(), clock: clock,
                 issuer: "https://auth.example.com",
-                revocation: SessionRevocation(firebase: revokesFirebaseSessions))
+                revocation: SessionRevocation(elsewhere: revokesFirebaseSessions ? [FirebaseRevocation()] : []))
         }
 
         func grant(_ name: String) -> SessionGrant {

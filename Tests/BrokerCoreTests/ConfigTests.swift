@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerFirebase
 import BrokerTesting
 import Foundation
 import Testing
@@ -17,7 +18,7 @@ import Testing
     }
 
     static func build(_ document: JSONValue, environment: [String: String] = [:]) throws -> ProviderRegistry {
-        let config = try BrokerConfig(parsing: document.serialized(), environment: environment)
+        let config = try BrokerConfig(parsing: document.serialized(), environment: environment, sections: FirebaseModule.configSections)
         var context = ConfigTests.context
         context.allowInsecureURLs = config.allowInsecureProviderURLs
         return try ProviderRegistry(config: config, catalog: .builtIn, context: context)
@@ -100,17 +101,19 @@ import Testing
     @Test func theServiceAccountComesFromConfigOrEnvironment() throws {
         let shipped = try Self.shipped()
         let fromEnvironment = try BrokerConfig(
-            parsing: shipped.serialized(), environment: ["GOOGLE_APPLICATION_CREDENTIALS": "/secrets/sa.json"])
+            parsing: shipped.serialized(), environment: ["GOOGLE_APPLICATION_CREDENTIALS": "/secrets/sa.json"],
+            sections: FirebaseModule.configSections)
         #expect(fromEnvironment.firebaseServiceAccountFile == "/secrets/sa.json")
         let document = Self.editing(shipped, ["firebase", "serviceAccountFile"], "/etc/broker/sa.json")
         let fromConfig = try BrokerConfig(
-            parsing: document.serialized(), environment: ["GOOGLE_APPLICATION_CREDENTIALS": "/secrets/sa.json"])
+            parsing: document.serialized(), environment: ["GOOGLE_APPLICATION_CREDENTIALS": "/secrets/sa.json"],
+            sections: FirebaseModule.configSections)
         #expect(fromConfig.firebaseServiceAccountFile == "/etc/broker/sa.json")
-        #expect(try BrokerConfig(parsing: shipped.serialized(), environment: [:]).firebaseServiceAccountFile == nil)
+        #expect(try BrokerConfig(parsing: shipped.serialized(), environment: [:], sections: FirebaseModule.configSections).firebaseServiceAccountFile == nil)
     }
 
     @Test func defaultsApply() throws {
-        let config = try BrokerConfig(parsing: Array(#"{"projectId":"p","issuer":"https://auth.example","providers":{}}"#.utf8), environment: [:])
+        let config = try BrokerConfig(parsing: Array(#"{"projectId":"p","issuer":"https://auth.example","providers":{}}"#.utf8), environment: [:], sections: FirebaseModule.configSections)
         #expect(config.clockSkew == 60)
         #expect(config.idTokenTTL == 3600)
         #expect(config.refreshTokenTTL == 30 * 86_400)

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerFirebase
 import BrokerTesting
 import Foundation
 import Testing
@@ -56,7 +57,7 @@ import Testing
     func invalidJSONSaysWhereAndWhat(_ bad: SyntaxCase) throws {
         let error = try #require(JSONSyntaxError.firstError(in: bad.text))
         #expect(error == JSONSyntaxError(line: bad.line, column: bad.column, expected: bad.expected, found: bad.found))
-        let refused = #expect(throws: ConfigError.self) { try BrokerConfig(parsing: bad.text, environment: [:]) }
+        let refused = #expect(throws: ConfigError.self) { try BrokerConfig(parsing: bad.text, environment: [:], sections: FirebaseModule.configSections) }
         #expect(refused?.field == "(file)")
         #expect(refused?.message.hasPrefix("line \(bad.line), column \(bad.column): expected \(bad.expected)") == true)
     }
@@ -83,7 +84,8 @@ import Testing
         let sources = ConfigSources(
             configPath: path, database: database ?? directory.appendingPathComponent("b.sqlite").path)
         return ConfigValidation(
-            sources: sources, environment: environment, context: ConfigTests.context, listenPort: listenPort)
+            sources: sources, environment: environment, context: ConfigTests.context, listenPort: listenPort,
+            sections: FirebaseModule.configSections)
     }
 
     @Test func everyErrorIsReportedAtOnceWithSuggestions() throws {
@@ -238,7 +240,7 @@ import Testing
     func aLoopbackIssuerOnAnotherPortWarns(_ port: PortCase) throws {
         let config = try BrokerConfig(
             parsing: ConfigTests.editing(try ConfigTests.shipped(), ["issuer"], .string(port.issuer)).serialized(),
-            environment: [:])
+            environment: [:], sections: FirebaseModule.configSections)
         let warnings = ConfigValidation.issuerWarnings(config, listenPort: port.port)
         #expect(warnings.map(\.field) == (port.warns ? ["issuer"] : []))
         if port.warns, let listen = port.port {

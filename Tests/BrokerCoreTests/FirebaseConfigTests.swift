@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerFirebase
 import BrokerTesting
 import Foundation
 import Testing
@@ -12,7 +13,23 @@ import Testing
             members["allowInsecureProviderUrls"] = .bool(insecure)
             document = .object(members)
         }
-        return try BrokerConfig(parsing: document.serialized(), environment: [:])
+        return try BrokerConfig(
+            parsing: document.serialized(), environment: [:], sections: FirebaseModule.configSections)
+    }
+
+    /// The sections are the Firebase module's (``ConfigSection``): a broker built without it refuses them as any
+    /// unknown field, and one built with it reads them.
+    @Test func theSectionsAreReadOnlyWhenTheModuleIsNamed() throws {
+        let document = StubProviders.brokerConfig(stubsAt: "https://stubs.example")
+        let error = #expect(throws: ConfigError.self) {
+            try BrokerConfig(parsing: document.serialized(), environment: [:])
+        }
+        #expect(error?.field == "firebase")
+        let read = try BrokerConfig(
+            parsing: document.serialized(), environment: ["GOOGLE_APPLICATION_CREDENTIALS": "/secrets/sa.json"],
+            sections: FirebaseModule.configSections)
+        #expect(read.section(FirebaseSettings.self)?.serviceAccountFile == "/secrets/sa.json")
+        #expect(read.sections.count == 1)
     }
 
     @Test func defaultsAreFirebasesOwnAPIAndAnHour() throws {

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerFirebase
 import Testing
 
 /// The Firebase surface's one mapping, for the action-code and session-cookie errors: each becomes Firebase's

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerFirebase
 import BrokerCrypto
 import BrokerTesting
 import Foundation
@@ -138,12 +139,12 @@ struct MailTests {
         #expect(!mail.allowsContinueURL("http://app.example.com/done"))
         #expect(!mail.allowsContinueURL("https://user@app.example.com/done"))
         #expect(!mail.allowsContinueURL("//app.example.com/done"))
-        #expect(try BrokerConfig(parsing: Self.config("null"), environment: [:]).mail == nil)
+        #expect(try BrokerConfig(parsing: Self.config("null"), environment: [:], sections: FirebaseModule.configSections).mail == nil)
         #expect(config.outbox == OutboxSettings())
         #expect(mail.defaultLanguage == "en")
         let japanese = try BrokerConfig(
             parsing: Self.config(#"{"smtpUrl": "smtps://smtp.example.com", "from": "a@example.com", "defaultLanguage": "ja"}"#),
-            environment: [:])
+            environment: [:], sections: FirebaseModule.configSections)
         #expect(japanese.mail?.defaultLanguage == "ja")
     }
 
@@ -162,7 +163,7 @@ struct MailTests {
         (#"{"smtpUrl": "smtps://smtp.example.com", "from": "a@example.com", "defaultLanguage": "JA"}"#, "mail.defaultLanguage"),
     ])
     func aBadMailSectionIsRefusedNamingTheField(section: String, field: String) {
-        let error = #expect(throws: ConfigError.self) { try BrokerConfig(parsing: Self.config(section), environment: [:]) }
+        let error = #expect(throws: ConfigError.self) { try BrokerConfig(parsing: Self.config(section), environment: [:], sections: FirebaseModule.configSections) }
         #expect(error?.field == field)
         #expect(error?.message.contains("secret") == false)
     }
@@ -175,7 +176,7 @@ struct MailTests {
         func section(_ path: String) -> [UInt8] {
             Self.config(#"{"smtpUrl": "smtp://127.0.0.1:9", "from": "a@example.com", "caFile": "\#(path)"}"#)
         }
-        let good = try BrokerConfig(parsing: section(certificates.caFile), environment: [:])
+        let good = try BrokerConfig(parsing: section(certificates.caFile), environment: [:], sections: FirebaseModule.configSections)
         #expect(good.mail?.caFile == certificates.caFile)
         #expect(good.mail?.requiresTLS == false)
 
@@ -194,7 +195,7 @@ struct MailTests {
             let path = certificates.directory.appendingPathComponent(name).path
             try Data(contents).write(to: URL(fileURLWithPath: path))
             let error = #expect(throws: ConfigError.self, "\(name)") {
-                try BrokerConfig(parsing: section(path), environment: [:])
+                try BrokerConfig(parsing: section(path), environment: [:], sections: FirebaseModule.configSections)
             }
             #expect(error?.field == "mail.caFile", "\(name)")
             // A private key handed over by mistake is not echoed back.

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerFirebase
 import BrokerTesting
 import Foundation
 import Testing
@@ -75,7 +76,7 @@ import Testing
             "projectId": "p", "issuer": "https://auth.example",
             "providers": ["corp": ["type": "oidc", "issuer": .string(Self.issuer), "audiences": ["c"]]],
         ]
-        let config = try BrokerConfig(parsing: document.serialized(), environment: [:])
+        let config = try BrokerConfig(parsing: document.serialized(), environment: [:], sections: FirebaseModule.configSections)
         let context = ProviderContext(
             httpClient: client, clock: clock, metrics: Metrics(), logger: .disabled, clockSkew: 60,
             allowInsecureURLs: false)

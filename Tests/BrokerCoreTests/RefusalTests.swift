@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerCrypto
+import BrokerFirebase
 import Testing
 
 /// Closed refusals (`design/sign-in-pipeline.md`): every layer error names its ``Refusal``; the native answer's

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerFirebase
 import Testing
 
 /// The `trustedProxies` and `server` settings of `providers.json`.
@@ -6,7 +7,8 @@ import Testing
     static func config(_ edits: [([String], JSONValue?)]) throws -> BrokerConfig {
         var document = try ConfigTests.shipped()
         for (path, value) in edits { document = ConfigTests.editing(document, path, value) }
-        return try BrokerConfig(parsing: document.serialized(), environment: [:])
+        return try BrokerConfig(
+            parsing: document.serialized(), environment: [:], sections: FirebaseModule.configSections)
     }
 
     @Test func defaultsWhenAbsent() throws {

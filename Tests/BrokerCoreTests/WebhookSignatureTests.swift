@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerFirebase
 import Foundation
 import Testing
 
@@ -53,7 +54,7 @@ import Testing
         let text =
             #"{"projectId": "p", "issuer": "https://id.example", "providers": {}, "#
             + #""allowInsecureProviderUrls": \#(insecure), \#(extra)}"#
-        return try BrokerConfig(parsing: Array(text.utf8), environment: [:])
+        return try BrokerConfig(parsing: Array(text.utf8), environment: [:], sections: FirebaseModule.configSections)
     }
 
     @Test func readsHooksWithTheirDefaults() throws {

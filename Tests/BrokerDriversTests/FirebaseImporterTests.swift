@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerFirebase
 import BrokerDrivers
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerFirebase
 import BrokerCrypto
 @testable import BrokerDrivers
 import BrokerTesting

@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerCrypto
 import BrokerDrivers
+import BrokerFirebase
 import BrokerTesting
 import Foundation
 import Testing
@@ -27,7 +28,8 @@ import Testing
             throw SQLError(.other, "no config")
         }
         members["mfa"] = ["totp": ["enabled": true]]
-        let config = try BrokerConfig(parsing: JSONValue.object(members).serialized(), environment: [:])
+        let config = try BrokerConfig(
+            parsing: JSONValue.object(members).serialized(), environment: [:], sections: FirebaseModule.configSections)
         let services = try await BrokerServices.make(
             config: config, store: store, httpClient: ScriptedHTTPClient { _ in throw SQLError(.other, "no network") },
             passwords: SaltedDigestPasswordHasher(), clock: clock, logger: Logger(sink: MemoryLogSink()),

@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerCrypto
 import BrokerDrivers
+import BrokerFirebase
 import BrokerTesting
 import Foundation
 import Testing
@@ -20,7 +21,8 @@ import Testing
         let database = WatchedSQLDatabase(try SQLiteDatabase(path: ":memory:"))
         let store = try await SQLBrokerStore(database: database, clock: clock)
         let config = try BrokerConfig(
-            parsing: StubProviders.brokerConfig(stubsAt: "http://127.0.0.1:9").serialized(), environment: [:])
+            parsing: StubProviders.brokerConfig(stubsAt: "http://127.0.0.1:9").serialized(), environment: [:],
+            sections: FirebaseModule.configSections)
         let client = ScriptedHTTPClient { request in
             switch request.url {
             case issuer + "/.well-known/openid-configuration":

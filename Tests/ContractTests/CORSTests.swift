@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerFirebase
 import BrokerTesting
 import Foundation
 import Testing
@@ -93,13 +94,13 @@ import Testing
                       "https://App.example.com", "ftp://app.example.com", "https://*.example.com", ""])
     func aConfiguredOriginMustBeExact(_ origin: String) throws {
         let text = #"{"projectId":"p","issuer":"https://auth.example","providers":{},"cors":{"allowedOrigins":[\#(JSONValue.string(origin).serializedText)]}}"#
-        let error = #expect(throws: ConfigError.self) { try BrokerConfig(parsing: Array(text.utf8), environment: [:]) }
+        let error = #expect(throws: ConfigError.self) { try BrokerConfig(parsing: Array(text.utf8), environment: [:], sections: FirebaseModule.configSections) }
         #expect(error?.field == "cors.allowedOrigins")
     }
 
     @Test func exactOriginsAreAccepted() throws {
         let text = #"{"projectId":"p","issuer":"https://auth.example","providers":{},"cors":{"allowedOrigins":["https://app.example.com","http://localhost:5173"]}}"#
-        let config = try BrokerConfig(parsing: Array(text.utf8), environment: [:])
+        let config = try BrokerConfig(parsing: Array(text.utf8), environment: [:], sections: FirebaseModule.configSections)
         #expect(config.corsAllowedOrigins == ["https://app.example.com", "http://localhost:5173"])
     }
 }

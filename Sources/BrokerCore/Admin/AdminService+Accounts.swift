@@ -277,7 +277,7 @@ extension AdminService {
     // MARK: - Checks
 
     /// A uid the broker accepts: 1 to 128 characters, no control characters (`invalidLocalID`).
-    static func checkedUID(_ text: String) throws -> AccountID {
+    package static func checkedUID(_ text: String) throws -> AccountID {
         guard (1...128).contains(text.unicodeScalars.count),
             !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else { throw AccountAdminError(.invalidLocalID) }

@@ -30,19 +30,19 @@ public struct AdminService: Sendable {
 
     let store: any BrokerStore
     private let sessions: SessionService
-    let clock: any Clock
+    package let clock: any Clock
     let logger: Logger
     let revocation: SessionRevocation
     let deletion: AccountDeletion
-    /// Hashes the passwords administrators set through Firebase's admin API (nil: such calls are refused).
+    /// Hashes the passwords administrators set (nil: such calls are refused).
     let passwords: (any PasswordHashing)?
     /// Whether `http` photo URLs are accepted too (`allowInsecureProviderUrls`).
     let allowInsecurePhotoURLs: Bool
 
-    /// Creates the service; `revocation` (`.alsoFirebase`: a service account is configured) makes a revocation and a
-    /// deletion also queue the end of the uid's Firebase sessions, in the same transaction; `deletion` (default:
-    /// the Firebase revocation alone) is what a deletion queues; `passwords` hashes the passwords Firebase's
-    /// admin API sets (``create(_:requestID:)``).
+    /// Creates the service; `revocation` makes a revocation and a deletion also queue the end of the uid's sessions
+    /// beyond the broker's (``SessionRevocation``), in the same transaction; `deletion` (default: that revocation
+    /// alone) is what a deletion queues; `passwords` hashes the passwords an administrator sets
+    /// (``create(_:requestID:)``).
     public init(
         store: any BrokerStore, sessions: SessionService, clock: any Clock, logger: Logger = .disabled,
         revocation: SessionRevocation = .brokerOnly, deletion: AccountDeletion? = nil,
@@ -160,7 +160,7 @@ public struct AdminService: Sendable {
     /// Revokes every session of `uid`.
     public func revokeSessions(_ uid: AccountID, requestID: String) async throws {
         _ = try await user(uid)
-        // One transaction: the broker's sessions end and the Firebase revocation is queued, or neither.
+        // One transaction: the broker's sessions end and the revocations elsewhere are queued, or neither.
         let options = AccountWriteOptions(
             revokeSessions: true, recording: [event(uid, .revokeSessions, requestID: requestID)],
             enqueuing: revocationJobs(uid))
@@ -176,7 +176,7 @@ public struct AdminService: Sendable {
         revocation.jobs(for: uid, at: clock.now)
     }
 
-    /// A Firebase custom token for an existing account, with optional developer claims.
+    /// A custom token (``CustomTokenMinting``) for an existing account, with optional developer claims.
     public func customToken(_ uid: AccountID, claims: JSONValue?, requestID: String) async throws -> String {
         guard (1...128).contains(uid.rawValue.count) else {
             throw RequestError.invalidRequest("uid must be 1 to 128 characters.")
@@ -186,7 +186,7 @@ public struct AdminService: Sendable {
         let members = validated.flatMap { JSONValue.parse(Array($0.utf8))?.objectValue }
         guard let token = try sessions.customToken(for: account, claims: members) else {
             throw RequestError.invalidRequest(
-                "No Firebase service account is configured, so no custom token can be minted.")
+                "No service account is configured, so no custom token can be minted.")
         }
         await record(uid, .customToken, requestID: requestID)
         return token

@@ -141,7 +141,7 @@ public struct ProviderConfigService: Sendable {
     }
 
     /// An id a stored provider may have: a provider id not reserved by the broker.
-    static func check(id: String) throws {
+    package static func check(id: String) throws {
         guard ProviderRegistry.isValidID(id), !ProviderRegistry.reservedIDs.contains(id) else {
             throw ProviderConfigError(.invalidProviderID, "an OIDC provider id is oidc.<a-z, 0-9 and ->")
         }
@@ -149,7 +149,7 @@ public struct ProviderConfigService: Sendable {
 
     /// A client id; an `https` issuer (`http` only on a loopback host), kept exactly as written; an ID token or a
     /// code for an answer, a code only with a client secret.
-    static func check(_ config: OIDCProviderConfig) throws {
+    package static func check(_ config: OIDCProviderConfig) throws {
         guard !config.clientID.isEmpty, config.clientID.utf8.count <= 1024 else {
             throw ProviderConfigError(.invalidConfig, "clientId is required")
         }

@@ -36,8 +36,6 @@ public struct BrokerServices: Sendable {
     public let adminGate: AdminGate
     /// Audit events recorded outside a store transaction.
     public let auditor: Auditor
-    /// Firebase Auth's admin API (revoking a uid's Firebase sessions), when a service account is configured.
-    public let firebaseAdmin: FirebaseAdminClient?
     /// Where providers' webhooks report account events (``AccountLifecycle`` as built by ``make``; nil: their
     /// routes answer 501).
     public let lifecycle: (any ProviderLifecycle)?
@@ -54,9 +52,6 @@ public struct BrokerServices: Sendable {
     /// Wakes the outbox worker (once `serve` connects one) after a service's write committed jobs; surfaces never
     /// do (nothing connected: the worker's poll finds them).
     public let doorbell: OutboxDoorbell
-    /// The Firebase service account (`firebase.serviceAccountFile`), when configured: the Firebase listener checks
-    /// custom tokens against its key.
-    public let firebaseServiceAccount: FirebaseServiceAccount?
     /// Action codes without mail: links for admin callers, look-ups, confirmations, email sign-in.
     public let actionCodes: ActionCodeService
     /// The email flows (contract section 9); nil without a `mail` section.
@@ -69,16 +64,20 @@ public struct BrokerServices: Sendable {
     public let providerConfigs: ProviderConfigService
     /// Passkeys (contract section 15); nil when `passkeys.enabled` is false.
     public let passkeys: PasskeyService?
+    /// The modules outside the core plugged into this composition (``BrokerModule``).
+    public let modules: [any BrokerModule]
 
     /// Builds every service from a config and a store (migrated), loading the signing keys. `catalog` names the
     /// provider types config entries may use; `phases` are the sign-in's optional phases (second factor, hooks: the
-    /// config's `mfa` and `hooks` when it names none); `prefetch` starts fetching the providers' keys and discovery documents in the background (not for the CLI,
-    /// which fetches nothing).
+    /// config's `mfa` and `hooks` when it names none); `prefetch` starts fetching the providers' keys and discovery
+    /// documents in the background (not for the CLI, which fetches nothing); `modules` plug in what lives outside the
+    /// core (custom tokens, their listeners' session formats, revocations elsewhere).
     public static func make(
         config: BrokerConfig, store: any BrokerStore, httpClient: any HTTPClient, passwords: any PasswordHashing,
         catalog: ProviderCatalog = .builtIn, adminToken: String? = nil, clock: any Clock = SystemClock(),
         logger: Logger, metrics: Metrics = Metrics(), cipher: OutboxCipher? = nil,
-        phases: SignInPhases = SignInPhases(), lifecycle: Lifecycle = .broker, prefetch: Bool = true
+        phases: SignInPhases = SignInPhases(), lifecycle: Lifecycle = .broker, prefetch: Bool = true,
+        modules: [any BrokerModule] = []
     ) async throws -> BrokerServices {
         let context = ProviderContext(
             httpClient: httpClient, clock: clock, metrics: metrics, logger: logger, clockSkew: config.clockSkew,
@@ -89,17 +88,6 @@ public struct BrokerServices: Sendable {
         // Fetched in the background: a slow or dead issuer must not hold up the start (its sign-ins wait for the
         // fetch under way, or start their own).
         if prefetch { Task { await providers.prefetch() } }
-        let serviceAccount = try config.firebaseServiceAccountFile.map {
-            try FirebaseServiceAccount(contentsOf: $0, allowInsecureURLs: config.allowInsecureProviderURLs)
-        }
-        let firebase = serviceAccount.map {
-            FirebaseCustomTokenMinter(account: $0, clock: clock, ttl: config.customTokenTTL)
-        }
-        let firebaseAdmin = serviceAccount.map {
-            FirebaseAdminClient(
-                account: $0, projectID: config.projectID, apiBaseURL: config.firebaseAPIBaseURL, client: httpClient,
-                clock: clock)
-        }
         // The store was made with its event routing (``EventAnnouncing``); one made for other settings would send
         // the events of another configuration, or none.
         guard (store.eventRouting?.settings ?? EventSettings()) == config.events else {
@@ -108,14 +96,15 @@ public struct BrokerServices: Sendable {
         let keys = KeyRing(store: store, clock: clock, algorithm: .es256, tokenLifetime: config.idTokenTTL)
         try await keys.load()
         var sessions = SessionService(
-            store: store, keys: keys, clock: clock, settings: SessionSettings(config: config), customTokens: firebase)
-        sessions.register(FirebaseSessionFormat(providers: providers))
+            store: store, keys: keys, clock: clock, settings: SessionSettings(config: config),
+            customTokens: modules.lazy.compactMap(\.customTokens).first)
+        for format in modules.flatMap({ $0.sessionFormats(providers: providers) }) { sessions.register(format) }
         let secondFactors = try secondFactorService(config: config, store: store, cipher: cipher, clock: clock)
         var phases = phases
         if phases.secondFactor == nil, let secondFactors {
             phases.secondFactor = TOTPSecondFactorPhase(service: secondFactors)
         }
-        let revocation = SessionRevocation(firebase: firebaseAdmin != nil)
+        let revocation = SessionRevocation(elsewhere: modules.compactMap(\.sessionRevoking))
         let deletion = AccountDeletion(providers: providers, revocation: revocation, cipher: cipher)
         let accounts = try await AccountService(
             store: store, clock: clock, linkByVerifiedEmail: config.linkByVerifiedEmail, passwords: passwords,
@@ -157,14 +146,14 @@ public struct BrokerServices: Sendable {
                 store: store, sessions: sessions, clock: clock, logger: logger,
                 revocation: revocation, deletion: deletion, passwords: passwords,
                 allowInsecurePhotoURLs: config.allowInsecureProviderURLs),
-            adminGate: AdminGate(token: adminToken, clock: clock), auditor: auditor, firebaseAdmin: firebaseAdmin,
+            adminGate: AdminGate(token: adminToken, clock: clock), auditor: auditor,
             lifecycle: accountLifecycle, store: store, clock: clock, metrics: metrics, logger: logger,
-            outboxCipher: cipher, doorbell: doorbell, firebaseServiceAccount: serviceAccount,
+            outboxCipher: cipher, doorbell: doorbell,
             actionCodes: actionCodes, emailActions: emailActions, insights: AdminInsights(store: store, clock: clock),
             secondFactors: secondFactors,
             providerConfigs: ProviderConfigService(
                 store: store, cipher: cipher, clock: clock, auditor: auditor, providers: providers, config: config),
-            passkeys: passkeyService(config: config, store: store, clock: clock))
+            passkeys: passkeyService(config: config, store: store, clock: clock), modules: modules)
     }
 
     /// The passkey service when `passkeys.enabled` is true.

@@ -3,7 +3,7 @@ public import Foundation
 /// The broker's configuration: `providers.json` plus the environment. Provider entries stay raw here;
 /// each provider's factory validates its own entry when the registry is built.
 public struct BrokerConfig: Sendable {
-    /// The `aud` of the broker's ID tokens (and the Firebase project).
+    /// The `aud` of the broker's ID tokens (and the project of the sessions other modules mint).
     public var projectID: String
     /// The `iss` of the broker's ID tokens; also the base of its discovery document.
     public var issuer: String
@@ -19,12 +19,6 @@ public struct BrokerConfig: Sendable {
     public var idTokenTTL: TimeInterval
     /// Lifetime of refresh tokens.
     public var refreshTokenTTL: TimeInterval
-    /// The Firebase service-account JSON file, from the config or ``FirebaseEndpoints/credentialsVariable``.
-    public var firebaseServiceAccountFile: String?
-    /// `firebase.apiBaseUrl`: Firebase Auth's admin API, where a uid's sessions are revoked.
-    public var firebaseAPIBaseURL: String = FirebaseEndpoints.identityToolkitBaseURL
-    /// `firebase.customTokenTtlSeconds`: the lifetime of the custom tokens the broker mints (at most an hour).
-    public var customTokenTTL: TimeInterval = 3600
     /// `cors.allowedOrigins`: browser origins allowed to call the API (none by default).
     public var corsAllowedOrigins: [String] = []
     /// The `mail` section (contract section 9); nil when absent: the email endpoints answer 501.
@@ -39,8 +33,6 @@ public struct BrokerConfig: Sendable {
     public var serverLimits: HTTPServerLimits = .defaults
     /// `console.enabled`: whether `/admin/` serves the admin console (default true).
     public var consoleEnabled = true
-    /// `firebaseCompat`: the Firebase-compatible listener (contract section 11; off by default).
-    public var firebaseCompat: FirebaseCompatSettings = .defaults
     /// `anonymous`: guest accounts (contract section 13; off by default).
     public var anonymous: AnonymousSettings = .defaults
     /// `hooks`: the app's blocking hooks (contract section 16; none by default).
@@ -51,22 +43,32 @@ public struct BrokerConfig: Sendable {
     public var mfa: SecondFactorSettings = .defaults
     /// `passkeys`: WebAuthn sign-in (contract section 15; off by default).
     public var passkeys: PasskeySettings = .defaults
+    /// The sections modules outside the core read (``ConfigSection``), in the order they were named.
+    public private(set) var sections: [any ConfigSection] = []
 
-    /// Parses the config file's bytes; `environment` supplies ``FirebaseEndpoints/credentialsVariable``. Throws
-    /// the first ``ConfigError``.
-    public init(parsing bytes: [UInt8], environment: [String: String]) throws {
-        try self.init(parsing: bytes, environment: environment, issues: nil)
+    /// Parses the config file's bytes, with the top-level `sections` other modules read (a name none reads is
+    /// refused); `environment` supplies what a section takes from it. Throws the first ``ConfigError``.
+    public init(
+        parsing bytes: [UInt8], environment: [String: String], sections: [any ConfigSection.Type] = []
+    ) throws {
+        try self.init(parsing: bytes, environment: environment, issues: nil, sections: sections)
     }
 
     /// Parses the config file's bytes. With `issues`, every bad field is recorded there and parsing goes on with
     /// that field's default, so that all errors are reported at once; only a document that is not a JSON object
     /// still throws. Without, the first bad field throws.
-    public init(parsing bytes: [UInt8], environment: [String: String], issues: ConfigIssues?) throws {
-        try self.init(parsing: bytes, environment: environment, issues: issues, file: "(file)")
+    public init(
+        parsing bytes: [UInt8], environment: [String: String], issues: ConfigIssues?,
+        sections: [any ConfigSection.Type] = []
+    ) throws {
+        try self.init(parsing: bytes, environment: environment, issues: issues, file: "(file)", sections: sections)
     }
 
     /// Parses the config file's bytes; a syntax error names `file` (the file's path as given).
-    init(parsing bytes: [UInt8], environment: [String: String], issues: ConfigIssues?, file: String) throws {
+    init(
+        parsing bytes: [UInt8], environment: [String: String], issues: ConfigIssues?, file: String,
+        sections: [any ConfigSection.Type]
+    ) throws {
         guard let document = JSONValue.parse(bytes) else {
             let where_ = JSONSyntaxError.firstError(in: bytes).map(\.description) ?? "is not valid JSON"
             throw ConfigError(field: file, where_)
@@ -77,7 +79,7 @@ public struct BrokerConfig: Sendable {
         }
         let top = try ConfigReader(path: "", value: document, issues: issues)
         try top.allowOnly(
-            Self.compatSections.union([
+            Set(sections.flatMap { $0.names }).union([
                 "projectId", "issuer", "clockSkewSeconds", "providers", "linking", "allowInsecureProviderUrls",
                 "sessions", "cors", "mail", "outbox", "trustedProxies", "server", "console", "lifecycle", "anonymous",
                 "hooks", "events",
@@ -133,21 +135,34 @@ public struct BrokerConfig: Sendable {
         let console = try read(nil) { try top.child("console") }
         try console?.allowOnly(["enabled"])
         consoleEnabled = try read(true) { try console?.bool("enabled", default: true) ?? true }
-        try readCompatSections(top, environment: environment, issues: issues)
         anonymous = try read(.defaults) { try AnonymousSettings(config: try top.child("anonymous")) }
         let insecure = allowInsecureProviderURLs
         hooks = try read(.none) { try HookSettings(reading: try top.child("hooks"), allowInsecure: insecure) }
         events = try read(EventSettings()) { try EventSettings(reading: try top.child("events"), allowInsecure: insecure) }
         mfa = try read(.defaults) { try SecondFactorSettings(config: try top.child("mfa")) }
         passkeys = try read(.defaults) { try PasskeySettings(config: try top.child("passkeys")) }
+        for type in sections {
+            let core = self
+            let section = try type.init(reading: top, config: core, environment: environment, issues: issues)
+            self.sections.append(section)
+        }
     }
 
-    /// Reads and parses the file at `path` (see ``init(parsing:environment:issues:)`` for `issues`).
-    public init(contentsOf path: String, environment: [String: String], issues: ConfigIssues? = nil) throws {
+    /// The section of type `type` as read, or nil when this config was parsed without it.
+    public func section<Section: ConfigSection>(_ type: Section.Type) -> Section? {
+        sections.lazy.compactMap { $0 as? Section }.first
+    }
+
+    /// Reads and parses the file at `path` (see ``init(parsing:environment:issues:sections:)`` for `issues` and
+    /// `sections`).
+    public init(
+        contentsOf path: String, environment: [String: String], issues: ConfigIssues? = nil,
+        sections: [any ConfigSection.Type] = []
+    ) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigError(field: "(file)", "cannot read \(path): \(Self.whyUnreadable(path))")
         }
-        try self.init(parsing: Array(data), environment: environment, issues: issues, file: path)
+        try self.init(parsing: Array(data), environment: environment, issues: issues, file: path, sections: sections)
     }
 
     /// Why the file at `path` cannot be read, as a person fixes it: it is missing (with the folder it was looked

@@ -23,16 +23,18 @@ public struct ConfigValidation: Sendable {
     /// Validates the file at `sources.configPath` and the database at `sources.database` with `environment`;
     /// `listenPort` (the port `serve` listens on, or the `--port` that `check-config` was given) is compared with
     /// the issuer's. `databaseURLError` is the driver's check of a PostgreSQL URL, the one `serve` runs before it
-    /// connects (the core cannot parse what libpq reads); without it such a URL is not checked here.
+    /// connects (the core cannot parse what libpq reads); without it such a URL is not checked here. `sections` are
+    /// the top-level sections of the modules `serve` runs (``ConfigSection``).
     public init(
         sources: ConfigSources, environment: [String: String], context: ProviderContext, listenPort: Int?,
-        databaseURLError: (@Sendable (String) -> ConfigError?)? = nil
+        sections: [any ConfigSection.Type] = [], databaseURLError: (@Sendable (String) -> ConfigError?)? = nil
     ) {
         let issues = ConfigIssues()
         var warnings: [ConfigError] = []
         var config: BrokerConfig?
         do {
-            config = try BrokerConfig(contentsOf: sources.configPath, environment: environment, issues: issues)
+            config = try BrokerConfig(
+                contentsOf: sources.configPath, environment: environment, issues: issues, sections: sections)
         } catch let error as ConfigError {
             issues.record(error)
         } catch {
@@ -57,7 +59,7 @@ public struct ConfigValidation: Sendable {
             Self.checkProviders(config, context: providerContext, issues: issues)
             warnings += Self.placeholderWarnings(config)
             warnings += Self.issuerWarnings(config, listenPort: listenPort)
-            warnings += config.compatWarnings(recording: issues)
+            for section in config.sections { warnings += section.warnings(config: config, recording: issues) }
         }
         do { _ = try Self.adminToken(environment) } catch let error as ConfigError { issues.record(error) } catch {}
         for error in Self.databaseErrors(sources.database, environment: environment) { issues.record(error) }

@@ -1,7 +1,7 @@
 /// A sign-in provider: verifies a ``Credential`` and says who the user is.
 ///
 /// Everything the broker knows about one provider lives in its folder: how its tokens are checked, its error
-/// codes, its linking rule (``VerifiedIdentity/linking``), its Firebase provider id, and (through the optional
+/// codes, its linking rule (``VerifiedIdentity/linking``), the domain other systems name it by, and (through the optional
 /// requirements below) the webhook routes it mounts and what deleting an account asks of it.
 public protocol IdentityProvider: Sendable {
     /// The provider's id: its key under `providers` in the config and its name in URLs (`naver`, `line`).
@@ -11,18 +11,17 @@ public protocol IdentityProvider: Sendable {
     var idTokenField: String { get }
     /// Verifies `credential` (with `hints`), or throws ``ProviderError`` / ``TokenError``. Nothing is stored.
     func verify(_ credential: Credential, hints: CredentialHints) async throws -> VerifiedIdentity
-    /// The id Firebase Auth itself gives this provider (a domain), nil when it has none: the Firebase surface
-    /// then names an identity `oidc.<id>` or `<id>` by the kind of credential that linked it
-    /// (``ProviderRegistry/firebaseID(of:kind:)-swift.type.method``, the one rule).
-    var firebaseProviderID: String? { get }
+    /// The domain identity systems name this provider by (its own, such as `example.com`), nil when it has none:
+    /// a listener that names identities by such ids names the others by the kind of credential that linked them.
+    var domainID: String? { get }
 }
 
 extension IdentityProvider {
     /// `idToken`.
     public var idTokenField: String { "idToken" }
 
-    /// None: Firebase does not know the provider by a name of its own.
-    public var firebaseProviderID: String? { nil }
+    /// None: the provider has no domain of its own.
+    public var domainID: String? { nil }
 }
 
 /// A provider that verifies OpenID Connect ID tokens.
@@ -40,6 +39,7 @@ public protocol AccessTokenVerifying: Sendable {
 extension ProviderError {
     /// The refusal of a credential kind the provider does not take.
     static func unsupported(_ kind: CredentialKind, by provider: ProviderID) -> ProviderError {
-        ProviderError(.invalidRequest, "\(provider.rawValue) does not accept an \(kind == .idToken ? "ID" : "access") token")
+        ProviderError(
+            .invalidRequest, "\(provider.rawValue) does not accept an \(kind == .idToken ? "ID" : "access") token")
     }
 }

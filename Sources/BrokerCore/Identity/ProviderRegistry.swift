@@ -78,7 +78,7 @@ public struct ProviderRegistry: Sendable {
     public var enabled: [ProviderID] { providers.keys.sorted { $0.rawValue < $1.rawValue } }
 
     /// Whether `name` matches `^[a-z][a-z0-9-]{0,31}$`.
-    static func isValidID(_ name: String) -> Bool {
+    package static func isValidID(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard let first = bytes.first, (1...32).contains(bytes.count), (0x61...0x7A).contains(first) else { return false }
         return bytes.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }

@@ -98,7 +98,7 @@ public struct MailSettings: Sendable {
     }
 
     /// (origin, path) of an absolute URL with a host and no user info; nil otherwise.
-    static func continuePrefix(_ text: String) -> (origin: String, path: String)? {
+    package static func continuePrefix(_ text: String) -> (origin: String, path: String)? {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
             let host = components.host?.lowercased(), !host.isEmpty, components.user == nil, components.password == nil
         else { return nil }

@@ -179,13 +179,13 @@ public enum ImportedPasswordHash: Sendable, Equatable {
     }
 
     /// The rounds a plain digest takes: ``Bounds/digestRounds``, and 0 for MD5 (one round, as Firebase counts).
-    static func digestRounds(_ digest: DigestAlgorithm) -> ClosedRange<Int> {
+    package static func digestRounds(_ digest: DigestAlgorithm) -> ClosedRange<Int> {
         digest == .md5 ? 0...Bounds.digestRounds.upperBound : Bounds.digestRounds
     }
 
     /// The cost of a bcrypt crypt string, or ``ImportedHashError`` when it is not one (`malformed`) or its
     /// cost is beyond ``Bounds/bcryptCost`` (`parameterOutOfRange`).
-    static func bcryptCost(_ crypt: String) throws -> Int {
+    package static func bcryptCost(_ crypt: String) throws -> Int {
         let bytes = Array(crypt.utf8)
         // $2b$NN$ + 22 characters of salt + 31 of hash.
         guard bytes.count == 60, bytes[0] == UInt8(ascii: "$"), bytes[1] == UInt8(ascii: "2"),
@@ -206,7 +206,7 @@ public enum ImportedPasswordHash: Sendable, Equatable {
         }
     }
 
-    static func check(_ value: Int, in range: ClosedRange<Int>, _ name: String) throws {
+    package static func check(_ value: Int, in range: ClosedRange<Int>, _ name: String) throws {
         guard range.contains(value) else {
             throw ImportedHashError(.parameterOutOfRange, "\(name) must be within \(range.lowerBound)...\(range.upperBound)")
         }

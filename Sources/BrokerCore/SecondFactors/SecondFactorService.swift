@@ -285,7 +285,7 @@ public struct SecondFactorService: Sendable {
     }
 
     /// The associated data a factor's secret is sealed with: a box cannot be moved to another factor or account.
-    static func sealingContext(_ uid: AccountID, _ factorID: String) -> String {
+    package static func sealingContext(_ uid: AccountID, _ factorID: String) -> String {
         "second-factor:\(uid.rawValue):\(factorID)"
     }
 

@@ -332,7 +332,7 @@ public struct SessionService: Sendable {
 
     /// The account's stored developer claims, without a name the broker sets itself
     /// (``CustomClaims/developerClaims(_:)``): `mfa` and the rest come only from the session.
-    static func customClaims(of account: Account) -> [String: JSONValue]? {
+    package static func customClaims(of account: Account) -> [String: JSONValue]? {
         account.customClaims.flatMap { JSONValue.parse(Array($0.utf8))?.objectValue }.map(CustomClaims.developerClaims)
     }
 }

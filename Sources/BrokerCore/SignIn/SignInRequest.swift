@@ -12,7 +12,7 @@ public struct SignInRequest: Sendable {
     public var surface: SessionSurface
     /// The enabled provider ``provider`` names, when the surface already found it (to read the request's credential):
     /// the sign-in uses it rather than look it up again (a provider managed at run time is a read of its row).
-    var resolved: (any IdentityProvider)?
+    package var resolved: (any IdentityProvider)?
 
     /// Creates a request.
     public init(

@@ -1,8 +1,8 @@
 /// A strict RFC 8259 parser for ``JSONValue``: linear in the input, nesting capped, so a hostile body
 /// (deeply nested arrays, huge numbers) costs no more than reading it.
-struct JSONParser {
+package struct JSONParser {
     /// The deepest nesting accepted; request bodies and token parts need far less.
-    static let maximumDepth = 32
+    package static let maximumDepth = 32
 
     private let bytes: [UInt8]
     private var index = 0

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerFirebase
 import BrokerCrypto
 import BrokerTesting
 import Foundation
@@ -223,9 +224,9 @@ import Testing
         func parse(_ console: JSONValue) throws -> BrokerConfig {
             guard case .object(var members) = base else { throw ConfigError(field: "", "not an object") }
             members["console"] = console
-            return try BrokerConfig(parsing: JSONValue.object(members).serialized(), environment: [:])
+            return try BrokerConfig(parsing: JSONValue.object(members).serialized(), environment: [:], sections: FirebaseModule.configSections)
         }
-        #expect(try BrokerConfig(parsing: base.serialized(), environment: [:]).consoleEnabled)
+        #expect(try BrokerConfig(parsing: base.serialized(), environment: [:], sections: FirebaseModule.configSections).consoleEnabled)
         #expect(try parse(["enabled": true]).consoleEnabled)
         #expect(try parse(["enabled": false]).consoleEnabled == false)
         #expect(throws: ConfigError.self) { try parse(["enabled": "no"]) }

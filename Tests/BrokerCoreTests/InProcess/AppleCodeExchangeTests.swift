@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerFirebase
 import BrokerCrypto
 import BrokerTesting
 import Foundation
@@ -220,7 +221,7 @@ import Testing
             try Data("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n".utf8).write(to: URL(fileURLWithPath: keyFile))
             field += ".privateKeyFile"
         }
-        let config = try BrokerConfig(parsing: document.serialized(), environment: [:])
+        let config = try BrokerConfig(parsing: document.serialized(), environment: [:], sections: FirebaseModule.configSections)
         let context = ProviderContext(
             httpClient: ScriptedHTTPClient { _ in throw HTTPClientError(.connectionFailed) }, clock: SystemClock(),
             metrics: Metrics(), logger: .disabled, clockSkew: 60, allowInsecureURLs: true, cipher: cipher)

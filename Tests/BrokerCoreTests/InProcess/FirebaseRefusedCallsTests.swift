@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerFirebase
 import BrokerTesting
 import Foundation
 import Testing

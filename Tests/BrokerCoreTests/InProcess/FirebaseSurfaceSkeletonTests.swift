@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerFirebase
 import BrokerCrypto
 import BrokerTesting
 import Foundation

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerFirebase
 import BrokerTesting
 import Foundation
 import Testing
@@ -214,15 +215,15 @@ import Testing
         guard case .object(var members) = document else { return }
         members["lifecycle"] = ["onUnlink": "archive"]
         #expect(throws: ConfigError.self) {
-            _ = try BrokerConfig(parsing: JSONValue.object(members).serialized(), environment: [:])
+            _ = try BrokerConfig(parsing: JSONValue.object(members).serialized(), environment: [:], sections: FirebaseModule.configSections)
         }
         members["lifecycle"] = ["onUnlink": "delete", "other": true]
         #expect(throws: ConfigError.self) {
-            _ = try BrokerConfig(parsing: JSONValue.object(members).serialized(), environment: [:])
+            _ = try BrokerConfig(parsing: JSONValue.object(members).serialized(), environment: [:], sections: FirebaseModule.configSections)
         }
         members["lifecycle"] = ["onUnlink": "delete"]
-        #expect(try BrokerConfig(parsing: JSONValue.object(members).serialized(), environment: [:]).onUnlink == .delete)
+        #expect(try BrokerConfig(parsing: JSONValue.object(members).serialized(), environment: [:], sections: FirebaseModule.configSections).onUnlink == .delete)
         members["lifecycle"] = nil
-        #expect(try BrokerConfig(parsing: JSONValue.object(members).serialized(), environment: [:]).onUnlink == .disable)
+        #expect(try BrokerConfig(parsing: JSONValue.object(members).serialized(), environment: [:], sections: FirebaseModule.configSections).onUnlink == .disable)
     }
 }

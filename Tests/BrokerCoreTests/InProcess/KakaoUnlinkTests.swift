@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerFirebase
 import BrokerTesting
 import Foundation
 import Testing
@@ -127,7 +128,7 @@ import Testing
             members["providers"] = .object(providers)
             document = .object(members)
         }
-        let config = try BrokerConfig(parsing: document.serialized(), environment: [:])
+        let config = try BrokerConfig(parsing: document.serialized(), environment: [:], sections: FirebaseModule.configSections)
         let context = ProviderContext(
             httpClient: ScriptedHTTPClient { _ in throw HTTPClientError(.connectionFailed) }, clock: SystemClock(), metrics: Metrics(), logger: .disabled, clockSkew: 60,
             allowInsecureURLs: true)

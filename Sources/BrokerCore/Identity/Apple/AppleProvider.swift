@@ -35,7 +35,7 @@ public struct AppleProvider: IdentityProvider, IDTokenVerifying {
     public var idTokenField: String { "identityToken" }
 
     /// `apple.com`.
-    public var firebaseProviderID: String? { "apple.com" }
+    public var domainID: String? { "apple.com" }
 
     /// Verifies an identity token and returns it with its single-use mark.
     public func verify(_ credential: Credential, hints: CredentialHints) async throws -> VerifiedIdentity {

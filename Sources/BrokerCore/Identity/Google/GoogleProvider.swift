@@ -23,7 +23,7 @@ public struct GoogleProvider: IdentityProvider, IDTokenVerifying {
     }
 
     /// `google.com`.
-    public var firebaseProviderID: String? { "google.com" }
+    public var domainID: String? { "google.com" }
 
     /// Verifies a Google ID token and reads its identity.
     public func verifyIDToken(_ token: String, rawNonce: String?) async throws -> ExternalIdentity {

@@ -1,7 +1,7 @@
 /// The fields of a native JSON body, with one rule for each kind: a required field that is missing or of another
 /// type is 400 `INVALID_REQUEST`; an optional one may be absent or null; a credential (a token, a code) must also
 /// be non-empty.
-struct NativeBody {
+package struct NativeBody {
     /// The members.
     let members: [String: JSONValue]
 
@@ -68,7 +68,7 @@ struct NativeBody {
 
     /// A client's name for an error message: at most 64 printable ASCII characters, the rest elided (a message
     /// must not carry whatever a client put in a field name: a token, control characters, a megabyte).
-    static func printable(_ name: String) -> String {
+    package static func printable(_ name: String) -> String {
         let clean = String(name.unicodeScalars.prefix(64).map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? Character($0) : "?" })
         return name.unicodeScalars.count > 64 ? clean + "…" : clean
     }
