@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "BrokerCrypto", targets: ["BrokerCrypto"]),
         .library(name: "BrokerCBOR", targets: ["BrokerCBOR"]),
         .library(name: "BrokerCore", targets: ["BrokerCore"]),
+        .library(name: "BrokerHTTP", targets: ["BrokerHTTP"]),
         .library(name: "BrokerFirebase", targets: ["BrokerFirebase"]),
         .library(name: "BrokerTesting", targets: ["BrokerTesting"]),
         // The client an app adds (docs/client.md): Foundation only, no C library, no BrokerCore.
@@ -46,13 +47,16 @@ let package = Package(
         .target(name: "BrokerCBOR", dependencies: ["CCBOR"], swiftSettings: swiftSettings),
         // openapi.json is embedded by scripts/embed-openapi (OpenAPIDocument+JSON.swift), not a resource.
         .target(
-            name: "BrokerCore", dependencies: ["BrokerCrypto", "BrokerCBOR"],
-            exclude: ["Surfaces/Operations/openapi.json", "Surfaces/Admin/Console"],
-            swiftSettings: swiftSettings),
+            name: "BrokerCore", dependencies: ["BrokerCrypto", "BrokerCBOR"], swiftSettings: swiftSettings),
+        // The routes of the native API, the admin API and console, and operations: they call the core's use cases and
+        // cannot see the store.
+        .target(
+            name: "BrokerHTTP", dependencies: ["BrokerCore", "BrokerCrypto"],
+            exclude: ["Operations/openapi.json", "Admin/Console"], swiftSettings: swiftSettings),
         // Firebase: the compatible listener, custom tokens, session cookies, revocation, import and export. It plugs
         // into the core through its seams (BrokerModule, ConfigSection, SessionFormat); the core never names it.
         .target(
-            name: "BrokerFirebase", dependencies: ["BrokerCore", "BrokerCrypto"], swiftSettings: swiftSettings),
+            name: "BrokerFirebase", dependencies: ["BrokerCore", "BrokerHTTP", "BrokerCrypto"], swiftSettings: swiftSettings),
         .target(
             name: "BrokerDrivers",
             dependencies: [
@@ -62,7 +66,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(
             name: "BrokerTesting",
-            dependencies: ["BrokerCore", "BrokerFirebase", "BrokerCrypto", "BrokerCBOR", "BrokerDrivers"],
+            dependencies: [
+                "BrokerCore", "BrokerHTTP", "BrokerFirebase", "BrokerCrypto", "BrokerCBOR", "BrokerDrivers",
+            ],
             swiftSettings: swiftSettings),
 
         // Complete concurrency checking spelled out, as a feature (not -strict-concurrency=complete, an unsafe flag
@@ -70,11 +76,13 @@ let package = Package(
         .target(name: "BrokerAuth", swiftSettings: swiftSettings + [.enableUpcomingFeature("StrictConcurrency")]),
 
         .executableTarget(
-            name: "broker", dependencies: ["BrokerCore", "BrokerFirebase", "BrokerDrivers"], swiftSettings: swiftSettings),
+            name: "broker", dependencies: ["BrokerCore", "BrokerHTTP", "BrokerFirebase", "BrokerDrivers"],
+            swiftSettings: swiftSettings),
         // `broker demo` runs it (Sources/broker/DemoLauncher.swift): the stub providers and the test harness stay
         // out of the `broker` operators run.
         .executableTarget(
-            name: "broker-demo", dependencies: ["BrokerCore", "BrokerFirebase", "BrokerDrivers", "BrokerTesting"],
+            name: "broker-demo",
+            dependencies: ["BrokerCore", "BrokerHTTP", "BrokerFirebase", "BrokerDrivers", "BrokerTesting"],
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "stub-providers", dependencies: ["BrokerTesting", "BrokerDrivers"],
@@ -85,21 +93,26 @@ let package = Package(
         .testTarget(name: "BrokerCryptoTests", dependencies: ["BrokerCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "BrokerCBORTests", dependencies: ["BrokerCBOR"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "BrokerCoreTests", dependencies: ["BrokerCore", "BrokerFirebase", "BrokerTesting"], exclude: ["Fixtures"],
+            name: "BrokerCoreTests", dependencies: ["BrokerCore", "BrokerHTTP", "BrokerFirebase", "BrokerTesting"],
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "BrokerDriversTests", dependencies: ["BrokerDrivers", "BrokerFirebase", "BrokerTesting"],
+            name: "BrokerDriversTests", dependencies: ["BrokerDrivers", "BrokerHTTP", "BrokerFirebase", "BrokerTesting"],
             swiftSettings: swiftSettings),
         // The executable's own types (its command-line parsing).
         .testTarget(
-            name: "brokerTests", dependencies: ["broker", "BrokerCore", "BrokerFirebase"], swiftSettings: swiftSettings),
+            name: "brokerTests", dependencies: ["broker", "BrokerCore", "BrokerHTTP", "BrokerFirebase"],
+            swiftSettings: swiftSettings),
         // BrokerAuth against a live broker and the stub providers (BrokerTesting's harness).
         .testTarget(
-            name: "BrokerAuthTests", dependencies: ["BrokerAuth", "BrokerCore", "BrokerCrypto", "BrokerTesting"],
+            name: "BrokerAuthTests", dependencies: ["BrokerAuth", "BrokerCore", "BrokerHTTP", "BrokerCrypto", "BrokerTesting"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ContractTests",
-            dependencies: ["BrokerCore", "BrokerFirebase", "BrokerDrivers", "BrokerTesting", "broker", "stub-providers"],
+            dependencies: [
+                "BrokerCore", "BrokerHTTP", "BrokerFirebase", "BrokerDrivers", "BrokerTesting", "broker",
+                "stub-providers",
+            ],
             exclude: ["Console", "FirebaseAdmin"], swiftSettings: swiftSettings),
     ]
 )

@@ -26,6 +26,8 @@ let package = Package(
                 "CFuzzDriver",
                 .product(name: "BrokerCrypto", package: "social-login-broker"),
                 .product(name: "BrokerCore", package: "social-login-broker"),
+                .product(name: "BrokerHTTP", package: "social-login-broker"),
+                .product(name: "BrokerFirebase", package: "social-login-broker"),
                 .product(name: "BrokerTesting", package: "social-login-broker"),
             ],
             swiftSettings: swiftSettings),
@@ -54,6 +56,7 @@ let package = Package(
             dependencies: [
                 "FuzzSupport", .product(name: "BrokerCrypto", package: "social-login-broker"),
                 .product(name: "BrokerCore", package: "social-login-broker"),
+                .product(name: "BrokerHTTP", package: "social-login-broker"),
                 .product(name: "BrokerTesting", package: "social-login-broker"),
             ],
             swiftSettings: targetSettings),
@@ -62,16 +65,25 @@ let package = Package(
             dependencies: [
                 "FuzzSupport", .product(name: "BrokerCrypto", package: "social-login-broker"),
                 .product(name: "BrokerCore", package: "social-login-broker"),
+                .product(name: "BrokerFirebase", package: "social-login-broker"),
                 .product(name: "BrokerTesting", package: "social-login-broker"),
             ],
             swiftSettings: targetSettings),
         .executableTarget(
             name: "fuzz-firebase",
-            dependencies: ["FuzzSupport", .product(name: "BrokerCore", package: "social-login-broker")],
+            dependencies: [
+                "FuzzSupport", .product(name: "BrokerCore", package: "social-login-broker"),
+                .product(name: "BrokerHTTP", package: "social-login-broker"),
+                .product(name: "BrokerFirebase", package: "social-login-broker"),
+            ],
             swiftSettings: targetSettings),
         .executableTarget(
             name: "fuzz-firebase-export",
-            dependencies: ["FuzzSupport", .product(name: "BrokerCore", package: "social-login-broker")],
+            dependencies: [
+                "FuzzSupport", .product(name: "BrokerCore", package: "social-login-broker"),
+                .product(name: "BrokerHTTP", package: "social-login-broker"),
+                .product(name: "BrokerFirebase", package: "social-login-broker"),
+            ],
             swiftSettings: targetSettings),
         .executableTarget(
             name: "fuzz-webauthn",

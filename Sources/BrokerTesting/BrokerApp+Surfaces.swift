@@ -1,4 +1,5 @@
 public import BrokerCore
+public import BrokerHTTP
 
 extension BrokerApp {
     /// The surfaces `broker serve` mounts on its main listener (native, admin, operations), in its order, for the

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerHTTP
 public import BrokerCrypto
 public import Foundation
 

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerHTTP
 import Foundation
 
 /// A stand-in for Kakao's admin-key API as the broker uses it: `POST /kakao/v1/user/unlink` (under the stubs'

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerHTTP
 
 extension StubProviders {
     /// The control API for scripts driving the `stub-providers` executable. `POST /{provider}/token` takes

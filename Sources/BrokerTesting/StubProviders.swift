@@ -1,4 +1,5 @@
 public import BrokerCore
+public import BrokerHTTP
 public import BrokerCrypto
 import Foundation
 

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerHTTP
 import BrokerDrivers
 import BrokerFirebase
 import Foundation

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerHTTP
 import Testing
 
 /// The admin API's lockout counts failures per client address, in bounded memory.
@@ -17,8 +18,8 @@ import Testing
         do {
             try await gate.check(request(from: address, token: token))
             return 200
-        } catch let error as APIError {
-            return error.status
+        } catch let error as AdminAuthenticationError {
+            return APIError.mapping(error)?.status ?? -2
         } catch {
             return -1
         }

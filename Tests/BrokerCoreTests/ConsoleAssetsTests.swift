@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerHTTP
 import BrokerTesting
 import Foundation
 import Testing
@@ -6,7 +7,7 @@ import Testing
 /// The console's embedded files are the committed ones (`scripts/embed-console` was run after the last edit).
 @Suite struct ConsoleAssetsTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources/BrokerCore/Surfaces/Admin/Console")
+        .deletingLastPathComponent().appendingPathComponent("Sources/BrokerHTTP/Admin/Console")
 
     static func committedNames() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasPrefix(".") }.sorted()

@@ -6,7 +6,7 @@ import Testing
 /// `password`, as the CLI's PROVIDERS column does, and no two dashboard series share a colour.
 @Suite struct ConsoleUsersAndColoursTests {
     static let console = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources/BrokerCore/Surfaces/Admin/Console")
+        .deletingLastPathComponent().appendingPathComponent("Sources/BrokerHTTP/Admin/Console")
 
     /// The admin user object names how the account signs in, `password` included; the Users page shows that list.
     @Test func theAdminUserObjectNamesEverySignInMethod() throws {

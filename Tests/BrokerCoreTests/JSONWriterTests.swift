@@ -1,3 +1,4 @@
+import BrokerHTTP
 import Foundation
 import Testing
 

@@ -15,9 +15,10 @@ import Testing
         "BrokerCrypto": ["COpenSSL"],
         "BrokerCBOR": ["CCBOR"],
         "BrokerCore": ["BrokerCrypto", "BrokerCBOR"],
-        "BrokerFirebase": ["BrokerCore", "BrokerCrypto"],
+        "BrokerHTTP": ["BrokerCore", "BrokerCrypto"],
+        "BrokerFirebase": ["BrokerCore", "BrokerHTTP", "BrokerCrypto"],
         "BrokerDrivers": cLibraries.union(["BrokerCore", "BrokerCrypto"]),
-        "BrokerTesting": ["BrokerCore", "BrokerFirebase", "BrokerCrypto", "BrokerCBOR", "BrokerDrivers"],
+        "BrokerTesting": ["BrokerCore", "BrokerHTTP", "BrokerFirebase", "BrokerCrypto", "BrokerCBOR", "BrokerDrivers"],
         "BrokerAuth": [],
     ]
 
@@ -59,7 +60,7 @@ import Testing
         #expect(libraries.subtracting(known).isEmpty, "undrawn targets: \(libraries.subtracting(known).sorted())")
     }
 
-    @Test func theCoreAndWhatItUsesNeverReachFirebaseOrTheDrivers() throws {
+    @Test func theCoreAndWhatItUsesNeverReachTheSurfacesFirebaseOrTheDrivers() throws {
         let targets = try Self.targets()
         // Everything the core reaches, transitively.
         var reached: Set<String> = []
@@ -67,7 +68,9 @@ import Testing
         while let next = queue.popLast(), reached.count < 100 {
             for dependency in targets[next] ?? [] where reached.insert(dependency).inserted { queue.append(dependency) }
         }
-        #expect(reached.isDisjoint(with: ["BrokerFirebase", "BrokerDrivers", "BrokerTesting"]), "\(reached.sorted())")
+        #expect(
+            reached.isDisjoint(with: ["BrokerHTTP", "BrokerFirebase", "BrokerDrivers", "BrokerTesting"]),
+            "\(reached.sorted())")
         #expect(!reached.isEmpty)
     }
 

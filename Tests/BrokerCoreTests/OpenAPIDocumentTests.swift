@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerHTTP
 import BrokerTesting
 import Foundation
 import Testing
@@ -9,7 +10,7 @@ import Testing
     /// `openapi.json` as committed.
     static func committedBytes() throws -> [UInt8] {
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Sources/BrokerCore/Surfaces/Operations/openapi.json")
+            .deletingLastPathComponent().appendingPathComponent("Sources/BrokerHTTP/Operations/openapi.json")
         return Array(try Data(contentsOf: file))
     }
 

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerHTTP
 import Testing
 
 @Suite struct RouterTests {

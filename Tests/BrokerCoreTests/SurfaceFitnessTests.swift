@@ -2,11 +2,11 @@ import Foundation
 import Testing
 
 /// `design/sign-in-pipeline.md`, "Services own their use cases": a surface only translates. It reads nothing from
-/// the store itself (no `services.store` under `Surfaces/`; the readiness probe asks a check the composition made),
-/// so the reasons it tells apart travel in the refusals; each surface holds its own `Dependencies`, made from the
-/// composition in one initializer, never the composition itself; it does not wake the outbox (the service whose
-/// write queued jobs rings ``OutboxDoorbell``); and no code finds a store feature with `as?`: `BrokerStore` composes
-/// every store protocol.
+/// the store itself (the compiler keeps that: the surfaces are other modules, and the composition's store is
+/// internal to the core), so the reasons it tells apart travel in the refusals; each surface holds its own
+/// `Dependencies`, made from the composition in one initializer, never the composition itself; it does not wake the
+/// outbox (the service whose write queued jobs rings ``OutboxDoorbell``); and no code finds a store feature with
+/// `as?`: `BrokerStore` composes every store protocol.
 @Suite struct SurfaceFitnessTests {
     static let sources = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -20,19 +20,16 @@ import Testing
         let enumerator = try #require(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil))
         var found: [(String, String)] = []
         for case let url as URL in enumerator where url.pathExtension == "swift" {
-            found.append((String(url.path.dropFirst(base.path.count + 1)), try String(contentsOf: url, encoding: .utf8)))
+            found.append(
+                (String(url.path.dropFirst(base.path.count + 1)), try String(contentsOf: url, encoding: .utf8)))
         }
         return found.sorted { $0.0 < $1.0 }
     }
 
-    /// The surfaces: the core's `Surfaces/` and the Firebase module's listener.
+    /// The surfaces: the BrokerHTTP module and the Firebase module's listener. (That they read nothing from the
+    /// store is the compiler's to keep: the composition's store is internal to the core.)
     static func surfaces() throws -> [(String, String)] {
-        try sources(under: "Surfaces") + sources(under: "Listener", in: "BrokerFirebase")
-    }
-
-    @Test func noSurfaceReadsTheStore() throws {
-        let reading = try Self.surfaces().filter { _, text in text.contains("services.store") }.map(\.0)
-        #expect(reading == [], "\(reading) read services.store")
+        try sources(in: "BrokerHTTP") + sources(under: "Listener", in: "BrokerFirebase")
     }
 
     @Test func surfacesHoldTheirOwnDependenciesNotTheComposition() throws {
@@ -68,18 +65,9 @@ import Testing
         #expect(casting == [], "\(casting) cast a store to one of its features")
     }
 
-    /// Closed refusals: below the surfaces, errors are layer errors that name a ``Refusal``; no service throws (or
-    /// names) the native API's error type. (The Firebase listener's is in another module, which the core cannot see.)
-    @Test func noServiceNamesASurfacesErrorType() throws {
-        let naming = try Self.sources().filter { path, text in
-            !path.hasPrefix("Surfaces/") && text.contains("APIError")
-        }.map(\.0)
-        #expect(naming == [], "\(naming) name APIError outside Surfaces/")
-    }
-
     /// Each surface answers refusals with one exhaustive `switch`: no `default:` in either mapper, so a new
     /// refusal does not build until both answer it.
-    @Test(arguments: ["BrokerCore/Surfaces/Native/NativeErrors.swift", "BrokerFirebase/Listener/FirebaseError.swift"])
+    @Test(arguments: ["BrokerHTTP/Native/NativeErrors.swift", "BrokerFirebase/Listener/FirebaseError.swift"])
     func anErrorMapperHasNoDefault(_ path: String) throws {
         let text = try String(contentsOf: Self.sources.appendingPathComponent(path), encoding: .utf8)
         #expect(text.contains("switch refusal {"), "\(path) has no switch over Refusal")

@@ -12,6 +12,7 @@ import Testing
 @Suite struct SecondFactorCompletionTests {
     struct Fixture {
         let services: BrokerServices
+        let store: SQLBrokerStore
         let database: WatchedSQLDatabase
         let clock: ManualClock
         let uid: AccountID
@@ -44,7 +45,8 @@ import Testing
             displayName: nil, requestID: "r-enrol")
         clock.advance(by: 30)
         return Fixture(
-            services: services, database: database, clock: clock, uid: account.id, secret: enrolment.secret,
+            services: services, store: store, database: database, clock: clock, uid: account.id,
+            secret: enrolment.secret,
             factorID: enrolled.factor.id)
     }
 
@@ -81,7 +83,7 @@ import Testing
     }
 
     static func state(_ fixture: Fixture) async throws -> State {
-        let store = fixture.services.store
+        let store = fixture.store
         let events = try await store.auditEvents(uid: fixture.uid, before: nil, limit: 100)
         return State(
             sessions: try await store.sessionSummary(accountID: fixture.uid, at: fixture.clock.now).live,

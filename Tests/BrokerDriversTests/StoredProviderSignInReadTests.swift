@@ -2,6 +2,7 @@ import BrokerCore
 import BrokerCrypto
 import BrokerDrivers
 import BrokerFirebase
+import BrokerHTTP
 import BrokerTesting
 import Foundation
 import Testing

@@ -8,7 +8,7 @@ import Testing
 @Suite struct OpenAPIConformanceTests {
     static let document: JSONValue? = {
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Sources/BrokerCore/Surfaces/Operations/openapi.json")
+            .deletingLastPathComponent().appendingPathComponent("Sources/BrokerHTTP/Operations/openapi.json")
         return (try? Data(contentsOf: file)).flatMap { JSONValue.parse(Array($0)) }
     }()
 

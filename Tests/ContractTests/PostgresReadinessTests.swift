@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerHTTP
 import BrokerTesting
 import Foundation
 import Testing

@@ -9,7 +9,8 @@ import Testing
     @Test func theBrokerTargetDoesNotDependOnBrokerTesting() throws {
         let manifest = try DocsAgreeTests.read("Package.swift")
         func dependencies(of target: String) throws -> String {
-            let start = try #require(manifest.range(of: "name: \"\(target)\", dependencies:"))
+            let targets = try #require(manifest.range(of: "targets: [\n"))
+            let start = try #require(manifest[targets.upperBound...].range(of: "name: \"\(target)\","))
             let end = try #require(manifest[start.upperBound...].range(of: "swiftSettings"))
             return String(manifest[start.upperBound..<end.lowerBound])
         }

@@ -83,14 +83,18 @@ import Testing
     /// Every `broker_…` name the sources record is a family of the list (none is shown with "no description"), and
     /// every family of the list is recorded somewhere.
     @Test func theSourcesRecordExactlyTheListedFamilies() throws {
-        let sources = DocsAgreeTests.root.appendingPathComponent("Sources/BrokerCore")
-        let enumerator = try #require(FileManager.default.enumerator(atPath: sources.path))
         let literal = try Regex(#""(broker_[a-z_]+)""#)
         var recorded: Set<String> = []
-        while let path = enumerator.nextObject() as? String {
-            guard path.hasSuffix(".swift"), !path.hasSuffix("Metrics+Families.swift") else { continue }
-            let text = try String(contentsOf: sources.appendingPathComponent(path), encoding: .utf8)
-            for match in text.matches(of: literal) { recorded.insert(String(try #require(match.output[1].substring))) }
+        for module in ["BrokerCore", "BrokerHTTP", "BrokerFirebase"] {
+            let sources = DocsAgreeTests.root.appendingPathComponent("Sources/\(module)")
+            let enumerator = try #require(FileManager.default.enumerator(atPath: sources.path))
+            while let path = enumerator.nextObject() as? String {
+                guard path.hasSuffix(".swift"), !path.hasSuffix("Metrics+Families.swift") else { continue }
+                let text = try String(contentsOf: sources.appendingPathComponent(path), encoding: .utf8)
+                for match in text.matches(of: literal) {
+                    recorded.insert(String(try #require(match.output[1].substring)))
+                }
+            }
         }
         recorded.subtract(["broker_console", "broker_csrf"])  // cookies
         #expect(recorded == Set(Metrics.families.map(\.name)))

@@ -1,4 +1,6 @@
 public import BrokerCore
+public import BrokerFirebase
+public import BrokerHTTP
 public import BrokerTesting
 public import Foundation
 
@@ -31,13 +33,15 @@ public final class FuzzBroker: Sendable {
                 let stubs = try StubProviders()
                 let config = try BrokerConfig(
                     parsing: StubProviders.brokerConfig(stubsAt: InProcessBroker.stubsBaseURL).serialized(),
-                    environment: [:])
+                    environment: [:], sections: FirebaseModule.configSections)
                 let clock = ManualClock(now)
                 let logs = RecentLogSink()
+                let client = httpClient ?? stubs.inProcessClient()
                 let services = try await BrokerServices.make(
-                    config: config, store: MemoryBrokerStore(clock: clock), httpClient: httpClient ?? stubs.inProcessClient(),
+                    config: config, store: MemoryBrokerStore(clock: clock), httpClient: client,
                     passwords: SaltedDigestPasswordHasher(), adminToken: "fuzz-admin-token", clock: clock,
-                    logger: Logger(sink: logs))
+                    logger: Logger(sink: logs),
+                    modules: [try FirebaseModule(config: config, httpClient: client, clock: clock)])
                 return FuzzBroker(stubs: stubs, services: services, clock: clock, logs: logs)
             } catch {
                 fuzzFailure("the fuzz harness could not build the broker: \(error)")

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerFirebase
 import BrokerTesting
 import Foundation
 import FuzzSupport
@@ -12,13 +13,14 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
     runFuzzer(argc, argv, fuzzConfig)
 }
 
-/// `BrokerConfig(parsing:environment:)` on the fuzz bytes, then the provider registry built from it with the
+/// `BrokerConfig(parsing:environment:sections:)` on the fuzz bytes (with the Firebase module's sections, as `serve`), then the provider registry built from it with the
 /// built-in catalog (each provider's factory validating its entry). Any thrown error is an answer; a crash is a
 /// finding.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzConfig(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let bytes = fuzzBytes(start, count)
-    guard let config = try? BrokerConfig(parsing: bytes, environment: [:]) else { return 0 }
+    guard let config = try? BrokerConfig(parsing: bytes, environment: [:], sections: FirebaseModule.configSections)
+    else { return 0 }
     let context = ProviderContext(
         httpClient: client, clock: ManualClock(), metrics: Metrics(), logger: .disabled, clockSkew: config.clockSkew,
         allowInsecureURLs: config.allowInsecureProviderURLs)

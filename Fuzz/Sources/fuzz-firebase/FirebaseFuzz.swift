@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerFirebase
 import Foundation
 import FuzzSupport
 

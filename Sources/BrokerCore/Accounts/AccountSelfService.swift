@@ -1,9 +1,9 @@
 public import Foundation
 
-/// What signed-in users do to their own accounts, whichever surface asks (`/v1/me`, the compatibility listener's
-/// `accounts:update` and `accounts:delete`): each change checked, written and audited in its own transaction, a
-/// sensitive one (a password change, a deletion) only with a sign-in at most five minutes old (contract section 4),
-/// and a password change renewing the session that asked, since it ends every other.
+/// What signed-in users do to their own accounts, whichever surface asks (`/v1/me`, or another listener's account
+/// calls): each change checked, written and audited in its own transaction, a sensitive one (a password change, a
+/// deletion) only with a sign-in at most five minutes old (contract section 4), and a password change renewing the
+/// session that asked, since it ends every other.
 public struct AccountSelfService: Sendable {
     let accounts: AccountService
     let sessions: SessionService
@@ -27,7 +27,7 @@ public struct AccountSelfService: Sendable {
 
     /// Refuses a sensitive change asked with a session that signed in more than five minutes ago; a guest's session
     /// always counts as recent, since a guest cannot sign in again (contract sections 4 and 13).
-    func requireRecentSignIn(_ user: User) throws {
+    public func requireRecentSignIn(_ user: User) throws {
         try sessions.requireRecentSignIn(user)
     }
 
@@ -36,10 +36,10 @@ public struct AccountSelfService: Sendable {
         try await accounts.updateProfile(user.account.id, change, requestID: requestID)
     }
 
-    /// Sets a new password (recent sign-in required): every other session ends in the change's transaction and
-    /// the new session's tokens are answered, its sign-in method named `provider` on `surface` (the native API
-    /// keeps the asking session's; the compatibility listener's SDKs see `password`). The new session keeps the
-    /// asking session's `auth_time`: a change is no sign-in (contract section 4).
+    /// Sets a new password (recent sign-in required): every other session ends in the change's transaction and the new
+    /// session's tokens are answered, its sign-in method named `provider` on `surface` (the native API keeps the asking
+    /// session's; another listener may name `password`). The new session keeps the asking session's `auth_time`: a
+    /// change is no sign-in (contract section 4).
     public func changePassword(
         _ user: User, to password: String, provider: String, surface: SessionSurface, requestID: String
     ) async throws -> SignInResult {

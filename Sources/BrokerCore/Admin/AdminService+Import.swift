@@ -1,4 +1,5 @@
-/// Accounts an administrator's call imports (the Firebase admin API's `batchCreate`, mapped by its module).
+/// Accounts an administrator's call imports, planned by the surface that took them (a batch of another system's
+/// user records).
 extension AdminService {
     /// Writes `accounts` (planned and checked by the caller, each with its `imported` record) in one transaction,
     /// origin `import`, each audited as `import` with `requestID` and announced as `user.created` in it; when the

@@ -39,8 +39,8 @@ public struct BrokerServices: Sendable {
     /// Where providers' webhooks report account events (``AccountLifecycle`` as built by ``make``; nil: their
     /// routes answer 501).
     public let lifecycle: (any ProviderLifecycle)?
-    /// The store behind everything.
-    public let store: any BrokerStore
+    /// The store behind everything: the core's alone (the surfaces, in other modules, cannot see it).
+    let store: any BrokerStore
     /// The clock.
     public let clock: any Clock
     /// Metrics.
@@ -181,14 +181,14 @@ public struct BrokerServices: Sendable {
 
 extension BrokerServices {
     /// Throws when the storage does not answer a trivial query: what readiness reports.
-    var storageCheck: @Sendable () async throws -> Void {
+    public var storageCheck: @Sendable () async throws -> Void {
         let store = store
         return { try await store.checkStorage() }
     }
 
     /// Opens the admin console's sessions, or answers nil when no admin token is configured (then no session
     /// authenticates).
-    var consoleSessionsOpener: @Sendable () async -> ConsoleSessions? {
+    public var consoleSessionsOpener: @Sendable () async -> ConsoleSessions? {
         let (gate, store, clock) = (adminGate, store, clock)
         return { await gate.consoleSessionKey.map { ConsoleSessions(store: store, clock: clock, key: $0) } }
     }

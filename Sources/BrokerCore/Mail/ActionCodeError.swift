@@ -14,6 +14,9 @@ public struct ActionCodeError: CodedError {
         case accountNotFound
         /// The `continueUrl` is not an absolute URL with a host, or is longer than 2,048 bytes.
         case invalidContinueURL
+        /// An email sign-in code linked to an account that holds another address (changing an address is the
+        /// email change's, which tells the old address).
+        case otherAddress
     }
 
     /// The reason.

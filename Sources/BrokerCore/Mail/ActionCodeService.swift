@@ -1,9 +1,8 @@
 import BrokerCrypto
 import Foundation
 
-/// Action codes without mail: the links an admin caller asks for (the compatibility listener's `sendOobCode` with
-/// `returnOobLink`), the look-up of a code (the compatibility listener's `resetPassword` with `oobCode` alone), confirming a
-/// verification or reset, and signing in with an email sign-in code (the compatibility listener's `signInWithEmailLink`).
+/// Action codes without mail: the links an admin caller asks for to hand out itself, the look-up of what a code is
+/// for (without using it up), confirming a verification or reset, and signing in with an email sign-in code.
 ///
 /// Codes are those of ``EmailActionService``: 32 random bytes (base64url, no padding), stored only as SHA-256
 /// hashes, valid for ``EmailActionService/codeLifetime``, used up by the account write that acts on them (a
@@ -78,7 +77,7 @@ public struct ActionCodeService: Sendable {
     /// never had its email verified may have been made by someone else with this address: whoever made it knows the
     /// password, and whoever reads the inbox may instead choose a new password, which signs the maker out.
     public enum VerificationProof: Sendable, Equatable {
-        /// The code alone (`/v1/oob/confirm`, the compatibility listener).
+        /// The code alone (`/v1/oob/confirm`, other listeners).
         case code
         /// The code alone on the broker's page, which found that the account needs no other proof: the change's
         /// transaction checks that it still needs none, so a password set on a never-verified account between the
@@ -398,20 +397,19 @@ public struct ActionCodeService: Sendable {
         }
     }
 
-    /// Links an email sign-in code for `rawEmail` to the signed-in account `id` that is no guest (the compatibility
-    /// listener's `emailLinkSignin` with an `idToken`, as `linkWithCredential` of an email link sends it): the code is
-    /// used and the address, proven by it, is the account's, verified, in one transaction with `session` and the
-    /// `link` event (provider `emailLink`). The address must be the account's own, or the account must have none:
-    /// another one is ``RequestError/Code/invalidRequest`` (changing an address is the email change's, which tells
-    /// the old address); an address another account holds is ``AccountError/Code/emailExists``; the code stays
-    /// unused on every refusal.
+    /// Links an email sign-in code for `rawEmail` to the signed-in account `id` that is no guest: the code is used
+    /// and the address, proven by it, is the account's, verified, in one transaction with `session` and the `link`
+    /// event (provider `emailLink`). The address must be the account's own, or the account must have none: another
+    /// one is ``ActionCodeError/Code/otherAddress`` (changing an address is the email change's, which tells the old
+    /// address); an address another account holds is ``AccountError/Code/emailExists``; the code stays unused on
+    /// every refusal.
     public func linkEmail(
         _ id: AccountID, email rawEmail: String, code: String, session: SessionGrant, requestID: String
     ) async throws -> Account {
         try await spend(code, email: rawEmail, on: id, session: session, requestID: requestID) { account, email in
             guard !account.disabled else { throw AccountError(.userDisabled) }
             if let current = account.email, current.lowercased() != email.lowercased() {
-                throw RequestError.invalidRequest(Self.otherAddress)
+                throw ActionCodeError(.otherAddress)
             }
             account.email = account.email ?? email
         }
@@ -445,10 +443,6 @@ public struct ActionCodeService: Sendable {
             throw AccountError(.notFound)
         }
     }
-
-    /// Why a link of another address than the account's is refused.
-    public static let otherAddress =
-        "The account has another email address: change it first (a verify-and-change link), then link."
 
     /// An unused, unexpired email sign-in code for `rawEmail`: its record, the address as given (trimmed), and the
     /// single-use mark that spends it.
@@ -490,6 +484,6 @@ public struct ActionCodeService: Sendable {
 }
 
 extension AccountOrigin {
-    /// Made by the first email-link sign-in of its address (the compatibility listener's `signInWithEmailLink`).
+    /// Made by the first email-link sign-in of its address.
     public static let emailLink = AccountOrigin(rawValue: "emailLink")
 }

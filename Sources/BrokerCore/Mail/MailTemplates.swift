@@ -101,7 +101,7 @@ public struct MailTemplates: Sendable {
         return out
     }
 
-    static func htmlEscaped(_ text: String) -> String {
+    package static func htmlEscaped(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
             .replacingOccurrences(of: "'", with: "&#39;")

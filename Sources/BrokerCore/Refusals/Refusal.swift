@@ -1,6 +1,6 @@
 /// Every refusal the broker gives, surface-neutral: layer errors say which one they are (``CodedError/refusal``),
 /// and each surface answers every case in its own dialect with one exhaustive `switch` (the native API's error
-/// mapper, the compatibility listener's), so a new case breaks every surface's build until each answers it.
+/// mapper, another listener's), so a new case breaks every surface's build until each answers it.
 /// A refusal carries the reasons a surface needs to choose its answer (which part of a password sign-in was wrong,
 /// which refresh-token problem), so no surface reads the store to explain an error.
 public enum Refusal: Sendable, Equatable {
@@ -60,6 +60,9 @@ public enum Refusal: Sendable, Equatable {
     case lastIdentity
     /// A photo URL the account may not hold (``PhotoURL``).
     case invalidPhotoURL
+    /// An administrator's request not authenticated (``AdminGate``): no token, a wrong one, or one in the query
+    /// (401); too many failures from the address (429, with seconds to wait).
+    case adminAuthentication(AdminAuthenticationError.Code, retryAfter: Int?)
     /// An administrator's account operation refused (``AccountAdminError``), with its detail.
     case adminRefused(AccountAdminError.Code, detail: String)
     /// A change to the OpenID Connect providers managed at run time refused (``ProviderConfigError``).
@@ -133,6 +136,7 @@ extension Refusal {
         case .invalidLoginCredentials: "INVALID_LOGIN_CREDENTIALS"
         case .tooManyAttempts, .passwordHashingBusy: "TOO_MANY_ATTEMPTS"
         case .lastIdentity: "LAST_IDENTITY"
+        case .adminAuthentication(let code, _): code == .lockedOut ? "TOO_MANY_ATTEMPTS" : "UNAUTHENTICATED"
         case .adminRefused(let code, _): code == .userNotFound ? "NOT_FOUND" : "INVALID_REQUEST"
         case .providerConfig(let code, _): code == .configurationNotFound ? "NOT_FOUND" : "INVALID_REQUEST"
         case .invalidRefreshToken: "INVALID_REFRESH_TOKEN"
@@ -162,7 +166,7 @@ extension Refusal {
             case .invalidCode: "INVALID_OOB_CODE"
             case .expiredCode: "EXPIRED_OOB_CODE"
             case .wrongEmail: "INVALID_EMAIL"
-            case .missingNewPassword, .accountNotFound, .invalidContinueURL: "INVALID_REQUEST"
+            case .missingNewPassword, .accountNotFound, .invalidContinueURL, .otherAddress: "INVALID_REQUEST"
             }
         case .storageUnavailable: "STORAGE_UNAVAILABLE"
         case .hookUnavailable: "HOOK_UNAVAILABLE"

@@ -1,4 +1,5 @@
 public import BrokerCore
+import BrokerHTTP
 import BrokerCrypto
 import Foundation
 
@@ -11,27 +12,27 @@ extension FirebaseSurface {
 
     /// Adds the account routes to `routes`.
     func mountAdminRoutes(on routes: inout FirebaseRouteTable) {
-        routes.add("POST", Self.adminAccountsPath, access: .admin) { call in try await adminCall { try await adminCreate(call) } }
+        routes.add("POST", Self.adminAccountsPath, access: .admin) { call in try await adminCreate(call) }
         routes.add("POST", Self.adminAccountsPath + ":lookup", access: .admin) { call in
-            try await adminCall { try await adminLookUp(call) }
+            try await adminLookUp(call)
         }
         routes.add("POST", Self.adminAccountsPath + ":update", access: .admin) { call in
-            try await adminCall { try await adminUpdate(call) }
+            try await adminUpdate(call)
         }
         routes.add("POST", Self.adminAccountsPath + ":delete", access: .admin) { call in
-            try await adminCall { try await adminDelete(call) }
+            try await adminDelete(call)
         }
         routes.add("GET", Self.adminAccountsPath + ":batchGet", access: .admin) { call in
-            try await adminCall { try await adminPage(call) }
+            try await adminPage(call)
         }
         routes.add("POST", Self.adminAccountsPath + ":batchCreate", access: .admin) { call in
-            try await adminCall { try await adminImport(call) }
+            try await adminImport(call)
         }
         routes.add("POST", Self.adminAccountsPath + ":batchDelete", access: .admin) { call in
-            try await adminCall { try await adminBatchDelete(call) }
+            try await adminBatchDelete(call)
         }
         routes.add("POST", Self.adminAccountsPath + ":query", access: .admin) { call in
-            try await adminCall { try await adminQuery(call) }
+            try await adminQuery(call)
         }
     }
 
@@ -41,22 +42,10 @@ extension FirebaseSurface {
     func adminOnClientPath(_ verb: String, _ call: FirebaseCall) async throws -> HTTPResponse? {
         guard call.isAdmin, !call.body.has("idToken") else { return nil }
         switch verb {
-        case "lookup": return try await adminCall { try await adminLookUp(call) }
-        case "update": return try await adminCall { try await adminUpdate(call) }
-        case "delete": return try await adminCall { try await adminDelete(call) }
+        case "lookup": return try await adminLookUp(call)
+        case "update": return try await adminUpdate(call)
+        case "delete": return try await adminDelete(call)
         default: return nil
-        }
-    }
-
-    /// Runs `body`, answering the admin service's refusals as Firebase's errors (`CODE : detail`, 400).
-    func adminCall(_ body: () async throws -> HTTPResponse) async throws -> HTTPResponse {
-        do {
-            return try await body()
-        } catch let error as AccountAdminError {
-            let status = error.code == .passwordHashingUnavailable ? 501 : 400
-            throw FirebaseError(error.code.firebaseCode, error.detail.isEmpty ? nil : error.detail, status: status)
-        } catch let error as AccountError where error.code == .notFound {
-            throw FirebaseError.userNotFound
         }
     }
 

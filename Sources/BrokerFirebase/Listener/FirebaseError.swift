@@ -1,4 +1,5 @@
 public import BrokerCore
+public import BrokerHTTP
 /// An error as Firebase Auth's REST API writes it (contract section 11):
 /// `{"error": {"code": 400, "message": "CODE : detail", "errors": [{"message", "domain": "global",
 /// "reason": "invalid"}]}}`. Firebase's SDKs read the code from the start of `message` (up to ` : `), so the
@@ -173,6 +174,9 @@ public struct FirebaseError: Error, Sendable, Equatable {
             }
         case .invalidRefreshToken: return FirebaseError("INVALID_REFRESH_TOKEN")
         case .unauthenticated: return invalidIDToken
+        // The listener authenticates administrators by its own rule (`Bearer owner`), never through the gate.
+        case .adminAuthentication(.lockedOut, let retryAfter): return mapping(.tooManyAttempts(retryAfter: retryAfter))
+        case .adminAuthentication: return invalidIDToken
         case .recentSignInRequired: return FirebaseError("CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
         // The sign-in routes answer a pending sign-in with 200 and `mfaPendingCredential`; elsewhere it is refused.
         case .secondFactorRequired: return FirebaseError("MFA_REQUIRED", "Finish with accounts/mfaSignIn:finalize.")
@@ -232,6 +236,10 @@ public struct FirebaseError: Error, Sendable, Equatable {
         case .accountNotFound: FirebaseError("EMAIL_NOT_FOUND")
         case .invalidContinueURL:
             FirebaseError("INVALID_CONTINUE_URI", "expected an absolute URI with valid scheme and host")
+        case .otherAddress:
+            FirebaseError(
+                "EMAIL_CHANGE_NEEDS_VERIFICATION",
+                "The account has another email address: change it first (a verify-and-change link), then link.")
         }
     }
 

@@ -1,4 +1,5 @@
 public import BrokerCore
+import BrokerHTTP
 import Foundation
 
 /// What every request to the Firebase listener passes before its handler runs, in this order, and nothing is

@@ -1,4 +1,5 @@
 public import BrokerCore
+public import BrokerHTTP
 /// Which web pages may drive the Firebase listener (contract section 11): the loopback origins, where web apps
 /// under development run (`http://localhost[:port]`, `http://127.0.0.1[:port]`, `http://[::1][:port]`), and
 /// the exact origins of `firebaseCompat.allowedOrigins`. A request carrying any other `Origin` is refused (403,

@@ -1,4 +1,5 @@
 public import BrokerCore
+import BrokerHTTP
 extension FirebaseSurface {
     /// `accounts:lookup` / `getAccountInfo` with the user's `idToken`: `{"users": [UserInfo]}`, the password hash
     /// redacted.

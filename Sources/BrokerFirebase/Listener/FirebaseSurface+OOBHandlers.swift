@@ -1,4 +1,5 @@
 public import BrokerCore
+import BrokerHTTP
 import Foundation
 
 /// The handlers of the out-of-band flows (contract sections 9 and 11), in Firebase's wire format: they decode
@@ -219,13 +220,9 @@ extension FirebaseSurface {
                     user.signedIn, emailLinkCode: code, email: email, actionCodes: actionCodes,
                     requestID: call.requestID, surface: .firebase)
             } else {
-                do {
-                    result = try await services.signIn.link(
-                        user.signedIn, emailLinkCode: code, email: email, actionCodes: actionCodes,
-                        requestID: call.requestID, surface: .firebase)
-                } catch let error as RequestError where error.detail == ActionCodeService.otherAddress {
-                    throw FirebaseError("EMAIL_CHANGE_NEEDS_VERIFICATION", error.detail)
-                }
+                result = try await services.signIn.link(
+                    user.signedIn, emailLinkCode: code, email: email, actionCodes: actionCodes,
+                    requestID: call.requestID, surface: .firebase)
             }
         } else {
             result = try await services.signIn.signIn(

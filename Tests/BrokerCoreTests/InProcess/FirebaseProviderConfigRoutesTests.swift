@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerCrypto
 import BrokerFirebase
+import BrokerHTTP
 import BrokerTesting
 import Foundation
 import Testing

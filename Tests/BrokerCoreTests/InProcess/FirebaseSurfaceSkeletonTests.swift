@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerHTTP
 import BrokerFirebase
 import BrokerCrypto
 import BrokerTesting
