@@ -10,6 +10,7 @@ final class WatchedSQLDatabase: SQLDatabase, @unchecked Sendable {
     private var failing: String?
     private var counted: String?
     private var count = 0
+    private var writeCount = 0
 
     init(_ inner: any SQLDatabase) { self.inner = inner }
 
@@ -27,10 +28,17 @@ final class WatchedSQLDatabase: SQLDatabase, @unchecked Sendable {
     /// The statements counted so far.
     var statements: Int { lock.withLock { count } }
 
+    /// Counts, from now on, the write transactions.
+    func countWrites() { lock.withLock { writeCount = 0 } }
+
+    /// The write transactions begun since ``countWrites()``.
+    var writes: Int { lock.withLock { writeCount } }
+
     var dialect: SQLDialect { inner.dialect }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
-        try await inner.write { connection in
+        lock.withLock { writeCount += 1 }
+        return try await inner.write { connection in
             let watched = Watched(connection, database: self)
             let result = try body(watched)
             if watched.failed { throw SQLError(.unavailable, "the commit failed") }

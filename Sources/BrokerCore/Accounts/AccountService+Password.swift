@@ -45,6 +45,9 @@ extension AccountService {
         public var verifiedHash: String
         /// An Argon2id hash of the password replacing an imported one, if one was made.
         public var rehash: String?
+        /// The lockout key whose failed attempts the sign-in's commit forgets; nil for an account with a second
+        /// factor, whose count is kept until the second factor completes (contract section 14).
+        public var clearsFailuresOf: String?
     }
 
     /// Checks email and password (a password sign-in's authentication). A wrong email and a wrong password get the
@@ -69,20 +72,20 @@ extension AccountService {
             throw AccountError(.invalidLoginCredentials, credentialProblem: .wrongPassword)
         }
         guard !account.disabled else { throw AccountError(.userDisabled) }
-        // An account with a second factor keeps its count until the second factor completes (contract section 14).
-        if try await secondFactors?.secondFactors(uid: account.id).isEmpty ?? true {
-            try await store.clearLoginFailures(emailKey: key)
-        }
+        // The count ends with the sign-in's commit; an account with a second factor keeps it until the second factor
+        // completes (contract section 14).
+        let clears = try await secondFactors?.secondFactors(uid: account.id).isEmpty ?? true
         // An imported hash (imported scrypt and the others) is replaced by Argon2id in the sign-in's own
         // transaction (contract section 8). When the hasher's queue is full the sign-in goes on with the old hash:
         // the next one upgrades it.
         let rehash = passwords.needsRehash(hash) ? try? await passwords.hash(password) : nil
-        return VerifiedPassword(account: account, verifiedHash: hash, rehash: rehash)
+        return VerifiedPassword(
+            account: account, verifiedHash: hash, rehash: rehash, clearsFailuresOf: clears ? key : nil)
     }
 
     /// Records a verified password sign-in: `session` stored with it, and with `requestID` its `sign_in` audit
-    /// event, and the rehash, in one transaction; the password verified must still be the account's (a takeover
-    /// may have removed it meanwhile: then `invalidLoginCredentials`).
+    /// event, the rehash and the end of the lockout's count, in one transaction; the password verified must still be
+    /// the account's (a takeover may have removed it meanwhile: then `invalidLoginCredentials`).
     public func recordPasswordSignIn(
         _ verified: VerifiedPassword, session: SessionGrant? = nil, requestID: String? = nil
     ) async throws -> Account {
@@ -90,7 +93,8 @@ extension AccountService {
         let id = verified.account.id
         do {
             let events = requestID.map { [Self.passwordEvent(.signIn, uid: id, at: now, requestID: $0)] }
-            let options = AccountWriteOptions(issuing: session, recording: events ?? [])
+            let options = AccountWriteOptions(
+                issuing: session, recording: events ?? [], clearingLoginFailures: verified.clearsFailuresOf)
             return try await store.recordPasswordSignIn(
                 id: id, verifiedHash: verified.verifiedHash, rehash: verified.rehash, at: now, options: options)
         } catch let error as AccountStoreError where error.code == .notFound {

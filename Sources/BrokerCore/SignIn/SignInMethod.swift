@@ -3,7 +3,8 @@ import Foundation
 /// One way to prove who you are: a provider token, a password, a sign-up, a custom token, an email link. A method
 /// fills in only its own part of a sign-in; ``SignInFlow/run(_:_:)`` runs the phases every sign-in shares.
 ///
-/// Its three parts: ``authenticate(_:)`` verifies what the caller presented and writes nothing; ``decide(_:_:)``
+/// Its three parts: ``authenticate(_:)`` verifies what the caller presented, writing at most what the check itself
+/// must keep even when it fails (a password attempt counted toward the lockout); ``decide(_:_:)``
 /// reads which account the sign-in reaches and what it will do to it (asked only when a second-factor or hooks
 /// phase needs it); ``commit(_:session:context:)`` decides again inside one transaction and writes the account
 /// change (found, created, linked, taken over) with the session, the single-use mark, the audit event and the
@@ -34,7 +35,8 @@ public protocol SignInMethod: Sendable {
     /// How the method stands toward an account's second factor.
     var secondFactor: SecondFactorRule { get }
 
-    /// Verifies what the caller presented. Writes nothing.
+    /// Verifies what the caller presented. Writes nothing of the sign-in: only what the check must keep when it fails
+    /// (a password attempt, counted toward the lockout before the password is checked).
     func authenticate(_ context: SignInContext) async throws -> Proof
     /// Reads the account the sign-in reaches and what it will do to it. Writes nothing; a refusal the commit would
     /// give for what it reads (a disabled account, another account's email) may be given here.
@@ -113,7 +115,7 @@ public enum SignInStep: Sendable {
 
 /// Why a new session is made for an account that is already signed in.
 public enum RenewalReason: String, Sendable {
-    /// Another provider was linked (the compatibility listener answers new tokens).
+    /// Another provider was linked (a surface that answers a link with new tokens).
     case link
     /// The password changed (every other session ended in the change's transaction).
     case passwordChange

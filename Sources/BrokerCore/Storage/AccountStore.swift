@@ -129,13 +129,18 @@ public struct AccountWriteOptions: Sendable, Equatable {
     /// Stores these action codes in the same transaction (``EmailActionStore``), so that a mail the change queues
     /// and the code its link holds exist exactly when the change committed (an email change's recovery code).
     public var storingCodes: [OOBCodeRecord]
+    /// Forgets the failed password attempts counted under this key (``LoginAttemptStore``) in the same transaction:
+    /// a password sign-in's commit, so the lockout's count ends exactly when the sign-in is stored.
+    public var clearingLoginFailures: String?
 
     /// Creates options.
     public init(
         consuming: SingleUseMark? = nil, revokeSessions: Bool = false, issuing: SessionGrant? = nil,
         recording: [AuditEvent] = [], enqueuing: [OutboxJob] = [], cutsOffCustomTokens: Bool = false,
-        customTokenIssuedAt: Date? = nil, removesSecondFactors: Bool = false, storingCodes: [OOBCodeRecord] = []
+        customTokenIssuedAt: Date? = nil, removesSecondFactors: Bool = false, storingCodes: [OOBCodeRecord] = [],
+        clearingLoginFailures: String? = nil
     ) {
+        self.clearingLoginFailures = clearingLoginFailures
         self.storingCodes = storingCodes
         self.removesSecondFactors = removesSecondFactors
         self.cutsOffCustomTokens = cutsOffCustomTokens

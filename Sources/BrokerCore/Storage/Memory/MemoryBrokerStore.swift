@@ -434,6 +434,7 @@ public actor MemoryBrokerStore: BrokerStore {
             storeOutboxJob(job)
         }
         for code in options.storingCodes { insert(code) }
+        if let key = options.clearingLoginFailures { clearLoginFailures(emailKey: key) }
     }
 
     private func revokeTokens(at date: Date, where matches: (RefreshTokenRecord) -> Bool) {

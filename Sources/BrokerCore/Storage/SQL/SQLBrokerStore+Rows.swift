@@ -69,6 +69,9 @@ extension SQLBrokerStore {
             try connection.execute(insertOutboxJob, outboxJobValues(job))
         }
         for code in options.storingCodes { try insert(code, in: connection) }
+        if let key = options.clearingLoginFailures {
+            try connection.execute("DELETE FROM password_failures WHERE email_key = ?", [.text(key)])
+        }
     }
 
     // MARK: - Custom-token cutoffs
