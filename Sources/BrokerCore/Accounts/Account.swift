@@ -1,7 +1,7 @@
 import BrokerCrypto
 public import Foundation
 
-/// The broker's id for an account (`uid` on the compatibility listener): 28 characters of base-62.
+/// The broker's id for an account, its uid: 28 characters of base-62.
 public struct AccountID: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
     /// The uid text.
     public var rawValue: String
@@ -52,8 +52,8 @@ public struct Identity: Sendable, Equatable {
     /// deleted), sealed: base64 of an AES-256-GCM box under `BROKER_ENCRYPTION_KEY`, never the token in clear.
     /// Admin views show only whether one is held.
     public var providerToken: String?
-    /// The kind of credential that linked it (an ID token or an access token), which names it on the compatibility
-    /// listener (its docs, "Provider ids"); nil for an identity stored before the kind was (legacy), or
+    /// The kind of credential that linked it (an ID token or an access token), by which a surface may name the
+    /// identity; nil for an identity stored before the kind was (legacy), or
     /// linked by no credential (an import that does not say, a uid prefix).
     public var kind: CredentialKind?
 
@@ -77,8 +77,8 @@ public struct Account: Sendable, Equatable {
     public var id: AccountID
     /// The account's email; at most one account holds a given email, compared case-insensitively.
     public var email: String?
-    /// The account's phone number in E.164 (`+` and 2 to 15 digits), shown as `phoneNumber` on the compatibility listener; at most
-    /// one account holds a given number. An attribute only: the broker sends no SMS and signs no one in with it.
+    /// The account's phone number in E.164 (`+` and 2 to 15 digits); at most one account holds a given number.
+    /// An attribute only: the broker sends no SMS and signs no one in with it.
     public var phoneNumber: String?
     /// Whether that email is known to belong to the user.
     public var emailVerified: Bool

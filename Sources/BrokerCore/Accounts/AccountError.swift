@@ -37,8 +37,8 @@ public struct AccountError: CodedError {
     public var existingKinds: [ProviderID: CredentialKind] = [:]
     /// For `tooManyAttempts`: seconds until an attempt is allowed again.
     public var retryAfter: Int?
-    /// For `invalidLoginCredentials`: which part was wrong, for a surface that may say so (the compatibility listener
-    /// without email enumeration protection); the native API never does.
+    /// For `invalidLoginCredentials`: which part was wrong, for a surface that may say so (one configured without
+    /// email enumeration protection); the native API never does.
     public var credentialProblem: CredentialProblem?
 
     /// Which part of a password sign-in was wrong.

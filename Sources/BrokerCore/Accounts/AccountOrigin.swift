@@ -11,7 +11,7 @@ public struct AccountOrigin: RawRepresentable, Hashable, Sendable, Codable, Cust
     public static let signup = AccountOrigin(rawValue: "signup")
     /// Made by `broker admin import`.
     public static let `import` = AccountOrigin(rawValue: "import")
-    /// Made by an administrator through the compatibility listener's admin API (`accounts`, create).
+    /// Made by an administrator through an admin call that creates accounts (`/admin/v1` has none).
     public static let admin = AccountOrigin(rawValue: "admin")
     /// Made by `POST /v1/signin/anonymous` (a guest, contract section 13); kept after its upgrade.
     public static let anonymous = AccountOrigin(rawValue: "anonymous")

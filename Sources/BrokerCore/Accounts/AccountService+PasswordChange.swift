@@ -1,10 +1,9 @@
 import Foundation
 
 extension AccountService {
-    /// Sets the signed-in user's password (the compatibility listener's `accounts:update` with `password`, as
-    /// `updatePassword` sends it): the account needs an email; the password follows ``PasswordPolicy``. Every
-    /// other session of the account ends (and, with a service account, its sessions beyond the broker's), and `session` is
-    /// stored, in one transaction with the new hash and the `password_change` audit event.
+    /// Sets the signed-in user's password: the account needs an email; the password follows ``PasswordPolicy``.
+    /// Every other session of the account ends (and its sessions beyond the broker's, ``SessionRevocation``), and
+    /// `session` is stored, in one transaction with the new hash and the `password_change` audit event.
     public func changePassword(
         _ id: AccountID, to password: String, session: SessionGrant, requestID: String?
     ) async throws -> Account {

@@ -1,5 +1,5 @@
-/// The phone numbers an account may hold: E.164 as the compatibility listener checks it, `+` then 2 to 15 digits, the first not 0
-/// (`+15551234567`). Stored exactly as given; at most one account holds a number.
+/// The phone numbers an account may hold: E.164, `+` then 2 to 15 digits, the first not 0 (`+15551234567`).
+/// Stored exactly as given; at most one account holds a number.
 public enum PhoneNumber {
     /// The longest E.164 number, its `+` included.
     public static let maximumLength = 16

@@ -24,7 +24,7 @@ public struct AccountPatch: Sendable, Equatable {
     /// Whether the password goes, and the email with it.
     public var removesPassword: Bool
     /// Whether the account must keep a way to sign in (the broker's rule: an unlink or a password removal that
-    /// would leave none is `lastIdentity`); false lets it go, as the compatibility listener's admin calls do.
+    /// would leave none is `lastIdentity`); false lets it go, for a surface whose admin calls allow that.
     public var keepsAWayIn: Bool = true
     /// Whole epoch seconds: ID tokens issued before it stop working, and the account's sessions are revoked
     /// (the broker's and those beyond it, ``SessionRevocation``).

@@ -1,9 +1,9 @@
 import Foundation
 
 /// An administrator's account operations beyond the admin API's own (create with a chosen uid, a full update,
-/// look-ups by any identifier, pages, batches), in the broker's terms: the compatibility listener's admin calls
-/// only translate their wire format to these. Every change is audited with actor `admin`, as the admin API's are;
-/// a refused call changes nothing.
+/// look-ups by any identifier, pages, batches), in the broker's terms: a surface that offers them only translates
+/// its wire format to these. Every change is audited with actor `admin`, as the admin API's are; a refused call
+/// changes nothing.
 extension AdminService {
     /// The longest display name kept.
     public static let maximumDisplayNameLength = 256

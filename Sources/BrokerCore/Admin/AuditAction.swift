@@ -32,7 +32,7 @@ public enum AuditAction: RawRepresentable, Hashable, Sendable, CustomStringConve
     case consoleSignIn
     /// An administrator signed out of the console.
     case consoleSignOut
-    /// An administrator made an account through the compatibility listener's admin API.
+    /// An administrator made an account through an admin call that creates accounts (`/admin/v1` has none).
     case create
     /// An account was imported.
     case `import`
@@ -77,8 +77,8 @@ public enum AuditAction: RawRepresentable, Hashable, Sendable, CustomStringConve
     case emailChange
     /// The recovery link an email change mailed to the old address put that address back.
     case emailRecover
-    /// A user had a provider token revoked at its provider (the compatibility listener's `accounts:revokeToken`):
-    /// the revocation was queued.
+    /// A user had a provider token revoked at its provider (from a fresh authorization code the app sent): the
+    /// revocation was queued.
     case providerTokenRevoke
     /// A passkey was registered (contract section 15); its sign-ins are `signIn` events with provider `passkey`.
     case passkeyRegister

@@ -1,9 +1,9 @@
 import Foundation
 
-/// An OpenID Connect provider as the admin API and the compatibility listener's `oauthIdpConfigs` show it: one
-/// managed at run time (its client secret opened) or one of the config file (read-only).
+/// An OpenID Connect provider as the admin API and other surfaces show it: one managed at run time (its client
+/// secret opened) or one of the config file (read-only).
 public struct OIDCProviderConfig: Sendable, Equatable {
-    /// The provider's id (`oidc.<id>` on the compatibility listener, `/v1/signin/<id>` natively).
+    /// The provider's id (`/v1/signin/<id>` natively, `oidc.<id>` in audit events).
     public var id: String
     /// The audience its ID tokens must carry.
     public var clientID: String
@@ -15,9 +15,9 @@ public struct OIDCProviderConfig: Sendable, Equatable {
     public var enabled: Bool
     /// The client secret, in clear; nil when none was given.
     public var clientSecret: String?
-    /// `responseType.idToken`.
+    /// Whether the provider answers with an ID token.
     public var idTokenResponse: Bool
-    /// `responseType.code` (needs a client secret).
+    /// Whether the provider answers with a code (needs a client secret).
     public var codeResponse: Bool
     /// Whether it is one of the config file's (then it cannot be changed at run time).
     public var readOnly: Bool
@@ -39,12 +39,12 @@ public struct OIDCProviderConfig: Sendable, Equatable {
     }
 }
 
-/// The OpenID Connect providers managed at run time (contract section 11; the admin API's `/admin/v1/providers`
-/// and the compatibility listener's `oauthIdpConfigs`): checked, stored through ``ProviderConfigStore`` with the
-/// client secret sealed with `BROKER_ENCRYPTION_KEY` (refused without it), each change audited once
-/// (`provider_config`, the outcome `created`, `updated` or `deleted`, the provider as `oidc.<id>`, the actor
-/// admin). The config file's OIDC providers (`"type": "oidc"`) are listed too, read-only; an id the config file
-/// uses (even for a disabled entry) cannot be created. Creating one fetches nothing.
+/// The OpenID Connect providers managed at run time (contract section 11; the admin API's `/admin/v1/providers`, and
+/// any other surface's): checked, stored through ``ProviderConfigStore`` with the client secret sealed with
+/// `BROKER_ENCRYPTION_KEY` (refused without it), each change audited once (`provider_config`, the outcome `created`,
+/// `updated` or `deleted`, the provider as `oidc.<id>`, the actor admin). The config file's OIDC providers
+/// (`"type": "oidc"`) are listed too, read-only; an id the config file uses (even for a disabled entry) cannot be
+/// created. Creating one fetches nothing.
 public struct ProviderConfigService: Sendable {
     let store: any BrokerStore
     let cipher: OutboxCipher?

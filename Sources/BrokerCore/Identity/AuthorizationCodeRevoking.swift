@@ -1,9 +1,9 @@
 public import Foundation
 
 /// A provider that revokes, at its user's request, what an authorization code of that user grants: the app
-/// re-authorizes the user with the provider and sends the fresh code (the compatibility listener's
-/// `accounts:revokeToken`, which apps send before they delete an account; contract sections 10 and 11). The code is
-/// exchanged at once; the token it yields is revoked through the outbox, as a deletion's revocation is.
+/// re-authorizes the user with the provider and sends the fresh code (apps do so before they delete an account;
+/// contract sections 10 and 11). The code is exchanged at once; the token it yields is revoked through the outbox,
+/// as a deletion's revocation is.
 public protocol AuthorizationCodeRevoking: IdentityProvider {
     /// Whether this provider's configuration can exchange codes (a client secret is configured).
     var revokesAuthorizationCodes: Bool { get }

@@ -65,8 +65,8 @@ public struct EmailActionService: Sendable {
     }
 
     /// Queues a reset mail when an account holds `email`; answers the same either way (no enumeration),
-    /// and counts the request either way. With `requiringAccount` (a surface that tells unknown addresses apart:
-    /// the compatibility listener without email enumeration protection) an address no account holds is
+    /// and counts the request either way. With `requiringAccount` (a surface that tells unknown addresses apart,
+    /// one configured without email enumeration protection) an address no account holds is
     /// ``ActionCodeError/Code/accountNotFound``, counted and stored nothing.
     @discardableResult
     public func requestPasswordReset(
@@ -78,9 +78,8 @@ public struct EmailActionService: Sendable {
             requiringAccount: requiringAccount)
     }
 
-    /// Queues an email sign-in mail (the compatibility listener's `EMAIL_SIGNIN`) to `email`, whether or not an account holds
-    /// it (the sign-in creates one when none does); a disabled account's address gets none. Counts toward the
-    /// per-address limit like the other mails.
+    /// Queues an email sign-in mail to `email`, whether or not an account holds it (the sign-in creates one when
+    /// none does); a disabled account's address gets none. Counts toward the per-address limit like the other mails.
     @discardableResult
     public func requestEmailSignIn(
         email rawEmail: String, continueURL: String?, acceptLanguage: String?, requestID: String

@@ -54,8 +54,8 @@ public protocol EmailActionStore: Sendable {
     ) async throws -> Bool
     /// The record of the code with this hash, used or not, expired or not.
     func oobCode(hash: String) async throws -> OOBCodeRecord?
-    /// Stores `code` and `events` in one transaction, without counting a mail request (a link handed to an
-    /// admin caller, the compatibility listener's `returnOobLink`, sends no mail). A code hash stored before is `alreadyExists`.
+    /// Stores `code` and `events` in one transaction, without counting a mail request (a link handed to an admin
+    /// caller sends no mail). A code hash stored before is `alreadyExists`.
     func storeOOBCode(_ code: OOBCodeRecord, recording events: [AuditEvent]) async throws
     /// Whether the code with this hash was used up (its single-use mark, `oob:<hash>`, is recorded and has
     /// not expired at `now`).

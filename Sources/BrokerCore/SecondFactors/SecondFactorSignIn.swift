@@ -15,16 +15,15 @@ struct TOTPSecondFactorPhase: SecondFactorPhase {
     }
 }
 
-/// `POST /v1/signin/mfa` (and the compatibility listener's `accounts/mfaSignIn:finalize`): a held sign-in finished
-/// with a TOTP code or a recovery code. Its decide finds the pending account; its commit spends the pending
-/// credential and checks again, in its transaction, that the factor is still enrolled and the step unused (or the
-/// recovery code unused), then stores the session the first factor would have made, its ID tokens carrying
-/// `mfa`: `totp` or `recovery`. Counted and audited under `mfa`; a wrong code counts toward the account's lockout,
-/// and a completed second factor clears it in its transaction. So a completion is one commit (the pending
-/// credential spent, the factor's step or recovery code used, the session, the audit events, the lockout cleared)
-/// after the one that counts its attempt before the code is checked (``SecondFactorService/check(_:for:)``, as a
-/// password's: so concurrent guesses cannot all slip under the limit); a crash between them leaves one counted
-/// attempt and the pending sign-in usable.
+/// `POST /v1/signin/mfa` (and another listener's second-factor step): a held sign-in finished with a TOTP code or a
+/// recovery code. Its decide finds the pending account; its commit spends the pending credential and checks again, in
+/// its transaction, that the factor is still enrolled and the step unused (or the recovery code unused), then stores
+/// the session the first factor would have made, its ID tokens carrying `mfa`: `totp` or `recovery`. Counted and
+/// audited under `mfa`; a wrong code counts toward the account's lockout, and a completed second factor clears it in
+/// its transaction. So a completion is one commit (the pending credential spent, the factor's step or recovery code
+/// used, the session, the audit events, the lockout cleared) after the one that counts its attempt before the code is
+/// checked (``SecondFactorService/check(_:for:)``, as a password's: so concurrent guesses cannot all slip under the
+/// limit); a crash between them leaves one counted attempt and the pending sign-in usable.
 struct SecondFactorSignIn: SignInMethod {
     let credential: String
     let answer: SecondFactorService.Answer
@@ -39,8 +38,8 @@ struct SecondFactorSignIn: SignInMethod {
         proof.pending.signInProvider
     }
 
-    /// `mfa`: `totp` or `recovery`; on the compatibility listener also the factor's id, which its token format
-    /// names `second_factor_identifier`.
+    /// `mfa`: `totp` or `recovery`; on another listener also the factor's id (`mfa_factor_id`), for that listener's
+    /// token format.
     func sessionClaims(_ proof: SecondFactorService.Checked) -> String? {
         switch proof.proof {
         case .totp(let factorID, _) where proof.pending.surface != .native:

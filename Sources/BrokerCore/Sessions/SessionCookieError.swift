@@ -1,8 +1,9 @@
-/// Why a Firebase session cookie was not minted or not accepted, compared by code.
+/// Why a session cookie (a long-lived ID token a server keeps in a cookie) was not minted or not accepted, compared
+/// by code.
 public struct SessionCookieError: CodedError {
     /// The stable reasons.
     public enum Code: String, Sendable {
-        /// `validDuration` is outside 300 seconds to 14 days (Firebase's `INVALID_DURATION`).
+        /// `validDuration` is outside 300 seconds to 14 days.
         case invalidDuration
         /// The cookie is malformed, not signed by the broker's keys, for another project, or expired.
         case invalidCookie

@@ -173,9 +173,9 @@ public struct SignInFlow: Sendable {
         return try await run(method, SignInContext(requestID: requestID, surface: surface)).result
     }
 
-    /// Signs in with a custom token that `verify` checks (the compatibility listener's `signInWithCustomToken`): its uid
-    /// is created when unknown (`isNewUser`); a token minted up to the uid's cutoff is refused. The token's
-    /// `claims` go into every ID token of the session (as the compatibility contract puts them), not on the account.
+    /// Signs in with a custom token that `verify` checks: its uid is created when unknown (`isNewUser`); a token minted
+    /// up to the uid's cutoff is refused. The token's `claims` go into every ID token of the session (as the
+    /// compatibility contract puts them), not on the account.
     public func signIn(
         customToken verify: @escaping @Sendable () async throws -> CustomTokenProof, requestID: String,
         surface: SessionSurface
@@ -184,8 +184,8 @@ public struct SignInFlow: Sendable {
         return try await run(method, SignInContext(requestID: requestID, surface: surface)).result
     }
 
-    /// Signs in with an email sign-in code (the compatibility listener's `signInWithEmailLink`); the result carries the outbox jobs
-    /// queued with it (a takeover's revocation of the sessions beyond the broker's).
+    /// Signs in with an email sign-in code; the result carries the outbox jobs queued with it (a takeover's
+    /// revocation of the sessions beyond the broker's).
     public func signIn(
         emailLinkCode code: String, email: String, actionCodes: ActionCodeService, requestID: String,
         surface: SessionSurface = .native
@@ -254,11 +254,11 @@ public struct SignInFlow: Sendable {
         }
     }
 
-    /// Upgrades `guest` in place with an email sign-in code (the compatibility listener's `signInWithEmailLink` with the
-    /// guest's `idToken`): the code is used, the address becomes the account's, verified, and the account stops
-    /// being a guest, in one transaction with the new session (``ActionCodeService/upgradeGuest(_:email:code:
-    /// session:requestID:)``). Counted (`broker_links_total`, label `emailLink`) and, refused, audited (`link`)
-    /// once. Its sessions' `sign_in_provider` is `password`, as an email-link sign-in's.
+    /// Upgrades `guest` in place with an email sign-in code: the code is used, the address becomes the account's,
+    /// verified, and the account stops being a guest, in one transaction with the new session
+    /// (``ActionCodeService/upgradeGuest(_:email:code:session:requestID:)``). Counted (`broker_links_total`, label
+    /// `emailLink`) and, refused, audited (`link`) once. Its sessions' `sign_in_provider` is `password`, as an
+    /// email-link sign-in's.
     public func upgrade(
         _ guest: SignedInUser, emailLinkCode code: String, email: String, actionCodes: ActionCodeService,
         requestID: String, surface: SessionSurface
@@ -330,7 +330,7 @@ public struct SignInFlow: Sendable {
     }
 
     /// ``link(_:_:)`` answered with a new session of the linked provider on `request`'s surface that keeps the
-    /// asking session's `auth_time` (the compatibility listener's `signInWithIdp` with an `idToken`).
+    /// asking session's `auth_time`.
     public func linkRenewing(_ user: SignedInUser, _ request: SignInRequest) async throws -> SignInResult {
         let linked = try await link(user, request)
         return try await renew(

@@ -49,9 +49,9 @@ extension AccountImporting {
 public struct ImportRecord: Sendable, Equatable {
     /// The request that imports (`cli` for the command line).
     public var requestID: String
-    /// Whether each account gets an `import` audit event (the compatibility listener's `batchCreate`, an admin's
-    /// request); the command line's import of a whole project audits none, as it always has. Either way, the
-    /// account's `user.created` event goes to the endpoints that take it.
+    /// Whether each account gets an `import` audit event (an administrator's import request); the command line's import
+    /// of a whole project audits none, as it always has. Either way, the account's `user.created` event goes to the
+    /// endpoints that take it.
     public var audited: Bool
 
     /// A record of the request `requestID`.

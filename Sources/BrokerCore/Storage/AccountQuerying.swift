@@ -1,5 +1,5 @@
-/// The look-ups the compatibility listener's admin API needs beyond ``AccountStore``'s: by phone number, and every account in uid
-/// order (the order of the compatibility listener's `accounts:batchGet` pages).
+/// The look-ups an administrator's account operations need beyond ``AccountStore``'s: by phone number, and every
+/// account in uid order (the order their pages of accounts come in).
 public protocol AccountQuerying: Sendable {
     /// The account holding `phoneNumber` (compared exactly: numbers are stored in E.164).
     func account(phoneNumber: String) async throws -> Account?

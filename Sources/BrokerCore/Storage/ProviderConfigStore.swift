@@ -1,9 +1,9 @@
 public import Foundation
 
-/// An OpenID Connect provider managed at run time (the compatibility listener's `oauthIdpConfigs`, contract
-/// section 11), as the store keeps it. Its client secret is kept sealed: the store never sees it in clear.
+/// An OpenID Connect provider managed at run time (contract section 11), as the store keeps it. Its client secret
+/// is kept sealed: the store never sees it in clear.
 public struct StoredOIDCProvider: Sendable, Equatable {
-    /// The provider's id (`oidc.<id>` on the compatibility listener, `/v1/signin/<id>` natively).
+    /// The provider's id (`/v1/signin/<id>` natively, `oidc.<id>` in audit events).
     public var id: String
     /// The audience its ID tokens must carry.
     public var clientID: String
@@ -15,9 +15,9 @@ public struct StoredOIDCProvider: Sendable, Equatable {
     public var enabled: Bool
     /// The client secret, sealed with `BROKER_ENCRYPTION_KEY`; nil when none was given.
     public var sealedClientSecret: String?
-    /// `responseType.idToken` on the compatibility listener.
+    /// Whether the provider answers with an ID token.
     public var idTokenResponse: Bool
-    /// `responseType.code` on the compatibility listener.
+    /// Whether the provider answers with a code.
     public var codeResponse: Bool
     /// When it was created.
     public var createdAt: Date

@@ -17,8 +17,8 @@ public struct CustomTokenProof: Sendable {
     }
 }
 
-/// Sign-in with a custom token (the compatibility listener's `signInWithCustomToken`): the surface's verifier checks
-/// the token; the account is created for an unknown uid, and a token minted up to the uid's cutoff is refused
+/// Sign-in with a custom token: the surface's verifier checks the token; the account is created for an unknown uid, and
+/// a token minted up to the uid's cutoff is refused
 /// (``AccountService/customTokenSignIn(uid:issuedAt:session:requestID:)``).
 struct CustomTokenSignIn: SignInMethod {
     let verify: @Sendable () async throws -> CustomTokenProof

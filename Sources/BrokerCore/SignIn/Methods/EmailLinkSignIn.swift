@@ -1,7 +1,7 @@
-/// Sign-in with an email sign-in code (the compatibility listener's `signInWithEmailLink`): the code is checked and used, and the
-/// account found, created or taken over, in one transaction with the session
-/// (``ActionCodeService/signIn(email:code:session:requestID:)``). Counted and audited as `emailLink`; its sessions'
-/// `sign_in_provider` is `password`, as the compatibility contract names an email-link sign-in.
+/// Sign-in with an email sign-in code: the code is checked and used, and the account found, created or taken over, in
+/// one transaction with the session (``ActionCodeService/signIn(email:code:session:requestID:)``). Counted and audited
+/// as `emailLink`; its sessions' `sign_in_provider` is `password`, as the compatibility contract names an email-link
+/// sign-in.
 struct EmailLinkSignIn: SignInMethod {
     let email: String
     let code: String

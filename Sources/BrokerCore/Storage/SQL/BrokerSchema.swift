@@ -137,17 +137,16 @@ public enum BrokerSchema {
         "CREATE INDEX passkey_challenges_expires ON passkey_challenges (expires_at)",
     ]
 
-    /// Version 19: when a refresh token that is not rotated (a session of the compatibility listener, whose
-    /// clients keep their first refresh token) was last exchanged for ID tokens: a guest refreshing that way is
-    /// active, and the console shows the use.
+    /// Version 19: when a refresh token that is not rotated (a session of a listener whose clients keep their
+    /// first refresh token) was last exchanged for ID tokens: a guest refreshing that way is active, and the
+    /// console shows the use.
     private static let version19 = [
         "ALTER TABLE refresh_tokens ADD COLUMN used_at BIGINT",
     ]
 
-    /// Version 18: the OpenID Connect providers managed at run time (the compatibility listener's
-    /// `oauthIdpConfigs`, contract section 11), shared by every instance: the client secret sealed with
-    /// `BROKER_ENCRYPTION_KEY` (NULL when none), `response_id_token` and `response_code` 0/1 as the listener's
-    /// `responseType`.
+    /// Version 18: the OpenID Connect providers managed at run time (contract section 11), shared by every
+    /// instance: the client secret sealed with `BROKER_ENCRYPTION_KEY` (NULL when none), `response_id_token` and
+    /// `response_code` 0/1 for whether the provider answers with an ID token, with a code.
     private static let version18 = [
         """
         CREATE TABLE oidc_providers (
@@ -166,8 +165,8 @@ public enum BrokerSchema {
     ]
 
     /// Version 16: the kind of credential that linked an identity (`idToken`, `accessToken`; NULL for identities
-    /// stored before, and for those an import or a uid prefix linked without saying), which names it on the
-    /// compatibility listener.
+    /// stored before, and for those an import or a uid prefix linked without saying), by which a surface may name
+    /// the identity.
     private static let version16 = [
         "ALTER TABLE identities ADD COLUMN credential_kind TEXT"
     ]
@@ -233,15 +232,14 @@ public enum BrokerSchema {
         "CREATE INDEX oob_codes_uid ON oob_codes (uid, action)",
     ]
 
-    /// Version 12: an account's phone number (E.164, shown and looked up as `phoneNumber` on the compatibility listener; no SMS),
-    /// unique where not NULL, like the email.
+    /// Version 12: an account's phone number (E.164, an attribute accounts are shown with and looked up by; no
+    /// SMS), unique where not NULL, like the email.
     private static let version12 = [
         "ALTER TABLE accounts ADD COLUMN phone_number TEXT",
         "CREATE UNIQUE INDEX accounts_phone_number ON accounts (phone_number)",
     ]
 
-    /// Version 11: the listener a session was made on (`native`, or the compatibility
-    /// one): a session's refresh token works only where the session began; and the claims its ID tokens carry
+    /// Version 11: the listener a session was made on (`native`, or another listener's): a session's refresh token works only where the session began; and the claims its ID tokens carry
     /// besides the account's (a custom token's `claims`).
     private static let version11 = [
         "ALTER TABLE refresh_tokens ADD COLUMN surface TEXT NOT NULL DEFAULT 'native'",
