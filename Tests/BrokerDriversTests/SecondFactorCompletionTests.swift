@@ -70,8 +70,8 @@ import Testing
     static func finish(_ fixture: Fixture, _ credential: String) async throws -> SignInResult {
         try await fixture.services.signIn.signIn(
             pendingCredential: credential,
-            answer: .totp(factorID: fixture.factorID, code: try code(fixture.secret, fixture.clock)),
-            service: fixture.services.secondFactors, requestID: "r-mfa")
+            answer: .totp(factorID: fixture.factorID, code: try code(fixture.secret, fixture.clock)), requestID: "r-mfa"
+        )
     }
 
     /// What the completion changes: live sessions, `mfa` sign-in events, counted wrong attempts, the factor's step.

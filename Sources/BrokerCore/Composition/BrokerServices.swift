@@ -132,11 +132,13 @@ public struct BrokerServices: Sendable {
                 settings: config.hooks, client: httpClient, clock: clock, logger: logger, metrics: metrics,
                 allowInsecurePhotoURLs: config.allowInsecureProviderURLs)
         }
+        let passkeys = passkeyService(config: config, store: store, clock: clock)
         let signIn = SignInFlow(
             providers: providers, accounts: accounts, sessions: sessions, auditor: auditor, metrics: metrics,
-            doorbell: doorbell, phases: phases,
+            actionCodes: actionCodes, doorbell: doorbell, phases: phases,
             guests: GuestService(
-                settings: config.anonymous, store: store, accounts: accounts, deletion: deletion, clock: clock))
+                settings: config.anonymous, store: store, accounts: accounts, deletion: deletion, clock: clock),
+            secondFactors: secondFactors, passkeys: passkeys)
         return BrokerServices(
             config: config, providers: providers, signIn: signIn, accounts: accounts,
             selfService: AccountSelfService(
@@ -153,7 +155,7 @@ public struct BrokerServices: Sendable {
             secondFactors: secondFactors,
             providerConfigs: ProviderConfigService(
                 store: store, cipher: cipher, clock: clock, auditor: auditor, providers: providers, config: config),
-            passkeys: passkeyService(config: config, store: store, clock: clock), modules: modules)
+            passkeys: passkeys, modules: modules)
     }
 
     /// The passkey service when `passkeys.enabled` is true.

@@ -9,6 +9,9 @@ public protocol IdentityProvider: Sendable {
     /// The field of the native sign-in body that carries an ID token (`idToken` unless the provider's own SDK
     /// calls it something else).
     var idTokenField: String { get }
+    /// The kinds of credential ``verify(_:hints:)`` takes (an ID token, an access token): declared, so that no code
+    /// finds them out with a cast.
+    var credentialKinds: Set<CredentialKind> { get }
     /// Verifies `credential` (with `hints`), or throws ``ProviderError`` / ``TokenError``. Nothing is stored.
     func verify(_ credential: Credential, hints: CredentialHints) async throws -> VerifiedIdentity
     /// The domain identity systems name this provider by (its own, such as `example.com`), nil when it has none:
@@ -22,18 +25,6 @@ extension IdentityProvider {
 
     /// None: the provider has no domain of its own.
     public var domainID: String? { nil }
-}
-
-/// A provider that verifies OpenID Connect ID tokens.
-public protocol IDTokenVerifying: Sendable {
-    /// Verifies `token` (and the nonce) and returns the identity it names.
-    func verifyIDToken(_ token: String, rawNonce: String?) async throws -> ExternalIdentity
-}
-
-/// A provider that verifies OAuth access tokens by calling its API.
-public protocol AccessTokenVerifying: Sendable {
-    /// Checks `token` with the provider and returns the identity it belongs to.
-    func verifyAccessToken(_ token: String) async throws -> ExternalIdentity
 }
 
 extension ProviderError {

@@ -4,9 +4,10 @@ extension AccountSelfService {
     /// audits the registration with it. Counted (`broker_links_total`, label `passkey`, `success` or the refusal's
     /// code) and, refused, audited (`passkey_register`, with the code) once, as a link to a signed-in account is.
     public func registerPasskey(
-        _ user: User, credential: JSONValue, name: String?, using passkeys: PasskeyService, requestID: String
+        _ user: User, credential: JSONValue, name: String?, requestID: String
     ) async throws -> PasskeyRecord {
-        try await signIn.counted(
+        guard let passkeys = signIn.passkeys else { throw PasskeyError(.notEnabled) }
+        return try await signIn.counted(
             "broker_links_total", label: PasskeySignIn.label, success: "success", refusal: .passkeyRegister,
             uid: user.account.id, requestID: requestID
         ) {

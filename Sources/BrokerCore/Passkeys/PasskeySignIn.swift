@@ -54,9 +54,9 @@ struct PasskeySignIn: SignInMethod {
 extension SignInFlow {
     /// A discoverable passkey sign-in with `credential` (an `AuthenticationResponseJSON`), on the native listener.
     public func signIn(
-        passkey credential: JSONValue, service: PasskeyService?, requestID: String
+        passkey credential: JSONValue, requestID: String
     ) async throws -> SignInResult {
-        guard let service else { throw PasskeyError(.notEnabled) }
+        guard let service = passkeys else { throw PasskeyError(.notEnabled) }
         let method = PasskeySignIn(credential: credential, service: service)
         return try await run(method, SignInContext(requestID: requestID)).result
     }
@@ -107,9 +107,9 @@ extension SignInFlow {
     /// A passwordless sign-up with `credential` (a `RegistrationResponseJSON`) naming the passkey `name`, on the
     /// native listener: a new account signed in, counted against the request's client address.
     public func signUp(
-        passkey credential: JSONValue, name: String?, service: PasskeyService?, requestID: String
+        passkey credential: JSONValue, name: String?, requestID: String
     ) async throws -> SignInResult {
-        guard let service else { throw PasskeyError(.notEnabled) }
+        guard let service = passkeys else { throw PasskeyError(.notEnabled) }
         let method = PasskeySignUp(
             credential: credential, name: name, service: service, address: RequestOrigin.current?.clientAddress ?? "")
         return try await run(method, SignInContext(requestID: requestID)).result
@@ -123,10 +123,9 @@ extension SignInFlow {
     /// with the change (``PasskeyService/upgrade(_:session:requestID:)``). Counted and audited as the upgrade by
     /// `POST /v1/signup` is (``upgradeBySignUp(_:label:requestID:surface:storedBy:)``).
     public func upgrade(
-        _ user: SignedInUser, passkey credential: JSONValue, name: String?, service: PasskeyService?,
-        requestID: String
+        _ user: SignedInUser, passkey credential: JSONValue, name: String?, requestID: String
     ) async throws -> SignInResult {
-        guard let service else { throw PasskeyError(.notEnabled) }
+        guard let service = passkeys else { throw PasskeyError(.notEnabled) }
         let guest = user.account
         return try await upgradeBySignUp(
             user, label: PasskeySignIn.label, requestID: requestID, surface: .native

@@ -46,11 +46,12 @@ extension SignInFlow {
     /// Finishes a sign-in held for its second factor (``SignInStep/secondFactorRequired(_:)``) with `answer`, on the
     /// listener it was held on: the session the first factor would have made (contract section 14).
     public func signIn(
-        pendingCredential: String, answer: SecondFactorService.Answer, service: SecondFactorService?,
-        requestID: String, surface: SessionSurface = .native
+        pendingCredential: String, answer: SecondFactorService.Answer, requestID: String,
+        surface: SessionSurface = .native
     ) async throws -> SignInResult {
-        guard let service else { throw SecondFactorError(.notEnabled) }
-        let method = SecondFactorSignIn(credential: pendingCredential, answer: answer, service: service)
+        guard let service = secondFactors else { throw SecondFactorError(.notEnabled) }
+        let method = SecondFactorSignIn(
+            credential: pendingCredential, answer: answer, service: service, format: sessions.format(of: surface))
         return try await run(method, SignInContext(requestID: requestID, surface: surface)).result
     }
 }

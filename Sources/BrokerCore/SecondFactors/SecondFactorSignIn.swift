@@ -28,6 +28,8 @@ struct SecondFactorSignIn: SignInMethod {
     let credential: String
     let answer: SecondFactorService.Answer
     let service: SecondFactorService
+    /// The format of the sessions of the listener the sign-in is finished on, which names the factor in its claims.
+    let format: any SessionFormat
 
     var label: String { "mfa" }
     var secondFactor: SecondFactorRule { .satisfied }
@@ -38,17 +40,15 @@ struct SecondFactorSignIn: SignInMethod {
         proof.pending.signInProvider
     }
 
-    /// `mfa`: `totp` or `recovery`; on another listener also the factor's id (`mfa_factor_id`), for that listener's
-    /// token format.
+    /// `mfa`: `totp` or `recovery`, and what the listener's session format keeps besides
+    /// (``SessionFormat/secondFactorClaims(_:factorID:)``).
     func sessionClaims(_ proof: SecondFactorService.Checked) -> String? {
-        switch proof.proof {
-        case .totp(let factorID, _) where proof.pending.surface != .native:
-            String(
-                decoding: JSONValue.object(["mfa": "totp", "mfa_factor_id": .string(factorID)]).serialized(),
-                as: UTF8.self)
-        case .totp: #"{"mfa":"totp"}"#
-        case .recoveryCode: #"{"mfa":"recovery"}"#
-        }
+        let claims =
+            switch proof.proof {
+            case .totp(let factorID, _): format.secondFactorClaims("totp", factorID: factorID)
+            case .recoveryCode: format.secondFactorClaims("recovery", factorID: nil)
+            }
+        return String(decoding: JSONValue.object(claims).serialized(), as: UTF8.self)
     }
 
     func authenticate(_ context: SignInContext) async throws -> SecondFactorService.Checked {

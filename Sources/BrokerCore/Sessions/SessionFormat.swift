@@ -33,6 +33,9 @@ public protocol SessionFormat: Sendable {
     /// Whether a refresh retires the refresh token it was sent for a new one (reuse detection), or answers the
     /// same one, valid until the session is revoked (clients that keep their first refresh token).
     var rotatesRefreshTokens: Bool { get }
+    /// The session claims of a sign-in finished with a second factor of `type` (`totp`, `recovery`) and, for an
+    /// authenticator, the factor's id: `mfa` (the default); a format may keep more for its own ID tokens.
+    func secondFactorClaims(_ type: String, factorID: String?) -> [String: JSONValue]
 }
 
 extension SessionFormat {
@@ -44,6 +47,11 @@ extension SessionFormat {
 
     /// Rotation with reuse detection (the native API's rule).
     public var rotatesRefreshTokens: Bool { true }
+
+    /// `mfa` alone.
+    public func secondFactorClaims(_ type: String, factorID: String?) -> [String: JSONValue] {
+        ["mfa": .string(type)]
+    }
 }
 
 /// The broker's own ID tokens (contract section 3): `iss` the broker, `aud` the project, `sub`, `iat`, `exp`,

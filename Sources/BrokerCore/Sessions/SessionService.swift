@@ -78,6 +78,9 @@ public struct SessionService: Sendable {
     /// Adds (or replaces) the format of `format`'s listener's sessions.
     public mutating func register(_ format: any SessionFormat) { formats[format.surface] = format }
 
+    /// The format of `surface`'s sessions (the native one for a surface no format was registered for).
+    func format(of surface: SessionSurface) -> any SessionFormat { formats[surface] ?? NativeSessionFormat() }
+
     /// A new session for a sign-in with `provider`: the opaque refresh token for the app, and the grant to
     /// store with the sign-in's account change (``AccountWriteOptions/issuing``).
     /// A session made on `surface` works only there; its ID tokens have that surface's shape, and its format names

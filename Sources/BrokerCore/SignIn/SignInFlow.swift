@@ -29,13 +29,24 @@ public struct SignInFlow: Sendable {
     let phases: SignInPhases
     /// Guest accounts (contract section 13); nil: none are made.
     public let guests: GuestService?
+    /// Email sign-in codes (the email-link sign-in, link and upgrade).
+    let actionCodes: ActionCodeService
+    /// Second factors (contract section 14); nil when `mfa.totp` is off: a held sign-in cannot be finished.
+    let secondFactors: SecondFactorService?
+    /// Passkeys (contract section 15); nil when they are off.
+    let passkeys: PasskeyService?
 
-    /// Creates the flow; `doorbell` wakes the outbox after a sign-in that queued jobs.
+    /// Creates the flow from the composition's collaborators; `doorbell` wakes the outbox after a sign-in that queued
+    /// jobs.
     public init(
         providers: ProviderRegistry, accounts: AccountService, sessions: SessionService, auditor: Auditor,
-        metrics: Metrics, doorbell: OutboxDoorbell? = nil, phases: SignInPhases = SignInPhases(),
-        guests: GuestService? = nil
+        metrics: Metrics, actionCodes: ActionCodeService, doorbell: OutboxDoorbell? = nil,
+        phases: SignInPhases = SignInPhases(), guests: GuestService? = nil,
+        secondFactors: SecondFactorService? = nil, passkeys: PasskeyService? = nil
     ) {
+        self.actionCodes = actionCodes
+        self.secondFactors = secondFactors
+        self.passkeys = passkeys
         self.guests = guests
         self.phases = phases
         self.doorbell = doorbell
@@ -187,8 +198,7 @@ public struct SignInFlow: Sendable {
     /// Signs in with an email sign-in code; the result carries the outbox jobs queued with it (a takeover's
     /// revocation of the sessions beyond the broker's).
     public func signIn(
-        emailLinkCode code: String, email: String, actionCodes: ActionCodeService, requestID: String,
-        surface: SessionSurface = .native
+        emailLinkCode code: String, email: String, requestID: String, surface: SessionSurface = .native
     ) async throws -> SignInResult {
         let method = EmailLinkSignIn(email: email, code: code, actionCodes: actionCodes)
         return try await run(method, SignInContext(requestID: requestID, surface: surface)).result
@@ -260,10 +270,9 @@ public struct SignInFlow: Sendable {
     /// `emailLink`) and, refused, audited (`link`) once. Its sessions' `sign_in_provider` is `password`, as an
     /// email-link sign-in's.
     public func upgrade(
-        _ guest: SignedInUser, emailLinkCode code: String, email: String, actionCodes: ActionCodeService,
-        requestID: String, surface: SessionSurface
+        _ guest: SignedInUser, emailLinkCode code: String, email: String, requestID: String, surface: SessionSurface
     ) async throws -> SignInResult {
-        let uid = guest.account.id
+        let (uid, actionCodes) = (guest.account.id, actionCodes)
         return try await emailLinkChange(guest, because: .upgrade, requestID: requestID, surface: surface) { grant in
             _ = try guestService()
             return try await actionCodes.upgradeGuest(
@@ -276,10 +285,9 @@ public struct SignInFlow: Sendable {
     /// the link, its `auth_time` the asking session's. Counted (`broker_links_total`, label `emailLink`) and,
     /// refused, audited (`link`) once.
     public func link(
-        _ user: SignedInUser, emailLinkCode code: String, email: String, actionCodes: ActionCodeService,
-        requestID: String, surface: SessionSurface
+        _ user: SignedInUser, emailLinkCode code: String, email: String, requestID: String, surface: SessionSurface
     ) async throws -> SignInResult {
-        let uid = user.account.id
+        let (uid, actionCodes) = (user.account.id, actionCodes)
         return try await emailLinkChange(user, because: .link, requestID: requestID, surface: surface) { grant in
             try await actionCodes.linkEmail(uid, email: email, code: code, session: grant, requestID: requestID)
         }

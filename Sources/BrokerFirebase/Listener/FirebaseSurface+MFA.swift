@@ -113,7 +113,7 @@ extension FirebaseSurface {
         }
         let code = try info.string("verificationCode", missing: "MISSING_CODE")
         let result = try await services.signIn.signIn(
-            pendingCredential: pending, answer: .totp(factorID: id, code: code), service: services.secondFactors,
+            pendingCredential: pending, answer: .totp(factorID: id, code: code),
             requestID: call.requestID, surface: .firebase)
         return Self.ok(["idToken": .string(result.tokens.idToken), "refreshToken": .string(result.tokens.refreshToken)])
     }

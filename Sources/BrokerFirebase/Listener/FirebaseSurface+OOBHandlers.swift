@@ -217,16 +217,16 @@ extension FirebaseSurface {
                     throw FirebaseError.operationNotAllowed("Anonymous accounts are not enabled on this broker.")
                 }
                 result = try await services.signIn.upgrade(
-                    user.signedIn, emailLinkCode: code, email: email, actionCodes: actionCodes,
+                    user.signedIn, emailLinkCode: code, email: email,
                     requestID: call.requestID, surface: .firebase)
             } else {
                 result = try await services.signIn.link(
-                    user.signedIn, emailLinkCode: code, email: email, actionCodes: actionCodes,
+                    user.signedIn, emailLinkCode: code, email: email,
                     requestID: call.requestID, surface: .firebase)
             }
         } else {
             result = try await services.signIn.signIn(
-                emailLinkCode: code, email: email, actionCodes: actionCodes, requestID: call.requestID,
+                emailLinkCode: code, email: email, requestID: call.requestID,
                 surface: .firebase)
         }
         return .json(

@@ -10,7 +10,7 @@ extension ProviderRegistry {
     /// is `<id>` when the provider takes only access tokens, else `oidc.<id>`.
     public static func firebaseID(of provider: any IdentityProvider, kind: CredentialKind?) -> String {
         if let own = provider.domainID { return own }
-        let accessToken = kind == .accessToken || (kind == nil && !(provider is any IDTokenVerifying))
+        let accessToken = kind == .accessToken || (kind == nil && !provider.credentialKinds.contains(.idToken))
         return accessToken ? provider.id.rawValue : "oidc." + provider.id.rawValue
     }
 

@@ -49,6 +49,13 @@ public struct FirebaseSessionFormat: SessionFormat {
         return ProviderRegistry.firebaseID(of: provider, kind: account.identity(provider.id)?.kind)
     }
 
+    /// `mfa` and, for an authenticator, `mfa_factor_id`: the factor's id, which Firebase's ID tokens name.
+    public func secondFactorClaims(_ type: String, factorID: String?) -> [String: JSONValue] {
+        var claims: [String: JSONValue] = ["mfa": .string(type)]
+        if let factorID { claims["mfa_factor_id"] = .string(factorID) }
+        return claims
+    }
+
     /// A completed second factor's session claims (`mfa`, `mfa_factor_id`), taken out of `claims` and named as
     /// Firebase names them under `firebase`: `sign_in_second_factor`, `second_factor_identifier`.
     static func secondFactor(_ claims: inout [String: JSONValue]) -> [String: JSONValue] {

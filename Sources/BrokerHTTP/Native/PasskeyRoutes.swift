@@ -28,12 +28,12 @@ extension NativeSurface {
         }
         me("POST", "/v1/me/passkeys") { request, context, user in
             try request.allowOnlyQuery([])
-            let passkeys = try enabled()
+            _ = try enabled()  // 404 before the body is read
             let body = try NativeBody(request)
             try body.allowOnly(["credential", "name"])
             let credential = try body.webAuthnCredential("a RegistrationResponseJSON")
             let passkey = try await selfService.registerPasskey(
-                user, credential: credential, name: try body.optionalString("name"), using: passkeys,
+                user, credential: credential, name: try body.optionalString("name"),
                 requestID: context.requestID)
             return .json(201, ["passkey": passkey.json])
         }
@@ -68,12 +68,12 @@ extension NativeSurface {
         }
         router.add("POST", "/v1/signin/passkey") { request, context in
             try request.allowOnlyQuery([])
-            let passkeys = try enabled()
+            _ = try enabled()  // 404 before the body is read
             let body = try NativeBody(request)
             try body.allowOnly(["credential"])
             let credential = try body.webAuthnCredential("an AuthenticationResponseJSON")
             let result = try await services.signIn.signIn(
-                passkey: credential, service: passkeys, requestID: context.requestID)
+                passkey: credential, requestID: context.requestID)
             return .json(200, result.tokens.body(user: result.account, isNewUser: false))
         }
         router.add("POST", "/v1/signup/passkey/options") { request, _ in
@@ -90,7 +90,7 @@ extension NativeSurface {
         }
         router.add("POST", "/v1/signup/passkey") { request, context in
             try request.allowOnlyQuery([])
-            let passkeys = try enabled()
+            _ = try enabled()  // 404 before the body is read
             let body = try NativeBody(request)
             try body.allowOnly(["credential", "name"])
             let credential = try body.webAuthnCredential("a RegistrationResponseJSON")
@@ -98,11 +98,11 @@ extension NativeSurface {
             // With a guest's ID token, the guest's upgrade in place (contract section 13), as `POST /v1/signup`.
             if let guest = try await bearerUser(request) {
                 let upgraded = try await services.signIn.upgrade(
-                    guest, passkey: credential, name: name, service: passkeys, requestID: context.requestID)
+                    guest, passkey: credential, name: name, requestID: context.requestID)
                 return .json(200, upgraded.tokens.body(user: upgraded.account, isNewUser: false))
             }
             let result = try await services.signIn.signUp(
-                passkey: credential, name: name, service: passkeys, requestID: context.requestID)
+                passkey: credential, name: name, requestID: context.requestID)
             return .json(201, result.tokens.body(user: result.account, isNewUser: true))
         }
     }

@@ -69,7 +69,7 @@ extension NativeSurface {
             case (false, _): answer = .totp(factorID: try body.string("factorId"), code: try body.string("code"))
             }
             let result = try await services.signIn.signIn(
-                pendingCredential: pending, answer: answer, service: services.secondFactors,
+                pendingCredential: pending, answer: answer,
                 requestID: context.requestID)
             return .json(200, result.tokens.body(user: result.account, isNewUser: false))
         }

@@ -79,10 +79,28 @@ import Testing
         let broker = try await InProcessBroker.start()
         var expected: Set<String> = []
         for provider in broker.services.providers.all {
-            if provider is any IDTokenVerifying { expected.insert("\(provider.id.rawValue) idToken") }
-            if provider is any AccessTokenVerifying { expected.insert("\(provider.id.rawValue) accessToken") }
+            for kind in provider.credentialKinds { expected.insert("\(provider.id.rawValue) \(kind.rawValue)") }
         }
         #expect(Set(Self.cases.map { "\($0.provider) \($0.kind.rawValue)" }) == expected)
+    }
+
+    /// A provider refuses the kinds of credential it does not declare (``IdentityProvider/credentialKinds``) before
+    /// asking anyone, so what it declares is all it takes.
+    @Test func aProviderRefusesTheKindsItDoesNotDeclare() async throws {
+        let broker = try await InProcessBroker.start()
+        var refused = 0
+        for provider in broker.services.providers.all {
+            #expect(!provider.credentialKinds.isEmpty)
+            for kind in [CredentialKind.idToken, .accessToken] where !provider.credentialKinds.contains(kind) {
+                let credential: Credential = kind == .idToken ? .idToken("x.y.z", rawNonce: nil) : .accessToken("x")
+                let error = await #expect(throws: ProviderError.self) {
+                    try await provider.verify(credential, hints: CredentialHints())
+                }
+                #expect(error?.code == .invalidRequest && error?.detail.contains("does not accept") == true)
+                refused += 1
+            }
+        }
+        #expect(refused >= 4)  // Google, Apple and the OIDC entries take no access token, Naver no ID token
     }
 
     @Test(arguments: cases)

@@ -10,6 +10,7 @@ import Testing
     struct EchoProvider: WebhookProviding, IdentityProviderFactory {
         static let type = "echo"
         let id: ProviderID
+        let credentialKinds: Set<CredentialKind> = [.accessToken]
 
         static func make(id: ProviderID, config: ConfigReader, context: ProviderContext) throws -> any IdentityProvider {
             try config.allowOnly(["type", "enabled"])

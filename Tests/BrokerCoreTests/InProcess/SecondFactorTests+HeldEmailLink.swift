@@ -12,7 +12,7 @@ extension SecondFactorTests {
         _ broker: InProcessBroker, code: String, email: String
     ) async throws -> SignInResult {
         try await broker.services.signIn.signIn(
-            emailLinkCode: code, email: email, actionCodes: broker.services.actionCodes, requestID: "r-link",
+            emailLinkCode: code, email: email, requestID: "r-link",
             surface: .firebase)
     }
 
@@ -42,8 +42,8 @@ extension SecondFactorTests {
 
         let done = try await broker.services.signIn.signIn(
             pendingCredential: try #require(held?.pending.credential),
-            answer: .totp(factorID: user.factorID, code: try Self.code(user.secret, clock)),
-            service: broker.services.secondFactors, requestID: "r-mfa", surface: .firebase)
+            answer: .totp(factorID: user.factorID, code: try Self.code(user.secret, clock)), requestID: "r-mfa",
+            surface: .firebase)
         #expect(done.account.id == user.uid)
         #expect(await Self.liveSessions(broker, user.uid) == sessions + 1)
     }

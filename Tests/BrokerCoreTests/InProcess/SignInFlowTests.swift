@@ -101,12 +101,9 @@ import Testing
 
     @Test func aRefusedEmailLinkIsCountedAndAuditedOnceAsEmailLink() async throws {
         let broker = try await Self.start()
-        let codes = ActionCodeService(
-            accounts: broker.store, codes: broker.store, passwords: SaltedDigestPasswordHasher(),
-            clock: broker.services.clock, issuer: broker.services.config.issuer, revocation: .brokerOnly)
         await #expect(throws: ActionCodeError.self) {
             _ = try await broker.services.signIn.signIn(
-                emailLinkCode: "bm8tc3VjaC1jb2Rl", email: "a@example.com", actionCodes: codes, requestID: "r")
+                emailLinkCode: "bm8tc3VjaC1jb2Rl", email: "a@example.com", requestID: "r")
         }
         try await Self.expectOne(
             broker, counter: "broker_signins_total", label: "emailLink", outcome: "INVALID_OOB_CODE", action: .signIn)

@@ -9,7 +9,10 @@ import Foundation
 /// - Apple sends the user's name to the app on the first authorization only, never in the token; the hint
 ///   `fullName` is used when the account is created and ignored afterwards.
 /// - `email_verified` and `is_private_email` come as booleans or as the strings "true"/"false".
-public struct AppleProvider: IdentityProvider, IDTokenVerifying {
+public struct AppleProvider: IdentityProvider {
+    /// ID tokens.
+    public let credentialKinds: Set<CredentialKind> = [.idToken]
+
     /// `apple`.
     public let id: ProviderID
     private let issuer: OIDCIssuer
@@ -42,8 +45,8 @@ public struct AppleProvider: IdentityProvider, IDTokenVerifying {
         guard case .idToken(let token, let rawNonce) = credential else {
             throw ProviderError.unsupported(credential.kind, by: id)
         }
-        let claims = try await issuer.verifier.verify(token, rawNonce: rawNonce)
-        var identity = identity(from: claims)
+        let (subject, claims) = try await issuer.verifier.verifySubject(token, rawNonce: rawNonce)
+        var identity = identity(subject, claims)
         if identity.displayName == nil { identity.displayName = hints.fullName }
         let expiry = Date(timeIntervalSince1970: claims["exp"]?.doubleValue ?? 0) + clockSkew
         let mark = SingleUseMark(key: "apple:" + Hex.encode(Digest.sha256(token)), expiresAt: expiry)
@@ -58,12 +61,13 @@ public struct AppleProvider: IdentityProvider, IDTokenVerifying {
 
     /// Verifies an Apple identity token and reads its identity (without recording its use).
     public func verifyIDToken(_ token: String, rawNonce: String?) async throws -> ExternalIdentity {
-        identity(from: try await issuer.verifier.verify(token, rawNonce: rawNonce))
+        let (subject, claims) = try await issuer.verifier.verifySubject(token, rawNonce: rawNonce)
+        return identity(subject, claims)
     }
 
-    private func identity(from claims: [String: JSONValue]) -> ExternalIdentity {
+    private func identity(_ subject: String, _ claims: [String: JSONValue]) -> ExternalIdentity {
         ExternalIdentity(
-            provider: id, subject: claims["sub"]?.stringValue ?? "", email: claims["email"]?.stringValue,
+            provider: id, subject: subject, email: claims["email"]?.stringValue,
             emailVerified: AppleProvider.flag(claims["email_verified"]))
     }
 

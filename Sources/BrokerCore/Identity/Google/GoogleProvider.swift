@@ -4,7 +4,10 @@ import Foundation
 ///
 /// Google's ID tokens name the user by `sub`; `email` and `email_verified` (a boolean) come with the `email`
 /// scope; `name` and `picture` with `profile`.
-public struct GoogleProvider: IdentityProvider, IDTokenVerifying {
+public struct GoogleProvider: IdentityProvider {
+    /// ID tokens.
+    public let credentialKinds: Set<CredentialKind> = [.idToken]
+
     /// `google`.
     public let id: ProviderID
     private let issuer: OIDCIssuer
@@ -27,9 +30,9 @@ public struct GoogleProvider: IdentityProvider, IDTokenVerifying {
 
     /// Verifies a Google ID token and reads its identity.
     public func verifyIDToken(_ token: String, rawNonce: String?) async throws -> ExternalIdentity {
-        let claims = try await issuer.verifier.verify(token, rawNonce: rawNonce)
+        let (subject, claims) = try await issuer.verifier.verifySubject(token, rawNonce: rawNonce)
         return ExternalIdentity(
-            provider: id, subject: claims["sub"]?.stringValue ?? "", email: claims["email"]?.stringValue,
+            provider: id, subject: subject, email: claims["email"]?.stringValue,
             emailVerified: claims["email_verified"]?.boolValue ?? false, displayName: claims["name"]?.stringValue,
             photoURL: claims["picture"]?.stringValue)
     }

@@ -10,7 +10,10 @@ import Foundation
 /// Both give the Kakao user id in decimal as the subject, so they reach the same account. Kakao ID tokens carry
 /// no `email_verified`; their email is trusted only when such a claim says true. The access-token path trusts
 /// the email when Kakao reports it both valid and verified.
-public struct KakaoProvider: IdentityProvider, IDTokenVerifying, AccessTokenVerifying {
+public struct KakaoProvider: IdentityProvider {
+    /// ID tokens and access tokens.
+    public let credentialKinds: Set<CredentialKind> = [.idToken, .accessToken]
+
     /// `kakao`.
     public let id: ProviderID
     let appID: String

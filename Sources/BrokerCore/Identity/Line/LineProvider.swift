@@ -9,7 +9,10 @@ import Foundation
 ///
 /// Both give LINE's user id (`sub` of the ID token, `userId` of the profile), so they reach the same account.
 /// LINE vouches for no email: an ID token's `email` is kept but never verified, so it never links.
-public struct LineProvider: IdentityProvider, IDTokenVerifying, AccessTokenVerifying {
+public struct LineProvider: IdentityProvider {
+    /// ID tokens and access tokens.
+    public let credentialKinds: Set<CredentialKind> = [.idToken, .accessToken]
+
     /// `line`.
     public let id: ProviderID
     private let channelID: String

@@ -7,7 +7,10 @@ import Foundation
 /// names another id, so it can never reach our user. Naver vouches for no email: the email is kept on the
 /// identity but never verified, so it never links to an account. `nickname` (or else `name`) is the display
 /// name, `profile_image` the photo.
-public struct NaverProvider: IdentityProvider, AccessTokenVerifying {
+public struct NaverProvider: IdentityProvider {
+    /// Access tokens.
+    public let credentialKinds: Set<CredentialKind> = [.accessToken]
+
     /// `naver`.
     public let id: ProviderID
     private let api: NaverAPI

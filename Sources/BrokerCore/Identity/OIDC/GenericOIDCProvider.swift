@@ -9,7 +9,10 @@ import Foundation
 /// - `audiences` lists the client ids the tokens may be issued to; `nonce` as for the other providers;
 /// - the email is verified only when the entry says `trustEmail: true` and the token's `email_verified` is true
 ///   (a boolean, or the string `"true"` some issuers send).
-public struct GenericOIDCProvider: IdentityProvider, IDTokenVerifying, ProviderPrefetching {
+public struct GenericOIDCProvider: IdentityProvider, ProviderPrefetching {
+    /// ID tokens.
+    public let credentialKinds: Set<CredentialKind> = [.idToken]
+
     /// The entry's key.
     public let id: ProviderID
     private let discovery: OIDCDiscovery
@@ -41,7 +44,7 @@ public struct GenericOIDCProvider: IdentityProvider, IDTokenVerifying, ProviderP
 
     /// Verifies an ID token and reads its identity.
     public func verifyIDToken(_ token: String, rawNonce: String?) async throws -> ExternalIdentity {
-        let claims = try await verifier.verify(token, rawNonce: rawNonce)
+        let (subject, claims) = try await verifier.verifySubject(token, rawNonce: rawNonce)
         let vouched: Bool
         switch claims["email_verified"] {
         case .bool(let flag)?: vouched = flag
@@ -49,7 +52,7 @@ public struct GenericOIDCProvider: IdentityProvider, IDTokenVerifying, ProviderP
         default: vouched = false
         }
         return ExternalIdentity(
-            provider: id, subject: claims["sub"]?.stringValue ?? "", email: claims["email"]?.stringValue,
+            provider: id, subject: subject, email: claims["email"]?.stringValue,
             emailVerified: trustEmail && vouched, displayName: claims["name"]?.stringValue,
             photoURL: claims["picture"]?.stringValue)
     }

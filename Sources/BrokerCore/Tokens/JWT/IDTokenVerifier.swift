@@ -76,6 +76,16 @@ public struct IDTokenVerifier: Sendable {
         self.clock = clock
     }
 
+    /// The verified claims of `token` with its subject (`sub`, a non-empty string, else
+    /// ``TokenError/Code/missingSubject``), for the providers whose identity it names.
+    public func verifySubject(
+        _ token: String, rawNonce: String?
+    ) async throws -> (subject: String, claims: [String: JSONValue]) {
+        let claims = try await verify(token, rawNonce: rawNonce)
+        guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else { throw TokenError(.missingSubject) }
+        return (subject, claims)
+    }
+
     /// Returns the verified claims of `token`, or throws ``TokenError`` (or the key source's error).
     public func verify(_ token: String, rawNonce: String?) async throws -> [String: JSONValue] {
         let rawNonce = rawNonce.flatMap { $0.isEmpty ? nil : $0 }
