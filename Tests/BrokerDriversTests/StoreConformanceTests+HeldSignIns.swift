@@ -27,7 +27,7 @@ extension StoreConformanceTests {
             let key = "spend@example.com"
             #expect(try await store.reserveLoginAttempt(emailKey: key, at: now, window: 900, limit: 10) == nil)
             // A refused completion (a used step) leaves the count, and the pending sign-in.
-            await #expect(throws: SecondFactorError(.invalidCode)) {
+            await expectStoreError(.stale) {
                 _ = try await store.completeSecondFactor(
                     pendingHash: "s1", proof: .totp(factorID: "f1-spend", step: 10), at: now,
                     options: AccountWriteOptions(), clearingFailuresOf: key

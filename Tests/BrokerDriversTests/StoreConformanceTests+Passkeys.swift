@@ -69,8 +69,8 @@ extension StoreConformanceTests {
             #expect(try await store.passkeys(uid: AccountID("new")).map(\.id) == ["fresh"])
             #expect(
                 try await store.auditEvents(uid: AccountID("new"), before: nil, limit: 10).map(\.action) == [.signUp])
-            // A credential id registered already: passkeyExists, no account.
-            await #expect(throws: PasskeyError(.passkeyExists)) {
+            // A credential id registered already: credentialTaken, no account.
+            await expectStoreError(.credentialTaken) {
                 try await store.createPasskeyAccount(
                     Self.account("second", email: "second@example.com"), passkey: Self.passkey("used", uid: "second"),
                     options: options)
@@ -100,8 +100,8 @@ extension StoreConformanceTests {
             let event = AuditEvent(
                 time: date(ms: Self.t0), uid: nil, action: .signUp, provider: "passkey", actor: .user, requestID: "r")
             let options = AccountWriteOptions(recording: [event])
-            // A credential id registered already: passkeyExists, the account unchanged.
-            await #expect(throws: PasskeyError(.passkeyExists)) {
+            // A credential id registered already: credentialTaken, the account unchanged.
+            await expectStoreError(.credentialTaken) {
                 try await store.insertPasskey(Self.passkey("used", uid: "guest"), options: options) {
                     $0.isAnonymous = false
                 }
@@ -206,7 +206,7 @@ extension StoreConformanceTests {
             #expect(try await store.passkey(id: "c1") == after)
             // A disabled account: refused, the counter unmoved.
             _ = try await store.update(id: AccountID("pk")) { $0.disabled = true }
-            await #expect(throws: AccountError.self) {
+            await expectStoreError(.disabled) {
                 _ = try await store.completePasskeySignIn(
                     id: "c1", signCount: 4, previousSignCount: 3, backedUp: false, at: date(ms: Self.t0 + 9),
                     options: AccountWriteOptions(recording: [event]))

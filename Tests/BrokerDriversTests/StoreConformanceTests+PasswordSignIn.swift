@@ -1,26 +1,30 @@
 import BrokerCore
 import BrokerDrivers
+import BrokerTesting
 import Foundation
 import Testing
 
 /// A password sign-in that upgrades an imported hash: the session, the audit event and the new hash in one
-/// transaction (contract section 8), on every backend.
+/// transaction (contract section 8), on every backend, through the service's commit.
 extension StoreConformanceTests {
     static let importedHash = "$2b$04$abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0"
     static let argon2Hash = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA"
 
-    static func signInOptions(_ session: String, uid: String) -> AccountWriteOptions {
-        AccountWriteOptions(
-            issuing: SessionGrant(
-                tokenHash: "rt-\(session)", sessionID: session, signInProvider: "password",
-                createdAt: date(ms: Self.t0 + 10),
-                expiresAt: date(ms: Self.t0 + 86_400_000)),
-            recording: [
-                AuditEvent(
-                    time: date(ms: Self.t0 + 10), uid: AccountID(uid), action: .signIn, provider: "password",
-                    actor: .user,
-                    outcome: "success", requestID: "req-\(session)")
-            ])
+    /// The sign-in's commit as ``AccountService/recordPasswordSignIn(_:session:requestID:)`` makes it over `store`
+    /// (the rule that the hash verified must still be the account's usable one is the service's, checked in the
+    /// store's transaction), at `ms`, with the session `session` and the request id `req-<session>`.
+    static func recordPasswordSignIn(
+        _ store: any BrokerStore, _ account: Account, verifiedHash: String, rehash: String?, at ms: Int64,
+        session: String
+    ) async throws -> Account {
+        let service = try await AccountService(
+            store: store, clock: ManualClock(date(ms: ms)), linkByVerifiedEmail: false,
+            passwords: SaltedDigestPasswordHasher())
+        let verified = AccountService.VerifiedPassword(account: account, verifiedHash: verifiedHash, rehash: rehash)
+        let grant = SessionGrant(
+            tokenHash: "rt-\(session)", sessionID: session, signInProvider: "password", createdAt: date(ms: ms),
+            expiresAt: date(ms: ms + 86_400_000))
+        return try await service.recordPasswordSignIn(verified, session: grant, requestID: "req-\(session)")
     }
 
     @Test(arguments: StoreBackend.enabled)
@@ -30,9 +34,9 @@ extension StoreConformanceTests {
             let imported = Self.importedAccount("imp")
             try await store.create(imported)
 
-            let signedIn = try await store.recordPasswordSignIn(
-                id: imported.id, verifiedHash: Self.importedHash, rehash: Self.argon2Hash, at: date(ms: Self.t0 + 10),
-                options: Self.signInOptions("s1", uid: "imp"))
+            let signedIn = try await Self.recordPasswordSignIn(
+                store, imported, verifiedHash: Self.importedHash, rehash: Self.argon2Hash, at: Self.t0 + 10,
+                session: "s1")
             #expect(signedIn.passwordHash == Self.argon2Hash)
             #expect(signedIn.lastSignInAt == date(ms: Self.t0 + 10))
             let stored = try #require(try await store.account(id: imported.id))
@@ -43,9 +47,8 @@ extension StoreConformanceTests {
                 try await store.auditEvents(uid: imported.id, before: nil, limit: 10).map(\.requestID) == ["req-s1"])
 
             // Without a rehash (an Argon2id hash already) only the sign-in is recorded.
-            let again = try await store.recordPasswordSignIn(
-                id: imported.id, verifiedHash: Self.argon2Hash, rehash: nil, at: date(ms: Self.t0 + 20),
-                options: Self.signInOptions("s2", uid: "imp"))
+            let again = try await Self.recordPasswordSignIn(
+                store, imported, verifiedHash: Self.argon2Hash, rehash: nil, at: Self.t0 + 20, session: "s2")
             #expect(again.passwordHash == Self.argon2Hash)
             #expect(try await store.account(id: imported.id)?.lastSignInAt == date(ms: Self.t0 + 20))
             #expect(try await store.refreshToken(hash: "rt-s2")?.sessionID == "s2")
@@ -61,32 +64,31 @@ extension StoreConformanceTests {
 
             // The hash checked is not the account's any more (a reset or a takeover changed it meanwhile).
             await Self.expectAccountError(.invalidLoginCredentials) {
-                _ = try await store.recordPasswordSignIn(
-                    id: imported.id, verifiedHash: "$2b$04$stale", rehash: Self.argon2Hash, at: date(ms: Self.t0 + 10),
-                    options: Self.signInOptions("s1", uid: "imp"))
+                _ = try await Self.recordPasswordSignIn(
+                    store, imported, verifiedHash: "$2b$04$stale", rehash: Self.argon2Hash, at: Self.t0 + 10,
+                    session: "s1")
             }
             // A derived credential never signs in, even with its own hash.
             var derived = Self.account("kakao-made", email: "k@example.com")
             derived.password = PasswordCredential(hash: Self.importedHash, isDerived: true)
             try await store.create(derived)
             await Self.expectAccountError(.invalidLoginCredentials) {
-                _ = try await store.recordPasswordSignIn(
-                    id: derived.id, verifiedHash: Self.importedHash, rehash: Self.argon2Hash,
-                    at: date(ms: Self.t0 + 10),
-                    options: Self.signInOptions("s2", uid: "kakao-made"))
+                _ = try await Self.recordPasswordSignIn(
+                    store, derived, verifiedHash: Self.importedHash, rehash: Self.argon2Hash, at: Self.t0 + 10,
+                    session: "s2")
             }
             // A disabled account is refused inside the transaction too.
             _ = try await store.update(id: imported.id) { $0.disabled = true }
             await Self.expectAccountError(.userDisabled) {
-                _ = try await store.recordPasswordSignIn(
-                    id: imported.id, verifiedHash: Self.importedHash, rehash: Self.argon2Hash,
-                    at: date(ms: Self.t0 + 10),
-                    options: Self.signInOptions("s3", uid: "imp"))
+                _ = try await Self.recordPasswordSignIn(
+                    store, imported, verifiedHash: Self.importedHash, rehash: Self.argon2Hash, at: Self.t0 + 10,
+                    session: "s3")
             }
-            await expectStoreError(.notFound) {
-                _ = try await store.recordPasswordSignIn(
-                    id: AccountID("nobody"), verifiedHash: Self.importedHash, rehash: nil, at: date(ms: Self.t0 + 10),
-                    options: Self.signInOptions("s4", uid: "nobody"))
+            // An account deleted meanwhile: a wrong email or password, as the service answers it.
+            await Self.expectAccountError(.invalidLoginCredentials) {
+                _ = try await Self.recordPasswordSignIn(
+                    store, Self.account("nobody", email: "n@example.com"), verifiedHash: Self.importedHash,
+                    rehash: nil, at: Self.t0 + 10, session: "s4")
             }
 
             var expected = imported

@@ -98,7 +98,7 @@ extension StoreConformanceTests {
             #expect(try await store.pendingSignIn(hash: "p1", at: now)?.uid == uid)
             #expect(try await store.pendingSignIn(hash: "p1", at: date(ms: Self.t0 + 300_001)) == nil)
             // A used step is refused, and the refusal changes nothing.
-            await #expect(throws: SecondFactorError(.invalidCode)) {
+            await expectStoreError(.stale) {
                 _ = try await store.completeSecondFactor(
                     pendingHash: "p1", proof: .totp(factorID: "f1-done", step: 10), at: now,
                     options: AccountWriteOptions())
@@ -115,7 +115,7 @@ extension StoreConformanceTests {
             #expect(try await store.refreshToken(hash: "t1")?.accountID == uid)
             #expect(try await store.secondFactor(id: "f1-done", uid: uid)?.lastUsedStep == 11)
             // Spent: the same credential finishes nothing again.
-            await #expect(throws: SecondFactorError(.invalidPendingCredential)) {
+            await expectStoreError(.notFound) {
                 _ = try await store.completeSecondFactor(
                     pendingHash: "p1", proof: .totp(factorID: "f1-done", step: 12), at: now,
                     options: AccountWriteOptions())
@@ -126,13 +126,13 @@ extension StoreConformanceTests {
             _ = try await store.completeSecondFactor(
                 pendingHash: "p2", proof: .recoveryCode(hash: "r1"), at: now, options: AccountWriteOptions())
             #expect(try await store.recoveryCodesLeft(uid: uid) == 1)
-            await #expect(throws: SecondFactorError(.invalidCode)) {
+            await expectStoreError(.stale) {
                 _ = try await store.completeSecondFactor(
                     pendingHash: "p3", proof: .recoveryCode(hash: "r1"), at: now, options: AccountWriteOptions())
             }
             // The factor removed after the decision: the commit refuses.
             #expect(try await store.deleteSecondFactor(id: "f1-done", uid: uid, recording: []))
-            await #expect(throws: SecondFactorError(.invalidCode)) {
+            await expectStoreError(.stale) {
                 _ = try await store.completeSecondFactor(
                     pendingHash: "p3", proof: .totp(factorID: "f1-done", step: 20), at: now,
                     options: AccountWriteOptions())

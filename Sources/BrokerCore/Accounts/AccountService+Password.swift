@@ -48,6 +48,14 @@ extension AccountService {
         /// The lockout key whose failed attempts the sign-in's commit forgets; nil for an account with a second
         /// factor, whose count is kept until the second factor completes (contract section 14).
         public var clearsFailuresOf: String?
+
+        /// A password verified against `account`'s `verifiedHash`.
+        public init(account: Account, verifiedHash: String, rehash: String? = nil, clearsFailuresOf: String? = nil) {
+            self.account = account
+            self.verifiedHash = verifiedHash
+            self.rehash = rehash
+            self.clearsFailuresOf = clearsFailuresOf
+        }
     }
 
     /// Checks email and password (a password sign-in's authentication). A wrong email and a wrong password get the
@@ -95,8 +103,18 @@ extension AccountService {
             let events = requestID.map { [Self.passwordEvent(.signIn, uid: id, at: now, requestID: $0)] }
             let options = AccountWriteOptions(
                 issuing: session, recording: events ?? [], clearingLoginFailures: verified.clearsFailuresOf)
-            return try await store.recordPasswordSignIn(
-                id: id, verifiedHash: verified.verifiedHash, rehash: verified.rehash, at: now, options: options)
+            // The account's `lastSignInAt` and the rehash (an imported hash upgraded to Argon2id, contract section 8)
+            // with the session and the event; nothing when the hash verified is no longer the account's usable one (a
+            // takeover or a reset changed it meanwhile) or the account was disabled meanwhile.
+            let (verifiedHash, rehash) = (verified.verifiedHash, verified.rehash)
+            return try await store.update(id: id, options: options) { account in
+                guard account.passwordHash == verifiedHash, account.hasUsablePassword else {
+                    throw AccountError(.invalidLoginCredentials)
+                }
+                guard !account.disabled else { throw AccountError(.userDisabled) }
+                account.lastSignInAt = now
+                if let rehash { account.password?.hash = rehash }
+            }
         } catch let error as AccountStoreError where error.code == .notFound {
             throw AccountError(.invalidLoginCredentials)  // deleted meanwhile
         }

@@ -34,7 +34,7 @@ public struct GuestService: Sendable {
     func newGuest(address: String) async throws -> Account {
         guard settings.enabled else { throw SignInError(.providerNotEnabled, "anonymous sign-in is disabled") }
         let now = clock.now
-        try await store.reserveCreation(address, limit: settings.maxPerAddressPerHour, at: now)
+        try await CreationLimit.reserve(address, limit: settings.maxPerAddressPerHour, at: now, in: store)
         return Account(
             id: AccountID.generate(), createdAt: now, lastSignInAt: now, origin: .anonymous, isAnonymous: true)
     }
@@ -140,6 +140,8 @@ public struct GuestService: Sendable {
             throw AccountError(.emailExists)
         } catch let error as AccountStoreError where error.code == .notFound {
             throw AccountError(.notFound)
+        } catch let error as AccountStoreError where error.code == .credentialTaken {
+            throw PasskeyError(.passkeyExists)  // a passwordless sign-up's passkey registered meanwhile
         }
     }
 

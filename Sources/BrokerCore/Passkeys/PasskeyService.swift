@@ -61,7 +61,7 @@ public struct PasskeyService: Sendable {
         let event = Self.event(.passkeyRegister, uid: account.id, at: now, requestID: requestID)
         do {
             try await store.insertPasskey(record, recording: [event])
-        } catch let error as AccountStoreError where error.code == .alreadyExists {
+        } catch let error as AccountStoreError where error.code == .alreadyExists || error.code == .credentialTaken {
             throw PasskeyError(.passkeyExists)
         }
         return try await store.passkey(id: record.id) ?? record
@@ -93,8 +93,8 @@ public struct PasskeyService: Sendable {
     /// with the guests' limiter, counted apart from guests); beyond the limit within the hour, `tooManyAttempts` with
     /// the seconds to wait.
     func reserveSignUp(from address: String) async throws {
-        try await store.reserveCreation(
-            "passkey-sign-up " + address, limit: settings.maxSignUpsPerAddressPerHour, at: clock.now)
+        try await CreationLimit.reserve(
+            "passkey-sign-up " + address, limit: settings.maxSignUpsPerAddressPerHour, at: clock.now, in: store)
     }
 
     /// A verified passwordless sign-up: the account and its first passkey, not stored yet.
@@ -141,6 +141,8 @@ public struct PasskeyService: Sendable {
                 new.account, passkey: new.passkey, options: AccountWriteOptions(issuing: session, recording: events))
         } catch let error as AccountStoreError where error.code == .alreadyExists {
             throw AccountError(.emailExists)  // a concurrent sign-up with the same email won
+        } catch let error as AccountStoreError where error.code == .credentialTaken {
+            throw PasskeyError(.passkeyExists)
         }
         return try await store.account(id: uid) ?? new.account
     }

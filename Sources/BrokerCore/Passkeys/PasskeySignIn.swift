@@ -47,6 +47,8 @@ struct PasskeySignIn: SignInMethod {
             throw PasskeyError(.invalidSignIn, "counter moved")
         } catch let error as AccountStoreError where error.code == .notFound {
             throw PasskeyError(.invalidSignIn, "the passkey's account is gone")
+        } catch let error as AccountStoreError where error.code == .disabled {
+            throw AccountError(.userDisabled)
         }
     }
 }

@@ -88,9 +88,13 @@ struct SecondFactorSignIn: SignInMethod {
                 options: AccountWriteOptions(issuing: session, recording: events),
                 clearingFailuresOf: SecondFactorService.lockoutKey(proof.account)
             ) { account in try link?.apply(to: &account, at: now) }
-        } catch let error as SecondFactorError where error.code == .invalidCode {
+        } catch let error as AccountStoreError where error.code == .stale {
             // The factor was removed, or the step or code used, since the check: a wrong code.
             throw try await service.wrongCode(proof.pending.credentialHash)
+        } catch let error as AccountStoreError where error.code == .notFound {
+            throw SecondFactorError(.invalidPendingCredential, error.detail)  // spent, expired, or its account gone
+        } catch let error as AccountStoreError where error.code == .disabled {
+            throw AccountError(.userDisabled)
         } catch let error as AccountStoreError where error.code == .alreadyUsed {
             throw TokenError(.replayed)  // the held credential signed in meanwhile
         } catch let error as AccountStoreError where error.code == .alreadyExists {

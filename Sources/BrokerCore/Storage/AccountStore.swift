@@ -15,6 +15,14 @@ public struct AccountStoreError: CodedError {
         /// A sign-in with a custom token minted at or before its uid's cutoff (a takeover, a password
         /// reset or a deletion came after it): ``AccountWriteOptions/customTokenIssuedAt``.
         case cutOff
+        /// The account is disabled: a sign-in the store finishes in its transaction (a second factor's, a passkey's)
+        /// writes nothing.
+        case disabled
+        /// What the change was decided on changed meanwhile: a second factor removed, or its step or the recovery
+        /// code used, since the code was checked.
+        case stale
+        /// A passkey's credential id is registered already (to this account or another).
+        case credentialTaken
     }
     /// The kind of failure.
     public var code: Code
@@ -247,14 +255,17 @@ extension AccountWriteOptions {
 }
 
 extension AccountStoreError {
-    /// A missing account, a cut-off custom token, or storage down; nil for what services must handle (``CodedError``).
+    /// A missing or disabled account, a cut-off custom token, a passkey registered already, or storage down; nil for
+    /// what services must handle (``CodedError``).
     public var refusal: Refusal? {
         switch code {
         case .notFound: .accountNotFound  // deleted while the request was under way
         case .cutOff: .customTokenCutOff
         case .unavailable: .storageUnavailable
+        case .disabled: .userDisabled
+        case .credentialTaken: .passkey(.passkeyExists)
         // Services turn these into their refusals; one that reaches a surface is a bug.
-        case .alreadyExists, .alreadyUsed: nil
+        case .alreadyExists, .alreadyUsed, .stale: nil
         }
     }
 }

@@ -15,20 +15,3 @@ public protocol GuestStore: Sendable {
     /// asking at once exactly one gets it.
     func acquireLease(_ name: String, holder: String, until expiresAt: Date, now: Date) async throws -> Bool
 }
-
-extension GuestStore {
-    /// The window of a per-address limit on accounts made without a secret: an hour.
-    static var creationWindow: TimeInterval { 3600 }
-
-    /// Counts one account made under `key` at `now` (``reserveGuestCreation(address:at:window:limit:)``, over
-    /// ``creationWindow``), or throws `AccountError(.tooManyAttempts)` with the seconds until one may be made when
-    /// `limit` were made under it within the window: the guests' limit per client address, and passwordless
-    /// sign-ups' (under keys of their own, so that the two are counted apart).
-    func reserveCreation(_ key: String, limit: Int, at now: Date) async throws {
-        if let allowedAt = try await reserveGuestCreation(
-            address: key, at: now, window: Self.creationWindow, limit: limit)
-        {
-            throw AccountError.tooManyAttempts(until: allowedAt, from: now, window: Self.creationWindow)
-        }
-    }
-}

@@ -119,7 +119,7 @@ public protocol PasskeyStore: Sendable {
     func insertPasskey(_ record: PasskeyRecord, recording: [AuditEvent]) async throws
     /// Stores a new passkey of the existing account `record.uid` and lets `body` change that account, with `options`
     /// (the session, the audit events), in one transaction: a guest's upgrade by a passwordless sign-up. Throws
-    /// ``PasskeyError/Code/passkeyExists`` when the credential id is registered already,
+    /// `AccountStoreError(.credentialTaken)` when the credential id is registered already,
     /// `AccountStoreError(.alreadyExists)` when the email `body` sets is taken, `AccountStoreError(.notFound)` when
     /// the account is gone, or what `body` throws, writing nothing. Returns the account as stored.
     func insertPasskey(
@@ -127,7 +127,7 @@ public protocol PasskeyStore: Sendable {
         updating body: @escaping @Sendable (inout Account) throws -> Void
     ) async throws -> Account
     /// Creates `account` with its first passkey `record` and `options` (the session, the audit events) in one
-    /// transaction: a passwordless sign-up. Throws ``PasskeyError/Code/passkeyExists`` when the credential id is
+    /// transaction: a passwordless sign-up. Throws `AccountStoreError(.credentialTaken)` when the credential id is
     /// registered already, `AccountStoreError(.alreadyExists)` when the uid or the email is taken, writing nothing.
     func createPasskeyAccount(
         _ account: Account, passkey record: PasskeyRecord, options: AccountWriteOptions)
@@ -136,7 +136,7 @@ public protocol PasskeyStore: Sendable {
     /// `backedUp` and its last use `date`, only while its counter is still `previousSignCount` (two sign-ins racing
     /// with one counter value: one wins); its account must exist and be enabled (its last sign-in becomes `date`);
     /// `options` apply (the session, the audit events). Throws `AccountStoreError(.alreadyUsed)` when the passkey is
-    /// gone or its counter moved, `AccountStoreError(.notFound)` or `AccountError(.userDisabled)`, writing nothing.
+    /// gone or its counter moved, `AccountStoreError(.notFound)` or `.disabled`, writing nothing.
     func completePasskeySignIn(
         id: String, signCount: Int64, previousSignCount: Int64, backedUp: Bool, at date: Date,
         options: AccountWriteOptions

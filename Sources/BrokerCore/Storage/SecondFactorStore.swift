@@ -133,9 +133,9 @@ public protocol SecondFactorStore: Sendable {
     /// becomes `date`), and `change` (a held link) is applied to it, saved as an account update saves (identities it
     /// adds linked, one linked elsewhere `alreadyExists`); `options` apply as to an update (the session, the
     /// single-use mark, the audit events, a hook's amendment, the announced events); the wrong attempts counted
-    /// under `lockoutKey` (``LoginAttemptStore``) are forgotten. Throws ``SecondFactorError`` when the pending
-    /// sign-in or the proof does not hold, `AccountStoreError(.notFound)`, `AccountError(.userDisabled)`, or what
-    /// `change` throws; then nothing is written.
+    /// under `lockoutKey` (``LoginAttemptStore``) are forgotten. Throws `AccountStoreError(.notFound)` when the
+    /// pending sign-in (or the account) is gone, `.stale` when the proof no longer holds, `.disabled` for a disabled
+    /// account, or what `change` throws; then nothing is written.
     func completeSecondFactor(
         pendingHash: String, proof: SecondFactorProof, at date: Date, options: AccountWriteOptions,
         clearingFailuresOf lockoutKey: String?, _ change: @escaping @Sendable (inout Account) throws -> Void

@@ -48,7 +48,7 @@ extension MemoryBrokerStore {
     public func createPasskeyAccount(
         _ account: Account, passkey record: PasskeyRecord, options: AccountWriteOptions
     ) throws {
-        guard passkeyRecords[record.id] == nil else { throw PasskeyError(.passkeyExists) }
+        guard passkeyRecords[record.id] == nil else { throw AccountStoreError(.credentialTaken) }
         try create(account, options: options)
         store(record)
     }
@@ -58,7 +58,7 @@ extension MemoryBrokerStore {
         _ record: PasskeyRecord, options: AccountWriteOptions,
         updating body: @escaping @Sendable (inout Account) throws -> Void
     ) throws -> Account {
-        guard passkeyRecords[record.id] == nil else { throw PasskeyError(.passkeyExists) }
+        guard passkeyRecords[record.id] == nil else { throw AccountStoreError(.credentialTaken) }
         // The update checks everything before it changes anything; storing the passkey cannot fail after it.
         let account = try update(id: record.uid, options: options, body)
         store(record)
@@ -84,7 +84,7 @@ extension MemoryBrokerStore {
         guard var account = accounts[passkey.uid] else {
             throw AccountStoreError(.notFound, "no account \(passkey.uid)")
         }
-        guard !account.disabled else { throw AccountError(.userDisabled) }
+        guard !account.disabled else { throw AccountStoreError(.disabled) }
         try checkCanEnqueue(options.enqueuing)
         passkey.signCount = signCount
         passkey.backedUp = backedUp

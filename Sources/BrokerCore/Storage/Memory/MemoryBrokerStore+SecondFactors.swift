@@ -96,22 +96,22 @@ extension MemoryBrokerStore {
         clearingFailuresOf lockoutKey: String?, _ change: @escaping @Sendable (inout Account) throws -> Void
     ) throws -> Account {
         guard let pending = pendingSignIn(hash: pendingHash, at: date) else {
-            throw SecondFactorError(.invalidPendingCredential, "unknown, expired or used")
+            throw AccountStoreError(.notFound, "the pending sign-in is unknown, expired or used")
         }
         let uid = pending.uid
         switch proof {
         case .totp(let factorID, let step):
             guard let factor = factors[factorID], factor.uid == uid, factor.enrolledAt != nil,
                 (factor.lastUsedStep ?? .min) < step
-            else { throw SecondFactorError(.invalidCode, "the factor is gone or the code used") }
+            else { throw AccountStoreError(.stale, "the factor is gone or the code used") }
         case .recoveryCode(let hash):
             guard recoveryCodes[uid]?.contains(hash) == true else {
-                throw SecondFactorError(.invalidCode, "no such unused recovery code")
+                throw AccountStoreError(.stale, "no such unused recovery code")
             }
         }
         // The account's change is saved as an update saves it (every check made before anything changes).
         let account = try update(id: uid, options: options) { account in
-            guard !account.disabled else { throw AccountError(.userDisabled) }
+            guard !account.disabled else { throw AccountStoreError(.disabled) }
             account.lastSignInAt = date
             try change(&account)
         }

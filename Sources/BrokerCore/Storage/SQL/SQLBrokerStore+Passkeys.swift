@@ -81,7 +81,9 @@ extension SQLBrokerStore {
         let now = clock.now
         let events = eventRouting
         return try await write { connection in
-            guard try Self.passkey(id: record.id, in: connection) == nil else { throw PasskeyError(.passkeyExists) }
+            guard try Self.passkey(id: record.id, in: connection) == nil else {
+                throw AccountStoreError(.credentialTaken)
+            }
             guard
                 let original = try Self.loadAccount(
                     in: connection, sql: Self.selectAccountByID, [.text(record.uid.rawValue)])
@@ -102,7 +104,9 @@ extension SQLBrokerStore {
         let account = amended
         let now = clock.now
         try await write { connection in
-            guard try Self.passkey(id: record.id, in: connection) == nil else { throw PasskeyError(.passkeyExists) }
+            guard try Self.passkey(id: record.id, in: connection) == nil else {
+                throw AccountStoreError(.credentialTaken)
+            }
             try connection.execute(Self.insertAccount, Self.accountValues(account))
             try connection.execute(Self.insertPasskeyRow, Self.passkeyValues(record))
             try Self.applyWriteOptions(options, uid: account.id, now: now, in: connection)
@@ -127,7 +131,7 @@ extension SQLBrokerStore {
             let uid = passkey.uid
             guard var account = try Self.loadAccount(in: connection, sql: Self.selectAccountByID, [.text(uid.rawValue)])
             else { throw AccountStoreError(.notFound, "no account \(uid)") }
-            guard !account.disabled else { throw AccountError(.userDisabled) }
+            guard !account.disabled else { throw AccountStoreError(.disabled) }
             try connection.execute(
                 "UPDATE accounts SET last_sign_in_at = ? WHERE uid = ?", [Self.millis(date), .text(uid.rawValue)])
             account.lastSignInAt = Self.date(date.epochMilliseconds)

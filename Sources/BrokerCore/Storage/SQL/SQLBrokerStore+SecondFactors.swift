@@ -176,7 +176,7 @@ extension SQLBrokerStore {
             guard let pending = try Self.pendingSignIn(hash: pendingHash, at: date, in: connection),
                 try connection.execute(
                     "DELETE FROM mfa_pending_sign_ins WHERE credential_hash = ?", [.text(pendingHash)]) > 0
-            else { throw SecondFactorError(.invalidPendingCredential, "unknown, expired or used") }
+            else { throw AccountStoreError(.notFound, "the pending sign-in is unknown, expired or used") }
             let uid = pending.uid
             switch proof {
             case .totp(let factorID, let step):
@@ -184,11 +184,11 @@ extension SQLBrokerStore {
                     "UPDATE second_factors SET last_used_step = ? WHERE id = ? AND uid = ? "
                         + "AND enrolled_at IS NOT NULL AND (last_used_step IS NULL OR last_used_step < ?)",
                     [.integer(step), .text(factorID), .text(uid.rawValue), .integer(step)])
-                guard used > 0 else { throw SecondFactorError(.invalidCode, "the factor is gone or the code used") }
+                guard used > 0 else { throw AccountStoreError(.stale, "the factor is gone or the code used") }
             case .recoveryCode(let hash):
                 let used = try connection.execute(
                     "DELETE FROM recovery_codes WHERE uid = ? AND code_hash = ?", [.text(uid.rawValue), .text(hash)])
-                guard used > 0 else { throw SecondFactorError(.invalidCode, "no such unused recovery code") }
+                guard used > 0 else { throw AccountStoreError(.stale, "no such unused recovery code") }
             }
             guard let account = try Self.loadAccount(in: connection, sql: Self.selectAccountByID, [.text(uid.rawValue)])
             else { throw AccountStoreError(.notFound, "no account \(uid)") }
@@ -198,7 +198,7 @@ extension SQLBrokerStore {
             return try Self.save(
                 account,
                 changedBy: { account in
-                    guard !account.disabled else { throw AccountError(.userDisabled) }
+                    guard !account.disabled else { throw AccountStoreError(.disabled) }
                     account.lastSignInAt = date
                     try change(&account)
                 }, options: options, events: events, now: date, in: connection)
