@@ -89,11 +89,6 @@ public struct AccountSelfService: Sendable {
             user.account.id, provider: provider.id, jobs: jobs, requestID: requestID)
     }
 
-    /// Links another provider's identity (``SignInFlow/link(_:_:)``: a recent sign-in, counted and audited once).
-    public func link(_ user: User, _ request: SignInRequest) async throws -> Account {
-        try await signIn.link(user, request)
-    }
-
     /// Unlinks a provider (a recent sign-in required, contract section 4; refused for the account's last way to
     /// sign in).
     public func unlink(_ user: User, provider: ProviderID, requestID: String) async throws -> Account {

@@ -59,8 +59,11 @@ extension AccountService {
 
     /// Links a verified identity to account `id`. An identity linked to another account, or a second identity
     /// of a provider already linked here, is `identityAlreadyLinked`. With `requestID`, its `link` audit event
-    /// is recorded in the change's transaction (and so is its `identity.linked` event).
-    public func link(_ id: AccountID, _ signIn: VerifiedIdentity, requestID: String? = nil) async throws -> Account {
+    /// is recorded in the change's transaction (and so is its `identity.linked` event); with `session`, the new
+    /// session that answers the link is stored in it too.
+    public func link(
+        _ id: AccountID, _ signIn: VerifiedIdentity, requestID: String? = nil, session: SessionGrant? = nil
+    ) async throws -> Account {
         let identity = signIn.identity
         if let holder = try await store.account(provider: identity.provider, subject: identity.subject), holder.id != id {
             throw AccountError(.identityAlreadyLinked)
@@ -69,7 +72,7 @@ extension AccountService {
         let token = signIn.providerToken
         do {
             let events = selfServiceEvents(.link, id, provider: identity.provider.rawValue, requestID: requestID)
-            let options = AccountWriteOptions(consuming: signIn.singleUse, recording: events)
+            let options = AccountWriteOptions(consuming: signIn.singleUse, issuing: session, recording: events)
             return try await store.update(id: id, options: options) { account in
                 guard !account.disabled else { throw AccountError(.userDisabled) }
                 if let existing = account.identity(identity.provider) {

@@ -337,13 +337,57 @@ public struct SignInFlow: Sendable {
         }
     }
 
+    /// What a signed-in user's link became.
+    public enum LinkOutcome: Sendable {
+        /// A guest's link: its upgrade in place, answered with the new session (contract section 13).
+        case upgraded(SignInResult)
+        /// The identity linked to the account.
+        case linked(Account)
+    }
+
+    /// Links the identity `request` proves to the signed-in `user` (``link(_:_:)``), or, when `user` is a guest,
+    /// upgrades it in place with it (``upgrade(_:_:)``): the use case decides, for every surface.
+    public func linkOrUpgrade(_ user: SignedInUser, _ request: SignInRequest) async throws -> LinkOutcome {
+        if user.account.isAnonymous { return .upgraded(try await upgrade(user, request)) }
+        return .linked(try await link(user, request))
+    }
+
+    /// ``linkOrUpgrade(_:_:)`` answered with a session either way: a link's is ``linkRenewing(_:_:)``'s.
+    public func linkOrUpgradeRenewing(_ user: SignedInUser, _ request: SignInRequest) async throws -> SignInResult {
+        if user.account.isAnonymous { return try await upgrade(user, request) }
+        return try await linkRenewing(user, request)
+    }
+
+    /// Links an email sign-in code to the signed-in `user` (``link(_:emailLinkCode:email:requestID:surface:)``), or,
+    /// when `user` is a guest, upgrades it in place with it (``upgrade(_:emailLinkCode:email:requestID:surface:)``),
+    /// which needs guests enabled (`providerNotEnabled` otherwise, before anything is counted).
+    public func linkOrUpgrade(
+        _ user: SignedInUser, emailLinkCode code: String, email: String, requestID: String, surface: SessionSurface
+    ) async throws -> SignInResult {
+        guard user.account.isAnonymous else {
+            return try await link(user, emailLinkCode: code, email: email, requestID: requestID, surface: surface)
+        }
+        guard guests?.settings.enabled == true else {
+            throw SignInError(.providerNotEnabled, "anonymous accounts are not enabled")
+        }
+        return try await upgrade(user, emailLinkCode: code, email: email, requestID: requestID, surface: surface)
+    }
+
     /// ``link(_:_:)`` answered with a new session of the linked provider on `request`'s surface that keeps the
-    /// asking session's `auth_time`.
+    /// asking session's `auth_time`, stored in the link's own transaction: the link and its session, or neither.
     public func linkRenewing(_ user: SignedInUser, _ request: SignInRequest) async throws -> SignInResult {
-        let linked = try await link(user, request)
-        return try await renew(
-            linked, provider: request.provider.rawValue, because: .link, surface: request.surface,
-            continuing: try user.sessionAuthTime())
+        let uid = user.account.id
+        let authTime = try user.sessionAuthTime()
+        return try await linking(uid, request) { verified in
+            try await renew(
+                user.account, provider: request.provider.rawValue, because: .link, surface: request.surface,
+                continuing: authTime
+            ) { grant in
+                try await accounts.link(uid, verified, requestID: request.requestID, session: grant)
+            }
+        } checkingFirst: {
+            try sessions.requireRecentSignIn(user)
+        }
     }
 
     /// Verifies `request`'s credential with the provider it names and makes `change` of it to the signed-in account

@@ -77,15 +77,11 @@ extension FirebaseSurface {
         do {
             let result: SignInResult
             if call.body.has("idToken") {
-                let user = try await authenticated(call).signedIn
-                if user.account.isAnonymous {
-                    // A guest's link is its upgrade in place (contract section 13).
-                    result = try await services.signIn.upgrade(user, assertion.request)
-                } else {
-                    // A recent sign-in (`CREDENTIAL_TOO_OLD_LOGIN_AGAIN`), where Firebase asks for none; the new
-                    // session keeps the asking one's `auth_time` (contract section 4).
-                    result = try await services.signIn.linkRenewing(user, assertion.request)
-                }
+                // A guest's link is its upgrade in place (contract section 13); another's needs a recent sign-in
+                // (`CREDENTIAL_TOO_OLD_LOGIN_AGAIN`), where Firebase asks for none, and its new session keeps the
+                // asking one's `auth_time` (contract section 4).
+                result = try await services.signIn.linkOrUpgradeRenewing(
+                    try await authenticated(call).signedIn, assertion.request)
             } else {
                 result = try await services.signIn.signIn(assertion.request)
             }

@@ -211,19 +211,10 @@ extension FirebaseSurface {
         let code = try call.body.string("oobCode", missing: "MISSING_OOB_CODE")
         let result: SignInResult
         if call.body.has("idToken") {
-            let user = try await authenticated(call)
-            if user.account.isAnonymous {
-                guard services.signIn.guests?.settings.enabled == true else {
-                    throw FirebaseError.operationNotAllowed("Anonymous accounts are not enabled on this broker.")
-                }
-                result = try await services.signIn.upgrade(
-                    user.signedIn, emailLinkCode: code, email: email,
-                    requestID: call.requestID, surface: .firebase)
-            } else {
-                result = try await services.signIn.link(
-                    user.signedIn, emailLinkCode: code, email: email,
-                    requestID: call.requestID, surface: .firebase)
-            }
+            // A guest's link is its upgrade in place (contract section 13), refused when guests are off.
+            result = try await services.signIn.linkOrUpgrade(
+                try await authenticated(call).signedIn, emailLinkCode: code, email: email, requestID: call.requestID,
+                surface: .firebase)
         } else {
             result = try await services.signIn.signIn(
                 emailLinkCode: code, email: email, requestID: call.requestID,

@@ -50,12 +50,12 @@ extension NativeSurface {
         }
         me("POST", "/v1/me/identities/{provider}") { request, context, user in
             let signIn = try await NativeSurface.signInRequest(request, context, services)
+            switch try await services.signIn.linkOrUpgrade(user, signIn) {
             // A guest's link is its upgrade in place (contract section 13): the session body.
-            guard !user.account.isAnonymous else {
-                let upgraded = try await services.signIn.upgrade(user, signIn)
+            case .upgraded(let upgraded):
                 return .json(200, upgraded.tokens.body(user: upgraded.account, isNewUser: false))
+            case .linked(let account): return .json(200, account.json)
             }
-            return .json(200, try await selfService.link(user, signIn).json)
         }
         me("DELETE", "/v1/me/identities/{provider}") { _, context, user in
             let provider = ProviderID(context.parameters["provider"] ?? "")

@@ -99,6 +99,39 @@ import Testing
         #expect(await Self.accountCount(broker) == 0)
     }
 
+    /// The use case decides that a guest's link is its upgrade (contract section 13), for every surface; a guest's
+    /// email-link upgrade with guests off is refused before anything is counted, audited or stored.
+    @Test func aGuestsLinkIsItsUpgradeAndNeedsGuestsOn() async throws {
+        let broker = try await Self.start()  // anonymous sign-in is off
+        let now = broker.services.clock.now
+        let guest = Account(
+            id: AccountID.generate(), createdAt: now, lastSignInAt: now, origin: .anonymous, isAnonymous: true)
+        try await broker.store.create(guest)
+        let stored = try #require(try await broker.store.account(id: guest.id))
+        let user = SignedInUser(account: stored, claims: ["auth_time": .int(Int64(now.timeIntervalSince1970))])
+        let error = await #expect(throws: SignInError.self) {
+            _ = try await broker.services.signIn.linkOrUpgrade(
+                user, emailLinkCode: "bm8tc3VjaC1jb2Rl", email: "a@example.com", requestID: "r", surface: .native)
+        }
+        #expect(Refusal.refusal(of: try #require(error)) == .providerNotEnabled)
+        #expect(Self.samples(broker, "broker_links_total").isEmpty)
+        #expect(await Self.events(broker).isEmpty)
+        #expect(try await broker.store.account(id: guest.id) == stored)
+
+        // A provider's identity upgrades the guest in place, guests off or not (as before this decision moved here;
+        // the email-link and password upgrades refuse when guests are off: see the note on issue 48).
+        let request = SignInRequest(
+            provider: ProviderID("google"),
+            credential: .idToken(try broker.stubs.idToken("google", claims: ["sub": "g-guest"]), rawNonce: nil),
+            requestID: "r-2")
+        switch try await broker.services.signIn.linkOrUpgrade(user, request) {
+        case .upgraded(let upgraded):
+            #expect(upgraded.account.id == guest.id && !upgraded.account.isAnonymous)
+            #expect(upgraded.account.identity(ProviderID("google"))?.subject == "g-guest")
+        case .linked: Issue.record("a guest's link was not its upgrade")
+        }
+    }
+
     @Test func aRefusedEmailLinkIsCountedAndAuditedOnceAsEmailLink() async throws {
         let broker = try await Self.start()
         await #expect(throws: ActionCodeError.self) {
