@@ -1,5 +1,5 @@
 public import BrokerCore
-public import Foundation
+import Foundation
 
 /// What Firebase adds to the broker (``BrokerModule``): with a service account configured, custom tokens in every
 /// session body, the revocation of a uid's Firebase sessions whenever the broker ends its own (delivered by

@@ -1,5 +1,5 @@
 public import BrokerCore
-public import BrokerHTTP
+import BrokerHTTP
 import BrokerDrivers
 import BrokerFirebase
 public import Foundation

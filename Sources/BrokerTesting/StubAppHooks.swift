@@ -1,5 +1,5 @@
 public import BrokerCore
-public import BrokerHTTP
+import BrokerHTTP
 import Foundation
 
 /// A stand-in for an app's blocking hooks and event receiver (contract section 16), under the stubs' base URL:

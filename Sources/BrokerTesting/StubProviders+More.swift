@@ -1,5 +1,5 @@
 public import BrokerCore
-public import BrokerHTTP
+import BrokerHTTP
 public import BrokerCrypto
 import Foundation
 

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// What signed-in users do to their own accounts, whichever surface asks (`/v1/me`, or another listener's account
 /// calls): each change checked, written and audited in its own transaction, a sensitive one (a password change, a

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Top-level sections of `providers.json` that a module outside the core reads, as each provider reads its own entry:
 /// the executable names the sections of the modules it runs when it parses the config, and a top-level name no module

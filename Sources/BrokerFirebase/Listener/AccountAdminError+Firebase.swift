@@ -1,4 +1,4 @@
-public import BrokerCore
+import BrokerCore
 extension AccountAdminError.Code {
     /// The code as Firebase's admin API spells it (its Admin SDKs map these to their error types).
     var firebaseCode: String {

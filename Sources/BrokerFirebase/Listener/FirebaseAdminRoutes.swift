@@ -1,4 +1,4 @@
-public import BrokerCore
+import BrokerCore
 import BrokerHTTP
 import BrokerCrypto
 import Foundation

@@ -1,4 +1,4 @@
-public import BrokerCore
+import BrokerCore
 public import BrokerHTTP
 /// The routes of the Firebase surface's parts, collected before they are put on the router, so that each part
 /// adds its own from its own file and every one gets the same checks (``FirebaseListenerChecks``).

@@ -1,4 +1,4 @@
-public import BrokerCore
+import BrokerCore
 import BrokerHTTP
 extension FirebaseSurface {
     /// `accounts:lookup` / `getAccountInfo` with the user's `idToken`: `{"users": [UserInfo]}`, the password hash

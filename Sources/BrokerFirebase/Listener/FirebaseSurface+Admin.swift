@@ -1,4 +1,4 @@
-public import BrokerCore
+import BrokerCore
 extension FirebaseSurface {
     /// The Admin SDK's calls under `projects/{project}/…` (the `fbadmin` part of issue 16): the account routes of
     /// `FirebaseAdminRoutes.swift`, each `.admin` (`Bearer owner`).

@@ -1,4 +1,4 @@
-public import BrokerCore
+import BrokerCore
 extension FirebaseSurface {
     /// `accounts:signInWithCustomToken` / `verifyCustomToken`: a custom token checked by
     /// ``FirebaseCustomTokenVerifier`` signs in to its uid, creating the account when none has it (`isNewUser`),

@@ -1,4 +1,4 @@
-public import BrokerCore
+import BrokerCore
 import Foundation
 
 /// Firebase's multi-factor protocol for TOTP (contract section 14), the field names of firebase-ios-sdk's

@@ -1,4 +1,4 @@
-public import BrokerCore
+import BrokerCore
 extension FirebaseSurface {
     /// The out-of-band flows (`sendOobCode`, `resetPassword`, `signInWithEmailLink`, `createSessionCookie`; the
     /// `fboob` part of issue 16), each with its legacy v3 name where the iOS SDK sends one. The handlers are in

@@ -1,4 +1,4 @@
-public import BrokerCore
+import BrokerCore
 import Foundation
 
 /// The Admin SDK's OpenID Connect provider configs, `…/v2/projects/{project}/oauthIdpConfigs[/oidc.<id>]`

@@ -1,4 +1,4 @@
-public import BrokerCore
+import BrokerCore
 extension FirebaseSurface {
     /// The iOS SDK's calls this broker does not serve, answered as a project that has not enabled them is:
     /// phone sign-in (`sendVerificationCode`, `verifyPhoneNumber` / `signInWithPhoneNumber`, and `verifyClient`, the

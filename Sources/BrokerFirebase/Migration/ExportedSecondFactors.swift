@@ -1,4 +1,4 @@
-public import BrokerCore
+import BrokerCore
 import BrokerCrypto
 public import Foundation
 

@@ -1,4 +1,4 @@
-public import BrokerCore
+import BrokerCore
 import BrokerCrypto
 
 /// Base64 as Firebase's export files and hash flags carry it: the standard or the URL-safe alphabet,

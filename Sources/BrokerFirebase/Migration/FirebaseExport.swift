@@ -1,4 +1,4 @@
-public import BrokerCore
+import BrokerCore
 public import Foundation
 
 /// A file written by `firebase auth:export --format=json` (`{"users": [...]}`), checked whole in one

@@ -1,4 +1,4 @@
-public import BrokerCore
+import BrokerCore
 /// Firebase's fixed names, in one place: its services live under Google's domains, and every other file names
 /// them through these constants.
 public enum FirebaseEndpoints {

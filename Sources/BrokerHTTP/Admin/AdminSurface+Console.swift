@@ -1,4 +1,4 @@
-public import BrokerCore
+import BrokerCore
 import Foundation
 
 /// The admin console (contract section 12): its pages under `/admin/`, its sessions under

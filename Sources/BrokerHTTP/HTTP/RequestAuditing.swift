@@ -1,4 +1,4 @@
-public import BrokerCore
+import BrokerCore
 /// A surface's dependencies that record audit events of the requests they serve.
 protocol RequestAuditing {
     /// Records audit events outside a store transaction.

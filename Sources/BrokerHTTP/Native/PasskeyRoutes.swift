@@ -1,4 +1,4 @@
-public import BrokerCore
+import BrokerCore
 extension NativeSurface {
     /// Passkeys (contract section 15): registration, list, rename and removal under `/v1/me/passkeys`, the
     /// discoverable sign-in under `/v1/signin/passkey` and the passwordless sign-up under `/v1/signup/passkey`. With

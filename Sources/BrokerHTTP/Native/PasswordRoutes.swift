@@ -1,4 +1,4 @@
-public import BrokerCore
+import BrokerCore
 extension NativeSurface {
     func mountPasswords(_ router: inout Router) {
         router.add("POST", "/v1/signup") { [services] request, context in

@@ -1,4 +1,4 @@
-public import BrokerCore
+import BrokerCore
 extension NativeSurface {
     func mountSessions(_ router: inout Router) {
         router.add("POST", "/v1/token") { [services] request, _ in

@@ -1,4 +1,4 @@
-public import BrokerCore
+import BrokerCore
 import Foundation
 
 extension NativeSurface {

@@ -1,4 +1,4 @@
-public import BrokerCore
+import BrokerCore
 /// The OpenAPI 3.1 document of the broker's routes (native, admin, operations), served at `GET /openapi.json`.
 ///
 /// `openapi.json` beside this file is the source of truth; `scripts/embed-openapi` copies it into
