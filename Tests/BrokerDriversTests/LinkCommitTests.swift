@@ -9,16 +9,10 @@ import Testing
 /// identity, its `link` event and the session commit together, or nothing does.
 @Suite struct LinkCommitTests {
     @Test func aLinkAndItsSessionAreOneCommit() async throws {
-        let clock = ManualClock(Date())
-        let database = WatchedSQLDatabase(try SQLiteDatabase(path: ":memory:"))
-        let store = try await SQLBrokerStore(database: database, clock: clock)
         let stubs = try StubProviders()
-        let config = try BrokerConfig(
-            parsing: StubProviders.brokerConfig(stubsAt: InProcessBroker.stubsBaseURL).serialized(), environment: [:],
-            sections: FirebaseModule.configSections)
-        let services = try await BrokerServices.make(
-            config: config, store: store, httpClient: stubs.inProcessClient(), passwords: SaltedDigestPasswordHasher(),
-            clock: clock, logger: Logger(sink: MemoryLogSink()), prefetch: false)
+        let watched = try await WatchedServices.make(
+            stubsAt: InProcessBroker.stubsBaseURL, httpClient: stubs.inProcessClient())
+        let (services, store, database, clock) = (watched.services, watched.store, watched.database, watched.clock)
         let account = try await services.signIn.signUp(
             email: "owner@example.com", password: "secret-1", displayName: nil, requestID: "r-up"
         ).account

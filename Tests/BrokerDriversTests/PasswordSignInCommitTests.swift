@@ -20,16 +20,8 @@ import Testing
     static let email = "owner@example.com"
 
     static func start() async throws -> Fixture {
-        let clock = ManualClock(Date())
-        let database = WatchedSQLDatabase(try SQLiteDatabase(path: ":memory:"))
-        let store = try await SQLBrokerStore(database: database, clock: clock)
-        let config = try BrokerConfig(
-            parsing: StubProviders.brokerConfig(stubsAt: "http://127.0.0.1:9").serialized(), environment: [:],
-            sections: FirebaseModule.configSections)
-        let services = try await BrokerServices.make(
-            config: config, store: store, httpClient: ScriptedHTTPClient { _ in throw SQLError(.other, "no network") },
-            passwords: SaltedDigestPasswordHasher(), clock: clock, logger: Logger(sink: MemoryLogSink()),
-            prefetch: false)
+        let watched = try await WatchedServices.make()
+        let (services, store, database, clock) = (watched.services, watched.store, watched.database, watched.clock)
         let account = try await services.signIn.signUp(
             email: email, password: "secret-1", displayName: nil, requestID: "r-up"
         ).account

@@ -22,19 +22,10 @@ import Testing
 
     /// Services over SQLite with `mfa.totp`, and an account `held@example.com` (password `secret-1`) with a factor.
     static func start() async throws -> Fixture {
-        let clock = ManualClock(Date())
-        let database = WatchedSQLDatabase(try SQLiteDatabase(path: ":memory:"))
-        let store = try await SQLBrokerStore(database: database, clock: clock)
-        guard case .object(var members) = StubProviders.brokerConfig(stubsAt: "http://127.0.0.1:9") else {
-            throw SQLError(.other, "no config")
-        }
-        members["mfa"] = ["totp": ["enabled": true]]
-        let config = try BrokerConfig(
-            parsing: JSONValue.object(members).serialized(), environment: [:], sections: FirebaseModule.configSections)
-        let services = try await BrokerServices.make(
-            config: config, store: store, httpClient: ScriptedHTTPClient { _ in throw SQLError(.other, "no network") },
-            passwords: SaltedDigestPasswordHasher(), clock: clock, logger: Logger(sink: MemoryLogSink()),
-            cipher: OutboxCipher(key: try AESGCMKey(bytes: SecureRandom.bytes(32))), prefetch: false)
+        let watched = try await WatchedServices.make(
+            cipher: OutboxCipher(key: try AESGCMKey(bytes: SecureRandom.bytes(32)))
+        ) { $0["mfa"] = ["totp": ["enabled": true]] }
+        let (services, store, database, clock) = (watched.services, watched.store, watched.database, watched.clock)
         let factors = try #require(services.secondFactors)
         let account = try await services.signIn.signUp(
             email: "held@example.com", password: "secret-1", displayName: nil, requestID: "r-up"

@@ -102,7 +102,7 @@ extension StoreConformanceTests {
             let options = AccountWriteOptions(recording: [event])
             // A credential id registered already: credentialTaken, the account unchanged.
             await expectStoreError(.credentialTaken) {
-                try await store.insertPasskey(Self.passkey("used", uid: "guest"), options: options) {
+                _ = try await store.insertPasskey(Self.passkey("used", uid: "guest"), options: options) {
                     $0.isAnonymous = false
                 }
             }

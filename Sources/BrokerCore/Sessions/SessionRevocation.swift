@@ -21,9 +21,6 @@ public struct SessionRevocation: Sendable {
     /// Only the broker's sessions.
     public static let brokerOnly = SessionRevocation(elsewhere: [])
 
-    /// Whether ending sessions reaches beyond the broker's own.
-    public var reachesElsewhere: Bool { !elsewhere.isEmpty }
-
     /// The outbox jobs that end `uid`'s sessions beyond the broker's, at `date`.
     public func jobs(for uid: AccountID, at date: Date) -> [OutboxJob] {
         elsewhere.flatMap { $0.jobs(for: uid, at: date) }
