@@ -1,4 +1,4 @@
-import BrokerCore
+@testable import BrokerCore
 import Foundation
 import Testing
 
@@ -93,4 +93,60 @@ import Testing
         let owner = Self.account("x", email: "a@example.com", verified: true, providers: ["kakao", "apple"], password: true)
         #expect(LinkingPolicy.signInMethods(of: owner) == ["apple", "kakao", "password"])
     }
+}
+
+/// A provider names its own linking rule; the account service carries it out with the strategy registered for it.
+@Suite struct LinkingRuleTests {
+    /// Records the sign-ins it is asked to map, and creates nothing.
+    actor Recording: LinkingStrategy {
+        var asked: [String] = []
+        nonisolated func signInUnlinked(_ attempt: SignInAttempt, accounts: AccountService) async throws -> SignInOutcome {
+            await record(attempt.identity.subject)
+            throw AccountError(.emailExists)
+        }
+        func record(_ subject: String) { asked.append(subject) }
+    }
+
+    static func attempt(rule: LinkingRule) -> SignInAttempt {
+        SignInAttempt(
+            VerifiedIdentity(
+                identity: ExternalIdentity(
+                    provider: ProviderID("kakao"), subject: "4242", email: "a@example.com", emailVerified: true),
+                linking: rule))
+    }
+
+    @Test func theRuleIsCarriedOutByItsRegisteredStrategy() async throws {
+        let store = MemoryBrokerStore(clock: ManualClock())
+        let strategy = Recording()
+        let rule = LinkingRule("test.recording")
+        let accounts = try await AccountService(
+            store: store, clock: ManualClock(), linkByVerifiedEmail: false, passwords: NoPasswords(),
+            linkingStrategies: [rule: strategy])
+        await #expect(throws: AccountError(.emailExists)) { try await accounts.signIn(Self.attempt(rule: rule)) }
+        #expect(await strategy.asked == ["4242"])
+        #expect(try await store.account(email: "a@example.com") == nil)
+    }
+
+    @Test func aRuleWithNoStrategyIsRefusedAndStoresNothing() async throws {
+        let store = MemoryBrokerStore(clock: ManualClock())
+        let accounts = try await AccountService(
+            store: store, clock: ManualClock(), linkByVerifiedEmail: false, passwords: NoPasswords(),
+            linkingStrategies: [:])
+        let error = await #expect(throws: ProviderError.self) {
+            try await accounts.signIn(Self.attempt(rule: .kakaoLegacyPassword))
+        }
+        #expect(error?.code == .misconfigured)
+        #expect(try await store.account(email: "a@example.com") == nil)
+        #expect(try await store.account(provider: ProviderID("kakao"), subject: "4242") == nil)
+    }
+
+    @Test func kakaosRuleIsBuiltIn() {
+        #expect(LinkingRule.builtInStrategies[.kakaoLegacyPassword] is KakaoLegacyPasswordLinking)
+    }
+}
+
+/// Passwords play no part in these tests.
+private struct NoPasswords: PasswordHashing {
+    func hash(_ password: String) async throws -> String { "unused" }
+    func verify(_ password: String, against encoded: String) async throws -> Bool { false }
 }

@@ -54,6 +54,8 @@ public struct AccountService: Sendable {
     /// Where accounts' passkeys are, when passkeys are enabled (contract section 15): a passkey is a way in, so an
     /// unlink may leave an account with only its passkeys.
     let passkeys: (any PasskeyStore)?
+    /// What carries out each provider's own ``LinkingRule``.
+    let linkingStrategies: [LinkingRule: any LinkingStrategy]
 
     /// Creates the service; `allowInsecurePhotoURLs` keeps `http` photo URLs too (see ``PhotoURL``).
     public init(
@@ -61,8 +63,10 @@ public struct AccountService: Sendable {
         passwords: any PasswordHashing, allowInsecurePhotoURLs: Bool = false,
         revocation: SessionRevocation = .brokerOnly,
         deletion: AccountDeletion? = nil, passwordGuards: [any PasswordSignInGuarding] = [],
-        secondFactors: (any SecondFactorStore)? = nil, passkeys: (any PasskeyStore)? = nil
+        secondFactors: (any SecondFactorStore)? = nil, passkeys: (any PasskeyStore)? = nil,
+        linkingStrategies: [LinkingRule: any LinkingStrategy] = LinkingRule.builtInStrategies
     ) async throws {
+        self.linkingStrategies = linkingStrategies
         self.secondFactors = secondFactors
         self.passkeys = passkeys
         self.passwordGuards = passwordGuards
@@ -84,7 +88,12 @@ public struct AccountService: Sendable {
             signIn.identity.photoURL, allowInsecure: allowInsecurePhotoURLs)
         // Every strategy signs a linked identity in to its account: a returning user takes one transaction.
         if let returning = try await signInLinked(signIn) { return returning }
-        if let strategy = signIn.verified.linking { return try await strategy.signInUnlinked(signIn, accounts: self) }
+        if let rule = signIn.verified.linking {
+            guard let strategy = linkingStrategies[rule] else {
+                throw ProviderError(.misconfigured, "no linking strategy for the rule \(rule)")
+            }
+            return try await strategy.signInUnlinked(signIn, accounts: self)
+        }
         let identity = signIn.identity
         // The transaction above found the identity linked to no account: the first decision takes that, unread
         // again. A lost race (the identity or the email was taken meanwhile) is decided again on fresh state.

@@ -19,10 +19,17 @@ public struct SignInAttempt: Sendable {
     public var identity: ExternalIdentity { verified.identity }
 }
 
-/// A provider's own rule for an identity that is linked to no account yet, used instead of ``LinkingPolicy``
-/// (a returning identity always signs in to its account). It lives in the provider's folder and works through
-/// the ``AccountService`` it is given.
+/// What carries out a provider's ``LinkingRule`` for an identity that is linked to no account yet, used instead of
+/// ``LinkingPolicy`` (a returning identity always signs in to its account). It works through the ``AccountService``
+/// it is given, which holds one strategy per rule (``LinkingRule/builtInStrategies``).
 public protocol LinkingStrategy: Sendable {
     /// Maps `attempt`, whose identity is linked to no account, to an account. A refusal writes nothing.
     func signInUnlinked(_ attempt: SignInAttempt, accounts: AccountService) async throws -> SignInOutcome
+}
+
+extension LinkingRule {
+    /// The strategies of the built-in providers' rules.
+    public static let builtInStrategies: [LinkingRule: any LinkingStrategy] = [
+        .kakaoLegacyPassword: KakaoLegacyPasswordLinking()
+    ]
 }

@@ -29,6 +29,23 @@ public struct ExternalIdentity: Sendable, Equatable {
     }
 }
 
+/// A provider's own rule for an identity that is linked to no account yet, by name. The provider names it; the
+/// account service carries it out with the ``LinkingStrategy`` registered for it, since a provider never sees
+/// accounts.
+public struct LinkingRule: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The rule's name (`<provider>.<rule>`).
+    public var rawValue: String
+
+    /// The rule named `rawValue`.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// The rule named `name`.
+    public init(_ name: String) { self.rawValue = name }
+
+    /// The name.
+    public var description: String { rawValue }
+}
+
 /// A credential a provider has verified: who the user is, what must be recorded so the credential is accepted
 /// once, and how the identity maps to an account when it is linked to none yet.
 public struct VerifiedIdentity: Sendable {
@@ -36,9 +53,9 @@ public struct VerifiedIdentity: Sendable {
     public var identity: ExternalIdentity
     /// Recorded in the sign-in's transaction so the credential is accepted once only.
     public var singleUse: SingleUseMark?
-    /// The provider's own rule for an identity linked to no account; nil is the contract's default
+    /// The provider's own rule for an identity linked to no account, by name; nil is the contract's default
     /// (``LinkingPolicy``).
-    public var linking: (any LinkingStrategy)?
+    public var linking: LinkingRule?
     /// A token the provider gave for this identity, sealed (``Identity/providerToken``): stored on the identity in
     /// the sign-in's or link's transaction, replacing any held before. Nil keeps what is held.
     public var providerToken: String?
@@ -48,7 +65,7 @@ public struct VerifiedIdentity: Sendable {
 
     /// Creates a verified identity.
     public init(
-        identity: ExternalIdentity, singleUse: SingleUseMark? = nil, linking: (any LinkingStrategy)? = nil,
+        identity: ExternalIdentity, singleUse: SingleUseMark? = nil, linking: LinkingRule? = nil,
         providerToken: String? = nil, kind: CredentialKind? = nil
     ) {
         self.identity = identity

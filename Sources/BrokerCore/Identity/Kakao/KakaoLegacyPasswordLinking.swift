@@ -1,5 +1,10 @@
 import Foundation
 
+extension LinkingRule {
+    /// Kakao's `accountMapping: "email-password"` (``KakaoLegacyPasswordLinking``).
+    public static let kakaoLegacyPassword = LinkingRule("kakao.email-password")
+}
+
 /// Kakao's `accountMapping: "email-password"` (contract section 2): the "email + Kakao user id as password"
 /// workaround of apps built on a hosted email/password auth. The Kakao account's email selects the account. An
 /// imported workaround account (its imported password verifies as the Kakao id) is linked and its password

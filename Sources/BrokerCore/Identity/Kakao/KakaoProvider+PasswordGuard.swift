@@ -4,7 +4,7 @@ extension KakaoProvider: PasswordSignInGuarding {
     /// the workaround stored, which anyone who knows the email and id could send before the owner's first Kakao
     /// sign-in (issue 25, finding 2).
     public func refusesPasswordSignIn(_ password: String, to account: Account) -> Bool {
-        linking is KakaoLegacyPasswordLinking && account.origin == .import && account.identity(id) == nil
+        linking == .kakaoLegacyPassword && account.origin == .import && account.identity(id) == nil
             && KakaoLegacyPasswordLinking.isIDShaped(password)
     }
 }

@@ -19,12 +19,12 @@ public struct KakaoProvider: IdentityProvider {
     let appID: String
     let api: KakaoAPI
     private let issuer: OIDCIssuer
-    let linking: (any LinkingStrategy)?
+    let linking: LinkingRule?
     /// The app's primary admin key (`adminKeyFile`, trimmed): unlinks deleted accounts' Kakao users. Never logged.
     let adminKey: String?
 
     init(
-        id: ProviderID, appID: String, api: KakaoAPI, issuer: OIDCIssuer, linking: (any LinkingStrategy)?,
+        id: ProviderID, appID: String, api: KakaoAPI, issuer: OIDCIssuer, linking: LinkingRule?,
         adminKey: String? = nil
     ) {
         self.id = id
@@ -122,7 +122,7 @@ extension KakaoProvider: IdentityProviderFactory {
         return KakaoProvider(
             id: id, appID: String(number),
             api: KakaoAPI(baseURL: baseURL, client: context.httpClient, metrics: context.metrics), issuer: issuer,
-            linking: mapping == "email-password" ? KakaoLegacyPasswordLinking() : nil,
+            linking: mapping == "email-password" ? .kakaoLegacyPassword : nil,
             adminKey: try adminKey(config))
     }
 
