@@ -36,7 +36,7 @@ import Testing
         for step in 0..<500 {
             // Two ids per millisecond, and a millisecond apart.
             let date = start + Double(step / 2) / 1000
-            let id = SessionService.newSessionID(at: date)
+            let id = SessionGrant.newSessionID(at: date)
             #expect(id.wholeMatch(of: shape) != nil, "\(id)")
             #expect(id.hasPrefix("00" + String(1_795_978_951_602 + step / 2) + "-"), "\(id)")
             if step % 2 == 1 {
@@ -46,6 +46,6 @@ import Testing
             }
             previous = id
         }
-        #expect(SessionService.newSessionID(at: Date(timeIntervalSince1970: 0)).hasPrefix("000000000000000-"))
+        #expect(SessionGrant.newSessionID(at: Date(timeIntervalSince1970: 0)).hasPrefix("000000000000000-"))
     }
 }

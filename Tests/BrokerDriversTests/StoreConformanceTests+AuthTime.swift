@@ -38,7 +38,7 @@ extension StoreConformanceTests {
             let store = fixture.store
             let database = try #require(fixture.database)
             try await store.create(Self.account("alice"))
-            let sessionID = SessionService.newSessionID(at: date(ms: Self.t0 - 3_600_000))
+            let sessionID = SessionGrant.newSessionID(at: date(ms: Self.t0 - 3_600_000))
             try await store.insertRefreshToken(Self.token("old", session: sessionID, uid: "alice"))
             try await store.insertRefreshToken(Self.token("random", session: "s-random", uid: "alice"))
             _ = try await database.write { connection in

@@ -90,7 +90,7 @@ public struct BrokerServices: Sendable {
         if prefetch { Task { await providers.prefetch() } }
         // The store was made with its event routing (``EventAnnouncing``); one made for other settings would send
         // the events of another configuration, or none.
-        guard (store.eventRouting?.settings ?? EventSettings()) == config.events else {
+        guard ((store.announcer as? EventRouting)?.settings ?? EventSettings()) == config.events else {
             throw ConfigError(field: "events", "the store was not made with this configuration's events.endpoints")
         }
         let keys = KeyRing(store: store, clock: clock, algorithm: .es256, tokenLifetime: config.idTokenTTL)

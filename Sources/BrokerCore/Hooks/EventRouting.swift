@@ -9,7 +9,7 @@ extension OutboxKind {
 /// events in its own transaction (``AccountWriteOptions/recording``); the stores queue, in that same transaction,
 /// one ``OutboxKind/event`` job per endpoint that takes the event's type (``AccountWriteOptions/announcing(_:uid:)``),
 /// so a change that rolled back sends nothing and a committed one is sent even across a crash.
-public struct EventRouting: Sendable {
+public struct EventRouting: ChangeAnnouncing {
     /// The endpoints.
     public let settings: EventSettings
     /// When the jobs are queued.
@@ -73,16 +73,6 @@ public struct EventRouting: Sendable {
     }
 }
 
-extension AccountWriteOptions {
-    /// These options with the event deliveries of their recorded audit events queued too, for the account `uid`.
-    public func announcing(_ routing: EventRouting?, uid: AccountID) -> AccountWriteOptions {
-        guard let routing, !routing.settings.endpoints.isEmpty, !recording.isEmpty else { return self }
-        var options = self
-        for event in recording { options.enqueuing += routing.jobs(for: event, uid: event.uid ?? uid) }
-        return options
-    }
-}
-
 extension OutboxJob {
     /// Where an ``OutboxKind/event`` job goes, as admins see it (``EventRouting/shown(_:)``); nil for other kinds.
     public var eventTarget: String? {
@@ -102,13 +92,6 @@ extension EventRouting {
         components.fragment = nil
         return components.string ?? "(an endpoint)"
     }
-}
-
-/// A store that queues event deliveries with the changes it writes (``AccountWriteOptions/announcing(_:uid:)``),
-/// routed as it was made to (`events:` of its initializer): a store is never reconfigured after it is made.
-public protocol EventAnnouncing: Sendable {
-    /// Where the events of the store's changes go; nil: nowhere.
-    var eventRouting: EventRouting? { get }
 }
 
 /// Delivers ``OutboxKind/event`` jobs: a POST signed afresh at each attempt (its own `webhook-timestamp` and

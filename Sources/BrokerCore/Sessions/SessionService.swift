@@ -93,7 +93,7 @@ public struct SessionService: Sendable {
         let now = clock.now
         let token = Base64URL.encode(SecureRandom.bytes(32))
         let grant = SessionGrant(
-            tokenHash: SessionService.hash(token), sessionID: SessionService.newSessionID(at: now),
+            tokenHash: SessionService.hash(token), sessionID: SessionGrant.newSessionID(at: now),
             signInProvider: formats[surface]?.signInProvider(provider) ?? provider, createdAt: now,
             expiresAt: rotates(surface) ? now + settings.refreshTokenTTL : Self.unendingExpiry, surface: surface,
             claims: claims, authTime: authTime.map { min($0, now) })
@@ -106,25 +106,6 @@ public struct SessionService: Sendable {
 
     /// Whether the sessions of `surface` rotate their refresh tokens (``SessionFormat/rotatesRefreshTokens``).
     func rotates(_ surface: SessionSurface) -> Bool { formats[surface]?.rotatesRefreshTokens ?? true }
-
-    /// A new session id: the creation time in epoch milliseconds, 15 digits, then 16 random bytes in
-    /// base64url. Ids made later sort later, so the session index of a SQL store grows at its end instead of
-    /// touching a random page on every sign-in. The id is never shown to clients; the refresh token is the
-    /// secret.
-    public static func newSessionID(at date: Date) -> String {
-        let millis = String(max(0, Int64((date.timeIntervalSince1970 * 1000).rounded())))
-        let padded = String(repeating: "0", count: max(0, 15 - millis.count)) + millis
-        return padded + "-" + Base64URL.encode(SecureRandom.bytes(16))
-    }
-
-    /// The creation time a session id of ``newSessionID(at:)``'s form begins with; nil for another form.
-    static func creationTime(ofSessionID id: String) -> Date? {
-        let utf8 = Array(id.utf8.prefix(16))
-        guard utf8.count == 16, utf8[15] == UInt8(ascii: "-"), utf8[..<15].allSatisfy({ (48...57).contains($0) }),
-            let millis = Int64(String(decoding: utf8[..<15], as: UTF8.self))
-        else { return nil }
-        return Date(timeIntervalSince1970: Double(millis) / 1000)
-    }
 
     /// Stores `grant`'s session for `account` on its own (a renewal with no account change).
     public func store(_ grant: SessionGrant, for account: AccountID) async throws {

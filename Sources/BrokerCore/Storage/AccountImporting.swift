@@ -24,7 +24,7 @@ public protocol AccountImporting: Sendable {
     /// or not written gets none). One outcome per account, in order. The accounts must not conflict with one another (the
     /// import's check rules that out); if the store refuses the batch anyway (`alreadyExists`, a writer
     /// elsewhere won a race), nothing of it is written. Each account created is `record`ed in the same
-    /// transaction: its `user.created` event queued (``EventRouting``), and its `import` audit event appended when
+    /// transaction: its `user.created` event queued (``ChangeAnnouncing``), and its `import` audit event appended when
     /// the record is ``ImportRecord/audited``.
     func importAccounts(
         _ accounts: [Account], secondFactors: [AccountID: AccountSecondFactors], record: ImportRecord
@@ -65,7 +65,7 @@ public struct ImportRecord: Sendable, Equatable {
 
     /// The write options of `account`'s creation at `now`: its `import` event (recorded only when ``audited``),
     /// announced through `routing`.
-    func options(for account: Account, at now: Date, routing: EventRouting?) -> AccountWriteOptions {
+    func options(for account: Account, at now: Date, routing: (any ChangeAnnouncing)?) -> AccountWriteOptions {
         let event = AuditEvent(
             time: now, uid: account.id, action: .import, actor: .admin, requestID: requestID)
         var options = AccountWriteOptions(recording: [event]).announcing(routing, uid: account.id)

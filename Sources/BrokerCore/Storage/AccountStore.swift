@@ -1,3 +1,4 @@
+import BrokerCrypto
 public import Foundation
 
 /// A failure of an account store, compared by code.
@@ -267,5 +268,26 @@ extension AccountStoreError {
         // Services turn these into their refusals; one that reaches a surface is a bug.
         case .alreadyExists, .alreadyUsed, .stale: nil
         }
+    }
+}
+
+extension SessionGrant {
+    /// A new session id: the creation time in epoch milliseconds, 15 digits, then 16 random bytes in
+    /// base64url. Ids made later sort later, so the session index of a SQL store grows at its end instead of
+    /// touching a random page on every sign-in. The id is never shown to clients; the refresh token is the
+    /// secret.
+    public static func newSessionID(at date: Date) -> String {
+        let millis = String(max(0, Int64((date.timeIntervalSince1970 * 1000).rounded())))
+        let padded = String(repeating: "0", count: max(0, 15 - millis.count)) + millis
+        return padded + "-" + Base64URL.encode(SecureRandom.bytes(16))
+    }
+
+    /// The creation time a session id of ``newSessionID(at:)``'s form begins with; nil for another form.
+    public static func creationTime(ofSessionID id: String) -> Date? {
+        let utf8 = Array(id.utf8.prefix(16))
+        guard utf8.count == 16, utf8[15] == UInt8(ascii: "-"), utf8[..<15].allSatisfy({ (48...57).contains($0) }),
+            let millis = Int64(String(decoding: utf8[..<15], as: UTF8.self))
+        else { return nil }
+        return Date(timeIntervalSince1970: Double(millis) / 1000)
     }
 }

@@ -155,6 +155,6 @@ extension MemoryBrokerStore {
 
     /// Appends `events` and queues their event deliveries, an event without a uid getting `uid`.
     func record(_ events: [AuditEvent], uid: AccountID) {
-        finish(uid, AccountWriteOptions(recording: events).announcing(eventRouting, uid: uid))
+        finish(uid, AccountWriteOptions(recording: events).announcing(announcer, uid: uid))
     }
 }

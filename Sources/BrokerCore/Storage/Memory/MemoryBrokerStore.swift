@@ -8,8 +8,8 @@ public import Foundation
 public actor MemoryBrokerStore: BrokerStore {
     private let clock: any Clock
     var accounts: [AccountID: Account] = [:]
-    /// Where the events of changes go (``EventAnnouncing``); nil: nowhere.
-    public nonisolated let eventRouting: EventRouting?
+    /// What announces the changes (``EventAnnouncing``); nil: nothing.
+    public nonisolated let announcer: (any ChangeAnnouncing)?
     /// (provider, subject) -> uid.
     private var identityOwners: [IdentityKey: AccountID] = [:]
     /// Lower-cased email -> uid.
@@ -69,9 +69,9 @@ public actor MemoryBrokerStore: BrokerStore {
 
     /// Creates an empty store; `clock` decides when single-use marks expire and stamps `revokeSessions`; the events of
     /// its changes go where `events` routes them.
-    public init(clock: any Clock = SystemClock(), events: EventRouting? = nil) {
+    public init(clock: any Clock = SystemClock(), events: (any ChangeAnnouncing)? = nil) {
         self.clock = clock
-        self.eventRouting = events
+        self.announcer = events
     }
 
     // MARK: - AccountStore
@@ -108,7 +108,7 @@ public actor MemoryBrokerStore: BrokerStore {
     /// email, the phone number or an identity is taken, or the mark was consumed before.
     public func create(_ account: Account, options: AccountWriteOptions) throws {
         var account = Self.normalized(account)
-        let options = options.amending(&account).announcing(eventRouting, uid: account.id)
+        let options = options.amending(&account).announcing(announcer, uid: account.id)
         guard accounts[account.id] == nil else { throw AccountStoreError(.alreadyExists, "uid \(account.id)") }
         try checkCustomToken(options, uid: account.id)
         try checkCanSave(account, replacing: nil)
@@ -144,7 +144,7 @@ public actor MemoryBrokerStore: BrokerStore {
             }
             save(account, replacing: nil)
             if let set = secondFactors[account.id] { insertSecondFactors(set, uid: account.id) }
-            finish(account.id, record.options(for: account, at: clock.now, routing: eventRouting))
+            finish(account.id, record.options(for: account, at: clock.now, routing: announcer))
             return .imported
         }
     }
@@ -161,7 +161,7 @@ public actor MemoryBrokerStore: BrokerStore {
         guard changed.id == id else {
             throw AccountStoreError(.notFound, "update(id: \(id)) must not change the uid to \(changed.id)")
         }
-        let options = options.amending(&changed).announcing(eventRouting, uid: id)
+        let options = options.amending(&changed).announcing(announcer, uid: id)
         changed = Self.normalized(changed)
         try checkCanSave(changed, replacing: original)
         try checkCanConsume(options.consuming)
@@ -194,7 +194,7 @@ public actor MemoryBrokerStore: BrokerStore {
         enqueuingFor jobs: @escaping @Sendable (Account) throws -> [OutboxJob]
     ) throws {
         guard let stored = accounts[id] else { throw AccountStoreError(.notFound, "no account \(id)") }
-        let options = options.announcing(eventRouting, uid: id)
+        let options = options.announcing(announcer, uid: id)
         try checkCanConsume(options.consuming)
         let enqueuing = options.enqueuing + (try jobs(stored))
         try checkCanEnqueue(enqueuing)

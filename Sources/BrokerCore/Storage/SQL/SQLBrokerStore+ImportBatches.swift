@@ -13,7 +13,7 @@ extension SQLBrokerStore {
     ) async throws -> [AccountImportOutcome] {
         for account in accounts { try Self.requireDistinctIdentities(account.identities) }
         let now = clock.now
-        let routing = eventRouting
+        let routing = announcer
         return try await write { connection in
             try accounts.map { account in
                 if try !connection.query(Self.selectUIDExists, [.text(account.id.rawValue)]).isEmpty {

@@ -59,7 +59,7 @@ extension SQLBrokerStore {
 
     /// Stores a new passkey of an existing account.
     public func insertPasskey(_ record: PasskeyRecord, recording: [AuditEvent]) async throws {
-        let announced = AccountWriteOptions(recording: recording).announcing(eventRouting, uid: record.uid)
+        let announced = AccountWriteOptions(recording: recording).announcing(announcer, uid: record.uid)
         let now = clock.now
         try await write { connection in
             guard
@@ -79,7 +79,7 @@ extension SQLBrokerStore {
         updating body: @escaping @Sendable (inout Account) throws -> Void
     ) async throws -> Account {
         let now = clock.now
-        let events = eventRouting
+        let events = announcer
         return try await write { connection in
             guard try Self.passkey(id: record.id, in: connection) == nil else {
                 throw AccountStoreError(.credentialTaken)
@@ -100,7 +100,7 @@ extension SQLBrokerStore {
         _ account: Account, passkey record: PasskeyRecord, options: AccountWriteOptions
     ) async throws {
         var amended = account
-        let options = options.amending(&amended).announcing(eventRouting, uid: account.id)
+        let options = options.amending(&amended).announcing(announcer, uid: account.id)
         let account = amended
         let now = clock.now
         try await write { connection in
@@ -154,7 +154,7 @@ extension SQLBrokerStore {
 
     /// Removes the passkey `id` of `uid`.
     public func deletePasskey(id: String, uid: AccountID, recording: [AuditEvent]) async throws -> Bool {
-        let announced = AccountWriteOptions(recording: recording).announcing(eventRouting, uid: uid)
+        let announced = AccountWriteOptions(recording: recording).announcing(announcer, uid: uid)
         let now = clock.now
         return try await write { connection in
             guard

@@ -49,7 +49,7 @@ extension SQLBrokerStore {
         id: String, uid: AccountID, displayName: String?, step: Int64, at date: Date, madeAfter: Date,
         recoveryCodeHashes: [String], recording: [AuditEvent]
     ) async throws -> SecondFactorRecord? {
-        let announced = AccountWriteOptions(recording: recording).announcing(eventRouting, uid: uid)
+        let announced = AccountWriteOptions(recording: recording).announcing(announcer, uid: uid)
         return try await write { connection in
             let updated = try connection.execute(
                 "UPDATE second_factors SET enrolled_at = ?, last_used_step = ?, display_name = ? "
@@ -68,7 +68,7 @@ extension SQLBrokerStore {
     /// Removes the enrolled factor, and the recovery codes with the last one.
     public func deleteSecondFactor(id: String, uid: AccountID, recording: [AuditEvent]) async throws -> Bool {
         let now = clock.now
-        let announced = AccountWriteOptions(recording: recording).announcing(eventRouting, uid: uid)
+        let announced = AccountWriteOptions(recording: recording).announcing(announcer, uid: uid)
         return try await write { connection in
             let deleted = try connection.execute(
                 "DELETE FROM second_factors WHERE id = ? AND uid = ? AND enrolled_at IS NOT NULL",
@@ -85,7 +85,7 @@ extension SQLBrokerStore {
     /// Replaces the recovery codes of an account with an enrolled factor.
     public func replaceRecoveryCodes(uid: AccountID, hashes: [String], recording: [AuditEvent]) async throws -> Bool {
         let now = clock.now
-        let announced = AccountWriteOptions(recording: recording).announcing(eventRouting, uid: uid)
+        let announced = AccountWriteOptions(recording: recording).announcing(announcer, uid: uid)
         return try await write { connection in
             guard try Self.enrolledFactorCount(uid: uid, in: connection) > 0 else { return false }
             try Self.replaceRecoveryCodes(uid: uid, hashes: hashes, at: now, in: connection)
@@ -171,7 +171,7 @@ extension SQLBrokerStore {
         pendingHash: String, proof: SecondFactorProof, at date: Date, options: AccountWriteOptions,
         clearingFailuresOf lockoutKey: String?, _ change: @escaping @Sendable (inout Account) throws -> Void
     ) async throws -> Account {
-        let events = eventRouting
+        let events = announcer
         return try await write { connection in
             guard let pending = try Self.pendingSignIn(hash: pendingHash, at: date, in: connection),
                 try connection.execute(

@@ -166,9 +166,9 @@ extension SQLBrokerStore {
         let sessionID: String = try required(row, "session_id")
         let createdAt = date(try requiredInteger(row, createdAtColumn))
         // A session stored before version 13 has no `auth_time`: its sign-in time is the one its id begins with
-        // (``SessionService/newSessionID(at:)``), else the token's own.
+        // (``SessionGrant/newSessionID(at:)``), else the token's own.
         let authTime =
-            row.integer("auth_time").map(date) ?? SessionService.creationTime(ofSessionID: sessionID) ?? createdAt
+            row.integer("auth_time").map(date) ?? SessionGrant.creationTime(ofSessionID: sessionID) ?? createdAt
         return RefreshTokenRecord(
             tokenHash: try required(row, "token_hash"),
             sessionID: sessionID,

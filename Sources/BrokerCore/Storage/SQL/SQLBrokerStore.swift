@@ -11,15 +11,15 @@ public final class SQLBrokerStore: BrokerStore {
     public let database: any SQLDatabase
     /// The clock that decides when a single-use mark has expired and stamps `revokeSessions`.
     let clock: any Clock
-    /// Where the events of changes go (``EventAnnouncing``); nil: nowhere.
-    public let eventRouting: EventRouting?
+    /// What announces the changes (``EventAnnouncing``); nil: nothing.
+    public let announcer: (any ChangeAnnouncing)?
 
     /// Opens the store and brings the database's schema up to ``BrokerSchema``'s latest version; the events of its
     /// changes go where `events` routes them.
-    public init(database: any SQLDatabase, clock: any Clock = SystemClock(), events: EventRouting? = nil) async throws {
+    public init(database: any SQLDatabase, clock: any Clock = SystemClock(), events: (any ChangeAnnouncing)? = nil) async throws {
         self.database = database
         self.clock = clock
-        self.eventRouting = events
+        self.announcer = events
         try await Self.translatingErrors {
             try await database.migrate(BrokerSchema.migrations(for: database.dialect))
         }
@@ -50,7 +50,7 @@ public final class SQLBrokerStore: BrokerStore {
     /// A taken uid, email or identity throws `alreadyExists`, a mark seen before `alreadyUsed`; either stores nothing.
     public func create(_ account: Account, options: AccountWriteOptions) async throws {
         var amended = account
-        let options = options.amending(&amended).announcing(eventRouting, uid: account.id)
+        let options = options.amending(&amended).announcing(announcer, uid: account.id)
         let account = amended
         let now = clock.now
         try Self.requireDistinctIdentities(account.identities)
@@ -76,7 +76,7 @@ public final class SQLBrokerStore: BrokerStore {
         id: AccountID, options: AccountWriteOptions, _ body: @escaping @Sendable (inout Account) throws -> Void
     ) async throws -> Account {
         let now = clock.now
-        let events = eventRouting
+        let events = announcer
         return try await write { connection in
             guard let original = try Self.loadAccount(in: connection, sql: Self.selectAccountByID, [.text(id.rawValue)])
             else { throw AccountStoreError(.notFound, "no account \(id)") }
@@ -90,7 +90,7 @@ public final class SQLBrokerStore: BrokerStore {
         _ body: @escaping @Sendable (inout Account) throws -> Void
     ) async throws -> Account? {
         let now = clock.now
-        let events = eventRouting
+        let events = announcer
         return try await write { connection in
             guard
                 let original = try Self.loadLinkedAccount(in: connection, provider: provider, subject: subject)
@@ -102,7 +102,7 @@ public final class SQLBrokerStore: BrokerStore {
     /// The body of an update inside its transaction: runs `body` on `original` and saves what it changed.
     static func save(
         _ original: Account, changedBy body: (inout Account) throws -> Void, options: AccountWriteOptions,
-        events: EventRouting?, now: Date, in connection: any SQLConnection
+        events: (any ChangeAnnouncing)?, now: Date, in connection: any SQLConnection
     ) throws -> Account {
         let id = original.id
         try checkCustomToken(options, uid: id, in: connection)
@@ -140,7 +140,7 @@ public final class SQLBrokerStore: BrokerStore {
         enqueuingFor jobs: @escaping @Sendable (Account) throws -> [OutboxJob]
     ) async throws {
         let now = clock.now
-        let options = options.announcing(eventRouting, uid: id)
+        let options = options.announcing(announcer, uid: id)
         try await write { connection in
             let uid = SQLValue.text(id.rawValue)
             guard let account = try Self.loadAccount(in: connection, sql: Self.selectAccountByID, [uid]) else {
