@@ -16,7 +16,9 @@ public final class SQLBrokerStore: BrokerStore {
 
     /// Opens the store and brings the database's schema up to ``BrokerSchema``'s latest version; the events of its
     /// changes go where `events` routes them.
-    public init(database: any SQLDatabase, clock: any Clock = SystemClock(), events: (any ChangeAnnouncing)? = nil) async throws {
+    public init(
+        database: any SQLDatabase, clock: any Clock = SystemClock(), events: (any ChangeAnnouncing)? = nil
+    ) async throws {
         self.database = database
         self.clock = clock
         self.announcer = events
