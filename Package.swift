@@ -20,6 +20,7 @@ let package = Package(
         // For the fuzz package in Fuzz/, which depends on this one by path.
         .library(name: "BrokerCrypto", targets: ["BrokerCrypto"]),
         .library(name: "BrokerCBOR", targets: ["BrokerCBOR"]),
+        .library(name: "BrokerModel", targets: ["BrokerModel"]),
         .library(name: "BrokerCore", targets: ["BrokerCore"]),
         .library(name: "BrokerHTTP", targets: ["BrokerHTTP"]),
         .library(name: "BrokerFirebase", targets: ["BrokerFirebase"]),
@@ -45,29 +46,35 @@ let package = Package(
         .target(name: "BrokerCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         // A bounded CBOR value type over libcbor's streaming decoder (and its encoders, for test authenticators).
         .target(name: "BrokerCBOR", dependencies: ["CCBOR"], swiftSettings: swiftSettings),
+        // The values every layer shares: accounts, identities, credentials, refusals and the errors they name, audit
+        // events, the clock, JSON and logging. No I/O.
+        .target(name: "BrokerModel", dependencies: ["BrokerCrypto"], swiftSettings: swiftSettings),
         // openapi.json is embedded by scripts/embed-openapi (OpenAPIDocument+JSON.swift), not a resource.
         .target(
-            name: "BrokerCore", dependencies: ["BrokerCrypto", "BrokerCBOR"], swiftSettings: swiftSettings),
+            name: "BrokerCore", dependencies: ["BrokerModel", "BrokerCrypto", "BrokerCBOR"],
+            swiftSettings: swiftSettings),
         // The routes of the native API, the admin API and console, and operations: they call the core's use cases and
         // cannot see the store.
         .target(
-            name: "BrokerHTTP", dependencies: ["BrokerCore", "BrokerCrypto"],
+            name: "BrokerHTTP", dependencies: ["BrokerCore", "BrokerModel", "BrokerCrypto"],
             exclude: ["Operations/openapi.json", "Admin/Console"], swiftSettings: swiftSettings),
         // Firebase: the compatible listener, custom tokens, session cookies, revocation, import and export. It plugs
         // into the core through its seams (BrokerModule, ConfigSection, SessionFormat); the core never names it.
         .target(
-            name: "BrokerFirebase", dependencies: ["BrokerCore", "BrokerHTTP", "BrokerCrypto"], swiftSettings: swiftSettings),
+            name: "BrokerFirebase", dependencies: ["BrokerCore", "BrokerHTTP", "BrokerModel", "BrokerCrypto"],
+            swiftSettings: swiftSettings),
         .target(
             name: "BrokerDrivers",
             dependencies: [
-                "BrokerCore", "BrokerCrypto", "CBrokerShims", "CCurl", "CSQLite", "CMicroHTTPD", "CArgon2", "CLibPQ",
-                "CCrypt",
+                "BrokerCore", "BrokerModel", "BrokerCrypto", "CBrokerShims", "CCurl", "CSQLite", "CMicroHTTPD",
+                "CArgon2", "CLibPQ", "CCrypt",
             ],
             swiftSettings: swiftSettings),
         .target(
             name: "BrokerTesting",
             dependencies: [
-                "BrokerCore", "BrokerHTTP", "BrokerFirebase", "BrokerCrypto", "BrokerCBOR", "BrokerDrivers",
+                "BrokerCore", "BrokerHTTP", "BrokerFirebase", "BrokerModel", "BrokerCrypto", "BrokerCBOR",
+                "BrokerDrivers",
             ],
             swiftSettings: swiftSettings),
 
@@ -76,16 +83,19 @@ let package = Package(
         .target(name: "BrokerAuth", swiftSettings: swiftSettings + [.enableUpcomingFeature("StrictConcurrency")]),
 
         .executableTarget(
-            name: "broker", dependencies: ["BrokerCore", "BrokerHTTP", "BrokerFirebase", "BrokerDrivers"],
+            name: "broker",
+            dependencies: ["BrokerCore", "BrokerModel", "BrokerHTTP", "BrokerFirebase", "BrokerDrivers"],
             swiftSettings: swiftSettings),
         // `broker demo` runs it (Sources/broker/DemoLauncher.swift): the stub providers and the test harness stay
         // out of the `broker` operators run.
         .executableTarget(
             name: "broker-demo",
-            dependencies: ["BrokerCore", "BrokerHTTP", "BrokerFirebase", "BrokerDrivers", "BrokerTesting"],
+            dependencies: [
+                "BrokerCore", "BrokerModel", "BrokerHTTP", "BrokerFirebase", "BrokerDrivers", "BrokerTesting",
+            ],
             swiftSettings: swiftSettings),
         .executableTarget(
-            name: "stub-providers", dependencies: ["BrokerTesting", "BrokerDrivers"],
+            name: "stub-providers", dependencies: ["BrokerTesting", "BrokerModel", "BrokerDrivers"],
             swiftSettings: swiftSettings),
         // bench/run's measure of BrokerCrypto against `openssl speed`.
         .executableTarget(name: "bench-crypto", dependencies: ["BrokerCrypto"], swiftSettings: swiftSettings),
@@ -93,24 +103,27 @@ let package = Package(
         .testTarget(name: "BrokerCryptoTests", dependencies: ["BrokerCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "BrokerCBORTests", dependencies: ["BrokerCBOR"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "BrokerCoreTests", dependencies: ["BrokerCore", "BrokerHTTP", "BrokerFirebase", "BrokerTesting"],
+            name: "BrokerCoreTests",
+            dependencies: ["BrokerCore", "BrokerModel", "BrokerHTTP", "BrokerFirebase", "BrokerTesting"],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "BrokerDriversTests", dependencies: ["BrokerDrivers", "BrokerHTTP", "BrokerFirebase", "BrokerTesting"],
+            name: "BrokerDriversTests",
+            dependencies: ["BrokerDrivers", "BrokerModel", "BrokerHTTP", "BrokerFirebase", "BrokerTesting"],
             swiftSettings: swiftSettings),
         // The executable's own types (its command-line parsing).
         .testTarget(
-            name: "brokerTests", dependencies: ["broker", "BrokerCore", "BrokerHTTP", "BrokerFirebase"],
+            name: "brokerTests", dependencies: ["broker", "BrokerCore", "BrokerModel", "BrokerHTTP", "BrokerFirebase"],
             swiftSettings: swiftSettings),
         // BrokerAuth against a live broker and the stub providers (BrokerTesting's harness).
         .testTarget(
-            name: "BrokerAuthTests", dependencies: ["BrokerAuth", "BrokerCore", "BrokerHTTP", "BrokerCrypto", "BrokerTesting"],
+            name: "BrokerAuthTests",
+            dependencies: ["BrokerAuth", "BrokerCore", "BrokerModel", "BrokerHTTP", "BrokerCrypto", "BrokerTesting"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ContractTests",
             dependencies: [
-                "BrokerCore", "BrokerHTTP", "BrokerFirebase", "BrokerDrivers", "BrokerTesting", "broker",
+                "BrokerCore", "BrokerModel", "BrokerHTTP", "BrokerFirebase", "BrokerDrivers", "BrokerTesting", "broker",
                 "stub-providers",
             ],
             exclude: ["Console", "FirebaseAdmin"], swiftSettings: swiftSettings),

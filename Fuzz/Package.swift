@@ -26,6 +26,7 @@ let package = Package(
                 "CFuzzDriver",
                 .product(name: "BrokerCrypto", package: "social-login-broker"),
                 .product(name: "BrokerCore", package: "social-login-broker"),
+                .product(name: "BrokerModel", package: "social-login-broker"),
                 .product(name: "BrokerHTTP", package: "social-login-broker"),
                 .product(name: "BrokerFirebase", package: "social-login-broker"),
                 .product(name: "BrokerTesting", package: "social-login-broker"),
@@ -36,6 +37,7 @@ let package = Package(
             dependencies: [
                 "FuzzSupport", .product(name: "BrokerCrypto", package: "social-login-broker"),
                 .product(name: "BrokerCore", package: "social-login-broker"),
+                .product(name: "BrokerModel", package: "social-login-broker"),
                 .product(name: "BrokerTesting", package: "social-login-broker"),
             ],
             swiftSettings: targetSettings),
@@ -48,6 +50,7 @@ let package = Package(
             dependencies: [
                 "FuzzSupport", .product(name: "BrokerCrypto", package: "social-login-broker"),
                 .product(name: "BrokerCore", package: "social-login-broker"),
+                .product(name: "BrokerModel", package: "social-login-broker"),
                 .product(name: "BrokerTesting", package: "social-login-broker"),
             ],
             swiftSettings: targetSettings),
@@ -56,6 +59,7 @@ let package = Package(
             dependencies: [
                 "FuzzSupport", .product(name: "BrokerCrypto", package: "social-login-broker"),
                 .product(name: "BrokerCore", package: "social-login-broker"),
+                .product(name: "BrokerModel", package: "social-login-broker"),
                 .product(name: "BrokerHTTP", package: "social-login-broker"),
                 .product(name: "BrokerTesting", package: "social-login-broker"),
             ],
@@ -65,6 +69,7 @@ let package = Package(
             dependencies: [
                 "FuzzSupport", .product(name: "BrokerCrypto", package: "social-login-broker"),
                 .product(name: "BrokerCore", package: "social-login-broker"),
+                .product(name: "BrokerModel", package: "social-login-broker"),
                 .product(name: "BrokerFirebase", package: "social-login-broker"),
                 .product(name: "BrokerTesting", package: "social-login-broker"),
             ],
@@ -73,6 +78,7 @@ let package = Package(
             name: "fuzz-firebase",
             dependencies: [
                 "FuzzSupport", .product(name: "BrokerCore", package: "social-login-broker"),
+                .product(name: "BrokerModel", package: "social-login-broker"),
                 .product(name: "BrokerHTTP", package: "social-login-broker"),
                 .product(name: "BrokerFirebase", package: "social-login-broker"),
             ],
@@ -81,6 +87,7 @@ let package = Package(
             name: "fuzz-firebase-export",
             dependencies: [
                 "FuzzSupport", .product(name: "BrokerCore", package: "social-login-broker"),
+                .product(name: "BrokerModel", package: "social-login-broker"),
                 .product(name: "BrokerHTTP", package: "social-login-broker"),
                 .product(name: "BrokerFirebase", package: "social-login-broker"),
             ],
@@ -91,6 +98,7 @@ let package = Package(
                 "FuzzSupport", .product(name: "BrokerCBOR", package: "social-login-broker"),
                 .product(name: "BrokerCrypto", package: "social-login-broker"),
                 .product(name: "BrokerCore", package: "social-login-broker"),
+                .product(name: "BrokerModel", package: "social-login-broker"),
             ],
             swiftSettings: targetSettings),
     ]

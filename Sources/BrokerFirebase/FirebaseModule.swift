@@ -1,4 +1,5 @@
 public import BrokerCore
+public import BrokerModel
 import Foundation
 
 /// What Firebase adds to the broker (``BrokerModule``): with a service account configured, custom tokens in every

@@ -2,6 +2,7 @@ public import BrokerCore
 import BrokerHTTP
 import BrokerDrivers
 import BrokerFirebase
+public import BrokerModel
 public import Foundation
 
 /// A response as a test (or the demo) reads it.

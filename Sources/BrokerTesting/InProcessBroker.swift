@@ -2,6 +2,7 @@ public import BrokerCore
 import BrokerHTTP
 public import BrokerFirebase
 import BrokerCrypto
+public import BrokerModel
 import Foundation
 
 /// The broker's application and the stub providers in one process, without sockets, libcurl, SQLite or Argon2:

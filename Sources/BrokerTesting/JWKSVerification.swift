@@ -1,5 +1,6 @@
-public import BrokerCore
+import BrokerCore
 import BrokerCrypto
+public import BrokerModel
 import Foundation
 
 /// Verifies a JWT against a JWKS document the way any standard JWT library would (kid → key, alg from the

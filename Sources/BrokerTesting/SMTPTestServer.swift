@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 public import Foundation
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 public import BrokerCore
+public import BrokerModel
 import Foundation
 
 /// An ``HTTPClient`` that answers from a closure and records each request; for unit tests of provider code.

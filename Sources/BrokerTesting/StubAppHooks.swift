@@ -1,5 +1,6 @@
-public import BrokerCore
+import BrokerCore
 import BrokerHTTP
+public import BrokerModel
 import Foundation
 
 /// A stand-in for an app's blocking hooks and event receiver (contract section 16), under the stubs' base URL:

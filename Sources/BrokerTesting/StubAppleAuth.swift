@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerHTTP
 public import BrokerCrypto
+import BrokerModel
 public import Foundation
 
 /// A stand-in for Sign in with Apple's token and revoke endpoints (under the stubs' base URL):

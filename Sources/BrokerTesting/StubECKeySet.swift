@@ -1,5 +1,6 @@
-public import BrokerCore
+import BrokerCore
 public import BrokerCrypto
+public import BrokerModel
 import Foundation
 
 /// The P-256 keys a stub provider signs its ES256 ID tokens with, published as EC JWKs.

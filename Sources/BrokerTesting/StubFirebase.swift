@@ -2,6 +2,7 @@ import BrokerCore
 import BrokerCrypto
 import BrokerFirebase
 import BrokerHTTP
+import BrokerModel
 import Foundation
 
 /// A stand-in for Google's OAuth 2.0 token endpoint and Firebase Auth's `accounts:update`, as far as the broker

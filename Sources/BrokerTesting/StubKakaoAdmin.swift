@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerHTTP
+import BrokerModel
 import Foundation
 
 /// A stand-in for Kakao's admin-key API as the broker uses it: `POST /kakao/v1/user/unlink` (under the stubs'

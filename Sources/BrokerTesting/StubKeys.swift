@@ -1,5 +1,6 @@
-public import BrokerCore
+import BrokerCore
 public import BrokerCrypto
+public import BrokerModel
 import Foundation
 
 /// The RSA keys one stub provider signs its ID tokens with, published as its JWKS.

@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerHTTP
+import BrokerModel
 
 extension StubProviders {
     /// The control API for scripts driving the `stub-providers` executable. `POST /{provider}/token` takes

@@ -1,6 +1,7 @@
-public import BrokerCore
+import BrokerCore
 import BrokerHTTP
 public import BrokerCrypto
+public import BrokerModel
 import Foundation
 
 /// The stand-ins for Naver, LINE and one generic OpenID Connect issuer:

@@ -1,6 +1,7 @@
-public import BrokerCore
+import BrokerCore
 import BrokerHTTP
 public import BrokerCrypto
+public import BrokerModel
 public import Foundation
 
 /// What the stub providers send to the broker's webhooks (contract section 10): Kakao's unlink callback and

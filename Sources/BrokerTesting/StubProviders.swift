@@ -1,6 +1,7 @@
 public import BrokerCore
 import BrokerHTTP
 public import BrokerCrypto
+public import BrokerModel
 import Foundation
 
 /// Local stand-ins for Google, Apple, Kakao, Naver, LINE and a generic OpenID Connect issuer: JWKS endpoints,

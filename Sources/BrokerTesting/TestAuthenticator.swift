@@ -1,6 +1,7 @@
 public import BrokerCBOR
-public import BrokerCore
+import BrokerCore
 import BrokerCrypto
+public import BrokerModel
 
 /// A passkey authenticator in software, for tests: it makes one credential and answers registration and
 /// authentication ceremonies with WebAuthn Level 3 JSON (`RegistrationResponseJSON`, `AuthenticationResponseJSON`),

@@ -1,5 +1,6 @@
-public import BrokerCore
+import BrokerCore
 public import BrokerCrypto
+public import BrokerModel
 public import Foundation
 
 /// A made-up Firebase service account for tests and the demo: a real RSA key, fake names.

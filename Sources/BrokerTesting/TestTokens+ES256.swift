@@ -1,5 +1,6 @@
-public import BrokerCore
+import BrokerCore
 public import BrokerCrypto
+public import BrokerModel
 
 extension TestTokens {
     /// An ES256 JWT over `claims`, with header `alg`/`kid`/`typ` plus `extraHeader`.

@@ -1,5 +1,6 @@
 import BrokerCore
 public import BrokerCrypto
+import BrokerModel
 
 extension TestTokens {
     /// An RS256 JWT whose payload is `payload` exactly as written: for claims no ``JSONValue`` spells, such as a

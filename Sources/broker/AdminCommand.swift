@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerHTTP
 import BrokerDrivers
+import BrokerModel
 import Foundation
 
 /// `broker admin …`: the admin API's actions straight on the database, also while a server runs on it.

@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerDrivers
 import BrokerFirebase
+import BrokerModel
 import Foundation
 
 /// `broker admin export FILE` (contract section 8): every account in the JSON shape of

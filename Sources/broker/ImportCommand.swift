@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerFirebase
 import BrokerDrivers
+import BrokerModel
 import Foundation
 
 /// `broker admin import firebase FILE [hash flags] [--map-provider A=B]... [--link-uid-prefix P=B]...

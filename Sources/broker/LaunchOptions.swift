@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 
 /// Where the broker's settings come from on the command line and in the environment: a flag wins over its
 /// environment variable, which wins over the default (contract section 1).

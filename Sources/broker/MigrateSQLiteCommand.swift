@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerDrivers
+import BrokerModel
 import Foundation
 
 /// `broker migrate-sqlite --from PATH --database postgres://…`: copies an existing SQLite database into an

@@ -2,6 +2,7 @@ import BrokerCore
 import BrokerHTTP
 import BrokerDrivers
 import BrokerFirebase
+import BrokerModel
 import Foundation
 
 /// `broker serve`: the HTTP server. SIGTERM (or SIGINT) stops accepting, drains in-flight requests, exits 0.

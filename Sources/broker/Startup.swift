@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerDrivers
 import BrokerFirebase
+import BrokerModel
 import Foundation
 
 /// What `serve` and `check-config` share: reading and validating the configuration.

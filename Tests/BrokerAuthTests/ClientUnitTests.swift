@@ -1,3 +1,4 @@
+import BrokerModel
 import BrokerTesting
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 import BrokerTesting
 import Foundation
 import Testing
@@ -14,7 +15,7 @@ import Testing
 
     /// A live broker with passkeys (and guests) on; `clock` is the broker's.
     static func withPasskeyBroker<T>(
-        clock: any BrokerCore.Clock = SystemClock(), _ body: (BrokerHarness) async throws -> T
+        clock: any BrokerModel.Clock = SystemClock(), _ body: (BrokerHarness) async throws -> T
     ) async throws -> T {
         let harness = try await BrokerHarness.start(serviceAccount: true, clock: clock) { document in
             guard case .object(var members) = document else { return document }

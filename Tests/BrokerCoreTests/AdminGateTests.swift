@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerHTTP
+import BrokerModel
 import Testing
 
 /// The admin API's lockout counts failures per client address, in bounded memory.

@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerCrypto
+import BrokerModel
 import Testing
 
 /// BrokerCrypto's error reads like every other layer's ``CodedError``.

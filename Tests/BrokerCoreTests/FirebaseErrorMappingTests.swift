@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerFirebase
+import BrokerModel
 import Testing
 
 /// The Firebase surface's one mapping, for the action-code and session-cookie errors: each becomes Firebase's

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerModel
 
 /// The one-pass writers (session body, account, request log line) write exactly the text the `JSONValue` path
 /// wrote before them: the same keys, sorted, the same escapes, `null` for what is absent.

@@ -1,4 +1,5 @@
 @testable import BrokerCore
+@testable import BrokerModel
 import Foundation
 import Testing
 

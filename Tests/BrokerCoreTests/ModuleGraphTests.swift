@@ -14,11 +14,15 @@ import Testing
     static let allowed: [String: Set<String>] = [
         "BrokerCrypto": ["COpenSSL"],
         "BrokerCBOR": ["CCBOR"],
-        "BrokerCore": ["BrokerCrypto", "BrokerCBOR"],
-        "BrokerHTTP": ["BrokerCore", "BrokerCrypto"],
-        "BrokerFirebase": ["BrokerCore", "BrokerHTTP", "BrokerCrypto"],
-        "BrokerDrivers": cLibraries.union(["BrokerCore", "BrokerCrypto"]),
-        "BrokerTesting": ["BrokerCore", "BrokerHTTP", "BrokerFirebase", "BrokerCrypto", "BrokerCBOR", "BrokerDrivers"],
+        // Values only: no I/O, no use case, no store.
+        "BrokerModel": ["BrokerCrypto"],
+        "BrokerCore": ["BrokerModel", "BrokerCrypto", "BrokerCBOR"],
+        "BrokerHTTP": ["BrokerCore", "BrokerModel", "BrokerCrypto"],
+        "BrokerFirebase": ["BrokerCore", "BrokerHTTP", "BrokerModel", "BrokerCrypto"],
+        "BrokerDrivers": cLibraries.union(["BrokerCore", "BrokerModel", "BrokerCrypto"]),
+        "BrokerTesting": [
+            "BrokerCore", "BrokerHTTP", "BrokerFirebase", "BrokerModel", "BrokerCrypto", "BrokerCBOR", "BrokerDrivers",
+        ],
         "BrokerAuth": [],
     ]
 

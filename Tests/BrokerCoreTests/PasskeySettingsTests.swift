@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 import Testing
 
 /// The `passkeys` section of `providers.json`: its per-address limit on passwordless sign-ups.

@@ -2,6 +2,7 @@ import BrokerCore
 import BrokerCrypto
 import BrokerFirebase
 import BrokerHTTP
+import BrokerModel
 import Testing
 
 /// Closed refusals (`design/sign-in-pipeline.md`): every layer error names its ``Refusal``; the native answer's

@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerFirebase
+import BrokerModel
 import Testing
 
 /// The `trustedProxies` and `server` settings of `providers.json`.

@@ -1,3 +1,4 @@
+import BrokerModel
 import Foundation
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerModel
 
 /// The wait a per-address or lockout limit answers with (`Retry-After`): whole seconds, at least 1, at most the
 /// limit's window.

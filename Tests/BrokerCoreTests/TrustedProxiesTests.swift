@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 import Testing
 
 /// `trustedProxies`: parsing addresses and ranges, and resolving a request's client address.

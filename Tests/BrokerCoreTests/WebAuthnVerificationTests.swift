@@ -1,6 +1,7 @@
 import BrokerCBOR
 import BrokerCore
 import BrokerCrypto
+import BrokerModel
 import BrokerTesting
 import Testing
 

@@ -2,6 +2,7 @@ import BrokerCore
 import BrokerCrypto
 import BrokerDrivers
 import BrokerFirebase
+import BrokerModel
 import Foundation
 import Testing
 

@@ -2,6 +2,7 @@ import BrokerCore
 import BrokerFirebase
 import BrokerCrypto
 @testable import BrokerDrivers
+import BrokerModel
 import BrokerTesting
 import Foundation
 import Testing

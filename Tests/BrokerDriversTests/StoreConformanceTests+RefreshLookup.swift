@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerModel
 
 /// A refresh reads its token and the token's account in one look-up (issue 35), on every backend: the same record
 /// and the same account, identities included, as the two separate reads.

@@ -3,6 +3,7 @@ import BrokerCrypto
 import BrokerDrivers
 import BrokerFirebase
 import BrokerHTTP
+import BrokerModel
 import BrokerTesting
 import Foundation
 import Testing

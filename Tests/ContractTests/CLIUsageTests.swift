@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerFirebase
 import BrokerDrivers
+import BrokerModel
 import BrokerTesting
 import Foundation
 import Testing

@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerDrivers
 import BrokerFirebase
+import BrokerModel
 import BrokerTesting
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerFirebase
+import BrokerModel
 import BrokerTesting
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 @testable import broker
 import Testing
 

@@ -1,6 +1,7 @@
 public import BrokerCore
 public import BrokerFirebase
 public import BrokerHTTP
+public import BrokerModel
 public import BrokerTesting
 public import Foundation
 

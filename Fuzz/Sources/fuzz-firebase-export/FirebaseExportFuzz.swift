@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerFirebase
+public import BrokerModel
 import Foundation
 import FuzzSupport
 

@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerHTTP
+public import BrokerModel
 import Foundation
 import FuzzSupport
 

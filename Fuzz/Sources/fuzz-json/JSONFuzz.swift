@@ -1,4 +1,5 @@
 import BrokerCore
+public import BrokerModel
 import FuzzSupport
 
 /// The entry point SwiftPM links as `main`: libFuzzer's driver, fuzzing ``fuzzJSON(_:_:)``.

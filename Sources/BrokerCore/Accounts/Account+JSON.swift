@@ -1,9 +1,5 @@
-public import Foundation
-
-extension Date {
-    /// RFC 3339 in UTC, as the API writes times.
-    public var rfc3339: String { RFC3339.format(self) }
-}
+public import BrokerModel
+import Foundation
 
 extension Account {
     /// The account as the API shows it (`user` in a session body).

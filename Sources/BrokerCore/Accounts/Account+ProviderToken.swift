@@ -1,3 +1,5 @@
+import BrokerModel
+
 extension Account {
     /// Stores `token` (sealed) on the linked identity (provider, subject), replacing the one held before; nil
     /// changes nothing.

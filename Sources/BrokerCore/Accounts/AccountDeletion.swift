@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// What deleting an account asks of others, as outbox jobs queued in the deletion's transaction: the end of the

@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// The broker's ``ProviderLifecycle``: applies contract section 10's rules when a provider says one of its users

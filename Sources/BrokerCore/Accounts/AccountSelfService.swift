@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// What signed-in users do to their own accounts, whichever surface asks (`/v1/me`, or another listener's account

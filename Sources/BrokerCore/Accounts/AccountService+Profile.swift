@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// A change to the signed-in user's profile: nil leaves a field alone, `.some(nil)` clears it.

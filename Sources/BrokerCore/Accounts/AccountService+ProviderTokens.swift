@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 extension AccountService {

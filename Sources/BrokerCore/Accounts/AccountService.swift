@@ -1,4 +1,5 @@
 import BrokerCrypto
+public import BrokerModel
 import Foundation
 
 /// The outcome of mapping a verified identity to an account.

@@ -1,3 +1,4 @@
+import BrokerModel
 import Foundation
 
 /// A password check counted toward its email's lockout (contract section 4), the one a password sign-in and the

@@ -1,4 +1,5 @@
-public import Foundation
+import BrokerModel
+import Foundation
 
 /// The per-key limit on accounts made without a secret (guests per client address, and passwordless sign-ups under
 /// keys of their own, so that the two are counted apart), over an hour, counted by the store

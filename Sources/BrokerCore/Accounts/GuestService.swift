@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// Guest accounts, upgraded in place (contract section 13): making one (counted per client address), upgrading it

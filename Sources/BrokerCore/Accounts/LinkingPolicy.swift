@@ -1,3 +1,5 @@
+public import BrokerModel
+
 /// What to do with a verified provider identity, given what the store holds.
 public enum LinkingDecision: Equatable, Sendable {
     /// The identity is linked already: sign in to that account.

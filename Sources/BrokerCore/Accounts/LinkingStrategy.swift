@@ -1,3 +1,5 @@
+public import BrokerModel
+
 /// A sign-in on its way to an account: the verified identity, and what its transaction must also store.
 public struct SignInAttempt: Sendable {
     /// The provider's verdict.

@@ -1,3 +1,5 @@
+import BrokerModel
+
 /// What sign-up accepts as an email and a password.
 public enum PasswordPolicy {
     /// The shortest password accepted (the compatibility contract's rule).

@@ -1,3 +1,5 @@
+import BrokerModel
+
 /// What happens to an account whose only way in was a provider whose user left the app (`lifecycle.onUnlink`,
 /// contract section 10): disabled (the default; that provider's next sign-in enables it again) or deleted.
 public enum UnlinkPolicy: String, Sendable, Equatable, CaseIterable {

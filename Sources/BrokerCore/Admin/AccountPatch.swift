@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// A change an administrator asks of an account through ``AdminService/update(_:_:requestID:)-(_,AccountPatch,_)``:

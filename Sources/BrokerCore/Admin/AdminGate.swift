@@ -1,4 +1,5 @@
 import BrokerCrypto
+public import BrokerModel
 public import Foundation
 
 /// Guards the admin API: `Authorization: Bearer <BROKER_ADMIN_TOKEN>`, compared in constant time.

@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// The read-only views the admin console shows beside the admin API's listings: an account's sessions, sign-ins

@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// An administrator's account operations beyond the admin API's own (create with a chosen uid, a full update,

@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// The outbox as administrators see it (`broker admin outbox`, `GET /admin/v1/outbox`): deliveries, the failing

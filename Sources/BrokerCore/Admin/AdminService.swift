@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// A change an administrator makes to an account: nil leaves a field alone.

@@ -1,3 +1,5 @@
+public import BrokerModel
+
 /// Records audit events outside a store transaction; a failure to record is logged, never turned into a failed
 /// request.
 public struct Auditor: Sendable {

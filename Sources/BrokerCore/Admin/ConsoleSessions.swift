@@ -1,4 +1,5 @@
 import BrokerCrypto
+public import BrokerModel
 public import Foundation
 
 /// The admin console's browser sessions: the admin token is exchanged once for a random cookie value, stored

@@ -1,3 +1,5 @@
+public import BrokerModel
+
 /// Developer claims carried in custom tokens and the broker's ID tokens, validated as Firebase does.
 public enum CustomClaims {
     /// The claims the broker sets itself in the tokens it mints (contract section 16): a developer claim of one of

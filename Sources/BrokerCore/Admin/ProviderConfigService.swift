@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// An OpenID Connect provider as the admin API and other surfaces show it: one managed at run time (its client

@@ -1,3 +1,5 @@
+public import BrokerModel
+
 /// A module outside the core that plugs into the composition through the seams the core names: the executable picks
 /// the modules it runs and hands them to ``BrokerServices/make(config:store:httpClient:passwords:catalog:adminToken:clock:logger:metrics:cipher:phases:lifecycle:prefetch:modules:)``.
 public protocol BrokerModule: Sendable {

@@ -1,4 +1,5 @@
 import BrokerCrypto
+public import BrokerModel
 import Foundation
 
 /// Everything the broker's surfaces use: the one composition of the broker's services, made by ``make(config:store:

@@ -1,3 +1,5 @@
+public import BrokerModel
+
 /// Every error found in a configuration, thrown by `serve` and printed by `check-config` all at once.
 public struct ConfigErrors: Error, Sendable, Equatable, CustomStringConvertible {
     /// The errors, in the order found (never empty when thrown).

@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// Top-level sections of `providers.json` that a module outside the core reads, as each provider reads its own entry:

@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// The one validation `broker check-config` and `broker serve` share: the config file (every error at once), the

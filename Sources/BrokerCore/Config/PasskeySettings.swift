@@ -1,3 +1,5 @@
+import BrokerModel
+
 /// The `passkeys` section of `providers.json` (contract section 15): WebAuthn sign-in.
 public struct PasskeySettings: Sendable, Equatable {
     /// `passkeys.enabled` (default false): whether the passkey routes answer (404 `PROVIDER_NOT_ENABLED` otherwise).

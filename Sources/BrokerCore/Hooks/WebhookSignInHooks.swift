@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// The hooks phase over HTTP (contract section 16): `hooks.beforeCreate` when the sign-in creates its account, then

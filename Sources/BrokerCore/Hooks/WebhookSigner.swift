@@ -1,4 +1,5 @@
 import BrokerCrypto
+import BrokerModel
 public import Foundation
 
 /// A Standard Webhooks secret (`whsec_<base64>`): the HMAC key the broker signs its hook calls and event

@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// A provider that must be told when an account linked to one of its users is deleted (contract section 10:

@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// A provider that revokes, at its user's request, what an authorization code of that user grants: the app

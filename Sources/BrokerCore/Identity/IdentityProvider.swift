@@ -1,3 +1,5 @@
+public import BrokerModel
+
 /// A sign-in provider: verifies a ``Credential`` and says who the user is.
 ///
 /// Everything the broker knows about one provider lives in its folder: how its tokens are checked, its error
@@ -32,5 +34,15 @@ extension ProviderError {
     static func unsupported(_ kind: CredentialKind, by provider: ProviderID) -> ProviderError {
         ProviderError(
             .invalidRequest, "\(provider.rawValue) does not accept an \(kind == .idToken ? "ID" : "access") token")
+    }
+}
+
+extension IdentityProvider {
+    /// Verifies `credential` (``verify(_:hints:)``) and records its kind on the verified identity, so that an
+    /// identity it links is stored with the kind that linked it. Every sign-in and link verifies through here.
+    func verifyRecordingKind(_ credential: Credential, hints: CredentialHints) async throws -> VerifiedIdentity {
+        var verified = try await verify(credential, hints: hints)
+        verified.kind = credential.kind
+        return verified
     }
 }

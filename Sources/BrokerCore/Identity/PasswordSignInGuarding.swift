@@ -1,3 +1,5 @@
+public import BrokerModel
+
 /// A provider whose account mapping makes some passwords of some accounts a way in that is not their owner's (an
 /// imported account whose password is its owner's public id at that provider, until the owner's first sign-in
 /// with it). Password sign-in refuses those, as a wrong password (contract section 2).

@@ -1,3 +1,4 @@
+import BrokerModel
 import Foundation
 
 /// One call of a provider's REST API on behalf of a user: timed into `broker_provider_call_seconds`, with any

@@ -1,3 +1,5 @@
+public import BrokerModel
+
 /// Builds one provider from its config entry, validating the entry once, at start.
 public protocol IdentityProviderFactory {
     /// The entry's `type` this factory builds (an entry's `type` defaults to its key).

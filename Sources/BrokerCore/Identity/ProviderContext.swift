@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// What every provider factory gets besides its config entry.

@@ -1,3 +1,5 @@
+public import BrokerModel
+
 extension ProviderRegistry {
     /// The outbox handlers the enabled providers deliver their jobs with (``OutboxHandlerProviding``).
     public var outboxHandlers: [(OutboxKind, any OutboxHandling)] {

@@ -1,3 +1,5 @@
+public import BrokerModel
+
 /// The enabled providers, each built and validated from its config entry at start, and (once
 /// ``attaching(stored:)`` gave them) the OpenID Connect providers managed at run time, found by ``resolve(_:)``.
 public struct ProviderRegistry: Sendable {

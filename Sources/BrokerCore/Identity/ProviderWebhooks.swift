@@ -1,3 +1,5 @@
+public import BrokerModel
+
 /// A provider that receives calls from its provider (server-to-server notifications, an unlink callback): it
 /// verifies them in its folder and tells the broker what happened, as ``ProviderAccountEvent``s.
 public protocol WebhookProviding: IdentityProvider {

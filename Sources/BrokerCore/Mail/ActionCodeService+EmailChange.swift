@@ -1,4 +1,5 @@
 import BrokerCrypto
+import BrokerModel
 public import Foundation
 
 extension ActionCodeService {

@@ -1,4 +1,5 @@
 import BrokerCrypto
+public import BrokerModel
 import Foundation
 
 /// Action codes without mail: the links an admin caller asks for to hand out itself, the look-up of what a code is

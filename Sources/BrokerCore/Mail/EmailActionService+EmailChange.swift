@@ -1,4 +1,5 @@
 import BrokerCrypto
+public import BrokerModel
 import Foundation
 
 extension EmailActionService {

@@ -1,4 +1,5 @@
 import BrokerCrypto
+public import BrokerModel
 public import Foundation
 
 /// The email flows of contract section 9: verification and reset mails (queued through the outbox in the

@@ -1,3 +1,4 @@
+import BrokerModel
 import Foundation
 
 /// Writes a code's mail as an outbox job: the templates in the reader's language, the link to the broker's page,

@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// Delivers `mail` outbox jobs through a ``MailSending`` port. A job's payload is the JSON of

@@ -1,4 +1,5 @@
 public import BrokerCrypto
+public import BrokerModel
 import Foundation
 
 /// Encrypts secret outbox payloads at rest with AES-256-GCM under `BROKER_ENCRYPTION_KEY` (32 bytes,

@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// How a service tells the outbox that a write it made has committed outbox jobs, so the worker tries them at once

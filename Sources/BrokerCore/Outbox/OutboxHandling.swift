@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// Delivers one kind of outbox job (a mail, a provider call). Registered with the ``OutboxWorker`` per kind.

@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// The durable outbox: jobs queued with the changes that cause them, claimed under a lease so that two

@@ -1,4 +1,5 @@
 import BrokerCrypto
+public import BrokerModel
 import Foundation
 
 /// Delivers the outbox: claims due jobs under a lease, hands each to the handler of its kind, and writes the

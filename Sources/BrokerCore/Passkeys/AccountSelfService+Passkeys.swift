@@ -1,3 +1,5 @@
+public import BrokerModel
+
 extension AccountSelfService {
     /// Registers a passkey on the signed-in user's account (`POST /v1/me/passkeys`; recent sign-in required, a
     /// guest's session always counts as recent): ``PasskeyService/register(_:credential:name:requestID:)``, which

@@ -1,3 +1,5 @@
+public import BrokerModel
+
 extension PasskeyRecord {
     /// `{"id", "name", "createdAt", "lastUsedAt", "backedUp"}`, as its owner and administrators see it: never the
     /// public key or the user handle.

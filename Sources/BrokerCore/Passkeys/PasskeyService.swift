@@ -1,4 +1,5 @@
 import BrokerCrypto
+public import BrokerModel
 public import Foundation
 
 /// Passkeys (contract section 15): the options of each WebAuthn ceremony, with their single-use challenges bound to

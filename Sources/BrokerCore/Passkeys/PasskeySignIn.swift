@@ -1,3 +1,5 @@
+public import BrokerModel
+
 /// `POST /v1/signin/passkey`: a discoverable passkey sign-in (contract section 15). Its authenticate verifies the
 /// assertion (and spends the challenge); its commit moves the passkey's counter from the value it verified against,
 /// in the transaction that stores the session, so that two sign-ins with one counter value cannot both succeed.

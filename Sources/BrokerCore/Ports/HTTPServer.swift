@@ -1,3 +1,5 @@
+public import BrokerModel
+
 /// The port behind which an HTTP server driver (libmicrohttpd) serves the broker's handler.
 ///
 /// A driver calls `handler` for every complete request, without blocking a thread while the handler

@@ -1,3 +1,5 @@
+public import BrokerModel
+
 /// The port for password hashing (Argon2id through libargon2 in production). Implementations run the work
 /// off Swift's cooperative pool with bounded concurrency, so a burst of sign-ups cannot exhaust memory, and
 /// refuse work with ``PasswordHashingError`` when their queue is full rather than let it grow without end.

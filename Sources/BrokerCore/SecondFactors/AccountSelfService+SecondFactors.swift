@@ -1,3 +1,5 @@
+public import BrokerModel
+
 /// A signed-in user's own second factors (contract section 14): enrolment and its verification, the list, and, with
 /// a recent sign-in, removal and a new set of recovery codes. Enrolment needs a recent sign-in too.
 extension AccountSelfService {

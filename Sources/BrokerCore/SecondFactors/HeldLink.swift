@@ -1,3 +1,4 @@
+import BrokerModel
 import Foundation
 
 /// What a provider sign-in held for the second factor stores when the factor completes (contract section 14): a

@@ -1,4 +1,5 @@
 import BrokerCrypto
+public import BrokerModel
 public import Foundation
 
 /// Second factors (contract section 14): authenticator apps (RFC 6238 TOTP, secrets sealed with

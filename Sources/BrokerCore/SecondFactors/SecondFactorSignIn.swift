@@ -1,3 +1,4 @@
+import BrokerModel
 import Foundation
 
 /// The second-factor phase of every sign-in when `mfa.totp` is enabled: a sign-in to an account with a factor is

@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// The broker's signing keys: the newest active key signs; every key whose tokens may still be alive is

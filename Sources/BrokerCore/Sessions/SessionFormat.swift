@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// What an ID token of a session says: the account, how and when it signed in, the session.

@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// Ends an account's sessions held outside the broker (another system's refresh tokens) when the broker ends its own:

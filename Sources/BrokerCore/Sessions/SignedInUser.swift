@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// The user a verified ID token names, asking for something with it: the live account and the token's claims.

@@ -1,4 +1,5 @@
 import BrokerCrypto
+public import BrokerModel
 public import Foundation
 
 /// The algorithms the broker signs its own ID tokens with.

@@ -1,3 +1,5 @@
+public import BrokerModel
+
 /// Why a custom token did not verify (the surface that takes custom tokens checks them), compared by code.
 public struct CustomTokenError: CodedError {
     /// The stable reasons.

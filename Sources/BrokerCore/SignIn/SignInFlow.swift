@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// The sign-in use case, once for every method and every surface (`design/sign-in-pipeline.md`): ``run(_:_:)``

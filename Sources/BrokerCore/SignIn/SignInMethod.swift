@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// One way to prove who you are: a provider token, a password, a sign-up, a custom token, an email link. A method

@@ -1,3 +1,5 @@
+public import BrokerModel
+
 /// What the **decide** phase of a sign-in found, read before anything is written: the account the sign-in reaches
 /// and what it will do to it. The phases between authentication and commit (second factor, hooks) work from it;
 /// the commit decides again inside its transaction, so a decision never writes and a race is settled there.
@@ -76,95 +78,12 @@ public protocol SecondFactorPhase: Sendable {
     ) async throws -> PendingSecondFactor?
 }
 
-/// A sign-in waiting for its second factor: the opaque, single-use credential that finishes it and the factors
-/// that may (contract section 14).
-public struct PendingSecondFactor: Sendable, Equatable {
-    /// The account the sign-in reaches.
-    public var uid: AccountID
-    /// The opaque credential `POST /v1/signin/mfa` takes.
-    public var credential: String
-    /// The factors that can finish it: id, type and display name.
-    public var factors: [Factor]
-
-    /// A factor that can finish a pending sign-in.
-    public struct Factor: Sendable, Equatable {
-        /// The factor's id.
-        public var id: String
-        /// Its type (`totp`).
-        public var type: String
-        /// The name its owner gave it.
-        public var displayName: String?
-
-        /// Creates a factor's description.
-        public init(id: String, type: String, displayName: String?) {
-            self.id = id
-            self.type = type
-            self.displayName = displayName
-        }
-    }
-
-    /// Creates a pending sign-in.
-    public init(uid: AccountID, credential: String, factors: [Factor]) {
-        self.uid = uid
-        self.credential = credential
-        self.factors = factors
-    }
-}
-
 /// The hooks phase: the app's say in a sign-in, asked once per sign-in just before the commit, outside any
 /// transaction (contract section 16). It may refuse (its error is the sign-in's refusal, counted and audited once
 /// by ``SignInFlow/run(_:_:)``) or amend the sign-in.
 public protocol SignInHooks: Sendable {
     /// The app's answer for `decision` (`beforeCreate` when it creates, then `beforeSignIn`).
     func before(_ decision: SignInDecision, method: String, context: SignInContext) async throws -> SignInAmendment
-}
-
-/// What the hooks phase adds to a sign-in: claims this session's ID tokens carry, and changes to the account that
-/// the commit applies in its own transaction, to the account as the transaction reads it (the session's grant
-/// carries them: ``SessionGrant/amendment``), so this session's tokens carry them too.
-public struct SignInAmendment: Sendable, Equatable {
-    /// Claims for every ID token of the session (a JSON object's members), merged over the method's own.
-    public var sessionClaims: [String: JSONValue]
-    /// The account's custom claims (validated JSON object text), replacing its own; nil leaves them.
-    public var customClaims: String?
-    /// The account's display name; nil leaves it.
-    public var displayName: String?
-    /// The account's photo URL; nil leaves it.
-    public var photoURL: String?
-    /// Whether the account is disabled; nil leaves it. A sign-in that disables its account stores the account
-    /// disabled, makes no session and is refused (`USER_DISABLED`).
-    public var disabled: Bool?
-
-    /// Creates an amendment; the empty one changes nothing.
-    public init(
-        sessionClaims: [String: JSONValue] = [:], customClaims: String? = nil, displayName: String? = nil,
-        photoURL: String? = nil, disabled: Bool? = nil
-    ) {
-        self.sessionClaims = sessionClaims
-        self.customClaims = customClaims
-        self.displayName = displayName
-        self.photoURL = photoURL
-        self.disabled = disabled
-    }
-
-    /// Whether it changes the account.
-    public var changesAccount: Bool { customClaims != nil || displayName != nil || photoURL != nil || disabled != nil }
-
-    /// `later` over this one: its session claims merged over these, each account field it sets replacing this one's.
-    public func merging(_ later: SignInAmendment) -> SignInAmendment {
-        SignInAmendment(
-            sessionClaims: sessionClaims.merging(later.sessionClaims) { _, new in new },
-            customClaims: later.customClaims ?? customClaims, displayName: later.displayName ?? displayName,
-            photoURL: later.photoURL ?? photoURL, disabled: later.disabled ?? disabled)
-    }
-
-    /// Applies the account changes to `account`.
-    public func apply(to account: inout Account) {
-        if let customClaims { account.customClaims = customClaims }
-        if let displayName { account.displayName = displayName }
-        if let photoURL { account.photoURL = photoURL }
-        if let disabled { account.disabled = disabled }
-    }
 }
 
 /// The optional phases of every sign-in, chosen at composition: none by default, and then a sign-in reads nothing

@@ -1,3 +1,5 @@
+public import BrokerModel
+
 /// A sign-in with a provider, as any surface hands it to the ``SignInFlow``.
 public struct SignInRequest: Sendable {
     /// The provider's id (a config entry's key).

@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// What became of one account handed to ``AccountImporting/importAccounts(_:)``.

@@ -1,3 +1,5 @@
+public import BrokerModel
+
 /// The look-ups an administrator's account operations need beyond ``AccountStore``'s: by phone number, and every
 /// account in uid order (the order their pages of accounts come in).
 public protocol AccountQuerying: Sendable {

@@ -1,4 +1,5 @@
 import BrokerCrypto
+public import BrokerModel
 public import Foundation
 
 /// A failure of an account store, compared by code.
@@ -44,20 +45,6 @@ public struct AccountStoreError: CodedError {
     public static let notFound = AccountStoreError(.notFound)
     /// The custom token minted before its uid's cutoff.
     public static let cutOff = AccountStoreError(.cutOff)
-}
-
-/// Something accepted once only (a provider's single-use identity token), remembered until it expires.
-public struct SingleUseMark: Sendable, Equatable {
-    /// A hash identifying the thing (never the thing itself).
-    public var key: String
-    /// After this instant the mark may be forgotten.
-    public var expiresAt: Date
-
-    /// Creates a mark.
-    public init(key: String, expiresAt: Date) {
-        self.key = key
-        self.expiresAt = expiresAt
-    }
 }
 
 /// A new session (refresh token) to store with an account change, so a sign-in and its session commit together

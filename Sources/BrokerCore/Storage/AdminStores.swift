@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// Which accounts a listing wants.

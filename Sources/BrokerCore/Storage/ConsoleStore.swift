@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// A browser session of the admin console, stored by a keyed hash of its cookie so it can be ended.

@@ -1,4 +1,5 @@
-public import Foundation
+public import BrokerModel
+import Foundation
 
 /// What a store asks, in the transaction of a change, for the outbox jobs that announce the audit events the change
 /// records (the core's event routing, contract section 16): so a change that rolled back sends nothing and a committed

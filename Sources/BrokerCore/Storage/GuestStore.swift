@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// What the sweep of inactive guests needs from a store (contract section 13): the guests to delete, and a lease so

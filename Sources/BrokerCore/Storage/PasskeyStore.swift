@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// A passkey as stored (contract section 15): a WebAuthn credential of an account, its COSE public key (never a

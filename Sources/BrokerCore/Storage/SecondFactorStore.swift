@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// A second factor as stored (contract section 14): an authenticator app's sealed secret, verified or still being

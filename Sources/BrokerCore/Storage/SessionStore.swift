@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// One refresh token, stored by its hash. Tokens of one sign-in share a `sessionID`; each rotation

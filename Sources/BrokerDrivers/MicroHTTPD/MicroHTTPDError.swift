@@ -1,5 +1,6 @@
+public import BrokerModel
 import CBrokerShims
-public import BrokerCore
+import BrokerCore
 import CMicroHTTPD
 import Foundation
 

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 import Foundation
 
 /// Moves a broker's SQLite database into PostgreSQL: `broker migrate-sqlite`.

@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerCrypto
+import BrokerModel
 
 /// Verifies a password against an ``ImportedPasswordHash``: OpenSSL for scrypt, AES, PBKDF2 and HMAC,
 /// libxcrypt for bcrypt. Blocking and, for scrypt, memory-heavy (up to 64 MiB): run it on a

@@ -1,4 +1,5 @@
 public import BrokerCore
+import BrokerModel
 
 /// The broker's password hashing once users are imported: new hashes are Argon2id; a stored hash is
 /// verified by its form, Argon2id as ``Argon2PasswordHasher`` does, an imported one (``ImportedPasswordHash``:

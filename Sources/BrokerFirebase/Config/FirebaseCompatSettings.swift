@@ -1,4 +1,5 @@
 public import BrokerCore
+public import BrokerModel
 import Foundation
 
 /// The `firebaseCompat` section of `providers.json` (contract section 11): the second listener that speaks

@@ -1,4 +1,5 @@
 public import BrokerCore
+public import BrokerModel
 public import Foundation
 
 /// The `firebase` section (the service account, Firebase's admin API, custom tokens) and the `firebaseCompat`

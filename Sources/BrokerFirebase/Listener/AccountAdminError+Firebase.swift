@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 extension AccountAdminError.Code {
     /// The code as Firebase's admin API spells it (its Admin SDKs map these to their error types).
     var firebaseCode: String {

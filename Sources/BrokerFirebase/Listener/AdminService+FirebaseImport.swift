@@ -1,4 +1,5 @@
 public import BrokerCore
+import BrokerModel
 import Foundation
 
 /// Firebase's admin `accounts:batchCreate` (the SDKs' `import_users`), mapped onto the migration's import

@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerHTTP
 import BrokerCrypto
+import BrokerModel
 import Foundation
 
 /// The Admin SDK's account calls, `…/v1/projects/{project}/accounts[:verb]` (contract section 11), as

@@ -1,4 +1,5 @@
 public import BrokerCore
+public import BrokerModel
 /// A Firebase-shaped ID token the broker verified, with its live account.
 public struct FirebaseAuthenticatedUser: Sendable {
     /// The account (`sub` = `user_id`).

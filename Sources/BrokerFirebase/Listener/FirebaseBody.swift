@@ -1,5 +1,6 @@
 public import BrokerCore
 import BrokerHTTP
+public import BrokerModel
 /// The fields of a Firebase request body. As Identity Toolkit does, unknown fields are ignored (SDKs send
 /// fields the broker has no use for, such as `clientType` or `tenantId`-less `returnSecureToken`); the types of
 /// the fields a route reads are checked, and every string and list is bounded.

@@ -1,5 +1,6 @@
 public import BrokerCore
 import BrokerCrypto
+public import BrokerModel
 public import Foundation
 
 /// Checks the custom tokens of `accounts:signInWithCustomToken` (contract sections 3 and 11), strictly where

@@ -1,5 +1,6 @@
 public import BrokerCore
 import BrokerHTTP
+public import BrokerModel
 /// An error as Firebase Auth's REST API writes it (contract section 11):
 /// `{"error": {"code": 400, "message": "CODE : detail", "errors": [{"message", "domain": "global",
 /// "reason": "invalid"}]}}`. Firebase's SDKs read the code from the start of `message` (up to ` : `), so the

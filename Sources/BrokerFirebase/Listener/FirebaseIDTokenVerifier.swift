@@ -1,4 +1,5 @@
 public import BrokerCore
+import BrokerModel
 import Foundation
 
 /// Verifies the ID tokens of the Firebase listener's sessions on the calls that take an `idToken` (contract

@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerHTTP
+import BrokerModel
 extension FirebaseSurface {
     /// `accounts:lookup` / `getAccountInfo` with the user's `idToken`: `{"users": [UserInfo]}`, the password hash
     /// redacted.

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 extension FirebaseSurface {
     /// The client API the apps' SDKs call with an API key: sign-up, sign-in, lookup, update, delete, the token
     /// refresh, and their legacy v3 names (the iOS SDK's: `signupNewUser`, `verifyPassword`, `verifyAssertion`,

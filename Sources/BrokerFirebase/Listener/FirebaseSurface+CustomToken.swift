@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 extension FirebaseSurface {
     /// `accounts:signInWithCustomToken` / `verifyCustomToken`: a custom token checked by
     /// ``FirebaseCustomTokenVerifier`` signs in to its uid, creating the account when none has it (`isNewUser`),

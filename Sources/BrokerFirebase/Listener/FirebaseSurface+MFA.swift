@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 import Foundation
 
 /// Firebase's multi-factor protocol for TOTP (contract section 14), the field names of firebase-ios-sdk's

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 import Foundation
 
 /// The Admin SDK's OpenID Connect provider configs, `…/v2/projects/{project}/oauthIdpConfigs[/oidc.<id>]`

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 extension FirebaseSurface {
     /// v2 `accounts:revokeToken`, which the iOS SDK's `revokeToken(withAuthorizationCode:)` sends before an account
     /// is deleted (contract sections 10 and 11): `providerId` (a provider that revokes codes),

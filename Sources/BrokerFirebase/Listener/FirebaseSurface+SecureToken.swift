@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 extension FirebaseSurface {
     /// ``FirebaseEndpoints/secureTokenPath``: `grant_type=refresh_token` (JSON, with the iOS SDK's `grantType` /
     /// `refreshToken` names too, or form-encoded as the JS SDK sends it). As Firebase's, the refresh token does not

@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerCrypto
+import BrokerModel
 
 extension FirebaseUserInfo {
     /// What only an administrator sees: `phoneNumber` (and its `phone` entry in `providerUserInfo`, as Firebase

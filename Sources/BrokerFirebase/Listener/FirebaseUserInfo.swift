@@ -1,4 +1,5 @@
 public import BrokerCore
+public import BrokerModel
 public import Foundation
 
 /// An ``Account`` as Firebase's `UserInfo` JSON (the `users` items of `accounts:lookup`, `getAccountInfo` and the

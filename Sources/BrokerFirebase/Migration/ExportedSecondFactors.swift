@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerCrypto
+import BrokerModel
 public import Foundation
 
 /// An account's second factors in the broker's extension field ``FirebaseUserRecord/secondFactorsField`` of an

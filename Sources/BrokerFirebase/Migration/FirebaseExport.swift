@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 public import Foundation
 
 /// A file written by `firebase auth:export --format=json` (`{"users": [...]}`), checked whole in one

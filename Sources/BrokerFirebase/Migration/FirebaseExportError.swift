@@ -1,4 +1,5 @@
-public import BrokerCore
+import BrokerCore
+public import BrokerModel
 /// Why a Firebase export file cannot be used at all (the import then writes nothing, exit status 2).
 public struct FirebaseExportError: CodedError {
     /// The stable kinds of failure.

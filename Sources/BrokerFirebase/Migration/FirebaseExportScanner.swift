@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 /// One streaming pass over a whole export file: checks that it is well-formed JSON (RFC 8259, UTF-8,
 /// nesting bounded) and notes the byte range of each element of the top-level `users` array, so each user
 /// can later be parsed on its own instead of the whole file becoming one tree. A problem is reported with

@@ -1,5 +1,6 @@
 public import BrokerCore
 import BrokerCrypto
+public import BrokerModel
 import Foundation
 
 /// Writes the accounts of a store in the JSON shape of `firebase auth:export --format=json` (contract

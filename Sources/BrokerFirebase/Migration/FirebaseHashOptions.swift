@@ -1,5 +1,6 @@
-public import BrokerCore
+import BrokerCore
 import BrokerCrypto
+public import BrokerModel
 
 /// The password-hash flags of `broker admin import firebase`, which are those of `firebase auth:import`
 /// (`--hash-algo`, `--hash-key`, `--salt-separator`, `--rounds`, `--mem-cost`, `--parallelization`,

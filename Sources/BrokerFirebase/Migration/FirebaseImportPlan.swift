@@ -1,4 +1,5 @@
 public import BrokerCore
+public import BrokerModel
 public import Foundation
 
 /// What importing one user of a Firebase export would write (contract section 8), decided without the

@@ -1,4 +1,5 @@
 public import BrokerCore
+public import BrokerModel
 public import Foundation
 
 /// Imports a Firebase export into an account store (contract section 8), in two passes: ``check(_:)`` reads

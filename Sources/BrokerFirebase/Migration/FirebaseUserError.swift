@@ -1,4 +1,5 @@
-public import BrokerCore
+import BrokerCore
+public import BrokerModel
 /// Why one user record of an export cannot be imported (the import refuses that user, reported by its
 /// index, and goes on with the others).
 public struct FirebaseUserError: CodedError {

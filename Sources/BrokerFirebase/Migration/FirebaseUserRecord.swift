@@ -1,4 +1,5 @@
-public import BrokerCore
+import BrokerCore
+public import BrokerModel
 public import Foundation
 
 /// One user of a Firebase export, decoded and validated: what the import needs, in the broker's types.

@@ -1,5 +1,6 @@
-public import BrokerCore
+import BrokerCore
 import BrokerCrypto
+public import BrokerModel
 
 extension ImportedPasswordHash {
     /// How `broker admin export` writes a hash not yet upgraded to Argon2id: `passwordHash` and `salt` as

@@ -1,5 +1,6 @@
 public import BrokerCore
 import BrokerCrypto
+public import BrokerModel
 public import Foundation
 
 /// Why a call to Firebase's admin API failed: worth another try later, or refused for good.

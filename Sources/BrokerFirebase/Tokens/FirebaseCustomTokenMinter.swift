@@ -1,5 +1,6 @@
-public import BrokerCore
+import BrokerCore
 import BrokerCrypto
+public import BrokerModel
 public import Foundation
 
 /// Mints Firebase custom tokens an app passes to `Auth.auth().signIn(withCustomToken:)`.

@@ -1,4 +1,5 @@
 public import BrokerCore
+public import BrokerModel
 public import Foundation
 
 extension OutboxKind {

@@ -1,5 +1,6 @@
-public import BrokerCore
+import BrokerCore
 import BrokerCrypto
+public import BrokerModel
 import Foundation
 
 /// A Firebase service-account key file (``FirebaseEndpoints/credentialsVariable``), as far as custom tokens and

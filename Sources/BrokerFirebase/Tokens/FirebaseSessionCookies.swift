@@ -1,4 +1,5 @@
 public import BrokerCore
+public import BrokerModel
 import Foundation
 
 /// Firebase session cookies (`projects/{p}:createSessionCookie`), signed by the broker's keys.

@@ -1,4 +1,5 @@
 public import BrokerCore
+import BrokerModel
 /// The admin API under `/admin/v1` (contract section 5), behind the admin token.
 public struct AdminSurface: Surface {
     /// What the admin API and console use: the admin use cases, never the store.

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 import Foundation
 
 /// The admin console (contract section 12): its pages under `/admin/`, its sessions under

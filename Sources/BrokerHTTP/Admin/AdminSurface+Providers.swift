@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 /// The OpenID Connect providers managed at run time under `/admin/v1/providers` (contract section 5 and 11),
 /// through ``ProviderConfigService``: list (the config file's too, `readOnly`), create, read, change (`PATCH`)
 /// and delete. A client secret is taken but never answered here (`hasClientSecret` says whether one is kept).

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 /// A surface's dependencies that record audit events of the requests they serve.
 protocol RequestAuditing {
     /// Records audit events outside a store transaction.

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 /// The words of the `/auth/action` page in each language the mails have (English, Korean, Japanese), chosen as a
 /// mail's language is: the browser's `Accept-Language`, else `mail.defaultLanguage`. The page's forms, fields and
 /// headers are the same in every language; only what a person reads changes.

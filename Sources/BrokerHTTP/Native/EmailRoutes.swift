@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerCrypto
+import BrokerModel
 import Foundation
 
 /// The email flows' routes (contract section 9): the JSON endpoints and the `/auth/action` page the mails

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 /// A `/v1/me` route handler: the request, its context and the user its ID token authenticates.
 typealias AuthenticatedHandler =
     @Sendable (HTTPRequest, RequestContext, AccountSelfService.User) async throws -> HTTPResponse

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 /// The fields of a native JSON body, with one rule for each kind: a required field that is missing or of another
 /// type is 400 `INVALID_REQUEST`; an optional one may be absent or null; a credential (a token, a code) must also
 /// be non-empty.

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 extension NativeSurface {
     /// Passkeys (contract section 15): registration, list, rename and removal under `/v1/me/passkeys`, the
     /// discoverable sign-in under `/v1/signin/passkey` and the passwordless sign-up under `/v1/signup/passkey`. With

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 extension NativeSurface {
     /// The signed-in user's second factors under `/v1/me/mfa` and the sign-in's second step, `POST /v1/signin/mfa`
     /// (contract section 14). With `mfa.totp` off they answer 404 `NOT_FOUND`.

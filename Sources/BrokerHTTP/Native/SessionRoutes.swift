@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 extension NativeSurface {
     func mountSessions(_ router: inout Router) {
         router.add("POST", "/v1/token") { [services] request, _ in

@@ -1,4 +1,5 @@
 public import BrokerCore
+public import BrokerModel
 /// What operators and token verifiers use (contract sections 3 and 7): health, readiness, metrics, the broker's
 /// JWKS and discovery document, and the OpenAPI document of every route (`GET /openapi.json`).
 public struct OperationsSurface: Surface {

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 extension OperationsSurface {
     /// `GET /readyz`: 200 `{"status": "ready"}` when the store answers a trivial query, else 503
     /// `STORAGE_UNAVAILABLE` with `Retry-After`. `GET /healthz` says the process serves; this says whether

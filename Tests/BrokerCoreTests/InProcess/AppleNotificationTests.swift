@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerCrypto
+import BrokerModel
 import BrokerTesting
 import Foundation
 import Testing

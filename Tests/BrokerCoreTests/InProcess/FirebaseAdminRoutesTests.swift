@@ -2,6 +2,7 @@ import BrokerCore
 import BrokerHTTP
 import BrokerFirebase
 import BrokerCrypto
+import BrokerModel
 import BrokerTesting
 import Foundation
 import Testing

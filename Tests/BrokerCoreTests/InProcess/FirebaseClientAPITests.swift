@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerFirebase
 import BrokerCrypto
+import BrokerModel
 import BrokerTesting
 import Foundation
 import Testing

@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerCrypto
 import BrokerFirebase
+import BrokerModel
 import BrokerTesting
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerFirebase
+import BrokerModel
 import BrokerTesting
 import Foundation
 import Testing
@@ -107,7 +108,7 @@ import Testing
         let guest = Account(
             id: AccountID.generate(), createdAt: now, lastSignInAt: now, origin: .anonymous, isAnonymous: true)
         try await broker.store.create(guest)
-        let stored = try #require(try await broker.store.account(id: guest.id))
+        let stored = try #require(await broker.store.account(id: guest.id))
         let user = SignedInUser(account: stored, claims: ["auth_time": .int(Int64(now.timeIntervalSince1970))])
         let error = await #expect(throws: SignInError.self) {
             _ = try await broker.services.signIn.linkOrUpgrade(
@@ -116,7 +117,7 @@ import Testing
         #expect(Refusal.refusal(of: try #require(error)) == .providerNotEnabled)
         #expect(Self.samples(broker, "broker_links_total").isEmpty)
         #expect(await Self.events(broker).isEmpty)
-        #expect(try await broker.store.account(id: guest.id) == stored)
+        #expect(await broker.store.account(id: guest.id) == stored)
 
         // A provider's identity upgrades the guest in place, guests off or not (as before this decision moved here;
         // the email-link and password upgrades refuse when guests are off: see the note on issue 48).

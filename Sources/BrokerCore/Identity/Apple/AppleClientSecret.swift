@@ -1,4 +1,5 @@
 import BrokerCrypto
+import BrokerModel
 import Foundation
 
 /// The client secret Sign in with Apple's token and revoke endpoints take: an ES256 JWT signed with the

@@ -1,3 +1,4 @@
+import BrokerModel
 import Foundation
 
 /// Sign in with Apple's code exchange (contract section 10): an authorization code becomes Apple's refresh

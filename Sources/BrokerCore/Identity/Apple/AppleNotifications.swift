@@ -1,4 +1,5 @@
 import BrokerCrypto
+import BrokerModel
 import Foundation
 
 /// Apple's server-to-server notifications (contract section 10): `POST /v1/webhooks/apple` with

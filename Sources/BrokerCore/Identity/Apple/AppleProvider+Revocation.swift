@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// Deleting an account revokes its Apple refresh token (contract section 10): an `apple.revoke` job queued in the

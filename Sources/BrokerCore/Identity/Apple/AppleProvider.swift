@@ -1,4 +1,5 @@
 import BrokerCrypto
+public import BrokerModel
 import Foundation
 
 /// Sign in with Apple: an Apple identity token, verified against Apple's JWKS.

@@ -1,3 +1,4 @@
+import BrokerModel
 import Foundation
 
 /// Sign in with Apple's REST API as the broker uses it (contract section 10), under `apple.apiBaseUrl`:

@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// Sign in with Google: a Google ID token, verified against Google's JWKS.

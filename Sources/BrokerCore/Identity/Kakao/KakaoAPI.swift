@@ -1,3 +1,4 @@
+import BrokerModel
 import Foundation
 
 /// Kakao's REST API as the broker uses it: token info, then the user.

@@ -1,3 +1,5 @@
+import BrokerModel
+
 /// The error codes Kakao contributes to the API (contract section 6).
 extension ProviderError {
     /// 401 `KAKAO_APP_MISMATCH`: the access token was issued to another Kakao app.

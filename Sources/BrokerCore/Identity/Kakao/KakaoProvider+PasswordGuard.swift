@@ -1,3 +1,5 @@
+public import BrokerModel
+
 extension KakaoProvider: PasswordSignInGuarding {
     /// With `accountMapping: "email-password"`: an id-shaped password (``KakaoLegacyPasswordLinking/isIDShaped(_:)``)
     /// to an imported account that has no Kakao identity yet. Such an account's password may be the public Kakao id

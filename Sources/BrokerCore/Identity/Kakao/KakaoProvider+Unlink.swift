@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// Deleting an account unlinks its Kakao user (contract section 10), when `adminKeyFile` is configured: a

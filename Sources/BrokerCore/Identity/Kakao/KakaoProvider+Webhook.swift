@@ -1,4 +1,5 @@
 import BrokerCrypto
+import BrokerModel
 import Foundation
 
 /// Kakao's unlink callback (contract section 10): `POST /v1/webhooks/kakao/unlink`, called by Kakao when a user

@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// Sign in with Kakao, by either of Kakao's two credentials:

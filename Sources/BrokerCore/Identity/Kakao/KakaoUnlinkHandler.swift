@@ -1,3 +1,4 @@
+import BrokerModel
 import Foundation
 
 /// Delivers `kakao.unlink` jobs: `POST {apiBaseUrl}/v1/user/unlink` with `Authorization: KakaoAK <admin key>` and

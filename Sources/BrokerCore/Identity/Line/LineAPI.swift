@@ -1,3 +1,4 @@
+import BrokerModel
 import Foundation
 
 /// LINE Login's REST API as the broker uses it (LINE Login v2.1):

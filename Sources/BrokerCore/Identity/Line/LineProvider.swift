@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// Sign in with LINE, by either of LINE Login's two credentials:

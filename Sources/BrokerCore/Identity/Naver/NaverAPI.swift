@@ -1,3 +1,4 @@
+import BrokerModel
 import Foundation
 
 /// Naver Login's profile API as the broker uses it:

@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// Sign in with Naver: an access token (`{"accessToken"}`) from Naver Login, checked by reading the user from

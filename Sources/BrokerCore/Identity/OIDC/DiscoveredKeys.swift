@@ -1,3 +1,5 @@
+import BrokerModel
+
 /// The keys of an issuer found by discovery: the JWKS at the document's current `jwks_uri`, cached by a
 /// ``JWKSCache`` (replaced when the document names another URI).
 actor DiscoveredKeys: VerificationKeySource {

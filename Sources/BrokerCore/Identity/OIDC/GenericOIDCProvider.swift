@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// Any OpenID Connect provider, configured only (`"type": "oidc"`, any id, as many entries as wanted): ID tokens

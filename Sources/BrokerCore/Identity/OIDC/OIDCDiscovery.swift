@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// An OpenID Connect issuer's discovery document (`{issuer}/.well-known/openid-configuration`), cached by a

@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// The OpenID Connect part shared by the ID-token providers: the config fields `audiences`, `issuers`,

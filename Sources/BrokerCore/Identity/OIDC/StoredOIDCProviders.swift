@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// The OpenID Connect providers managed at run time (``StoredOIDCProvider``, kept in the database), as sign-in

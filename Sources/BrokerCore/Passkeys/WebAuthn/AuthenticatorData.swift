@@ -1,4 +1,5 @@
 public import BrokerCBOR
+public import BrokerModel
 
 /// The authenticator data of a WebAuthn ceremony (Level 3 section 6.1): the RP id hash, the flags, the signature
 /// counter, and on a registration the attested credential; parsed exactly, nothing left over.

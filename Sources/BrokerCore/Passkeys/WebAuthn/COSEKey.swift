@@ -1,5 +1,6 @@
 public import BrokerCBOR
 import BrokerCrypto
+public import BrokerModel
 
 /// A passkey's public key, from its COSE form (RFC 9052/9053, WebAuthn Level 3 section 5.8.5), as an OpenSSL key:
 /// ES256 (-7, P-256), EdDSA (-8) and Ed25519 (-19) on Ed25519, RS256 (-257). Anything else is refused.

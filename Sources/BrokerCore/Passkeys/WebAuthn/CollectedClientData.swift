@@ -1,4 +1,5 @@
 import BrokerCrypto
+public import BrokerModel
 
 /// The client data a browser or platform signs over (WebAuthn Level 3 section 5.8.1): the ceremony's type, its
 /// challenge, the origin that ran it, and whether that was in a cross-origin frame.

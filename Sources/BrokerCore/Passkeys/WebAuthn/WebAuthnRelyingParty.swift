@@ -1,5 +1,6 @@
 import BrokerCBOR
 import BrokerCrypto
+public import BrokerModel
 
 /// The broker as a WebAuthn relying party: its RP id and the origins ceremonies may come from, and the two
 /// verifications of WebAuthn Level 3 (section 7.1, a registration; 7.2, an authentication), pure: the caller finds

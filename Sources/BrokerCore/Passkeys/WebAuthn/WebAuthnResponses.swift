@@ -1,4 +1,5 @@
 import BrokerCrypto
+public import BrokerModel
 
 /// A `RegistrationResponseJSON` (WebAuthn Level 3 section 5.1): what `navigator.credentials.create()` gave, as
 /// JSON with base64url bytes.

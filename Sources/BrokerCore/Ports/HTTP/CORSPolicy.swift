@@ -1,3 +1,5 @@
+import BrokerModel
+
 /// Cross-origin access for browser companion apps (web, Flutter web): `cors.allowedOrigins` in the config, exact
 /// origins only, off by default. An allowed origin's preflight (`OPTIONS` with `Access-Control-Request-Method`)
 /// gets 204 with the methods and headers the API takes, and its requests get `Access-Control-Allow-Origin`

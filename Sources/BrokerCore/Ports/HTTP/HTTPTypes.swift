@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// An HTTP request as the broker's handlers see it, whatever server delivered it.

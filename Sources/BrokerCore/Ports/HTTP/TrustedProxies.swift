@@ -1,3 +1,4 @@
+import BrokerModel
 import Foundation
 
 /// The `trustedProxies` setting: the addresses and CIDR ranges whose `X-Forwarded-For` is believed

@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// What a verified custom token says: the uid, when it was minted, and the claims for the session's ID tokens.

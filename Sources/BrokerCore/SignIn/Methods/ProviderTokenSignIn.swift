@@ -1,3 +1,5 @@
+import BrokerModel
+
 /// Sign-in with a provider's token (contract section 2): the provider verifies it, and ``AccountService`` maps the
 /// identity to an account by the linking rules.
 struct ProviderTokenSignIn: SignInMethod {

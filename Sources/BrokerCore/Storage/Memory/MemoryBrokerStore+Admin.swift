@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// ``AccountDirectory`` and ``AuditLog`` in memory, with the SQL store's order and cursor semantics.

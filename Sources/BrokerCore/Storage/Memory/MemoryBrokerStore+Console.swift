@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// ``ConsoleStore`` in memory, with the SQL store's semantics.

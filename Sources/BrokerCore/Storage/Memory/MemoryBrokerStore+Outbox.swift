@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// A job in ``MemoryBrokerStore``'s outbox with the lease that holds it, if any.

@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// ``PasskeyStore`` in memory, with the SQL store's semantics.

@@ -1,3 +1,4 @@
+import BrokerModel
 import Foundation
 
 /// ``ProviderConfigStore`` in memory, with the SQL store's semantics (times kept to the millisecond).

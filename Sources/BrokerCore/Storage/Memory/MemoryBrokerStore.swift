@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// A ``BrokerStore`` in memory, with the same semantics as ``SQLBrokerStore``: for fast unit tests.

@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// ``AccountDirectory`` and ``AuditLog`` over SQL.

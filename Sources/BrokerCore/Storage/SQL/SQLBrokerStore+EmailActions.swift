@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// The email flows' codes and per-address mail counts over SQL.

@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// ``GuestStore`` over SQL (schema version 15).

@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// ``AccountImporting`` (part of ``BrokerStore``) for the SQL store: one write transaction per batch.

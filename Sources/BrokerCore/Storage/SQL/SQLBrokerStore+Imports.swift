@@ -1,3 +1,4 @@
+import BrokerModel
 import Foundation
 
 /// The columns of ``AccountImport`` (schema version 5).

@@ -1,3 +1,4 @@
+import BrokerModel
 import Foundation
 
 /// The account an identity is linked to, with all its identities, in one statement: a returning user's sign-in

@@ -1,4 +1,5 @@
 import BrokerCrypto
+public import BrokerModel
 public import Foundation
 
 /// The outbox over SQL: one statement text for SQLite and PostgreSQL (PostgreSQL's claim adds

@@ -1,4 +1,5 @@
 import BrokerCrypto
+public import BrokerModel
 public import Foundation
 
 /// ``PasskeyStore`` over SQL (schema version 20).

@@ -1,3 +1,4 @@
+public import BrokerModel
 import Foundation
 
 /// ``AccountQuerying`` over SQL (schema version 12's `phone_number`).

@@ -1,3 +1,4 @@
+import BrokerModel
 import Foundation
 
 /// The SQL text, the mapping between rows and values, and the error translation of ``SQLBrokerStore``.

@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// ``SecondFactorStore`` over SQL (schema version 17).

@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// ``SessionStore``: refresh tokens, in the `refresh_tokens` table.

@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// ``SigningKeyStore``: the broker's own signing keys, in the `signing_keys` table.

@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// The ``BrokerStore`` over any ``SQLDatabase`` driver (SQLite today, PostgreSQL through a second driver).

@@ -1,3 +1,5 @@
+public import BrokerModel
+
 /// A value bound to or read from a SQL statement. Times are stored as integer milliseconds since 1970,
 /// booleans as 0/1, so one schema serves SQLite and PostgreSQL.
 public enum SQLValue: Sendable, Equatable {

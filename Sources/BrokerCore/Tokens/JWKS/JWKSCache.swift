@@ -1,4 +1,5 @@
 public import BrokerCrypto
+public import BrokerModel
 public import Foundation
 
 /// The signing keys (RSA and P-256) of one provider's JWKS URL, cached by a ``ProviderDocumentCache``.

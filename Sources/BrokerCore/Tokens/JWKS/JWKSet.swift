@@ -1,4 +1,5 @@
 public import BrokerCrypto
+public import BrokerModel
 
 /// The usable keys of a JWKS document, by `kid`: RSA signing keys of at least 2048 bits (RS256) and P-256 keys
 /// (ES256). Keys of other types and curves (P-384, Ed25519, symmetric `oct` keys) are skipped, not errors.

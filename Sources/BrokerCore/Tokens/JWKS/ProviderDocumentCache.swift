@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// One document a provider publishes at a fixed URL (a JWKS, an OpenID discovery document), fetched and cached

@@ -1,4 +1,5 @@
 public import BrokerCrypto
+public import BrokerModel
 public import Foundation
 
 /// Whether an ID token sign-in must carry a raw nonce.

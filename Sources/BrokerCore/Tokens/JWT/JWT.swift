@@ -1,4 +1,5 @@
 import BrokerCrypto
+public import BrokerModel
 
 /// A compact JWS split into its parts. Parsing checks only the shape; ``IDTokenVerifier`` decides trust.
 public struct JWT: Sendable {

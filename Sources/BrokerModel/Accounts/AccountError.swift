@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// Why the account layer refused a sign-in or change, compared by code.
 public struct AccountError: CodedError {
@@ -66,7 +66,7 @@ public struct AccountError: CodedError {
     /// `tooManyAttempts` until `allowedAt`, a limit over `window` counted from `now`: whole seconds, at least 1
     /// and at most `window` (stored times are whole milliseconds, rounded, so the oldest counted one may sit a
     /// fraction of a millisecond after `now`).
-    static func tooManyAttempts(until allowedAt: Date, from now: Date, window: TimeInterval) -> AccountError {
+    package static func tooManyAttempts(until allowedAt: Date, from now: Date, window: TimeInterval) -> AccountError {
         let seconds = Int(allowedAt.timeIntervalSince(now).rounded(.up))
         return AccountError(.tooManyAttempts, retryAfter: min(Int(window.rounded(.up)), max(1, seconds)))
     }

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// Where an account came from (contract section 2): made through `/v1/signup`, by a provider's first
 /// sign-in (the provider's id), or by an import. Kept with the account through rehashes, exports and imports:
 /// the legacy `email-password` account mapping matches imported accounts only.
@@ -44,5 +46,3 @@ public struct AccountImport: Sendable, Equatable {
         self.otherIdentities = otherIdentities
     }
 }
-
-public import Foundation

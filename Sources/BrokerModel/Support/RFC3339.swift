@@ -66,3 +66,8 @@ public enum RFC3339 {
         return (Int(year), Int(month), Int(day))
     }
 }
+
+extension Date {
+    /// RFC 3339 in UTC, as the API writes times.
+    public var rfc3339: String { RFC3339.format(self) }
+}

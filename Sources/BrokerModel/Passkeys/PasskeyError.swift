@@ -29,7 +29,7 @@ public struct PasskeyError: CodedError, Equatable {
     }
 
     /// A ceremony refused by `error`'s check: a registration's (`invalidRegistration`) or a sign-in's.
-    init(_ error: WebAuthnError, signIn: Bool) {
+    package init(_ error: WebAuthnError, signIn: Bool) {
         self.init(signIn ? .invalidSignIn : .invalidRegistration, error.check.rawValue)
     }
 
