@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "BrokerCrypto", targets: ["BrokerCrypto"]),
         .library(name: "BrokerCBOR", targets: ["BrokerCBOR"]),
         .library(name: "BrokerModel", targets: ["BrokerModel"]),
+        .library(name: "BrokerStorage", targets: ["BrokerStorage"]),
         .library(name: "BrokerCore", targets: ["BrokerCore"]),
         .library(name: "BrokerHTTP", targets: ["BrokerHTTP"]),
         .library(name: "BrokerFirebase", targets: ["BrokerFirebase"]),
@@ -49,9 +50,11 @@ let package = Package(
         // The values every layer shares: accounts, identities, credentials, refusals and the errors they name, audit
         // events, the clock, JSON and logging. No I/O.
         .target(name: "BrokerModel", dependencies: ["BrokerCrypto"], swiftSettings: swiftSettings),
+        // The store protocols, the SQL and memory stores, the schema: they throw AccountStoreError only.
+        .target(name: "BrokerStorage", dependencies: ["BrokerModel", "BrokerCrypto"], swiftSettings: swiftSettings),
         // openapi.json is embedded by scripts/embed-openapi (OpenAPIDocument+JSON.swift), not a resource.
         .target(
-            name: "BrokerCore", dependencies: ["BrokerModel", "BrokerCrypto", "BrokerCBOR"],
+            name: "BrokerCore", dependencies: ["BrokerModel", "BrokerStorage", "BrokerCrypto", "BrokerCBOR"],
             swiftSettings: swiftSettings),
         // The routes of the native API, the admin API and console, and operations: they call the core's use cases and
         // cannot see the store.
@@ -66,15 +69,16 @@ let package = Package(
         .target(
             name: "BrokerDrivers",
             dependencies: [
-                "BrokerCore", "BrokerModel", "BrokerCrypto", "CBrokerShims", "CCurl", "CSQLite", "CMicroHTTPD",
+                "BrokerCore", "BrokerModel", "BrokerStorage", "BrokerCrypto", "CBrokerShims", "CCurl", "CSQLite",
+                "CMicroHTTPD",
                 "CArgon2", "CLibPQ", "CCrypt",
             ],
             swiftSettings: swiftSettings),
         .target(
             name: "BrokerTesting",
             dependencies: [
-                "BrokerCore", "BrokerHTTP", "BrokerFirebase", "BrokerModel", "BrokerCrypto", "BrokerCBOR",
-                "BrokerDrivers",
+                "BrokerCore", "BrokerHTTP", "BrokerFirebase", "BrokerModel", "BrokerStorage", "BrokerCrypto",
+                "BrokerCBOR", "BrokerDrivers",
             ],
             swiftSettings: swiftSettings),
 
@@ -84,7 +88,9 @@ let package = Package(
 
         .executableTarget(
             name: "broker",
-            dependencies: ["BrokerCore", "BrokerModel", "BrokerHTTP", "BrokerFirebase", "BrokerDrivers"],
+            dependencies: [
+                "BrokerCore", "BrokerModel", "BrokerStorage", "BrokerHTTP", "BrokerFirebase", "BrokerDrivers",
+            ],
             swiftSettings: swiftSettings),
         // `broker demo` runs it (Sources/broker/DemoLauncher.swift): the stub providers and the test harness stay
         // out of the `broker` operators run.
@@ -104,26 +110,35 @@ let package = Package(
         .testTarget(name: "BrokerCBORTests", dependencies: ["BrokerCBOR"], swiftSettings: swiftSettings),
         .testTarget(
             name: "BrokerCoreTests",
-            dependencies: ["BrokerCore", "BrokerModel", "BrokerHTTP", "BrokerFirebase", "BrokerTesting"],
+            dependencies: [
+                "BrokerCore", "BrokerModel", "BrokerStorage", "BrokerHTTP", "BrokerFirebase", "BrokerTesting",
+            ],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "BrokerDriversTests",
-            dependencies: ["BrokerDrivers", "BrokerModel", "BrokerHTTP", "BrokerFirebase", "BrokerTesting"],
+            dependencies: [
+                "BrokerDrivers", "BrokerModel", "BrokerStorage", "BrokerHTTP", "BrokerFirebase", "BrokerTesting",
+            ],
             swiftSettings: swiftSettings),
         // The executable's own types (its command-line parsing).
         .testTarget(
-            name: "brokerTests", dependencies: ["broker", "BrokerCore", "BrokerModel", "BrokerHTTP", "BrokerFirebase"],
+            name: "brokerTests",
+            dependencies: ["broker", "BrokerCore", "BrokerModel", "BrokerStorage", "BrokerHTTP", "BrokerFirebase"],
             swiftSettings: swiftSettings),
         // BrokerAuth against a live broker and the stub providers (BrokerTesting's harness).
         .testTarget(
             name: "BrokerAuthTests",
-            dependencies: ["BrokerAuth", "BrokerCore", "BrokerModel", "BrokerHTTP", "BrokerCrypto", "BrokerTesting"],
+            dependencies: [
+                "BrokerAuth", "BrokerCore", "BrokerModel", "BrokerStorage", "BrokerHTTP", "BrokerCrypto",
+                "BrokerTesting",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ContractTests",
             dependencies: [
-                "BrokerCore", "BrokerModel", "BrokerHTTP", "BrokerFirebase", "BrokerDrivers", "BrokerTesting", "broker",
+                "BrokerCore", "BrokerModel", "BrokerStorage", "BrokerHTTP", "BrokerFirebase", "BrokerDrivers",
+                "BrokerTesting", "broker",
                 "stub-providers",
             ],
             exclude: ["Console", "FirebaseAdmin"], swiftSettings: swiftSettings),

@@ -27,6 +27,7 @@ let package = Package(
                 .product(name: "BrokerCrypto", package: "social-login-broker"),
                 .product(name: "BrokerCore", package: "social-login-broker"),
                 .product(name: "BrokerModel", package: "social-login-broker"),
+                .product(name: "BrokerStorage", package: "social-login-broker"),
                 .product(name: "BrokerHTTP", package: "social-login-broker"),
                 .product(name: "BrokerFirebase", package: "social-login-broker"),
                 .product(name: "BrokerTesting", package: "social-login-broker"),

@@ -3,6 +3,7 @@ import BrokerHTTP
 import BrokerDrivers
 import BrokerFirebase
 public import BrokerModel
+public import BrokerStorage
 public import Foundation
 
 /// A response as a test (or the demo) reads it.

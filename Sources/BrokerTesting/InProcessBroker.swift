@@ -3,6 +3,7 @@ import BrokerHTTP
 public import BrokerFirebase
 import BrokerCrypto
 public import BrokerModel
+public import BrokerStorage
 import Foundation
 
 /// The broker's application and the stub providers in one process, without sockets, libcurl, SQLite or Argon2:

@@ -1,5 +1,6 @@
-public import BrokerCore
+import BrokerCore
 import BrokerDrivers
+public import BrokerStorage
 
 /// Administrative SQL for PostgreSQL tests (creating and dropping schemas, counting rows), outside any store.
 public enum PostgresAdministration {

@@ -2,6 +2,7 @@ import BrokerCore
 import BrokerHTTP
 import BrokerDrivers
 import BrokerModel
+import BrokerStorage
 import Foundation
 
 /// `broker admin …`: the admin API's actions straight on the database, also while a server runs on it.

@@ -2,6 +2,7 @@ import BrokerCore
 import BrokerDrivers
 import BrokerFirebase
 import BrokerModel
+import BrokerStorage
 import Foundation
 
 /// `broker admin export FILE` (contract section 8): every account in the JSON shape of
@@ -54,8 +55,8 @@ enum ExportCommand {
         let report: FirebaseExporter.Report
         do {
             defer { try? handle.close() }
-            var exporter = FirebaseExporter(store: store, providers: registry)
-            exporter.secondFactors = store
+            var exporter = FirebaseExporter(store: AccountTransfer(store: store), providers: registry)
+            exporter.includesSecondFactors = true
             exporter.secrets = includeSecrets ? cipher : nil
             report = try await exporter.export(
                 to: { bytes in try handle.write(contentsOf: bytes) },

@@ -2,6 +2,7 @@ import BrokerCore
 import BrokerFirebase
 import BrokerDrivers
 import BrokerModel
+import BrokerStorage
 import Foundation
 
 /// `broker admin import firebase FILE [hash flags] [--map-provider A=B]... [--link-uid-prefix P=B]...
@@ -76,7 +77,7 @@ enum ImportCommand {
         let (store, database) = try await Startup.openStore(location, environment: environment, events: events)
         defer { Task { await database.close() } }
         let importer = FirebaseImporter(
-            store: store, options: importOptions, clock: SystemClock(),
+            store: AccountTransfer(store: store), options: importOptions, clock: SystemClock(),
             source: URL(fileURLWithPath: words[2]).lastPathComponent, cipher: cipher)
         let total = export.count
         // Progress on stderr, for files large enough to take a while.

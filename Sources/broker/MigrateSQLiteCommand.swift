@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerDrivers
 import BrokerModel
+import BrokerStorage
 import Foundation
 
 /// `broker migrate-sqlite --from PATH --database postgres://…`: copies an existing SQLite database into an

@@ -3,6 +3,7 @@ import BrokerHTTP
 import BrokerDrivers
 import BrokerFirebase
 import BrokerModel
+import BrokerStorage
 import Foundation
 
 /// `broker serve`: the HTTP server. SIGTERM (or SIGINT) stops accepting, drains in-flight requests, exits 0.

@@ -2,6 +2,7 @@ import BrokerCore
 import BrokerDrivers
 import BrokerFirebase
 import BrokerModel
+import BrokerStorage
 import Foundation
 
 /// What `serve` and `check-config` share: reading and validating the configuration.

@@ -1,5 +1,6 @@
 @testable import BrokerCore
 @testable import BrokerModel
+@testable import BrokerStorage
 import Foundation
 import Testing
 

@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerHTTP
 import BrokerModel
+import BrokerStorage
 import BrokerTesting
 import Foundation
 import Testing

@@ -16,12 +16,15 @@ import Testing
         "BrokerCBOR": ["CCBOR"],
         // Values only: no I/O, no use case, no store.
         "BrokerModel": ["BrokerCrypto"],
-        "BrokerCore": ["BrokerModel", "BrokerCrypto", "BrokerCBOR"],
+        // The stores: values in, values and AccountStoreError out; no use case.
+        "BrokerStorage": ["BrokerModel", "BrokerCrypto"],
+        "BrokerCore": ["BrokerModel", "BrokerStorage", "BrokerCrypto", "BrokerCBOR"],
         "BrokerHTTP": ["BrokerCore", "BrokerModel", "BrokerCrypto"],
         "BrokerFirebase": ["BrokerCore", "BrokerHTTP", "BrokerModel", "BrokerCrypto"],
-        "BrokerDrivers": cLibraries.union(["BrokerCore", "BrokerModel", "BrokerCrypto"]),
+        "BrokerDrivers": cLibraries.union(["BrokerCore", "BrokerModel", "BrokerStorage", "BrokerCrypto"]),
         "BrokerTesting": [
-            "BrokerCore", "BrokerHTTP", "BrokerFirebase", "BrokerModel", "BrokerCrypto", "BrokerCBOR", "BrokerDrivers",
+            "BrokerCore", "BrokerHTTP", "BrokerFirebase", "BrokerModel", "BrokerStorage", "BrokerCrypto", "BrokerCBOR",
+            "BrokerDrivers",
         ],
         "BrokerAuth": [],
     ]
@@ -62,6 +65,33 @@ import Testing
         let libraries = Set(targets.keys).subtracting(Self.cLibraries).filter { !$0.hasSuffix("Tests") }
         let known = Set(Self.allowed.keys).union(["broker", "broker-demo", "stub-providers", "bench-crypto"])
         #expect(libraries.subtracting(known).isEmpty, "undrawn targets: \(libraries.subtracting(known).sorted())")
+    }
+
+    /// SwiftPM lets a target import any module its dependencies reach, so a surface could `import BrokerStorage`
+    /// through the core; this keeps every import of a library's files among the dependencies it declares.
+    @Test func everyImportIsADeclaredDependency() throws {
+        let targets = try Self.targets()
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources")
+        let ours = Set(targets.keys)
+        let importLine = try Regex(#"^(?:@testable |public |package |internal )?import (\w+)"#)
+        var checked = 0
+        for library in Self.allowed.keys.sorted() {
+            let declared = try #require(targets[library])
+            let root = sources.appendingPathComponent(library)
+            let files = try #require(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil))
+            for case let url as URL in files where url.pathExtension == "swift" {
+                let text = try String(contentsOf: url, encoding: .utf8)
+                for line in text.split(separator: "\n").prefix(40) {
+                    guard let match = String(line).firstMatch(of: importLine),
+                        let module = match.output[1].substring.map(String.init), ours.contains(module)
+                    else { continue }
+                    checked += 1
+                    #expect(declared.contains(module), "\(library)/\(url.lastPathComponent) imports \(module)")
+                }
+            }
+        }
+        #expect(checked > 500)
     }
 
     @Test func theCoreAndWhatItUsesNeverReachTheSurfacesFirebaseOrTheDrivers() throws {

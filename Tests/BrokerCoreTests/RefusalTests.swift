@@ -3,6 +3,7 @@ import BrokerCrypto
 import BrokerFirebase
 import BrokerHTTP
 import BrokerModel
+import BrokerStorage
 import Testing
 
 /// Closed refusals (`design/sign-in-pipeline.md`): every layer error names its ``Refusal``; the native answer's

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerStorage
 
 /// The column index every store reads rows through: each name at its select position, the first of a repeated
 /// name, nothing for a name the query does not have.

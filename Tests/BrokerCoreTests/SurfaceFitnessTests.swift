@@ -1,4 +1,5 @@
 import BrokerModel
+import BrokerStorage
 import Foundation
 import Testing
 
@@ -12,7 +13,6 @@ import Testing
     static let sources = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Sources")
-    static let core = sources.appendingPathComponent("BrokerCore")
 
     /// Every Swift file under `folder` of `module`, as (path relative to the module, text).
     static func sources(under folder: String = "", in module: String = "BrokerCore") throws -> [(String, String)] {
@@ -55,12 +55,15 @@ import Testing
     @Test func noStoreFeatureIsFoundWithACast() throws {
         // Every protocol `BrokerStore` composes, read from its declaration, so a new one is covered too.
         let declaration = try String(
-            contentsOf: Self.core.appendingPathComponent("Storage/SessionStore.swift"), encoding: .utf8)
+            contentsOf: Self.sources.appendingPathComponent("BrokerStorage/SessionStore.swift"), encoding: .utf8)
         let start = try #require(declaration.range(of: "public typealias BrokerStore ="))
         let composition = String(declaration[start.upperBound...]).components(separatedBy: "\n\n")[0]
         let features = composition.split(separator: "&").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         #expect(features.count >= 15 && features.contains("EventAnnouncing") && features.contains("OutboxStore"))
-        let casting = try Self.sources().filter { _, text in
+        let everywhere = try ["BrokerCore", "BrokerStorage", "BrokerHTTP", "BrokerFirebase"].flatMap {
+            try Self.sources(in: $0)
+        }
+        let casting = everywhere.filter { _, text in
             features.contains { text.contains("as? any \($0)") || text.contains("as? (any \($0)") }
         }.map(\.0)
         #expect(casting == [], "\(casting) cast a store to one of its features")

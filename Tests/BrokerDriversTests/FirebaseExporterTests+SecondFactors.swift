@@ -3,6 +3,7 @@ import BrokerCrypto
 import BrokerDrivers
 import BrokerFirebase
 import BrokerModel
+import BrokerStorage
 import Foundation
 import Testing
 
@@ -36,8 +37,8 @@ extension FirebaseExporterTests {
     static func exportWithFactors(
         _ store: MemoryBrokerStore, secrets: OutboxCipher?
     ) async throws -> (FirebaseExport, FirebaseExporter.Report, String) {
-        var exporter = FirebaseExporter(store: store)
-        exporter.secondFactors = store
+        var exporter = FirebaseExporter(store: AccountTransfer(store: store))
+        exporter.includesSecondFactors = true
         exporter.secrets = secrets
         var bytes: [UInt8] = []
         let report = try await exporter.export(to: { bytes += $0 })
@@ -46,7 +47,8 @@ extension FirebaseExporterTests {
 
     static func importer(into store: MemoryBrokerStore, cipher: OutboxCipher?) throws -> FirebaseImporter {
         FirebaseImporter(
-            store: store, options: try FirebaseImportOptions(hash: nil), clock: ManualClock(), cipher: cipher)
+            store: AccountTransfer(store: store), options: try FirebaseImportOptions(hash: nil), clock: ManualClock(),
+            cipher: cipher)
     }
 
     @Test func factorsWithTheirSecretsComeBackWorkingUnderTheSameKey() async throws {

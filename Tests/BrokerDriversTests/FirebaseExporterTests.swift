@@ -3,6 +3,7 @@ import BrokerCrypto
 import BrokerDrivers
 import BrokerFirebase
 import BrokerModel
+import BrokerStorage
 import Foundation
 import Testing
 
@@ -11,11 +12,12 @@ import Testing
 @Suite struct FirebaseExporterTests {
     /// Exports `store` into memory, returning the parsed file, the report and how many pieces were written.
     static func export(
-        _ store: any AccountDirectory, names: [ProviderID: String] = [:]
+        _ store: any BrokerStore, names: [ProviderID: String] = [:]
     ) async throws -> (JSONValue, FirebaseExporter.Report, Int) {
         var bytes: [UInt8] = []
         var pieces = 0
-        let report = try await FirebaseExporter(store: store, firebaseNames: names).export(to: { piece in
+        let report = try await FirebaseExporter(store: AccountTransfer(store: store), firebaseNames: names).export(to: {
+            piece in
             bytes += piece
             pieces += 1
         })
@@ -73,7 +75,8 @@ import Testing
 
         let target = MemoryBrokerStore(clock: ManualClock())
         let importer = FirebaseImporter(
-            store: target, options: try FirebaseImportOptions(hash: nil), clock: ManualClock(), source: "backup.json")
+            store: AccountTransfer(store: target), options: try FirebaseImportOptions(hash: nil), clock: ManualClock(),
+            source: "backup.json")
         let report = try await importer.run(try FirebaseExport(data: Data(file.serialized())))
         #expect(report == FirebaseImporter.Report(imported: 1))
         let imported = try #require(await target.account(id: account.id))
@@ -133,7 +136,7 @@ import Testing
         let store = MemoryBrokerStore(clock: ManualClock())
         let export = try FirebaseExport(data: Data(("{\"users\": [" + record + "]}").utf8))
         let report = try await FirebaseImporter(
-            store: store, options: try FirebaseImportOptions(hash: nil), clock: ManualClock()
+            store: AccountTransfer(store: store), options: try FirebaseImportOptions(hash: nil), clock: ManualClock()
         ).run(export)
         #expect(report.failed.map(\.reason) == [reason])
         #expect(report.imported == 0)

@@ -2,6 +2,7 @@ import BrokerCore
 import BrokerDrivers
 import BrokerFirebase
 import BrokerModel
+import BrokerStorage
 import Foundation
 import Testing
 
@@ -21,6 +22,9 @@ extension FirebaseImporterTests {
         }
 
         var batchSizes: [Int] { lock.withLock { batches } }
+
+        /// The import's way into this store; listings and second factors read from the one behind it.
+        var transfer: AccountTransfer { AccountTransfer(importingInto: self, directory: store, secondFactors: store) }
 
         func importAccounts(
             _ accounts: [Account], secondFactors: [AccountID: AccountSecondFactors], record: ImportRecord
@@ -84,7 +88,7 @@ extension FirebaseImporterTests {
             let counting = FailingBatches(fixture.store, failingFrom: .max)
             let export = try Self.export(Self.users(12))
             let calls = ProgressLog()
-            let report = try await Self.importer(counting, clock: fixture.clock)
+            let report = try await Self.importer(counting.transfer, clock: fixture.clock)
                 .run(export, batchSize: 5, progress: { calls.append($0, $1) })
             #expect(report == FirebaseImporter.Report(imported: 12))
             #expect(counting.batchSizes == [5, 5, 2])
@@ -102,7 +106,7 @@ extension FirebaseImporterTests {
             // The first run stops at its third batch: the two before it are written whole, nothing after.
             let failing = FailingBatches(fixture.store, failingFrom: 3)
             await #expect(throws: AccountStoreError.self) {
-                _ = try await Self.importer(failing, clock: fixture.clock).run(export, batchSize: 4)
+                _ = try await Self.importer(failing.transfer, clock: fixture.clock).run(export, batchSize: 4)
             }
             #expect(failing.batchSizes == [4, 4, 4])
             var prefix: [Account] = []

@@ -2,6 +2,7 @@ import BrokerCore
 import BrokerFirebase
 import BrokerDrivers
 import BrokerModel
+import BrokerStorage
 import Foundation
 import Testing
 
@@ -25,7 +26,11 @@ import Testing
         try FirebaseExport(data: Data(("{\"users\": [\n" + users.joined(separator: ",\n") + "\n]}").utf8))
     }
 
-    static func importer(_ store: any AccountStore & AccountImporting & AccountQuerying, clock: any Clock, hash: Bool = true) throws -> FirebaseImporter {
+    static func importer(_ store: any BrokerStore, clock: any Clock, hash: Bool = true) throws -> FirebaseImporter {
+        try importer(AccountTransfer(store: store), clock: clock, hash: hash)
+    }
+
+    static func importer(_ store: AccountTransfer, clock: any Clock, hash: Bool = true) throws -> FirebaseImporter {
         let hashOptions = hash ? try MigratingPasswordHasherTests.readmeOptions() : nil
         return FirebaseImporter(
             store: store, options: try FirebaseImportOptions(hash: hashOptions, providers: ["google.com": ProviderID("google"), "apple.com": ProviderID("apple")], linkUIDPrefix: ["kakao:=kakao"]),

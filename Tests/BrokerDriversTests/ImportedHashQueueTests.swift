@@ -3,6 +3,7 @@ import BrokerFirebase
 import BrokerCrypto
 @testable import BrokerDrivers
 import BrokerModel
+import BrokerStorage
 import BrokerTesting
 import Foundation
 import Testing

@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerDrivers
 import BrokerModel
+import BrokerStorage
 import BrokerTesting
 import Foundation
 import Testing

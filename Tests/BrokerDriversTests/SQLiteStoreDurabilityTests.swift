@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerDrivers
 import BrokerModel
+import BrokerStorage
 import Foundation
 import Testing
 

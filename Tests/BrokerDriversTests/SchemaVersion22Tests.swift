@@ -2,6 +2,7 @@ import BrokerCore
 import BrokerDrivers
 import BrokerFirebase
 import BrokerModel
+import BrokerStorage
 import Foundation
 import Testing
 

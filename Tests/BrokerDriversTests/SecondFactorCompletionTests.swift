@@ -3,6 +3,7 @@ import BrokerCrypto
 import BrokerDrivers
 import BrokerFirebase
 import BrokerModel
+import BrokerStorage
 import BrokerTesting
 import Foundation
 import Testing

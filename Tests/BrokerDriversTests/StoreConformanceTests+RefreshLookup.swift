@@ -3,6 +3,7 @@ import Testing
 
 @testable import BrokerCore
 @testable import BrokerModel
+@testable import BrokerStorage
 
 /// A refresh reads its token and the token's account in one look-up (issue 35), on every backend: the same record
 /// and the same account, identities included, as the two separate reads.

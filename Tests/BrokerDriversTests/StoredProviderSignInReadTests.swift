@@ -4,6 +4,7 @@ import BrokerDrivers
 import BrokerFirebase
 import BrokerHTTP
 import BrokerModel
+import BrokerStorage
 import BrokerTesting
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerStorage
 import Foundation
 
 /// A SQL database stand-in over a real one that counts the statements containing a text, and can fail the commit of

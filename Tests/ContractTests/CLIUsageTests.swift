@@ -2,6 +2,7 @@ import BrokerCore
 import BrokerFirebase
 import BrokerDrivers
 import BrokerModel
+import BrokerStorage
 import BrokerTesting
 import Foundation
 import Testing

@@ -2,6 +2,7 @@ import BrokerCore
 import BrokerDrivers
 import BrokerFirebase
 import BrokerModel
+import BrokerStorage
 import BrokerTesting
 import Foundation
 import Testing
@@ -18,7 +19,8 @@ extension FirebaseImportTests {
             let hash = try FirebaseHashOptions(
                 hashAlgo: "SCRYPT", hashKey: Self.hashFlags[3], saltSeparator: "Bw==", rounds: "8", memCost: "14")
             let importer = FirebaseImporter(
-                store: broker.store, options: try FirebaseImportOptions(hash: hash, providers: [:]),
+                store: AccountTransfer(store: broker.store),
+                options: try FirebaseImportOptions(hash: hash, providers: [:]),
                 clock: SystemClock())
             #expect(try await importer.run(export).imported == 1)
             let uid = AccountID("kYi4EvWQlQTKSfnJ3dRSP6IH3ed2")

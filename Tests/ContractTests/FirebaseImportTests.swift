@@ -3,6 +3,7 @@ import BrokerFirebase
 import BrokerCrypto
 import BrokerDrivers
 import BrokerModel
+import BrokerStorage
 import BrokerTesting
 import Foundation
 import Testing
@@ -138,7 +139,7 @@ import Testing
             let hash = try FirebaseHashOptions(
                 hashAlgo: "SCRYPT", hashKey: Self.hashFlags[3], saltSeparator: "Bw==", rounds: "8", memCost: "14")
             let importer = FirebaseImporter(
-                store: broker.store, options: try FirebaseImportOptions(hash: hash, providers: ["google.com": ProviderID("google"), "apple.com": ProviderID("apple")]), clock: SystemClock())
+                store: AccountTransfer(store: broker.store), options: try FirebaseImportOptions(hash: hash, providers: ["google.com": ProviderID("google"), "apple.com": ProviderID("apple")]), clock: SystemClock())
             #expect(try await importer.run(export).imported == 2)
 
             let wrong = try await broker.post("/v1/signin/password", ["email": "user1@test.com", "password": "user1passworD"])
@@ -169,7 +170,7 @@ import Testing
             let export = try FirebaseExport(contentsOf: URL(fileURLWithPath: try Self.write([user], in: directory)))
             let hash = try FirebaseHashOptions(
                 hashAlgo: "SCRYPT", hashKey: Base64.encode(key), saltSeparator: "Bw==", rounds: "8", memCost: "10")
-            let importer = FirebaseImporter(store: broker.store, options: try FirebaseImportOptions(hash: hash, providers: ["google.com": ProviderID("google"), "apple.com": ProviderID("apple")]), clock: SystemClock())
+            let importer = FirebaseImporter(store: AccountTransfer(store: broker.store), options: try FirebaseImportOptions(hash: hash, providers: ["google.com": ProviderID("google"), "apple.com": ProviderID("apple")]), clock: SystemClock())
             #expect(try await importer.run(export).imported == 1)
 
             // Anyone who knows the email and the public id could sign in with it before the owner's Kakao sign-in:

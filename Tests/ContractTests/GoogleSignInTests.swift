@@ -2,6 +2,7 @@ import BrokerCore
 import BrokerFirebase
 import BrokerCrypto
 import BrokerModel
+import BrokerStorage
 import BrokerTesting
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerDrivers
+import BrokerStorage
 import BrokerTesting
 import Foundation
 

@@ -2,6 +2,7 @@ public import BrokerCore
 public import BrokerFirebase
 public import BrokerHTTP
 public import BrokerModel
+public import BrokerStorage
 public import BrokerTesting
 public import Foundation
 

@@ -1,4 +1,5 @@
 public import BrokerModel
+import BrokerStorage
 public import Foundation
 
 /// What deleting an account asks of others, as outbox jobs queued in the deletion's transaction: the end of the

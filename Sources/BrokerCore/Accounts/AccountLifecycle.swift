@@ -1,4 +1,5 @@
 public import BrokerModel
+package import BrokerStorage
 import Foundation
 
 /// The broker's ``ProviderLifecycle``: applies contract section 10's rules when a provider says one of its users
@@ -27,7 +28,7 @@ public struct AccountLifecycle: ProviderLifecycle {
 
     /// Creates the lifecycle over `store`; `deletion` says what a deletion queues (and whether ending sessions
     /// also ends the uid's sessions beyond the broker's).
-    public init(store: any AccountStore, clock: any Clock, policy: UnlinkPolicy, deletion: AccountDeletion) {
+    package init(store: any AccountStore, clock: any Clock, policy: UnlinkPolicy, deletion: AccountDeletion) {
         self.store = store
         self.clock = clock
         self.policy = policy

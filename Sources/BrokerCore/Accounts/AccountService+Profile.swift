@@ -1,4 +1,5 @@
 public import BrokerModel
+import BrokerStorage
 import Foundation
 
 /// A change to the signed-in user's profile: nil leaves a field alone, `.some(nil)` clears it.

@@ -1,5 +1,6 @@
 import BrokerCrypto
 public import BrokerModel
+package import BrokerStorage
 import Foundation
 
 /// The outcome of mapping a verified identity to an account.
@@ -59,7 +60,7 @@ public struct AccountService: Sendable {
     let linkingStrategies: [LinkingRule: any LinkingStrategy]
 
     /// Creates the service; `allowInsecurePhotoURLs` keeps `http` photo URLs too (see ``PhotoURL``).
-    public init(
+    package init(
         store: any AccountStore & LoginAttemptStore, clock: any Clock, linkByVerifiedEmail: Bool,
         passwords: any PasswordHashing, allowInsecurePhotoURLs: Bool = false,
         revocation: SessionRevocation = .brokerOnly,

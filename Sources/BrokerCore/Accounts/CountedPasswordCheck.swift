@@ -1,4 +1,5 @@
 import BrokerModel
+import BrokerStorage
 import Foundation
 
 /// A password check counted toward its email's lockout (contract section 4), the one a password sign-in and the

@@ -1,4 +1,5 @@
 import BrokerModel
+import BrokerStorage
 import Foundation
 
 /// The per-key limit on accounts made without a secret (guests per client address, and passwordless sign-ups under

@@ -1,4 +1,5 @@
 public import BrokerModel
+package import BrokerStorage
 public import Foundation
 
 /// Guest accounts, upgraded in place (contract section 13): making one (counted per client address), upgrading it
@@ -17,7 +18,7 @@ public struct GuestService: Sendable {
     public static let sweepLease = "guest-sweep"
 
     /// Creates the service.
-    public init(
+    package init(
         settings: AnonymousSettings, store: any AccountStore & GuestStore, accounts: AccountService,
         deletion: AccountDeletion, clock: any Clock
     ) {

@@ -1,4 +1,5 @@
 public import BrokerModel
+import BrokerStorage
 
 /// A sign-in on its way to an account: the verified identity, and what its transaction must also store.
 public struct SignInAttempt: Sendable {

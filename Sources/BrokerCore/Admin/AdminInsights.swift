@@ -1,4 +1,5 @@
 public import BrokerModel
+package import BrokerStorage
 public import Foundation
 
 /// The read-only views the admin console shows beside the admin API's listings: an account's sessions, sign-ins
@@ -30,7 +31,7 @@ public struct AdminInsights: Sendable {
     let clock: any Clock
 
     /// Creates the views over `store`.
-    public init(store: any BrokerStore, clock: any Clock) {
+    package init(store: any BrokerStore, clock: any Clock) {
         self.store = store
         self.clock = clock
     }

@@ -1,4 +1,5 @@
 public import BrokerModel
+import BrokerStorage
 import Foundation
 
 /// An administrator's account operations beyond the admin API's own (create with a chosen uid, a full update,

@@ -1,4 +1,5 @@
 public import BrokerModel
+import BrokerStorage
 
 /// Accounts an administrator's call imports, planned by the surface that took them (a batch of another system's
 /// user records).

@@ -1,4 +1,5 @@
 public import BrokerModel
+import BrokerStorage
 import Foundation
 
 /// The outbox as administrators see it (`broker admin outbox`, `GET /admin/v1/outbox`): deliveries, the failing

@@ -1,4 +1,5 @@
 public import BrokerModel
+import BrokerStorage
 import Foundation
 
 extension AdminService {

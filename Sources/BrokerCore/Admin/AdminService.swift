@@ -1,4 +1,5 @@
 public import BrokerModel
+package import BrokerStorage
 import Foundation
 
 /// A change an administrator makes to an account: nil leaves a field alone.
@@ -44,7 +45,7 @@ public struct AdminService: Sendable {
     /// beyond the broker's (``SessionRevocation``), in the same transaction; `deletion` (default: that revocation
     /// alone) is what a deletion queues; `passwords` hashes the passwords an administrator sets
     /// (``create(_:requestID:)``).
-    public init(
+    package init(
         store: any BrokerStore, sessions: SessionService, clock: any Clock, logger: Logger = .disabled,
         revocation: SessionRevocation = .brokerOnly, deletion: AccountDeletion? = nil,
         passwords: (any PasswordHashing)? = nil,

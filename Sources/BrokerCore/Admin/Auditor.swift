@@ -1,4 +1,5 @@
 public import BrokerModel
+package import BrokerStorage
 
 /// Records audit events outside a store transaction; a failure to record is logged, never turned into a failed
 /// request.
@@ -8,7 +9,7 @@ public struct Auditor: Sendable {
     let logger: Logger
 
     /// Creates an auditor.
-    public init(store: any AuditLog, clock: any Clock, logger: Logger) {
+    package init(store: any AuditLog, clock: any Clock, logger: Logger) {
         self.store = store
         self.clock = clock
         self.logger = logger

@@ -1,5 +1,6 @@
 import BrokerCrypto
 public import BrokerModel
+package import BrokerStorage
 public import Foundation
 
 /// The admin console's browser sessions: the admin token is exchanged once for a random cookie value, stored
@@ -20,7 +21,7 @@ public struct ConsoleSessions: Sendable {
     let key: [UInt8]
 
     /// Creates the service over `store`; `key` is ``AdminGate/consoleSessionKey``.
-    public init(store: any BrokerStore, clock: any Clock, key: [UInt8]) {
+    package init(store: any BrokerStore, clock: any Clock, key: [UInt8]) {
         self.store = store
         self.clock = clock
         self.key = key

@@ -1,4 +1,5 @@
 public import BrokerModel
+package import BrokerStorage
 import Foundation
 
 /// An OpenID Connect provider as the admin API and other surfaces show it: one managed at run time (its client
@@ -57,7 +58,7 @@ public struct ProviderConfigService: Sendable {
     let configuredIDs: Set<String>
 
     /// Creates the service; `providers` and `config` give the config file's providers.
-    public init(
+    package init(
         store: any BrokerStore, cipher: OutboxCipher?, clock: any Clock, auditor: Auditor, providers: ProviderRegistry,
         config: BrokerConfig
     ) {

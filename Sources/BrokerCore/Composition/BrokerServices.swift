@@ -1,5 +1,6 @@
 import BrokerCrypto
 public import BrokerModel
+package import BrokerStorage
 import Foundation
 
 /// Everything the broker's surfaces use: the one composition of the broker's services, made by ``make(config:store:
@@ -73,7 +74,7 @@ public struct BrokerServices: Sendable {
     /// config's `mfa` and `hooks` when it names none); `prefetch` starts fetching the providers' keys and discovery
     /// documents in the background (not for the CLI, which fetches nothing); `modules` plug in what lives outside the
     /// core (custom tokens, their listeners' session formats, revocations elsewhere).
-    public static func make(
+    package static func make(
         config: BrokerConfig, store: any BrokerStore, httpClient: any HTTPClient, passwords: any PasswordHashing,
         catalog: ProviderCatalog = .builtIn, adminToken: String? = nil, clock: any Clock = SystemClock(),
         logger: Logger, metrics: Metrics = Metrics(), cipher: OutboxCipher? = nil,

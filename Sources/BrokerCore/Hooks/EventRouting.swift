@@ -1,4 +1,5 @@
 public import BrokerModel
+import BrokerStorage
 public import Foundation
 
 extension OutboxKind {

@@ -1,4 +1,5 @@
 public import BrokerModel
+import BrokerStorage
 import Foundation
 
 /// The hooks phase over HTTP (contract section 16): `hooks.beforeCreate` when the sign-in creates its account, then

@@ -1,5 +1,6 @@
 import BrokerCrypto
 import BrokerModel
+import BrokerStorage
 public import Foundation
 
 extension ActionCodeService {

@@ -1,5 +1,6 @@
 import BrokerCrypto
 public import BrokerModel
+package import BrokerStorage
 import Foundation
 
 /// Action codes without mail: the links an admin caller asks for to hand out itself, the look-up of what a code is
@@ -24,7 +25,7 @@ public struct ActionCodeService: Sendable {
     /// `revocation` (with a service account) queues the job that revokes the uid's sessions beyond the broker's whenever a code ends the account's sessions.
     /// With `mail` (the `mail` section) and `cipher`, a confirmed email change mails the old address its recovery
     /// link.
-    public init(
+    package init(
         accounts: any AccountStore & LoginAttemptStore, codes: any EmailActionStore, passwords: any PasswordHashing,
         clock: any Clock, issuer: String, revocation: SessionRevocation, doorbell: OutboxDoorbell? = nil,
         mail: MailSettings? = nil, cipher: OutboxCipher? = nil

@@ -1,5 +1,6 @@
 import BrokerCrypto
 public import BrokerModel
+import BrokerStorage
 import Foundation
 
 extension EmailActionService {

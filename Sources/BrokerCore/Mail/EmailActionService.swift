@@ -1,5 +1,6 @@
 import BrokerCrypto
 public import BrokerModel
+package import BrokerStorage
 public import Foundation
 
 /// The email flows of contract section 9: verification and reset mails (queued through the outbox in the
@@ -28,7 +29,7 @@ public struct EmailActionService: Sendable {
     /// Creates the service. `issuer` is the broker's public address (the mails link to its `/auth/action`);
     /// `revocation` (with a service account) queues the job that revokes the uid's sessions beyond the broker's with each reset, and with a verification that
     /// removes a never-verified account's identities (a service account is set).
-    public init(
+    package init(
         accounts: any AccountStore & LoginAttemptStore, codes: any EmailActionStore, passwords: any PasswordHashing,
         clock: any Clock, settings: MailSettings, issuer: String, revocation: SessionRevocation, cipher: OutboxCipher?,
         doorbell: OutboxDoorbell? = nil

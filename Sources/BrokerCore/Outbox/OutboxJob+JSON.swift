@@ -1,4 +1,5 @@
 public import BrokerModel
+import BrokerStorage
 
 extension OutboxJob {
     /// The job as admin listings show it: never its payload.

@@ -1,5 +1,6 @@
 import BrokerCrypto
 public import BrokerModel
+package import BrokerStorage
 import Foundation
 
 /// Delivers the outbox: claims due jobs under a lease, hands each to the handler of its kind, and writes the
@@ -23,7 +24,7 @@ public actor OutboxWorker {
     private var stopping = false
 
     /// Creates a worker; nothing runs until ``run()`` or ``runOnce()``.
-    public init(
+    package init(
         store: any OutboxStore, settings: OutboxSettings = OutboxSettings(), clock: any Clock = SystemClock(),
         cipher: OutboxCipher? = nil, metrics: Metrics? = nil, logger: Logger = .disabled
     ) {

@@ -1,4 +1,5 @@
 public import BrokerModel
+import BrokerStorage
 
 extension AccountSelfService {
     /// Registers a passkey on the signed-in user's account (`POST /v1/me/passkeys`; recent sign-in required, a

@@ -1,4 +1,5 @@
 public import BrokerModel
+import BrokerStorage
 
 extension PasskeyRecord {
     /// `{"id", "name", "createdAt", "lastUsedAt", "backedUp"}`, as its owner and administrators see it: never the

@@ -1,5 +1,6 @@
 import BrokerCrypto
 public import BrokerModel
+package import BrokerStorage
 public import Foundation
 
 /// Passkeys (contract section 15): the options of each WebAuthn ceremony, with their single-use challenges bound to
@@ -25,7 +26,7 @@ public struct PasskeyService: Sendable {
     public static let maximumNameLength = 100
 
     /// Creates the service.
-    public init(store: any BrokerStore, clock: any Clock, settings: PasskeySettings, rpName: String) {
+    package init(store: any BrokerStore, clock: any Clock, settings: PasskeySettings, rpName: String) {
         self.store = store
         self.clock = clock
         self.settings = settings

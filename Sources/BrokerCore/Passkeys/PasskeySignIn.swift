@@ -1,4 +1,5 @@
 public import BrokerModel
+import BrokerStorage
 
 /// `POST /v1/signin/passkey`: a discoverable passkey sign-in (contract section 15). Its authenticate verifies the
 /// assertion (and spends the challenge); its commit moves the passkey's counter from the value it verified against,

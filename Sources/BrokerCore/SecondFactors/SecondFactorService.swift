@@ -1,5 +1,6 @@
 import BrokerCrypto
 public import BrokerModel
+package import BrokerStorage
 public import Foundation
 
 /// Second factors (contract section 14): authenticator apps (RFC 6238 TOTP, secrets sealed with
@@ -26,7 +27,7 @@ public struct SecondFactorService: Sendable {
     static let secretLength = 20
 
     /// Creates the service.
-    public init(
+    package init(
         store: any BrokerStore, cipher: OutboxCipher, clock: any Clock, settings: SecondFactorSettings, issuer: String
     ) {
         self.store = store

@@ -1,4 +1,5 @@
 import BrokerModel
+import BrokerStorage
 import Foundation
 
 /// The second-factor phase of every sign-in when `mfa.totp` is enabled: a sign-in to an account with a factor is

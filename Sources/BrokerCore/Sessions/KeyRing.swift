@@ -1,4 +1,5 @@
 public import BrokerModel
+package import BrokerStorage
 public import Foundation
 
 /// The broker's signing keys: the newest active key signs; every key whose tokens may still be alive is
@@ -19,7 +20,7 @@ public actor KeyRing {
     private var loadedAt = Date.distantPast
 
     /// Creates a key ring; call ``load()`` before use.
-    public init(store: any SigningKeyStore, clock: any Clock, algorithm: SigningAlgorithm, tokenLifetime: TimeInterval) {
+    package init(store: any SigningKeyStore, clock: any Clock, algorithm: SigningAlgorithm, tokenLifetime: TimeInterval) {
         self.store = store
         self.clock = clock
         self.algorithm = algorithm

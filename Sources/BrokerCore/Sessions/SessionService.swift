@@ -1,5 +1,6 @@
 import BrokerCrypto
 public import BrokerModel
+package import BrokerStorage
 public import Foundation
 
 /// The tokens handed to an app after a sign-in or refresh.
@@ -65,7 +66,7 @@ public struct SessionService: Sendable {
     private var formats: [SessionSurface: any SessionFormat] = [.native: NativeSessionFormat()]
 
     /// Creates the service; `customTokens` mints the custom token of every session body, when configured.
-    public init(
+    package init(
         store: any AccountStore & SessionStore, keys: KeyRing, clock: any Clock, settings: SessionSettings,
         customTokens: (any CustomTokenMinting)?
     ) {

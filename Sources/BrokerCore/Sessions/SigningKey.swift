@@ -1,5 +1,6 @@
 import BrokerCrypto
 public import BrokerModel
+import BrokerStorage
 public import Foundation
 
 /// The algorithms the broker signs its own ID tokens with.

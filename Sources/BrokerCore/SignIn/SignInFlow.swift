@@ -1,4 +1,5 @@
 public import BrokerModel
+import BrokerStorage
 public import Foundation
 
 /// The sign-in use case, once for every method and every surface (`design/sign-in-pipeline.md`): ``run(_:_:)``

@@ -1,4 +1,5 @@
 public import BrokerModel
+import BrokerStorage
 import Foundation
 
 /// One way to prove who you are: a provider token, a password, a sign-up, a custom token, an email link. A method

@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerModel
+import BrokerStorage
 import Foundation
 
 /// Moves a broker's SQLite database into PostgreSQL: `broker migrate-sqlite`.

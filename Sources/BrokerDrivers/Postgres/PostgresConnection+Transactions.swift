@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerStorage
 import Foundation
 
 /// Transactions and migrations on one ``PostgresConnection``.

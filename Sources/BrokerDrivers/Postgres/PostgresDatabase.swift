@@ -1,4 +1,5 @@
-public import BrokerCore
+import BrokerCore
+public import BrokerStorage
 import Foundation
 
 /// The PostgreSQL driver behind BrokerCore's ``SQLDatabase`` port, over libpq.

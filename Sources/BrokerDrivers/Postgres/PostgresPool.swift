@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerStorage
 import Foundation
 
 /// The pool's free workers and the tasks waiting for one.

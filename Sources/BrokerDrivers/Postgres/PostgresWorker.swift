@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerStorage
 import Dispatch
 
 /// One pooled ``PostgresConnection`` and the serial dispatch queue that is the only place it is used, so

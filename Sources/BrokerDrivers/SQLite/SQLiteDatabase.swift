@@ -1,4 +1,5 @@
-public import BrokerCore
+import BrokerCore
+public import BrokerStorage
 import Dispatch
 import Foundation
 

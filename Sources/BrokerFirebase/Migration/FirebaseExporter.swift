@@ -13,7 +13,7 @@ import Foundation
 /// ``FirebaseUserRecord/hashConfigField``; the origin in ``FirebaseUserRecord/originField``; each identity
 /// under its Firebase provider id with the broker's provider in ``FirebaseProviderUserInfo/providerField`` and the
 /// kind of credential that linked it, when known, in ``FirebaseProviderUserInfo/kindField``.
-/// A credential derived from a provider id (``Account/passwordDerived``) is never written. With ``secondFactors``
+/// A credential derived from a provider id (``Account/passwordDerived``) is never written. With ``includesSecondFactors``
 /// set, each account's second factors go in the extension field ``FirebaseUserRecord/secondFactorsField``
 /// (``ExportedSecondFactors``): their secrets only with ``secrets`` (`--include-secrets`), and then sealed.
 public struct FirebaseExporter: Sendable {
@@ -42,12 +42,12 @@ public struct FirebaseExporter: Sendable {
     /// The accounts read per page.
     public static let pageSize = 500
 
-    /// The store read.
-    public let store: any AccountDirectory
+    /// Where the accounts are read.
+    public let store: AccountTransfer
     /// The Firebase provider id each identity is written under.
     public let providerName: @Sendable (Identity) -> String
-    /// Where the accounts' second factors are read; nil: none are written.
-    public var secondFactors: (any SecondFactorStore)?
+    /// Whether the accounts' second factors are written.
+    public var includesSecondFactors = false
     /// With `--include-secrets`, the broker's key: each factor's secret is written as stored (sealed with it) and
     /// the recovery codes' hashes sealed with it; nil: no secret material is written.
     public var secrets: OutboxCipher?
@@ -55,14 +55,14 @@ public struct FirebaseExporter: Sendable {
     /// An exporter of `store`'s accounts writing each identity under the Firebase id `registry` gives it
     /// (``ProviderRegistry/firebaseID(of:)-swift.method``: the kind that linked it says `oidc.<id>` or `<id>`, which
     /// the import reads back), or its provider's own id for a provider no longer enabled.
-    public init(store: any AccountDirectory, providers registry: ProviderRegistry) {
+    public init(store: AccountTransfer, providers registry: ProviderRegistry) {
         self.store = store
         providerName = { registry.firebaseID(of: $0) }
     }
 
     /// An exporter of `store`'s accounts writing each identity under `firebaseNames`' name for its provider, else
     /// its provider's own id.
-    public init(store: any AccountDirectory, firebaseNames: [ProviderID: String] = [:]) {
+    public init(store: AccountTransfer, firebaseNames: [ProviderID: String] = [:]) {
         self.store = store
         providerName = { firebaseNames[$0.provider] ?? $0.provider.rawValue }
     }
@@ -77,8 +77,8 @@ public struct FirebaseExporter: Sendable {
         try write(Array("{\"users\": [".utf8))
         // Every page but the last is full; the loop ends on the first page that is not.
         while true {
-            let page = try await store.listAccounts(filter: AccountFilter(), after: cursor, limit: Self.pageSize)
-            let sets = try await secondFactors?.secondFactorSets(of: page.map(\.id)) ?? [:]
+            let page = try await store.accounts(after: cursor, limit: Self.pageSize)
+            let sets = includesSecondFactors ? try await store.secondFactorSets(of: page.map(\.id)) : [:]
             for account in page {
                 var bytes = Array((report.users == 0 ? "\n" : ",\n").utf8)
                 var user = userJSON(account, report: &report)

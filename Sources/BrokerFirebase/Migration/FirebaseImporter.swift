@@ -83,8 +83,8 @@ public struct FirebaseImporter: Sendable {
         public var total: Int
     }
 
-    /// The store written to.
-    public let store: any AccountStore & AccountImporting & AccountQuerying
+    /// Where the accounts are written.
+    public let store: AccountTransfer
     /// The flags.
     public let options: FirebaseImportOptions
     /// The time of the import (for accounts and identities the export gives no time).
@@ -97,7 +97,7 @@ public struct FirebaseImporter: Sendable {
     /// An importer into `store` of the file named `source`; `cipher`, the broker's key, restores second factors
     /// exported with their secrets.
     public init(
-        store: any AccountStore & AccountImporting & AccountQuerying, options: FirebaseImportOptions, clock: any Clock,
+        store: AccountTransfer, options: FirebaseImportOptions, clock: any Clock,
         source: String = "", cipher: OutboxCipher? = nil
     ) {
         self.cipher = cipher
@@ -231,11 +231,10 @@ public struct FirebaseImporter: Sendable {
     ) async throws -> [Outcome] {
         guard !accounts.isEmpty else { return [] }
         if !dryRun {
-            do {
-                return try await store.importAccounts(accounts, secondFactors: secondFactors).map(Self.outcome)
-            } catch let error as AccountStoreError where error.code == .alreadyExists {
-                // Nothing of the batch was written: decide each account again against what is there now.
+            if let outcomes = try await store.importAccounts(accounts, secondFactors: secondFactors) {
+                return outcomes.map(Self.outcome)
             }
+            // Nothing of the batch was written: decide each account again against what is there now.
         }
         var outcomes: [Outcome] = []
         for account in accounts {
@@ -266,15 +265,15 @@ public struct FirebaseImporter: Sendable {
     ) async throws -> Outcome {
         if let reason = try await conflict(account) { return reason }
         if dryRun { return .imported }
-        do {
-            // As a batch of one: the account's event is queued with it, and its second factors written with it.
+        // As a batch of one: the account's event is queued with it, and its second factors written with it.
+        guard
             let outcomes = try await store.importAccounts(
                 [account], secondFactors: secondFactors.map { [account.id: $0] } ?? [:])
-            return outcomes.first.map(Self.outcome) ?? .refused("ALREADY_EXISTS: email or identity taken meanwhile")
-        } catch let error as AccountStoreError where error.code == .alreadyExists {
+        else {
             // Someone else wrote meanwhile (a sign-in, another import): decide again against what is there now.
             return try await conflict(account) ?? .refused("ALREADY_EXISTS: email or identity taken meanwhile")
         }
+        return outcomes.first.map(Self.outcome) ?? .refused("ALREADY_EXISTS: email or identity taken meanwhile")
     }
 
     /// `unchanged` when the uid is present; `refused` when its email or an identity is another uid's.

@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerModel
+import BrokerStorage
 import BrokerTesting
 import Foundation
 import Testing

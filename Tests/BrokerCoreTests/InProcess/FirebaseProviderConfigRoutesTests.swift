@@ -3,6 +3,7 @@ import BrokerCrypto
 import BrokerFirebase
 import BrokerHTTP
 import BrokerModel
+import BrokerStorage
 import BrokerTesting
 import Foundation
 import Testing

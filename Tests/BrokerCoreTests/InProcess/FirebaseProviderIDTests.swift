@@ -2,6 +2,7 @@ import BrokerCore
 import BrokerCrypto
 import BrokerFirebase
 import BrokerModel
+import BrokerStorage
 import BrokerTesting
 import Foundation
 import Testing
@@ -241,8 +242,10 @@ import Testing
         #expect(kinds == expected)
 
         var report = FirebaseExporter.Report()
-        let exported = FirebaseExporter(store: broker.store, providers: broker.services.providers)
-            .userJSON(plan.account, report: &report)
+        let exported = FirebaseExporter(
+            store: AccountTransfer(store: broker.store), providers: broker.services.providers
+        )
+        .userJSON(plan.account, report: &report)
         let decoded = try FirebaseUserRecord(json: exported)
         let again = try FirebaseImportPlan(decoded, options: options, importedAt: Date())
         #expect(again.account.identities.map(\.kind) == plan.account.identities.map(\.kind))

@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerFirebase
 import BrokerModel
+import BrokerStorage
 import BrokerTesting
 import Foundation
 import Testing

@@ -3,6 +3,7 @@ import BrokerHTTP
 import BrokerFirebase
 import BrokerCrypto
 import BrokerModel
+import BrokerStorage
 import BrokerTesting
 import Foundation
 import Testing

@@ -2,6 +2,7 @@ import BrokerCore
 import BrokerCrypto
 import BrokerFirebase
 import BrokerModel
+import BrokerStorage
 import BrokerTesting
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 public import BrokerModel
+package import BrokerStorage
 import Foundation
 
 /// The OpenID Connect providers managed at run time (``StoredOIDCProvider``, kept in the database), as sign-in
@@ -18,7 +19,7 @@ public final class StoredOIDCProviders: @unchecked Sendable {
     private var built: [String: (issuer: String, clientID: String, provider: GenericOIDCProvider)] = [:]
 
     /// Finds the providers in `store`, building each with `context`.
-    public init(store: any ProviderConfigStore, context: ProviderContext) {
+    package init(store: any ProviderConfigStore, context: ProviderContext) {
         self.store = store
         self.context = context
     }

@@ -1,4 +1,5 @@
 public import BrokerModel
+import BrokerStorage
 public import Foundation
 
 /// What a verified custom token says: the uid, when it was minted, and the claims for the session's ID tokens.

@@ -1,4 +1,5 @@
 import BrokerModel
+import BrokerStorage
 
 /// Sign-in with an email sign-in code: the code is checked and used, and the account found, created or taken over, in
 /// one transaction with the session (``ActionCodeService/signIn(email:code:session:requestID:)``). Counted and audited

@@ -1,4 +1,5 @@
 import BrokerModel
+import BrokerStorage
 
 /// A guest's sign-in (`POST /v1/signin/anonymous`, the listener's anonymous `signUp`; contract section 13): always a
 /// new account, with no email and no identity, counted per client address; its sessions' `sign_in_provider` is

@@ -1,4 +1,5 @@
 import BrokerModel
+import BrokerStorage
 
 /// Sign-in with email and password (contract section 4): the password is checked against the account's hash
 /// (counted toward the lockout), then the sign-in is recorded with the session, upgrading an imported hash.

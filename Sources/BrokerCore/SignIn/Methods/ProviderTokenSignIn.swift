@@ -1,4 +1,5 @@
 import BrokerModel
+import BrokerStorage
 
 /// Sign-in with a provider's token (contract section 2): the provider verifies it, and ``AccountService`` maps the
 /// identity to an account by the linking rules.

@@ -1,14 +1,6 @@
 public import BrokerModel
 import Foundation
 
-/// What a store asks, in the transaction of a change, for the outbox jobs that announce the audit events the change
-/// records (the core's event routing, contract section 16): so a change that rolled back sends nothing and a committed
-/// one is sent even across a crash.
-public protocol ChangeAnnouncing: Sendable {
-    /// The jobs announcing `event` of the account `uid`; none when nothing takes it.
-    func jobs(for event: AuditEvent, uid: AccountID) -> [OutboxJob]
-}
-
 /// A store that queues the announcements of the changes it writes (``AccountWriteOptions/announcing(_:uid:)``), as it
 /// was made to (`events:` of its initializer): a store is never reconfigured after it is made.
 public protocol EventAnnouncing: Sendable {

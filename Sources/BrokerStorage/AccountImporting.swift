@@ -1,20 +1,6 @@
 public import BrokerModel
 import Foundation
 
-/// What became of one account handed to ``AccountImporting/importAccounts(_:)``.
-public enum AccountImportOutcome: Sendable, Equatable {
-    /// Created, with its identities.
-    case imported
-    /// An account with this uid is present already: left as it is.
-    case unchanged
-    /// Not written: the email belongs to another uid (compared case-insensitively).
-    case emailTaken
-    /// Not written: the phone number belongs to another uid.
-    case phoneNumberTaken
-    /// Not written: this provider's identity is linked to another uid.
-    case identityTaken(ProviderID)
-}
-
 /// Writing imported accounts in batches (contract section 8): many accounts per transaction, so an import of
 /// 100,000 users costs a few hundred commits, not 100,000, and a server on the same database keeps serving
 /// between them.

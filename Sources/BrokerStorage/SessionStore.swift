@@ -90,29 +90,6 @@ public protocol SessionStore: Sendable {
     func revokeSessions(accountID: AccountID, at date: Date) async throws
 }
 
-/// A key the broker signs its own ID tokens with, kept in the database so it survives restarts.
-public struct StoredSigningKey: Sendable, Equatable {
-    /// The `kid`.
-    public var id: KeyID
-    /// `ES256` or `RS256`.
-    public var algorithm: String
-    /// The private key, PEM (PKCS#8).
-    public var privateKeyPEM: String
-    /// When it was made.
-    public var createdAt: Date
-    /// When it stopped signing; it stays published until the tokens it signed have expired.
-    public var retiredAt: Date?
-
-    /// Creates a key record.
-    public init(id: KeyID, algorithm: String, privateKeyPEM: String, createdAt: Date, retiredAt: Date? = nil) {
-        self.id = id
-        self.algorithm = algorithm
-        self.privateKeyPEM = privateKeyPEM
-        self.createdAt = createdAt
-        self.retiredAt = retiredAt
-    }
-}
-
 /// Where signing keys live.
 public protocol SigningKeyStore: Sendable {
     /// Every stored key, oldest first.
@@ -134,3 +111,12 @@ public protocol SigningKeyStore: Sendable {
 public typealias BrokerStore = AccountStore & SessionStore & SigningKeyStore & LoginAttemptStore & AccountDirectory
     & AccountQuerying & AuditLog & ConsoleStore & AccountImporting & EmailActionStore & OutboxStore
     & StorageHealthChecking & GuestStore & SecondFactorStore & ProviderConfigStore & EventAnnouncing & PasskeyStore
+
+extension SessionGrant {
+    /// The refresh-token record of this grant for `account`.
+    public func record(for account: AccountID) -> RefreshTokenRecord {
+        RefreshTokenRecord(
+            tokenHash: tokenHash, sessionID: sessionID, accountID: account, signInProvider: signInProvider,
+            createdAt: createdAt, expiresAt: expiresAt, surface: surface, claims: claims, authTime: authTime)
+    }
+}
