@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "BrokerCBOR", targets: ["BrokerCBOR"]),
         .library(name: "BrokerModel", targets: ["BrokerModel"]),
         .library(name: "BrokerStorage", targets: ["BrokerStorage"]),
+        .library(name: "BrokerIdentity", targets: ["BrokerIdentity"]),
         .library(name: "BrokerCore", targets: ["BrokerCore"]),
         .library(name: "BrokerHTTP", targets: ["BrokerHTTP"]),
         .library(name: "BrokerFirebase", targets: ["BrokerFirebase"]),
@@ -52,19 +53,24 @@ let package = Package(
         .target(name: "BrokerModel", dependencies: ["BrokerCrypto"], swiftSettings: swiftSettings),
         // The store protocols, the SQL and memory stores, the schema: they throw AccountStoreError only.
         .target(name: "BrokerStorage", dependencies: ["BrokerModel", "BrokerCrypto"], swiftSettings: swiftSettings),
+        // The providers, their registry and catalog, JWT and JWKS, the providers' HTTP calls: they see no account,
+        // session or store.
+        .target(name: "BrokerIdentity", dependencies: ["BrokerModel", "BrokerCrypto"], swiftSettings: swiftSettings),
         // openapi.json is embedded by scripts/embed-openapi (OpenAPIDocument+JSON.swift), not a resource.
         .target(
-            name: "BrokerCore", dependencies: ["BrokerModel", "BrokerStorage", "BrokerCrypto", "BrokerCBOR"],
+            name: "BrokerCore",
+            dependencies: ["BrokerModel", "BrokerStorage", "BrokerIdentity", "BrokerCrypto", "BrokerCBOR"],
             swiftSettings: swiftSettings),
         // The routes of the native API, the admin API and console, and operations: they call the core's use cases and
         // cannot see the store.
         .target(
-            name: "BrokerHTTP", dependencies: ["BrokerCore", "BrokerModel", "BrokerCrypto"],
+            name: "BrokerHTTP", dependencies: ["BrokerCore", "BrokerModel", "BrokerIdentity", "BrokerCrypto"],
             exclude: ["Operations/openapi.json", "Admin/Console"], swiftSettings: swiftSettings),
         // Firebase: the compatible listener, custom tokens, session cookies, revocation, import and export. It plugs
         // into the core through its seams (BrokerModule, ConfigSection, SessionFormat); the core never names it.
         .target(
-            name: "BrokerFirebase", dependencies: ["BrokerCore", "BrokerHTTP", "BrokerModel", "BrokerCrypto"],
+            name: "BrokerFirebase",
+            dependencies: ["BrokerCore", "BrokerHTTP", "BrokerModel", "BrokerIdentity", "BrokerCrypto"],
             swiftSettings: swiftSettings),
         .target(
             name: "BrokerDrivers",
@@ -77,8 +83,8 @@ let package = Package(
         .target(
             name: "BrokerTesting",
             dependencies: [
-                "BrokerCore", "BrokerHTTP", "BrokerFirebase", "BrokerModel", "BrokerStorage", "BrokerCrypto",
-                "BrokerCBOR", "BrokerDrivers",
+                "BrokerCore", "BrokerHTTP", "BrokerFirebase", "BrokerModel", "BrokerStorage", "BrokerIdentity",
+                "BrokerCrypto", "BrokerCBOR", "BrokerDrivers",
             ],
             swiftSettings: swiftSettings),
 
@@ -89,7 +95,8 @@ let package = Package(
         .executableTarget(
             name: "broker",
             dependencies: [
-                "BrokerCore", "BrokerModel", "BrokerStorage", "BrokerHTTP", "BrokerFirebase", "BrokerDrivers",
+                "BrokerCore", "BrokerModel", "BrokerStorage", "BrokerIdentity", "BrokerHTTP", "BrokerFirebase",
+                "BrokerDrivers",
             ],
             swiftSettings: swiftSettings),
         // `broker demo` runs it (Sources/broker/DemoLauncher.swift): the stub providers and the test harness stay
@@ -111,33 +118,40 @@ let package = Package(
         .testTarget(
             name: "BrokerCoreTests",
             dependencies: [
-                "BrokerCore", "BrokerModel", "BrokerStorage", "BrokerHTTP", "BrokerFirebase", "BrokerTesting",
+                "BrokerCore", "BrokerModel", "BrokerStorage", "BrokerIdentity", "BrokerHTTP", "BrokerFirebase",
+                "BrokerTesting",
             ],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "BrokerDriversTests",
             dependencies: [
-                "BrokerDrivers", "BrokerModel", "BrokerStorage", "BrokerHTTP", "BrokerFirebase", "BrokerTesting",
+                "BrokerDrivers", "BrokerModel", "BrokerStorage", "BrokerIdentity", "BrokerHTTP", "BrokerFirebase",
+                "BrokerTesting",
             ],
             swiftSettings: swiftSettings),
         // The executable's own types (its command-line parsing).
         .testTarget(
             name: "brokerTests",
-            dependencies: ["broker", "BrokerCore", "BrokerModel", "BrokerStorage", "BrokerHTTP", "BrokerFirebase"],
+            dependencies: [
+                "broker", "BrokerCore", "BrokerModel", "BrokerStorage", "BrokerIdentity", "BrokerHTTP",
+                "BrokerFirebase",
+            ],
             swiftSettings: swiftSettings),
         // BrokerAuth against a live broker and the stub providers (BrokerTesting's harness).
         .testTarget(
             name: "BrokerAuthTests",
             dependencies: [
-                "BrokerAuth", "BrokerCore", "BrokerModel", "BrokerStorage", "BrokerHTTP", "BrokerCrypto",
+                "BrokerAuth", "BrokerCore", "BrokerModel", "BrokerStorage", "BrokerIdentity", "BrokerHTTP",
+                "BrokerCrypto",
                 "BrokerTesting",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ContractTests",
             dependencies: [
-                "BrokerCore", "BrokerModel", "BrokerStorage", "BrokerHTTP", "BrokerFirebase", "BrokerDrivers",
+                "BrokerCore", "BrokerModel", "BrokerStorage", "BrokerIdentity", "BrokerHTTP", "BrokerFirebase",
+                "BrokerDrivers",
                 "BrokerTesting", "broker",
                 "stub-providers",
             ],

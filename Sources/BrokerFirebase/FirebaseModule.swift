@@ -1,4 +1,5 @@
 public import BrokerCore
+public import BrokerIdentity
 public import BrokerModel
 import Foundation
 

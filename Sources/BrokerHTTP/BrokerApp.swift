@@ -1,6 +1,6 @@
 public import BrokerCore
 import BrokerCrypto
-import BrokerModel
+public import BrokerModel
 import Foundation
 
 /// The broker's HTTP application: the surfaces it serves, composed on one router, inside one middleware that

@@ -2,6 +2,7 @@ public import BrokerCore
 import BrokerHTTP
 public import BrokerFirebase
 import BrokerCrypto
+public import BrokerIdentity
 public import BrokerModel
 public import BrokerStorage
 import Foundation

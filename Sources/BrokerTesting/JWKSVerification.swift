@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerCrypto
+import BrokerIdentity
 public import BrokerModel
 import Foundation
 

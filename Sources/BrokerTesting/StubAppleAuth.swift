@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerHTTP
 public import BrokerCrypto
+import BrokerIdentity
 import BrokerModel
 public import Foundation
 

@@ -1,5 +1,6 @@
 import BrokerCore
 public import BrokerCrypto
+import BrokerIdentity
 public import BrokerModel
 
 extension TestTokens {

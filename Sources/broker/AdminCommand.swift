@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerHTTP
 import BrokerDrivers
+import BrokerIdentity
 import BrokerModel
 import BrokerStorage
 import Foundation

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 
 /// A command line `broker` cannot run: an unknown command or subcommand, an option the command does not take, a
 /// flag without its value, an argument missing or one too many. Whatever the mistake, `broker` prints the problem,

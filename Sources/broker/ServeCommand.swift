@@ -2,6 +2,7 @@ import BrokerCore
 import BrokerHTTP
 import BrokerDrivers
 import BrokerFirebase
+import BrokerIdentity
 import BrokerModel
 import BrokerStorage
 import Foundation

@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerDrivers
 import BrokerFirebase
+import BrokerIdentity
 import BrokerModel
 import BrokerStorage
 import Foundation

@@ -1,5 +1,6 @@
 @testable import BrokerCore
 import BrokerCrypto
+@testable import BrokerIdentity
 @testable import BrokerModel
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerIdentity
 import BrokerModel
 import BrokerStorage
 import Foundation

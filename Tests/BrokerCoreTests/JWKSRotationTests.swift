@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerCrypto
+import BrokerIdentity
 import BrokerModel
 import BrokerTesting
 import Foundation

@@ -1,4 +1,5 @@
 @testable import BrokerCore
+@testable import BrokerIdentity
 @testable import BrokerModel
 @testable import BrokerStorage
 import Foundation

@@ -18,13 +18,16 @@ import Testing
         "BrokerModel": ["BrokerCrypto"],
         // The stores: values in, values and AccountStoreError out; no use case.
         "BrokerStorage": ["BrokerModel", "BrokerCrypto"],
-        "BrokerCore": ["BrokerModel", "BrokerStorage", "BrokerCrypto", "BrokerCBOR"],
-        "BrokerHTTP": ["BrokerCore", "BrokerModel", "BrokerCrypto"],
-        "BrokerFirebase": ["BrokerCore", "BrokerHTTP", "BrokerModel", "BrokerCrypto"],
+        // The providers: they see no account, session or store.
+        "BrokerIdentity": ["BrokerModel", "BrokerCrypto"],
+        "BrokerCore": ["BrokerModel", "BrokerStorage", "BrokerIdentity", "BrokerCrypto", "BrokerCBOR"],
+        "BrokerHTTP": ["BrokerCore", "BrokerModel", "BrokerIdentity", "BrokerCrypto"],
+        "BrokerFirebase": ["BrokerCore", "BrokerHTTP", "BrokerModel", "BrokerIdentity", "BrokerCrypto"],
         "BrokerDrivers": cLibraries.union(["BrokerCore", "BrokerModel", "BrokerStorage", "BrokerCrypto"]),
         "BrokerTesting": [
-            "BrokerCore", "BrokerHTTP", "BrokerFirebase", "BrokerModel", "BrokerStorage", "BrokerCrypto", "BrokerCBOR",
-            "BrokerDrivers",
+            "BrokerCore", "BrokerHTTP", "BrokerFirebase", "BrokerModel", "BrokerStorage", "BrokerIdentity",
+            "BrokerCrypto",
+            "BrokerCBOR", "BrokerDrivers",
         ],
         "BrokerAuth": [],
     ]

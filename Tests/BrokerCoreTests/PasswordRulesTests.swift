@@ -1,4 +1,5 @@
 @testable import BrokerCore
+@testable import BrokerIdentity
 @testable import BrokerModel
 import Foundation
 import Testing
@@ -83,7 +84,7 @@ import Testing
         ("4100000001a", false), ("optional(41)", false), ("Optional(41", false), (" 41", false), ("٤١", false),
     ])
     func idShapedPasswords(_ password: String, _ shaped: Bool) {
-        #expect(KakaoLegacyPasswordLinking.isIDShaped(password) == shaped)
+        #expect(KakaoProvider.isIDShaped(password) == shaped)
     }
 
     @Test func aDerivedPasswordIsNotASignInMethod() {

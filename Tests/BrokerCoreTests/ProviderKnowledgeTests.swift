@@ -1,51 +1,58 @@
 import Foundation
 import Testing
 
-/// Everything BrokerCore knows about a provider lives in its folder under `Identity/`: outside it, at most two
-/// files may name the provider (the catalog, and one registration elsewhere), counted
+/// Everything the broker's core modules know about a provider lives in its folder under `BrokerIdentity/`: outside it,
+/// at most two files may name the provider (the catalog, and one elsewhere, such as the account half of Kakao's legacy
+/// linking, which sees accounts and so lives in BrokerCore), counted
 /// case-insensitively, comments and strings included (docs/architecture.md). The embedded OpenAPI document is not
 /// counted: it is the wire contract as text (the providers' request fields and error codes, such as
 /// `KAKAO_EMAIL_REQUIRED`), generated from `openapi.json`, and no code reads it.
 @Suite struct ProviderKnowledgeTests {
     /// Files that describe the API rather than implement it.
-    static let documentation: Set<String> = ["Surfaces/Operations/OpenAPIDocument+JSON.swift"]
+    static let documentation: Set<String> = ["BrokerHTTP/Operations/OpenAPIDocument+JSON.swift"]
 
-    static let core = URL(fileURLWithPath: #filePath)
+    static let sources = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Sources/BrokerCore")
+        .appendingPathComponent("Sources")
+
+    /// The modules below the surfaces, where a provider's knowledge would hide: (path under Sources/, text).
+    static func coreFiles() throws -> [(String, String)] {
+        var found: [(String, String)] = []
+        for module in ["BrokerModel", "BrokerStorage", "BrokerIdentity", "BrokerCore"] {
+            let root = sources.appendingPathComponent(module)
+            let enumerator = try #require(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil))
+            for case let url as URL in enumerator where url.pathExtension == "swift" {
+                let relative = String(url.path.dropFirst(sources.path.count + 1))
+                guard !documentation.contains(relative) else { continue }
+                found.append((relative, try String(contentsOf: url, encoding: .utf8)))
+            }
+        }
+        #expect(found.count > 200)
+        return found
+    }
 
     static func files(naming provider: String) throws -> [String] {
-        let enumerator = try #require(FileManager.default.enumerator(at: core, includingPropertiesForKeys: nil))
-        var naming: [String] = []
-        for case let url as URL in enumerator where url.pathExtension == "swift" {
-            let relative = String(url.path.dropFirst(core.path.count + 1))
-            guard !relative.hasPrefix("Identity/\(provider)/"), !documentation.contains(relative) else { continue }
-            let text = try String(contentsOf: url, encoding: .utf8)
-            if text.range(of: provider, options: .caseInsensitive) != nil { naming.append(relative) }
-        }
-        return naming.sorted()
+        try coreFiles().filter { relative, text in
+            !relative.hasPrefix("BrokerIdentity/\(provider)/")
+                && text.range(of: provider, options: .caseInsensitive) != nil
+        }.map(\.0).sorted()
     }
 
     @Test(arguments: ["Google", "Apple", "Kakao", "Naver"])
     func aProviderIsNamedByAtMostTwoFilesOutsideItsFolder(_ provider: String) throws {
         let naming = try Self.files(naming: provider)
         #expect(naming.count <= 2, "\(provider) is named outside its folder by \(naming)")
-        #expect(naming.contains("Identity/ProviderCatalog+BuiltIn.swift"))
+        #expect(naming.contains("BrokerIdentity/ProviderCatalog+BuiltIn.swift"))
     }
 
     /// "line" is an everyday word (`inline`, `lines`), so LINE is found by what only LINE code says: the type's
     /// names (`Line` followed by a capital), its quoted id, and its hosts.
     @Test func lineIsNamedByAtMostTwoFilesOutsideItsFolder() throws {
-        let enumerator = try #require(FileManager.default.enumerator(at: Self.core, includingPropertiesForKeys: nil))
         let pattern = try Regex(#"\bLine[A-Z]|"line"|line\.me|\bLINE\b"#)
-        var naming: [String] = []
-        for case let url as URL in enumerator where url.pathExtension == "swift" {
-            let relative = String(url.path.dropFirst(Self.core.path.count + 1))
-            guard !relative.hasPrefix("Identity/Line/"), !Self.documentation.contains(relative) else { continue }
-            let text = try String(contentsOf: url, encoding: .utf8)
-            if text.contains(pattern) { naming.append(relative) }
-        }
+        let naming = try Self.coreFiles().filter { relative, text in
+            !relative.hasPrefix("BrokerIdentity/Line/") && text.contains(pattern)
+        }.map(\.0)
         #expect(naming.count <= 2, "LINE is named outside its folder by \(naming.sorted())")
-        #expect(naming.contains("Identity/ProviderCatalog+BuiltIn.swift"))
+        #expect(naming.contains("BrokerIdentity/ProviderCatalog+BuiltIn.swift"))
     }
 }

@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerHTTP
+import BrokerModel
 import Testing
 
 @Suite struct RouterTests {

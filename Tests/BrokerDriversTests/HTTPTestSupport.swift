@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerDrivers
+import BrokerModel
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 import BrokerTesting
 import Foundation
 import Testing

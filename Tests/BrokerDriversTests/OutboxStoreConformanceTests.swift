@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerDrivers
+import BrokerIdentity
 import BrokerModel
 import BrokerStorage
 import Foundation

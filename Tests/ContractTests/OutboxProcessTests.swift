@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerCrypto
 import BrokerDrivers
+import BrokerIdentity
 import BrokerModel
 import BrokerStorage
 import BrokerTesting

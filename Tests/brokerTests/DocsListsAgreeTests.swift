@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerFirebase
+import BrokerIdentity
 import BrokerModel
 import BrokerStorage
 import Foundation
@@ -87,7 +88,7 @@ import Testing
     @Test func theSourcesRecordExactlyTheListedFamilies() throws {
         let literal = try Regex(#""(broker_[a-z_]+)""#)
         var recorded: Set<String> = []
-        for module in ["BrokerCore", "BrokerHTTP", "BrokerFirebase"] {
+        for module in ["BrokerModel", "BrokerStorage", "BrokerIdentity", "BrokerCore", "BrokerHTTP", "BrokerFirebase"] {
             let sources = DocsAgreeTests.root.appendingPathComponent("Sources/\(module)")
             let enumerator = try #require(FileManager.default.enumerator(atPath: sources.path))
             while let path = enumerator.nextObject() as? String {

@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerCrypto
+public import BrokerIdentity
 public import BrokerModel
 import BrokerTesting
 import Foundation

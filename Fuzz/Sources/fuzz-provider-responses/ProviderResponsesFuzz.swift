@@ -1,4 +1,5 @@
 import BrokerCore
+public import BrokerIdentity
 import BrokerTesting
 import Foundation
 import FuzzSupport

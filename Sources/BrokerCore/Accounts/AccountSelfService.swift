@@ -1,3 +1,4 @@
+public import BrokerIdentity
 public import BrokerModel
 import Foundation
 

@@ -1,3 +1,4 @@
+import BrokerIdentity
 public import BrokerModel
 import BrokerStorage
 
@@ -28,11 +29,4 @@ public struct SignInAttempt: Sendable {
 public protocol LinkingStrategy: Sendable {
     /// Maps `attempt`, whose identity is linked to no account, to an account. A refusal writes nothing.
     func signInUnlinked(_ attempt: SignInAttempt, accounts: AccountService) async throws -> SignInOutcome
-}
-
-extension LinkingRule {
-    /// The strategies of the built-in providers' rules.
-    public static let builtInStrategies: [LinkingRule: any LinkingStrategy] = [
-        .kakaoLegacyPassword: KakaoLegacyPasswordLinking()
-    ]
 }

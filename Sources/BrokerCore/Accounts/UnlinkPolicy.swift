@@ -1,4 +1,4 @@
-import BrokerModel
+public import BrokerModel
 
 /// What happens to an account whose only way in was a provider whose user left the app (`lifecycle.onUnlink`,
 /// contract section 10): disabled (the default; that provider's next sign-in enables it again) or deleted.

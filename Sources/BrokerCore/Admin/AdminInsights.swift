@@ -1,3 +1,4 @@
+import BrokerIdentity
 public import BrokerModel
 package import BrokerStorage
 public import Foundation

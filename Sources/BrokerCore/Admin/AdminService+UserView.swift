@@ -1,3 +1,4 @@
+import BrokerIdentity
 public import BrokerModel
 import BrokerStorage
 import Foundation

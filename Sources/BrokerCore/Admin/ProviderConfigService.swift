@@ -1,4 +1,5 @@
-public import BrokerModel
+package import BrokerIdentity
+package import BrokerModel
 package import BrokerStorage
 import Foundation
 

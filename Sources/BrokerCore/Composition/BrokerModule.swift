@@ -1,3 +1,4 @@
+public import BrokerIdentity
 public import BrokerModel
 
 /// A module outside the core that plugs into the composition through the seams the core names: the executable picks

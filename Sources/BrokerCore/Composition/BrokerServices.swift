@@ -1,4 +1,5 @@
 import BrokerCrypto
+public import BrokerIdentity
 public import BrokerModel
 package import BrokerStorage
 import Foundation

@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// The `anonymous` section of `providers.json` (contract section 13): guest accounts, upgraded in place.

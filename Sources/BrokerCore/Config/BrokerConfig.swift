@@ -1,4 +1,4 @@
-import BrokerModel
+public import BrokerModel
 public import Foundation
 
 /// The broker's configuration: `providers.json` plus the environment. Provider entries stay raw here;

@@ -1,3 +1,5 @@
+public import BrokerModel
+
 /// The `server` section of `providers.json`: the limits the HTTP server holds every client to (contract
 /// section 7, "Hostile clients"). `docs/hardening.md` explains each one.
 public struct HTTPServerLimits: Sendable, Equatable {

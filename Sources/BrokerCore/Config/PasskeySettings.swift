@@ -1,4 +1,4 @@
-import BrokerModel
+public import BrokerModel
 
 /// The `passkeys` section of `providers.json` (contract section 15): WebAuthn sign-in.
 public struct PasskeySettings: Sendable, Equatable {

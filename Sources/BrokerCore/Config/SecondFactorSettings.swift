@@ -1,3 +1,5 @@
+public import BrokerModel
+
 /// The `mfa` section of `providers.json` (contract section 14): second factors.
 public struct SecondFactorSettings: Sendable, Equatable {
     /// `mfa.totp.enabled` (default false): whether accounts may enrol authenticator apps, and sign-ins of accounts

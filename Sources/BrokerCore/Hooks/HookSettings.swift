@@ -1,4 +1,4 @@
-import BrokerModel
+public import BrokerModel
 public import Foundation
 
 /// What a blocking hook's failure does to the sign-in (`onFailure`): a timeout, another status than 200 or a

@@ -1,5 +1,5 @@
 import BrokerCrypto
-import BrokerModel
+public import BrokerModel
 import Foundation
 
 /// The `mail` section of the config file (contract section 9), validated at start without connecting to

@@ -1,3 +1,4 @@
+public import BrokerModel
 public import Foundation
 
 /// The `outbox` section of the config file: how deliveries are retried and when they are given up.

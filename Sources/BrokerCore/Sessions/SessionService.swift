@@ -1,4 +1,5 @@
 import BrokerCrypto
+import BrokerIdentity
 public import BrokerModel
 package import BrokerStorage
 public import Foundation

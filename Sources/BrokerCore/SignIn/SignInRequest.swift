@@ -1,3 +1,4 @@
+package import BrokerIdentity
 public import BrokerModel
 
 /// A sign-in with a provider, as any surface hands it to the ``SignInFlow``.

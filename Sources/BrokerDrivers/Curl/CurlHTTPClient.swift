@@ -1,4 +1,5 @@
-public import BrokerCore
+import BrokerCore
+public import BrokerModel
 import CBrokerShims
 import CCurl
 import Foundation

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 import CBrokerShims
 import CCurl
 import Foundation

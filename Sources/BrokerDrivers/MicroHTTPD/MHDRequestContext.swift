@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 import Foundation
 
 /// The state of one HTTP request on a libmicrohttpd connection: MHD's `con_cls`, created on the first call

@@ -1,4 +1,5 @@
 public import BrokerCore
+public import BrokerModel
 import CBrokerShims
 import CMicroHTTPD
 import Foundation

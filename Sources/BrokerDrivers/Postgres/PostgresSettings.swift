@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 import BrokerStorage
 import CLibPQ
 import Foundation

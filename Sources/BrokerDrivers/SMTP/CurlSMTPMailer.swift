@@ -1,4 +1,5 @@
 public import BrokerCore
+import BrokerModel
 import CBrokerShims
 import CCurl
 public import Foundation

@@ -1,4 +1,4 @@
-public import BrokerCore
+import BrokerCore
 public import BrokerModel
 import Foundation
 

@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerHTTP
 import BrokerCrypto
+import BrokerIdentity
 import BrokerModel
 import Foundation
 

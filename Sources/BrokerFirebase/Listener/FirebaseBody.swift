@@ -1,4 +1,4 @@
-public import BrokerCore
+import BrokerCore
 import BrokerHTTP
 public import BrokerModel
 /// The fields of a Firebase request body. As Identity Toolkit does, unknown fields are ignored (SDKs send

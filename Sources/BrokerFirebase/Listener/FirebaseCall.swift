@@ -1,4 +1,5 @@
-public import BrokerCore
+import BrokerCore
+public import BrokerModel
 /// One request to the Firebase listener as its handlers see it, after the listener's checks passed.
 public struct FirebaseCall: Sendable {
     /// The request.

@@ -1,5 +1,6 @@
 public import BrokerCore
 import BrokerCrypto
+import BrokerIdentity
 public import BrokerModel
 public import Foundation
 

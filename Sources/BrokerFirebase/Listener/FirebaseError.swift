@@ -1,4 +1,4 @@
-public import BrokerCore
+import BrokerCore
 import BrokerHTTP
 public import BrokerModel
 /// An error as Firebase Auth's REST API writes it (contract section 11):

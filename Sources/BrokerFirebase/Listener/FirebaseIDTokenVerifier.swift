@@ -1,4 +1,5 @@
 public import BrokerCore
+import BrokerIdentity
 import BrokerModel
 import Foundation
 

@@ -1,6 +1,6 @@
-public import BrokerCore
+import BrokerCore
 import BrokerHTTP
-import BrokerModel
+public import BrokerModel
 import Foundation
 
 /// What every request to the Firebase listener passes before its handler runs, in this order, and nothing is

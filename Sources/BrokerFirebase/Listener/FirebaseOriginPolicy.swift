@@ -1,5 +1,6 @@
-public import BrokerCore
+import BrokerCore
 public import BrokerHTTP
+public import BrokerModel
 /// Which web pages may drive the Firebase listener (contract section 11): the loopback origins, where web apps
 /// under development run (`http://localhost[:port]`, `http://127.0.0.1[:port]`, `http://[::1][:port]`), and
 /// the exact origins of `firebaseCompat.allowedOrigins`. A request carrying any other `Origin` is refused (403,

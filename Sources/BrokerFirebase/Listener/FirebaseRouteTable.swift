@@ -1,5 +1,6 @@
 import BrokerCore
 public import BrokerHTTP
+import BrokerModel
 /// The routes of the Firebase surface's parts, collected before they are put on the router, so that each part
 /// adds its own from its own file and every one gets the same checks (``FirebaseListenerChecks``).
 public struct FirebaseRouteTable: Sendable {

@@ -1,6 +1,6 @@
-public import BrokerCore
+import BrokerCore
 import BrokerHTTP
-import BrokerModel
+public import BrokerModel
 import Foundation
 
 /// The handlers of the out-of-band flows (contract sections 9 and 11), in Firebase's wire format: they decode

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerIdentity
 import BrokerModel
 extension FirebaseSurface {
     /// v2 `accounts:revokeToken`, which the iOS SDK's `revokeToken(withAuthorizationCode:)` sends before an account

@@ -1,5 +1,6 @@
 public import BrokerCore
 public import BrokerHTTP
+public import BrokerIdentity
 public import BrokerModel
 /// Firebase Auth's wire protocol on its own listener (contract section 11): the paths of Firebase's Auth emulator,
 /// so Firebase's SDKs work against the broker unchanged. It only translates: sign-ins go through the one

@@ -1,4 +1,5 @@
-public import BrokerCore
+import BrokerCore
+public import BrokerIdentity
 public import BrokerModel
 public import Foundation
 

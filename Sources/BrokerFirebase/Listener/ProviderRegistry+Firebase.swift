@@ -1,4 +1,5 @@
-public import BrokerCore
+import BrokerCore
+public import BrokerIdentity
 public import BrokerModel
 /// How Firebase names the broker's identities: the one rule (contract section 11; docs/firebase.md, "Provider
 /// ids"), used by the Firebase listener's ID tokens (`firebase.identities`, `sign_in_provider`), its

@@ -1,5 +1,6 @@
 public import BrokerCore
 import BrokerCrypto
+public import BrokerIdentity
 public import BrokerModel
 import Foundation
 

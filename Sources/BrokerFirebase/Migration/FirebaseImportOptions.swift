@@ -1,4 +1,5 @@
-public import BrokerCore
+import BrokerCore
+public import BrokerIdentity
 public import BrokerModel
 /// What `broker admin import firebase` is told beyond the file: the hash flags, `--map-provider` and
 /// `--link-uid-prefix` (contract section 8). Built once; a flag that cannot be used is an error before any

@@ -1,4 +1,5 @@
 public import BrokerCore
+public import BrokerModel
 /// How a listener answers web pages of other origins: its CORS preflights, and the headers its responses carry.
 /// The main listener's is ``CORSPolicy`` (`cors.allowedOrigins`); a surface with rules of its own (the compatibility
 /// listener) gives them as ``Surface/crossOrigin``.

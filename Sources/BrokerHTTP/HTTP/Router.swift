@@ -1,4 +1,6 @@
-public import BrokerCore
+import BrokerCore
+public import BrokerModel
+
 /// A route handler.
 public typealias RouteHandler = @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
 

@@ -1,4 +1,5 @@
-public import BrokerCore
+import BrokerCore
+public import BrokerModel
 /// An API the broker serves (native `/v1`, admin, operations, the compatibility listener): it mounts its own
 /// routes and renders errors in its own dialect. Surfaces only translate: the use cases live below them.
 public protocol Surface: Sendable {

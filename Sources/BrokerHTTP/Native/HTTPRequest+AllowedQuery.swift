@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 extension HTTPRequest {
     /// Refuses query parameters outside `allowed` with 400 `INVALID_REQUEST` naming the first: a misspelt filter
     /// (`?emial=`) must not be ignored, answering everything as if no filter had been asked for.

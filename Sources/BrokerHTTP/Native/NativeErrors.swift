@@ -1,4 +1,4 @@
-public import BrokerCore
+import BrokerCore
 public import BrokerModel
 /// An error as the native API shows it (contract section 6): `{"error": {"code", "message"}}` with a status.
 /// The one mapping from every ``Refusal`` to the native codes lives here; providers contribute their own codes

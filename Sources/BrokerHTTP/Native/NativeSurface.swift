@@ -1,4 +1,5 @@
 public import BrokerCore
+public import BrokerIdentity
 import BrokerModel
 /// The apps' API under `/v1` (contract sections 2 to 4): sign-in, sessions, passwords, the signed-in user.
 public struct NativeSurface: Surface {

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerModel
 extension NativeSurface {
     func mountPasswords(_ router: inout Router) {
         router.add("POST", "/v1/signup") { [services] request, context in

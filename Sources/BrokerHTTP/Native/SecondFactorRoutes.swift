@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerIdentity
 import BrokerModel
 extension NativeSurface {
     /// The signed-in user's second factors under `/v1/me/mfa` and the sign-in's second step, `POST /v1/signin/mfa`

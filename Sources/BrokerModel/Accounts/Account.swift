@@ -161,8 +161,8 @@ public struct PasswordCredential: Sendable, Equatable {
     /// The encoded hash: Argon2id, or an imported hash in the stored form of ``ImportedPasswordHash``.
     public var hash: String
     /// Whether it was derived from a provider id rather than chosen by the user: such a credential never works for
-    /// password sign-in, since the id is no secret. Only accounts stored by earlier releases hold one (Kakao's
-    /// `email-password` mapping now stores no derived password and deletes the one it links).
+    /// password sign-in, since the id is no secret. Only accounts stored by earlier releases hold one (the legacy
+    /// `email-password` account mapping now stores no derived password and deletes the one it links).
     public var isDerived: Bool
 
     /// Creates a credential.

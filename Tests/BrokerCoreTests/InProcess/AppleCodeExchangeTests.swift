@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerFirebase
 import BrokerCrypto
+import BrokerIdentity
 import BrokerModel
 import BrokerStorage
 import BrokerTesting

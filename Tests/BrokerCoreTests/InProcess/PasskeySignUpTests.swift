@@ -2,6 +2,7 @@ import BrokerCore
 import BrokerCrypto
 import BrokerFirebase
 import BrokerHTTP
+import BrokerIdentity
 import BrokerModel
 import BrokerStorage
 import BrokerTesting

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerIdentity
 import BrokerModel
 import BrokerTesting
 import Foundation

@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerFirebase
+import BrokerIdentity
 import BrokerModel
 import BrokerStorage
 import BrokerTesting

@@ -1,4 +1,4 @@
-import BrokerModel
+public import BrokerModel
 
 /// Cross-origin access for browser companion apps (web, Flutter web): `cors.allowedOrigins` in the config, exact
 /// origins only, off by default. An allowed origin's preflight (`OPTIONS` with `Access-Control-Request-Method`)

@@ -1,3 +1,4 @@
+import BrokerIdentity
 import BrokerModel
 import BrokerStorage
 

@@ -5,17 +5,17 @@ public import BrokerModel
 public struct ProviderRegistry: Sendable {
     private let providers: [ProviderID: any IdentityProvider]
     /// The providers managed at run time; nil: none.
-    public private(set) var stored: StoredOIDCProviders?
+    public private(set) var stored: (any RuntimeProviders)?
 
     /// Ids the broker keeps for itself: no provider may be called so.
     public static let reservedIDs: Set<String> = ["password", "custom", "phone", "email", "oidc", "anonymous"]
 
-    /// Builds every enabled provider from `config`'s entries with `catalog`'s factories; throws
-    /// ``ConfigError`` naming the first bad field.
-    public init(config: BrokerConfig, catalog: ProviderCatalog, context: ProviderContext) throws {
+    /// Builds every enabled provider from the config's `providers` entries (by name) with `catalog`'s factories;
+    /// throws ``ConfigError`` naming the first bad field.
+    public init(entries: [String: ConfigReader], catalog: ProviderCatalog, context: ProviderContext) throws {
         var providers: [ProviderID: any IdentityProvider] = [:]
-        for name in config.providers.keys.sorted() {
-            guard let entry = config.providers[name] else { continue }
+        for name in entries.keys.sorted() {
+            guard let entry = entries[name] else { continue }
             guard ProviderRegistry.isValidID(name) else {
                 // A case slip (an id with capitals) names the id it was meant to be.
                 let hint = ProviderRegistry.isValidID(name.lowercased()) ? " (did you mean \"\(name.lowercased())\"?)" : ""
@@ -49,7 +49,7 @@ public struct ProviderRegistry: Sendable {
     /// The enabled providers, by id.
     public var all: [any IdentityProvider] { enabled.compactMap { providers[$0] } }
     /// These providers, and the ones managed at run time that `stored` finds.
-    public func attaching(stored: StoredOIDCProviders) -> ProviderRegistry {
+    public func attaching(stored: any RuntimeProviders) -> ProviderRegistry {
         var registry = self
         registry.stored = stored
         return registry
@@ -85,4 +85,10 @@ public struct ProviderRegistry: Sendable {
         guard let first = bytes.first, (1...32).contains(bytes.count), (0x61...0x7A).contains(first) else { return false }
         return bytes.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
     }
+}
+
+/// Providers managed at run time (the admin API's OpenID Connect providers), found at each sign-in.
+public protocol RuntimeProviders: Sendable {
+    /// The enabled provider `id`, as it is now; nil when there is none.
+    func provider(_ id: ProviderID) async throws -> (any IdentityProvider)?
 }

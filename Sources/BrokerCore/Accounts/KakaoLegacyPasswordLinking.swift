@@ -1,11 +1,7 @@
+import BrokerIdentity
 public import BrokerModel
 import BrokerStorage
 import Foundation
-
-extension LinkingRule {
-    /// Kakao's `accountMapping: "email-password"` (``KakaoLegacyPasswordLinking``).
-    public static let kakaoLegacyPassword = LinkingRule("kakao.email-password")
-}
 
 /// Kakao's `accountMapping: "email-password"` (contract section 2): the "email + Kakao user id as password"
 /// workaround of apps built on a hosted email/password auth. The Kakao account's email selects the account. An
@@ -49,15 +45,6 @@ struct KakaoLegacyPasswordLinking: LinkingStrategy {
     static func isWorkaroundCandidate(_ account: Account, provider: ProviderID) -> Bool {
         account.origin == .import && account.passwordHash != nil && !account.passwordDerived
             && account.identity(provider) == nil
-    }
-
-    /// Whether `password` has the shape of a password the workaround stored: decimal digits (a Kakao id), or
-    /// `Optional(<digits>)`. Password sign-in refuses such a password to an imported account until its owner's
-    /// Kakao sign-in (``KakaoProvider/refusesPasswordSignIn(_:to:)``).
-    static func isIDShaped(_ password: String) -> Bool {
-        var digits = Substring(password)
-        if digits.hasPrefix("Optional("), digits.hasSuffix(")") { digits = digits.dropFirst(9).dropLast() }
-        return !digits.isEmpty && digits.utf8.allSatisfy { (0x30...0x39).contains($0) }
     }
 
     /// Whether `identity` of an imported account was linked after the import: later than the account's creation
@@ -133,4 +120,11 @@ struct KakaoLegacyPasswordLinking: LinkingStrategy {
         }
         return SignInOutcome(account: updated, change: .linked)
     }
+}
+
+extension LinkingRule {
+    /// The strategies of the built-in providers' rules.
+    public static let builtInStrategies: [LinkingRule: any LinkingStrategy] = [
+        .kakaoLegacyPassword: KakaoLegacyPasswordLinking()
+    ]
 }

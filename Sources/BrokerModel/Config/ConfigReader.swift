@@ -1,4 +1,3 @@
-public import BrokerModel
 import Foundation
 
 /// Typed access to one JSON object of the config file; every error names the field's dotted path.

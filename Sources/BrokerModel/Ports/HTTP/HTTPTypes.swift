@@ -1,4 +1,3 @@
-public import BrokerModel
 import Foundation
 
 /// An HTTP request as the broker's handlers see it, whatever server delivered it.

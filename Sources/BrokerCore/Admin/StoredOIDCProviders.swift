@@ -1,3 +1,4 @@
+public import BrokerIdentity
 public import BrokerModel
 package import BrokerStorage
 import Foundation
@@ -11,7 +12,7 @@ import Foundation
 /// provider's `email_verified` is not trusted: an issuer added at run time links no account by its address). The
 /// built provider, and so its discovery document and keys, is kept while the row's issuer and client id stay
 /// the same: discovery happens at its first sign-in, through the same document cache as a config-file provider's.
-public final class StoredOIDCProviders: @unchecked Sendable {
+public final class StoredOIDCProviders: RuntimeProviders, @unchecked Sendable {
     private let store: any ProviderConfigStore
     private let context: ProviderContext
     private let lock = NSLock()

@@ -1,4 +1,3 @@
-public import BrokerModel
 import Foundation
 
 /// Collects what is wrong with a configuration so that `check-config` and `serve` report every error at once.

@@ -80,7 +80,7 @@ extension GenericOIDCProvider: IdentityProviderFactory {
 
     /// A provider of `issuer` whose tokens carry one of `audiences`, signed with one of `algorithms`; fetches
     /// nothing (discovery happens at its first sign-in, or with ``prefetch()``).
-    init(
+    package init(
         id: ProviderID, issuer: String, audiences: [String], algorithms: [JWSAlgorithm], nonce: NonceRequirement,
         trustEmail: Bool, context: ProviderContext
     ) {

@@ -40,7 +40,8 @@ extension ProviderError {
 extension IdentityProvider {
     /// Verifies `credential` (``verify(_:hints:)``) and records its kind on the verified identity, so that an
     /// identity it links is stored with the kind that linked it. Every sign-in and link verifies through here.
-    func verifyRecordingKind(_ credential: Credential, hints: CredentialHints) async throws -> VerifiedIdentity {
+    package func verifyRecordingKind(_ credential: Credential, hints: CredentialHints) async throws -> VerifiedIdentity
+    {
         var verified = try await verify(credential, hints: hints)
         verified.kind = credential.kind
         return verified

@@ -1,4 +1,4 @@
-import BrokerModel
+package import BrokerModel
 
 /// The error codes Kakao contributes to the API (contract section 6).
 extension ProviderError {
@@ -11,7 +11,7 @@ extension ProviderError {
     }
 
     /// 400 `KAKAO_EMAIL_REQUIRED`: the `email-password` mapping needs the Kakao account's email.
-    static let kakaoEmailRequired = ProviderError(
+    package static let kakaoEmailRequired = ProviderError(
         .rejected, "kakao account has no email",
         publicCode: PublicErrorCode(status: 400, code: "KAKAO_EMAIL_REQUIRED", message: "The Kakao account has no email."))
 }

@@ -1,4 +1,3 @@
-public import BrokerModel
 public import Foundation
 
 /// An outbound HTTP request (to a provider).

@@ -1,4 +1,3 @@
-public import BrokerModel
 import Foundation
 
 /// Delivers one kind of outbox job (a mail, a provider call). Registered with the ``OutboxWorker`` per kind.
