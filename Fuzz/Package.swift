@@ -27,7 +27,6 @@ let package = Package(
                 .product(name: "BrokerCrypto", package: "social-login-broker"),
                 .product(name: "BrokerCore", package: "social-login-broker"),
                 .product(name: "BrokerModel", package: "social-login-broker"),
-                .product(name: "BrokerStorage", package: "social-login-broker"),
                 .product(name: "BrokerHTTP", package: "social-login-broker"),
                 .product(name: "BrokerFirebase", package: "social-login-broker"),
                 .product(name: "BrokerTesting", package: "social-login-broker"),
@@ -45,7 +44,10 @@ let package = Package(
             swiftSettings: targetSettings),
         .executableTarget(
             name: "fuzz-json",
-            dependencies: ["FuzzSupport", .product(name: "BrokerCore", package: "social-login-broker")],
+            dependencies: [
+                "FuzzSupport", .product(name: "BrokerCore", package: "social-login-broker"),
+                .product(name: "BrokerModel", package: "social-login-broker"),
+            ],
             swiftSettings: targetSettings),
         .executableTarget(
             name: "fuzz-provider-responses",

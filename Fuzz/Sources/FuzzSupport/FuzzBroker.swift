@@ -2,7 +2,6 @@ public import BrokerCore
 public import BrokerFirebase
 public import BrokerHTTP
 public import BrokerModel
-public import BrokerStorage
 public import BrokerTesting
 public import Foundation
 
@@ -39,8 +38,8 @@ public final class FuzzBroker: Sendable {
                 let clock = ManualClock(now)
                 let logs = RecentLogSink()
                 let client = httpClient ?? stubs.inProcessClient()
-                let services = try await BrokerServices.make(
-                    config: config, store: MemoryBrokerStore(clock: clock), httpClient: client,
+                let services = try await BrokerServices.inMemory(
+                    config: config, httpClient: client,
                     passwords: SaltedDigestPasswordHasher(), adminToken: "fuzz-admin-token", clock: clock,
                     logger: Logger(sink: logs),
                     modules: [try FirebaseModule(config: config, httpClient: client, clock: clock)])

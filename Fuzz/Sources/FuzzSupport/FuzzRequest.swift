@@ -1,4 +1,4 @@
-public import BrokerCore
+public import BrokerModel
 import Foundation
 
 /// A fuzz input read like an HTTP request on the wire, loosely: `METHOD SP TARGET LF (NAME ":" VALUE LF)* LF BODY`,
