@@ -1,5 +1,6 @@
 import BrokerCore
 public import BrokerIdentity
+import BrokerModel
 import BrokerTesting
 import Foundation
 import FuzzSupport

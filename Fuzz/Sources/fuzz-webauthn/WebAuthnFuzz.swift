@@ -1,6 +1,7 @@
 import BrokerCBOR
 import BrokerCore
 import BrokerCrypto
+import BrokerModel
 import FuzzSupport
 
 /// The entry point SwiftPM links as `main`: libFuzzer's driver, fuzzing ``fuzzWebAuthn(_:_:)``.
