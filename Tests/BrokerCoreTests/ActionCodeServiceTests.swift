@@ -37,7 +37,7 @@ import Testing
                 identities: [
                     Identity(provider: ProviderID("google"), subject: "g-squatter", email: email, linkedAt: clock.now)
                 ],
-                passwordHash: "salted$squatter")
+                password: .chosen("salted$squatter"))
             try await store.create(account, options: AccountWriteOptions(issuing: grant("squatter")))
             return account
         }
@@ -98,7 +98,7 @@ import Testing
         try await fixture.store.create(
             Account(
                 id: AccountID("u1"), email: "a@example.com", emailVerified: true, createdAt: fixture.clock.now,
-                passwordHash: "salted$old"),
+                password: .chosen("salted$old")),
             options: AccountWriteOptions(issuing: fixture.grant("old")))
         let link = try await fixture.service.issueLink(
             .resetPassword, email: "a@example.com", continueURL: nil, requestID: "r")
@@ -118,7 +118,7 @@ import Testing
         let done = try await fixture.service.confirm(code: link.oobCode, newPassword: "new-secret-1", requestID: "r")
         #expect(done.action == .resetPassword)
         #expect(done.jobs.map(\.kind) == [.firebaseRevoke])
-        #expect(done.account.passwordHash != "salted$old")
+        #expect(done.account.password?.hash != "salted$old")
         #expect(
             await fixture.store.isSessionLive(id: "session-old", accountID: AccountID("u1"), at: fixture.clock.now)
                 == false)
@@ -129,7 +129,7 @@ import Testing
         await #expect(throws: ActionCodeError.self) {
             _ = try await fixture.service.confirm(code: link.oobCode, newPassword: "newer-secret-2", requestID: "r")
         }
-        #expect(await fixture.store.account(id: AccountID("u1"))?.passwordHash == done.account.passwordHash)
+        #expect(await fixture.store.account(id: AccountID("u1"))?.password?.hash == done.account.password?.hash)
     }
 
     @Test func anExpiredCodeIsExpiredAndAMalformedOneInvalid() async throws {
@@ -173,7 +173,7 @@ import Testing
         let stored = try #require(await fixture.store.account(email: "new@example.com"))
         #expect(stored.id == signedIn.account.id)
         #expect(stored.emailVerified)
-        #expect(stored.passwordHash == nil)
+        #expect(stored.password?.hash == nil)
         #expect(stored.origin == .emailLink)
         #expect(await fixture.store.isSessionLive(id: "session-new", accountID: stored.id, at: fixture.clock.now))
 
@@ -206,7 +206,7 @@ import Testing
         let stored = try #require(await fixture.store.account(id: squatted.id))
         #expect(stored.emailVerified)
         #expect(stored.identities.isEmpty)
-        #expect(stored.passwordHash == nil)
+        #expect(stored.password?.hash == nil)
         #expect(await fixture.store.account(provider: ProviderID("google"), subject: "g-squatter") == nil)
         #expect(
             await fixture.store.isSessionLive(id: "session-squatter", accountID: squatted.id, at: fixture.clock.now)

@@ -12,15 +12,17 @@ import Testing
     /// The admin user object names how the account signs in, `password` included; the Users page shows that list.
     @Test func theAdminUserObjectNamesEverySignInMethod() throws {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let password = Account(id: AccountID("u-1"), email: "kim@example.com", createdAt: now, passwordHash: "hash")
+        let password = Account(
+            id: AccountID("u-1"), email: "kim@example.com", createdAt: now, password: .chosen("hash"))
         #expect(password.adminJSON["signInMethods"] == ["password"])
         let both = Account(
             id: AccountID("u-2"), email: "lee@example.com", createdAt: now,
             identities: [Identity(provider: ProviderID("kakao"), subject: "41", email: nil, linkedAt: now)],
-            passwordHash: "hash")
+            password: .chosen("hash"))
         #expect(both.adminJSON["signInMethods"] == ["kakao", "password"])
         // A password derived from a provider id (the Kakao workaround's) is no way to sign in.
-        let derived = Account(id: AccountID("u-3"), createdAt: now, passwordHash: "hash", passwordDerived: true)
+        let derived = Account(
+            id: AccountID("u-3"), createdAt: now, password: PasswordCredential(hash: "hash", isDerived: true))
         #expect(derived.adminJSON["signInMethods"] == [])
         let users = try String(contentsOf: Self.console.appendingPathComponent("users.js"), encoding: .utf8)
         #expect(users.contains("(user.signInMethods || []).join(', ')"))

@@ -28,8 +28,8 @@ import Testing
         #expect(plan.account.identities.isEmpty)  // "password" is the password, not an identity
         #expect(plan.account.createdAt == Date(timeIntervalSince1970: 1_508_893_925))
         #expect(plan.account.lastSignInAt == Date(timeIntervalSince1970: 1_508_893_925))
-        #expect(plan.account.passwordDerived == false)
-        let stored = try #require(plan.account.passwordHash)
+        #expect(plan.account.password?.isDerived != true)
+        let stored = try #require(plan.account.password?.hash)
         let hash = try ImportedPasswordHash(encoded: stored)
         guard case let .firebaseScrypt(key, separator, rounds, memoryCost, salt, bytes) = hash else {
             Issue.record("not a Firebase scrypt hash: \(hash.algorithmName)")
@@ -50,7 +50,7 @@ import Testing
             Identity(provider: ProviderID("apple"), subject: "001234.abcdef0123456789.1234", email: "x7@privaterelay.appleid.com", linkedAt: linkedAt),
         ])
         #expect(plan.account.emailVerified)
-        #expect(plan.account.passwordHash == nil)
+        #expect(plan.account.password?.hash == nil)
         #expect(plan.account.customClaims.flatMap { JSONValue.parse(Array($0.utf8)) } == .object(["role": "admin", "tier": 3]))
         #expect(plan.account.photoURL == "https://lh3.googleusercontent.com/a/photo.jpg")
     }
@@ -90,7 +90,7 @@ import Testing
         let phc = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g"
         let ours = FirebaseUserRecord(localId: "u1", passwordHash: Array(phc.utf8))
         let plan = try FirebaseImportPlan(ours, options: try FirebaseImportOptions(hash: nil, providers: Self.wellKnown), importedAt: Self.importedAt)
-        #expect(plan.account.passwordHash == phc)
+        #expect(plan.account.password?.hash == phc)
         #expect(plan.account.createdAt == Self.importedAt)
 
         for (bad, code) in [

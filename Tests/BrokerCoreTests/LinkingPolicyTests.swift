@@ -14,7 +14,7 @@ import Testing
         Account(
             id: AccountID(uid), email: email, emailVerified: verified, createdAt: now,
             identities: providers.map { Identity(provider: ProviderID($0), subject: "s-\($0)", email: email, linkedAt: now) },
-            passwordHash: password ? "$argon2id$stub" : nil)
+            password: password ? .chosen("$argon2id$stub") : nil)
     }
 
     static func identity(email: String?, verified: Bool) -> ExternalIdentity {

@@ -30,7 +30,7 @@ import Testing
     ) -> Account {
         Account(
             id: AccountID(uid), email: "k@example.kr", emailVerified: emailVerified, createdAt: now,
-            identities: identities, passwordHash: "$argon2id$x", origin: origin)
+            identities: identities, password: .chosen("$argon2id$x"), origin: origin)
     }
 
     /// Contract section 2: the legacy match (imported accounts only) first, then the pre-hijack rule, then 409.
@@ -99,10 +99,10 @@ import Testing
     @Test func aChosenPasswordReplacesADerivedCredentialWhole() {
         var account = Self.account("a")
         account.password?.isDerived = true
-        #expect(account.passwordDerived && !account.hasUsablePassword)
+        #expect(account.password?.isDerived == true && !account.hasUsablePassword)
         account.password = .chosen("new-hash")
-        #expect(account.passwordHash == "new-hash" && !account.passwordDerived && account.hasUsablePassword)
+        #expect(account.password?.hash == "new-hash" && account.password?.isDerived != true && account.hasUsablePassword)
         account.password = nil
-        #expect(account.passwordHash == nil && !account.passwordDerived && !account.hasUsablePassword)
+        #expect(account.password?.hash == nil && account.password?.isDerived != true && !account.hasUsablePassword)
     }
 }

@@ -66,7 +66,7 @@ import Testing
         let source = MemoryBrokerStore(clock: ManualClock())
         let account = Account(
             id: AccountID("u1"), email: "u1@example.com", createdAt: Date(timeIntervalSince1970: 1_600_000_000),
-            passwordHash: stored, origin: .signup)
+            password: .chosen(stored), origin: .signup)
         try await source.create(account)
         let (file, _, _) = try await Self.export(source)
         let user = try #require(file["users"]?.arrayValue?.first)
@@ -80,7 +80,7 @@ import Testing
         let report = try await importer.run(try FirebaseExport(data: Data(file.serialized())))
         #expect(report == FirebaseImporter.Report(imported: 1))
         let imported = try #require(await target.account(id: account.id))
-        #expect(imported.passwordHash == stored)
+        #expect(imported.password?.hash == stored)
         #expect(imported.origin == .signup)
         #expect(imported.imported?.file == "backup.json")
     }
@@ -94,9 +94,10 @@ import Testing
                 identities: [
                     Identity(provider: ProviderID("kakao"), subject: "4100005151", email: nil, linkedAt: created)
                 ],
-                passwordHash: "$argon2id$v=19$m=19456,t=2,p=1$ZGVyaXZlZHNhbHQ$ZGVyaXZlZGhhc2hkZXJpdmVk",
-                passwordDerived: true))
-        try await store.create(Account(id: AccountID("odd"), createdAt: created, passwordHash: "$md5$nothing-we-read"))
+                password: PasswordCredential(
+                    hash: "$argon2id$v=19$m=19456,t=2,p=1$ZGVyaXZlZHNhbHQ$ZGVyaXZlZGhhc2hkZXJpdmVk", isDerived: true)))
+        try await store.create(
+            Account(id: AccountID("odd"), createdAt: created, password: .chosen("$md5$nothing-we-read")))
         let (file, report, _) = try await Self.export(store, names: [ProviderID("google"): "google.com"])
         #expect(report == FirebaseExporter.Report(users: 2, derivedHashesSkipped: 1, unreadableHashesSkipped: 1))
         let users = try #require(file["users"]?.arrayValue)

@@ -49,7 +49,7 @@ import Testing
 
             let password = try #require(try await store.account(id: AccountID("kYi4EvWQlQTKSfnJ3dRSP6IH3ed2")))
             let hasher = MigratingPasswordHasher(argon2: Argon2PasswordHasher(workers: 1))
-            #expect(try await hasher.verify("user1password", against: try #require(password.passwordHash)))
+            #expect(try await hasher.verify("user1password", against: try #require(password.password?.hash)))
             #expect(password.createdAt == Date(timeIntervalSince1970: 1_508_893_925))
 
             let jane = try #require(try await store.account(email: "jane.doe@EXAMPLE.com"))

@@ -76,7 +76,7 @@ import Testing
         #expect(signUp.status == 201)
         let imported = Account(
             id: AccountID("imported-uid"), email: "imported@example.com", createdAt: Date(),
-            passwordHash: Self.importedHash, origin: .import)
+            password: .chosen(Self.importedHash), origin: .import)
         try await broker.store.create(imported)
         let start = Date().addingTimeInterval(-60)
 
@@ -113,6 +113,6 @@ import Testing
             #expect(answer.errorCode == "INVALID_LOGIN_CREDENTIALS")
         }
         #expect(await broker.store.loginFailures(emailKey: "imported@example.com", since: start).count == 2)
-        #expect(await broker.store.account(id: AccountID("imported-uid"))?.passwordHash == Self.importedHash)
+        #expect(await broker.store.account(id: AccountID("imported-uid"))?.password?.hash == Self.importedHash)
     }
 }

@@ -158,7 +158,7 @@ import Testing
         let record = try FirebaseUserRecord(json: try #require(JSONValue.parse(Array(json.utf8))))
         let options = try FirebaseImportOptions(hash: try MigratingPasswordHasherTests.readmeOptions())
         let plan = try FirebaseImportPlan(record, options: options, importedAt: Date())
-        let stored = try #require(plan.account.passwordHash)
+        let stored = try #require(plan.account.password?.hash)
         let hasher = MigratingPasswordHasher(argon2: Argon2PasswordHasher(workers: 1))
         #expect(try await hasher.verify("user1password", against: stored))
         #expect(try await hasher.verify("user1Password", against: stored) == false)

@@ -19,11 +19,11 @@ struct PostgresMigrateSQLiteTests {
             Identity(provider: ProviderID("google"), subject: "g-1", email: "alice@example.com", linkedAt: t0),
             Identity(provider: ProviderID("apple"), subject: "a-1", email: nil, linkedAt: t0 + 1),
         ],
-        passwordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA", customClaims: #"{"role":"admin"}"#)
+        password: .chosen("$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA"), customClaims: #"{"role":"admin"}"#)
     static let bob = Account(
         id: AccountID("Bob0002"), email: "bob@kakao.example", displayName: "", disabled: true, createdAt: t0 + 10,
         identities: [Identity(provider: ProviderID("kakao"), subject: "4100000001", email: nil, linkedAt: t0 + 10)],
-        passwordHash: "$argon2id$derived", passwordDerived: true)
+        password: PasswordCredential(hash: "$argon2id$derived", isDerived: true))
 
     /// Fills a SQLite store through its API: accounts, identities, a single-use mark, sessions, signing keys,
     /// audit events and login failures.

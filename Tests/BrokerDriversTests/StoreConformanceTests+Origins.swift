@@ -10,7 +10,7 @@ extension StoreConformanceTests {
     static func importedAccount(_ uid: String) -> Account {
         Account(
             id: AccountID(uid), email: "\(uid)@example.com", createdAt: date(ms: t0),
-            identities: [identity("google", "g-\(uid)")], passwordHash: "$2b$04$abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0",
+            identities: [identity("google", "g-\(uid)")], password: .chosen("$2b$04$abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0"),
             origin: .import,
             imported: AccountImport(
                 importedAt: date(ms: t0 + 5), file: "users.json", index: 41,

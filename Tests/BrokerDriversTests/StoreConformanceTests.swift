@@ -600,7 +600,7 @@ struct StoreConformanceTests {
                     Identity(provider: ProviderID("kakao"), subject: "4012345678", email: nil, linkedAt: date(ms: 1_754_000_000_007)),
                     Identity(provider: ProviderID("google"), subject: "1093", email: "z@example.com", linkedAt: date(ms: 1_754_000_000_999)),
                 ],
-                passwordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA", passwordDerived: true,
+                password: PasswordCredential(hash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA", isDerived: true),
                 customClaims: #"{"role":"admin","n":1}"#)
             try await store.create(account)
             #expect(try await store.account(id: account.id) == account)

@@ -50,7 +50,7 @@ import Testing
             let squatter = Account(
                 id: AccountID("squatter-account"), email: "victim@example.com", emailVerified: false,
                 createdAt: Date(), identities: [Identity(provider: ProviderID("kakao"), subject: "666", email: "victim@example.com", linkedAt: Date())],
-                passwordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA")
+                password: .chosen("$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA"))
             try await broker.store.create(squatter)
             try await broker.store.insertRefreshToken(
                 RefreshTokenRecord(
@@ -60,7 +60,7 @@ import Testing
             #expect(victim.status == 200)
             #expect(victim.json?["user"]?["uid"] == "squatter-account")
             let account = try #require(try await broker.store.account(id: squatter.id))
-            #expect(account.passwordHash == nil)
+            #expect(account.password?.hash == nil)
             #expect(account.identities.map(\.provider.rawValue) == ["google"])
             #expect(account.emailVerified)
             #expect(try await broker.isLinked("kakao", "666") == false)

@@ -26,7 +26,7 @@ import Testing
     static func checkStateAfter(_ harness: BrokerHarness) async throws {
         // The state the SDK's links left, read from the store.
         let created = try #require(try await harness.store.account(email: "oob-new@example.com"))
-        #expect(created.emailVerified && created.origin == .emailLink && created.passwordHash == nil)
+        #expect(created.emailVerified && created.origin == .emailLink && created.password?.hash == nil)
         let reset = try #require(try await harness.store.account(id: AccountID("oob-reset")))
         #expect(reset.emailVerified)
         #expect(try await harness.store.account(id: AccountID("oob-verify"))?.emailVerified == false)

@@ -132,7 +132,7 @@ import Testing
         #expect(imported.phoneNumber == "+15551230006")
         #expect(imported.origin == .import)
         // The sign-in after the import replaced the scrypt hash with the broker's own.
-        #expect(imported.passwordHash.map(ImportedPasswordHash.isImported) == false)
+        #expect(imported.password.map { ImportedPasswordHash.isImported($0.hash) } == false)
         #expect(try await harness.store.account(id: AccountID("sdk-imp-2")) == nil)
         #expect(try await harness.store.account(id: AccountID("sdk-del")) == nil)
         let updated = try #require(try await harness.store.account(id: AccountID("sdk-upd")))

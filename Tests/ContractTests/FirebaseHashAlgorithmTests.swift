@@ -39,7 +39,7 @@ import Testing
     /// Whether the account's stored hash is still the imported one.
     static func stillImported(_ broker: BrokerHarness, _ uid: String) async throws -> Bool {
         let account = try await broker.store.account(id: AccountID(uid))
-        return account?.passwordHash.map(ImportedPasswordHash.isImported) == true
+        return account?.password.map { ImportedPasswordHash.isImported($0.hash) } == true
     }
 
     @Test func everyAlgorithmSignsInWithTheRightPasswordAndRefusesAWrongOneThroughBothDoors() async throws {
@@ -120,7 +120,7 @@ import Testing
         let store = try await SQLBrokerStore(database: sqlite)
         let hasher = MigratingPasswordHasher()
         for (index, vector) in vectors.enumerated() {
-            let stored = try #require(try await store.account(id: AccountID("cli-\(index)"))?.passwordHash)
+            let stored = try #require(try await store.account(id: AccountID("cli-\(index)"))?.password?.hash)
             #expect(ImportedPasswordHash.isImported(stored), "\(vector.name)")
             #expect(try await hasher.verify(vector.password, against: stored), "\(vector.name)")
             #expect(try await hasher.verify(vector.password + "x", against: stored) == false, "\(vector.name)")

@@ -25,7 +25,7 @@ extension FirebaseImportTests {
             #expect(try await importer.run(export).imported == 1)
             let uid = AccountID("kYi4EvWQlQTKSfnJ3dRSP6IH3ed2")
             let imported = try #require(try await broker.store.account(id: uid))
-            #expect(imported.passwordHash?.hasPrefix("$firebase-scrypt$") == true)
+            #expect(imported.password?.hash.hasPrefix("$firebase-scrypt$") == true)
 
             // A wrong password changes nothing: the Firebase hash stays, no session is made.
             let wrong = try await broker.post(
@@ -39,7 +39,7 @@ extension FirebaseImportTests {
             #expect(first.status == 200)
             #expect(first.json?["user"]?["uid"] == "kYi4EvWQlQTKSfnJ3dRSP6IH3ed2")
             let upgraded = try #require(try await broker.store.account(id: uid))
-            let argon2 = try #require(upgraded.passwordHash)
+            let argon2 = try #require(upgraded.password?.hash)
             #expect(argon2.hasPrefix("$argon2id$v=19$"))
             #expect(upgraded.origin == .import && upgraded.imported == imported.imported)
             // The session of that sign-in was stored with the new hash: its refresh token works.
@@ -51,11 +51,11 @@ extension FirebaseImportTests {
                 "/v1/signin/password", ["email": "user1@test.com", "password": "user1password"])
             #expect(second.status == 200)
             #expect(second.json?["user"]?["uid"] == "kYi4EvWQlQTKSfnJ3dRSP6IH3ed2")
-            #expect(try await broker.store.account(id: uid)?.passwordHash == argon2)
+            #expect(try await broker.store.account(id: uid)?.password?.hash == argon2)
             let wrongAfter = try await broker.post(
                 "/v1/signin/password", ["email": "user1@test.com", "password": "user1passworD"])
             #expect(wrongAfter.errorCode == "INVALID_LOGIN_CREDENTIALS")
-            #expect(try await broker.store.account(id: uid)?.passwordHash == argon2)
+            #expect(try await broker.store.account(id: uid)?.password?.hash == argon2)
         }
     }
 }

@@ -73,7 +73,7 @@ import Testing
         let stored = try await Self.accounts(in: database)
         #expect(stored.count == 2)
         #expect(stored[AccountID("firebase-uid-of-jane")]?.identities.map(\.subject) == ["g-jane"])
-        #expect(stored[AccountID("kYi4EvWQlQTKSfnJ3dRSP6IH3ed2")]?.passwordHash?.hasPrefix("$firebase-scrypt$r=8,m=14,") == true)
+        #expect(stored[AccountID("kYi4EvWQlQTKSfnJ3dRSP6IH3ed2")]?.password?.hash.hasPrefix("$firebase-scrypt$r=8,m=14,") == true)
 
         let (again, againOut, _) = try await Self.runImport([file] + Self.hashFlags, database: database)
         #expect(again == 0)
@@ -200,7 +200,7 @@ import Testing
             #expect(try await broker.isLinked("kakao", "4100005151"))
             // The id-derived password is deleted and every earlier session ended.
             let account = try #require(try await broker.store.account(id: AccountID("firebase-kakao-uid")))
-            #expect(account.passwordHash == nil)
+            #expect(account.password?.hash == nil)
             #expect(account.origin == .import)
             #expect(account.identities.map(\.provider) == [ProviderID("kakao")])
             #expect(try await broker.store.account(provider: ProviderID("google"), subject: "intruder") == nil)

@@ -81,7 +81,7 @@ import Testing
     static func comparable(_ account: Account) -> Account {
         var account = account
         account.imported = nil
-        if account.passwordDerived {
+        if account.password?.isDerived == true {
             account.password = nil
         }
         return account
@@ -143,7 +143,8 @@ import Testing
                             provider: ProviderID("kakao"), subject: "4100005151", email: "lee@example.kr",
                             linkedAt: Date(timeIntervalSince1970: 1_700_000_000))
                     ],
-                    passwordHash: derivedHash, passwordDerived: true, origin: .provider(ProviderID("kakao"))))
+                    password: PasswordCredential(hash: derivedHash, isDerived: true),
+                    origin: .provider(ProviderID("kakao"))))
         }
 
         // 2. A server on it: Jane signs in with her Firebase password (now Argon2id), someone signs up.
@@ -163,8 +164,8 @@ import Testing
             try await uids.asyncMap { try await store.account(id: $0) }
         }
         #expect(before.allSatisfy { $0 != nil })
-        #expect(before[0]?.passwordHash?.hasPrefix("$firebase-scrypt$") == true)
-        #expect(before[1]?.passwordHash?.hasPrefix("$argon2id$") == true)
+        #expect(before[0]?.password?.hash.hasPrefix("$firebase-scrypt$") == true)
+        #expect(before[1]?.password?.hash.hasPrefix("$argon2id$") == true)
 
         // 3. The export: Firebase's shape, with the broker's extension fields.
         let exportPath = directory.appendingPathComponent("backup.json").path
@@ -195,7 +196,7 @@ import Testing
         let phc = janeOut["passwordHash"]?.stringValue.flatMap(Base64.decode).map {
             String(decoding: $0, as: UTF8.self)
         }
-        #expect(phc == before[1]?.passwordHash)
+        #expect(phc == before[1]?.password?.hash)
         #expect(janeOut["salt"] == nil && janeOut["brokerHashConfig"] == nil)
         let providerIds = janeOut["providerUserInfo"]?.arrayValue?.compactMap { $0["providerId"]?.stringValue }
         #expect(providerIds.map(Set.init) == ["password", "google.com", "apple.com", "facebook.com"])
@@ -218,7 +219,7 @@ import Testing
         #expect(after.map { $0.map(Self.comparable) } == before.map { $0.map(Self.comparable) })
         #expect(after.map { $0?.imported?.otherIdentities } == before.map { $0?.imported?.otherIdentities ?? [] })
         #expect(after[1]?.imported?.otherIdentities.map(\.provider.rawValue) == ["facebook.com"])
-        #expect(after[3]?.passwordHash == nil && after[3]?.origin == AccountOrigin(rawValue: "kakao"))
+        #expect(after[3]?.password?.hash == nil && after[3]?.origin == AccountOrigin(rawValue: "kakao"))
         #expect(after.allSatisfy { $0?.imported?.file == "backup.json" })
 
         // 5. Both kinds of password work on the new database; the Firebase one is upgraded there in turn.
@@ -263,7 +264,7 @@ import Testing
         #expect(disabled.errorCode == "USER_DISABLED")
         #expect(try await onSecond.stop() == 0)
         let upgraded = try await Self.withStore(second) { try await $0.account(id: uids[0]) }
-        #expect(upgraded?.passwordHash?.hasPrefix("$argon2id$") == true)
+        #expect(upgraded?.password?.hash.hasPrefix("$argon2id$") == true)
         #expect(upgraded?.origin == .import)
     }
 }

@@ -19,8 +19,8 @@ import Testing
             let idToken = try #require(response.json?["idToken"]?.stringValue)
             #expect(JWKSVerification.claims(of: idToken, jwks: try await broker.jwks())?["sign_in_provider"] == "password")
             let stored = try #require(try await broker.store.account(email: "new@example.com"))
-            #expect(stored.passwordHash?.hasPrefix("$argon2id$v=19$m=19456,t=2,p=1$") == true)
-            #expect(stored.passwordHash?.contains("secret1") == false)
+            #expect(stored.password?.hash.hasPrefix("$argon2id$v=19$m=19456,t=2,p=1$") == true)
+            #expect(stored.password?.hash.contains("secret1") == false)
         }
     }
 
@@ -148,7 +148,7 @@ import Testing
             #expect(password.errorCode == "INVALID_LOGIN_CREDENTIALS")
             let refresh = try await broker.post("/v1/token", ["refreshToken": .string(attackerRefresh)])
             #expect(refresh.errorCode == "INVALID_REFRESH_TOKEN")
-            #expect(try await broker.store.account(id: AccountID(uid))?.passwordHash == nil)
+            #expect(try await broker.store.account(id: AccountID(uid))?.password?.hash == nil)
             // Nor does the attacker's unexpired ID token still open /v1/me; the victim's does.
             let me = try await broker.get("/v1/me", headers: ["Authorization": "Bearer \(attackerIDToken)"])
             #expect(me.status == 401)

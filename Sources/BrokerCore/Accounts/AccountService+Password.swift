@@ -21,7 +21,7 @@ extension AccountService {
         let now = clock.now
         return Account(
             id: AccountID.generate(), email: email, emailVerified: false, displayName: displayName, createdAt: now,
-            lastSignInAt: now, passwordHash: hash, origin: .signup)
+            lastSignInAt: now, password: .chosen(hash), origin: .signup)
     }
 
     /// Stores `account` (from ``newPasswordAccount(email:password:displayName:)``) with `session` and, with
@@ -69,7 +69,7 @@ extension AccountService {
         let key = email.lowercased()
         let now = clock.now
         let account = try await store.account(email: email)
-        let hash = account.flatMap { $0.hasUsablePassword ? $0.passwordHash : nil }
+        let hash = account.flatMap { $0.hasUsablePassword ? $0.password?.hash : nil }
         // Counted before the password is checked; an unknown email costs the decoy's hashing.
         let matches = try await CountedPasswordCheck(attempts: store, passwords: passwords).matches(
             password, against: hash, decoy: decoyHash, emailKey: key, at: now)
@@ -111,7 +111,7 @@ extension AccountService {
             // takeover or a reset changed it meanwhile) or the account was disabled meanwhile.
             let (verifiedHash, rehash) = (verified.verifiedHash, verified.rehash)
             return try await store.update(id: id, options: options) { account in
-                guard account.passwordHash == verifiedHash, account.hasUsablePassword else {
+                guard account.password?.hash == verifiedHash, account.hasUsablePassword else {
                     throw AccountError(.invalidLoginCredentials)
                 }
                 guard !account.disabled else { throw AccountError(.userDisabled) }

@@ -43,7 +43,7 @@ struct KakaoLegacyPasswordLinking: LinkingStrategy {
     /// `provider` yet. Identities linked since the import may belong to whoever signed in with the public id before
     /// its owner came: the legacy link removes them (``link(_:signIn:accounts:)``).
     static func isWorkaroundCandidate(_ account: Account, provider: ProviderID) -> Bool {
-        account.origin == .import && account.passwordHash != nil && !account.passwordDerived
+        account.origin == .import && account.password?.isDerived == false
             && account.identity(provider) == nil
     }
 
@@ -83,7 +83,7 @@ struct KakaoLegacyPasswordLinking: LinkingStrategy {
     private func passwordIsWorkaround(
         _ account: Account, subject: String, accounts: AccountService
     ) async throws -> Bool {
-        guard let hash = account.passwordHash else { return false }
+        guard let hash = account.password?.hash else { return false }
         for candidate in Self.workaroundPasswords(forSubject: subject)
         where try await accounts.passwords.verify(candidate, against: hash) {
             return true
@@ -97,7 +97,7 @@ struct KakaoLegacyPasswordLinking: LinkingStrategy {
     private func link(_ owner: Account, signIn: SignInAttempt, accounts: AccountService) async throws -> SignInOutcome {
         let identity = signIn.identity
         let now = accounts.clock.now
-        let expectedHash = owner.passwordHash
+        let expectedHash = owner.password?.hash
         var linking = accounts.signInOptions(signIn, .linked, uid: owner.id)
         linking.revokeSessions = true
         linking.cutsOffCustomTokens = true
@@ -106,7 +106,7 @@ struct KakaoLegacyPasswordLinking: LinkingStrategy {
         let updated = try await accounts.store.update(id: owner.id, options: linking) { account in
             guard !account.disabled else { throw AccountError(.userDisabled) }
             // What was checked above must still hold: otherwise decide again.
-            guard account.passwordHash == expectedHash, Self.isWorkaroundCandidate(account, provider: identity.provider)
+            guard account.password?.hash == expectedHash, Self.isWorkaroundCandidate(account, provider: identity.provider)
             else { throw AccountStoreError(.notFound, "account changed") }
             let created = account
             account.identities.removeAll { Self.wasLinkedSinceImport($0, of: created) }

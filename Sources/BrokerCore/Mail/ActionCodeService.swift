@@ -254,7 +254,7 @@ public struct ActionCodeService: Sendable {
                 guard account.email?.lowercased() == record.emailKey else {
                     throw ActionCodeError(.invalidCode, "the account's email changed")
                 }
-                if let verifiedHash, account.passwordHash != verifiedHash {
+                if let verifiedHash, account.password?.hash != verifiedHash {
                     throw AccountError(.invalidLoginCredentials)
                 }
                 if needsNoProof, Self.verificationNeedsPassword(account) {
@@ -289,7 +289,7 @@ public struct ActionCodeService: Sendable {
     ) async throws
         -> String
     {
-        let hash = account.flatMap { $0.hasUsablePassword ? $0.passwordHash : nil }
+        let hash = account.flatMap { $0.hasUsablePassword ? $0.password?.hash : nil }
         let matches = try await CountedPasswordCheck(attempts: accounts, passwords: passwords).matches(
             password, against: hash, emailKey: emailKey, at: now)
         guard let hash, matches else { throw AccountError(.invalidLoginCredentials) }
@@ -313,7 +313,7 @@ public struct ActionCodeService: Sendable {
     /// Whether an email sign-in to `account` takes it over: its email was never verified, and someone else may
     /// hold a way in (a password or an identity), which the sign-in removes.
     static func emailSignInTakesOver(_ account: Account) -> Bool {
-        !account.emailVerified && (!account.identities.isEmpty || account.passwordHash != nil)
+        !account.emailVerified && (!account.identities.isEmpty || account.password?.hash != nil)
     }
 
     /// The decide phase of an email sign-in to `rawEmail` with `code` (``SignInMethod/decide(_:_:)``): the account

@@ -61,7 +61,7 @@ extension FirebaseSurface {
     ) async throws -> SignInResult {
         let email = rawEmail.trimmingCharacters(in: .whitespaces)
         guard PasswordPolicy.isValidEmail(email) else { throw FirebaseError("INVALID_EMAIL") }
-        guard user.account.passwordHash == nil else {
+        guard user.account.password?.hash == nil else {
             throw FirebaseError("PROVIDER_ALREADY_LINKED", "The user has a password already.")
         }
         guard user.account.email?.lowercased() == email.lowercased() else {

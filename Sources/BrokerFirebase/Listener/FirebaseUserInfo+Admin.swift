@@ -15,7 +15,7 @@ extension FirebaseUserInfo {
             providers.append(["providerId": "phone", "rawId": .string(phone), "phoneNumber": .string(phone)])
             fields["providerUserInfo"] = .array(providers)
         }
-        guard account.hasUsablePassword, let hash = account.passwordHash else { return }
+        guard account.hasUsablePassword, let hash = account.password?.hash else { return }
         if let imported = try? ImportedPasswordHash(encoded: hash) {
             let exported = imported.exportFields
             fields["passwordHash"] = .string(Base64.encode(exported.passwordHash))

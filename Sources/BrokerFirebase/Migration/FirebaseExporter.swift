@@ -14,7 +14,7 @@ import Foundation
 /// ``FirebaseUserRecord/hashConfigField``; the origin in ``FirebaseUserRecord/originField``; each identity
 /// under its Firebase provider id with the broker's provider in ``FirebaseProviderUserInfo/providerField`` and the
 /// kind of credential that linked it, when known, in ``FirebaseProviderUserInfo/kindField``.
-/// A credential derived from a provider id (``Account/passwordDerived``) is never written. With ``includesSecondFactors``
+/// A credential derived from a provider id (``PasswordCredential/isDerived``) is never written. With ``includesSecondFactors``
 /// set, each account's second factors go in the extension field ``FirebaseUserRecord/secondFactorsField``
 /// (``ExportedSecondFactors``): their secrets only with ``secrets`` (`--include-secrets`), and then sealed.
 public struct FirebaseExporter: Sendable {
@@ -117,8 +117,8 @@ public struct FirebaseExporter: Sendable {
         if let origin = account.origin { user[FirebaseUserRecord.originField] = .string(origin.rawValue) }
 
         var providers: [JSONValue] = []
-        if let hash = account.passwordHash {
-            if account.passwordDerived {
+        if let hash = account.password?.hash {
+            if account.password?.isDerived == true {
                 report.derivedHashesSkipped += 1
             } else if hash.hasPrefix("$argon2id$") {
                 user["passwordHash"] = .string(Base64.encode(Array(hash.utf8)))

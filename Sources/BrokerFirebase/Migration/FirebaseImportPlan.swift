@@ -75,7 +75,7 @@ public struct FirebaseImportPlan: Sendable, Equatable {
             id: AccountID(record.localId), email: record.email, emailVerified: record.emailVerified,
             displayName: record.displayName, photoURL: record.photoURL, disabled: record.disabled,
             createdAt: record.createdAt ?? importedAt, lastSignInAt: record.lastSignedInAt, identities: identities,
-            passwordHash: try Self.storedHash(record, options: options), customClaims: record.customAttributes,
+            password: try Self.storedHash(record, options: options).map(PasswordCredential.chosen), customClaims: record.customAttributes,
             origin: record.origin, phoneNumber: phoneNumber)
         otherIdentities = others
         self.notes = notes

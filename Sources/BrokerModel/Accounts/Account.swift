@@ -101,10 +101,6 @@ public struct Account: Sendable, Equatable {
     /// The account's password credential, if it has one: one optional value, so that setting a password cannot
     /// leave a stale flag behind (``PasswordCredential/chosen(_:)``), and removing it removes both.
     public var password: PasswordCredential?
-    /// The credential's encoded hash: Argon2id, or an imported hash in the stored form of ``ImportedPasswordHash``.
-    public var passwordHash: String? { password?.hash }
-    /// Whether the credential was derived from a provider id (``PasswordCredential/isDerived``).
-    public var passwordDerived: Bool { password?.isDerived ?? false }
     /// Custom claims (a JSON object's text) added to the tokens minted for this account.
     public var customClaims: String?
     /// ID tokens issued before this instant (whole seconds) no longer authenticate: set when the account's
@@ -123,7 +119,7 @@ public struct Account: Sendable, Equatable {
     public init(
         id: AccountID, email: String? = nil, emailVerified: Bool = false, displayName: String? = nil,
         photoURL: String? = nil, disabled: Bool = false, createdAt: Date, lastSignInAt: Date? = nil,
-        identities: [Identity] = [], passwordHash: String? = nil, passwordDerived: Bool = false,
+        identities: [Identity] = [], password: PasswordCredential? = nil,
         customClaims: String? = nil, tokensValidAfter: Date? = nil, origin: AccountOrigin? = nil,
         imported: AccountImport? = nil, disabledBy: ProviderID? = nil, phoneNumber: String? = nil,
         isAnonymous: Bool = false
@@ -139,7 +135,7 @@ public struct Account: Sendable, Equatable {
         self.createdAt = createdAt
         self.lastSignInAt = lastSignInAt
         self.identities = identities
-        self.password = passwordHash.map { PasswordCredential(hash: $0, isDerived: passwordDerived) }
+        self.password = password
         self.customClaims = customClaims
         self.tokensValidAfter = tokensValidAfter
         self.origin = origin
@@ -148,7 +144,7 @@ public struct Account: Sendable, Equatable {
     }
 
     /// Whether the account has a password the user can sign in with.
-    public var hasUsablePassword: Bool { passwordHash != nil && !passwordDerived }
+    public var hasUsablePassword: Bool { password.map { !$0.isDerived } ?? false }
 
     /// The identity of `provider`, if linked.
     public func identity(_ provider: ProviderID) -> Identity? {

@@ -169,7 +169,7 @@ public actor MemoryBrokerStore: BrokerStore {
         try checkCanEnqueue(options.enqueuing)
         save(changed, replacing: original)
         // A reset code is bound to the password it was issued against (contract section 9).
-        if changed.passwordHash != original.passwordHash { retireResetCodes(of: id) }
+        if changed.password?.hash != original.password?.hash { retireResetCodes(of: id) }
         finish(id, options)
         return accounts[id] ?? changed
     }

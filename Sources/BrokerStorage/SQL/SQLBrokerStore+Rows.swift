@@ -154,8 +154,9 @@ extension SQLBrokerStore {
             disabled: row.integer("disabled") == 1,
             createdAt: date(try requiredInteger(row, "created_at")),
             lastSignInAt: row.integer("last_sign_in_at").map(date),
-            passwordHash: row.text("password_hash"),
-            passwordDerived: row.integer("password_derived") == 1,
+            password: row.text("password_hash").map {
+                PasswordCredential(hash: $0, isDerived: row.integer("password_derived") == 1)
+            },
             customClaims: row.text("custom_claims"),
             tokensValidAfter: row.integer("tokens_valid_after").map(date),
             origin: row.text("origin").map(AccountOrigin.init(rawValue:)),
@@ -171,7 +172,7 @@ extension SQLBrokerStore {
             .text(account.id.rawValue), optionalText(account.email), optionalText(account.email.map(emailKey)),
             boolean(account.emailVerified), optionalText(account.displayName), optionalText(account.photoURL),
             boolean(account.disabled), millis(account.createdAt), account.lastSignInAt.map(millis) ?? .null,
-            optionalText(account.passwordHash), optionalText(account.customClaims), boolean(account.passwordDerived),
+            optionalText(account.password?.hash), optionalText(account.customClaims), boolean(account.password?.isDerived == true),
             account.tokensValidAfter.map(millis) ?? .null, optionalText(account.origin?.rawValue),
             account.imported.map { millis($0.importedAt) } ?? .null, optionalText(account.imported?.file),
             account.imported.map { .integer(Int64($0.index)) } ?? .null,

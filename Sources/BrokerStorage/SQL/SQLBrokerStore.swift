@@ -119,7 +119,7 @@ public final class SQLBrokerStore: BrokerStore {
         if options.revokeSessions { changed.tokensValidAfter = validAfter(now) }
         try consume(options.consuming, now: now, in: connection)
         let values = try saveColumns(from: original, to: changed, in: connection)
-        if changed.passwordHash != original.passwordHash {
+        if changed.password?.hash != original.password?.hash {
             // A reset code is bound to the password it was issued against (contract section 9).
             try connection.execute(
                 deleteResetCodesOfAccount, [.text(id.rawValue), .text(MailAction.resetPassword.rawValue)])

@@ -74,7 +74,7 @@ import Testing
         #expect(confirmed.json == ["email": "Bob@Example.com", "action": "VERIFY_AND_CHANGE_EMAIL"])
         let changed = try #require(await broker.store.account(id: uid))
         #expect(changed.email == "Bob@Example.com" && changed.emailVerified)
-        #expect(changed.passwordHash == before.passwordHash)
+        #expect(changed.password?.hash == before.password?.hash)
         // Every session ended; the password signs in with the new address only.
         #expect(await broker.get("/v1/me", headers: Self.bearer(session)).status == 401)
         let refresh = await broker.post(

@@ -36,7 +36,7 @@ import Testing
         #expect(created.id == AccountID("fb-uid-1"))
         #expect(created.phoneNumber == "+15551230001")
         #expect(created.origin == .admin)
-        let hash = try #require(created.passwordHash)
+        let hash = try #require(created.password?.hash)
         #expect(!hash.contains("secret-pw"))
         #expect(try await SaltedDigestPasswordHasher().verify("secret-pw", against: hash))
         #expect(await broker.store.account(phoneNumber: "+15551230001")?.id == created.id)
@@ -46,7 +46,7 @@ import Testing
 
         let generated = try await admin.create(NewAccount(), requestID: Self.request)
         #expect(generated.id.rawValue.count == 28)
-        #expect(generated.email == nil && generated.passwordHash == nil)
+        #expect(generated.email == nil && generated.password?.hash == nil)
     }
 
     @Test(arguments: [
@@ -111,7 +111,7 @@ import Testing
         let refresh = try #require(signUp.json?["refreshToken"]?.stringValue)
         let updated = try await admin.update(
             uid, AccountPatch(password: "second-pass"), requestID: Self.request)
-        let hash = try #require(updated.passwordHash)
+        let hash = try #require(updated.password?.hash)
         #expect(try await SaltedDigestPasswordHasher().verify("second-pass", against: hash))
         #expect(await broker.post("/v1/token", ["refreshToken": .string(refresh)]).status == 401)
         let revocations = await broker.store.outboxJobs(uid: uid, limit: 10).filter { $0.kind == .firebaseRevoke }
@@ -299,7 +299,7 @@ import Testing
         let imported = try #require(await broker.store.account(id: AccountID("new1")))
         #expect(imported.origin == .import)
         #expect(imported.phoneNumber == "+15551230002")
-        #expect(imported.passwordHash.map(ImportedPasswordHash.isImported) == true)
+        #expect(imported.password.map { ImportedPasswordHash.isImported($0.hash) } == true)
         #expect(await broker.store.account(provider: ProviderID("google"), subject: "g-imp")?.id == AccountID("g1"))
         for uid in ["clash", "clash2"] { #expect(await broker.store.account(id: AccountID(uid)) == nil) }
 

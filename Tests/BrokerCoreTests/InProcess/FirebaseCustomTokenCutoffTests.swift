@@ -163,7 +163,7 @@ import Testing
         let uid = AccountID("firebase-kakao-uid")
         let imported = Account(
             id: uid, email: "lee@example.kr", createdAt: clock.now,
-            passwordHash: try await SaltedDigestPasswordHasher().hash("Optional(4100005151)"), origin: .import)
+            password: .chosen(try await SaltedDigestPasswordHasher().hash("Optional(4100005151)")), origin: .import)
         try await broker.store.create(imported)
         let token = try Self.token(uid.rawValue, clock)
         clock.advance(by: 0.3)

@@ -176,6 +176,6 @@ import Testing
         #expect(providers.first?["rawId"]?.stringValue == "fb@example.com")
         // The real hash never shows.
         #expect(!info.serialized().isEmpty)
-        #expect(!String(decoding: info.serialized(), as: UTF8.self).contains(linked.passwordHash ?? "-"))
+        #expect(!String(decoding: info.serialized(), as: UTF8.self).contains(linked.password?.hash ?? "-"))
     }
 }

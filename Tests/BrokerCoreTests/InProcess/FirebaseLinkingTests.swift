@@ -62,7 +62,7 @@ import Testing
         let claims = try JWT(parsing: idToken).claims
         #expect(claims["firebase"]?["sign_in_provider"]?.stringValue == "password")
         let account = try #require(await broker.store.account(id: user.uid))
-        #expect(account.passwordHash != nil && account.identity(ProviderID("google")) != nil)
+        #expect(account.password?.hash != nil && account.identity(ProviderID("google")) != nil)
         #expect(account.email == "pat@example.com" && account.emailVerified)
         // The password signs in to the same user; the earlier session ended, as a password change ends it.
         let password = try await broker.services.signIn.signIn(
@@ -109,7 +109,7 @@ import Testing
         #expect(response.status == 400)
         #expect(Self.code(response) == expected)
         let account = try #require(await broker.store.account(id: user.uid))
-        #expect(account.passwordHash == nil && account.email == "quinn@example.com")
+        #expect(account.password?.hash == nil && account.email == "quinn@example.com")
         #expect(await broker.store.account(email: "someone@example.com") == nil)
         // The session goes on.
         #expect((try? await broker.services.sessions.refresh(user.refreshToken, surface: .firebase)) != nil)

@@ -61,14 +61,14 @@ import Testing
         let uid = AccountID("firebase-kakao-uid")
         let imported = Account(
             id: uid, email: "lee@example.kr", createdAt: Date(),
-            passwordHash: try await SaltedDigestPasswordHasher().hash("Optional(4100005151)"), origin: .import)
+            password: .chosen(try await SaltedDigestPasswordHasher().hash("Optional(4100005151)")), origin: .import)
         try await broker.store.create(imported)
         let user = KakaoStubUser(id: 4_100_005_151, email: "lee@example.kr")
         let kakao = await broker.post("/v1/signin/kakao", ["accessToken": .string(broker.stubs.kakaoAccessToken(for: user))])
         #expect(kakao.status == 200)
         #expect(kakao.json?["user"]?["uid"] == "firebase-kakao-uid")
         #expect(try await Self.revocations(broker, uid.rawValue).count == 1)
-        #expect(await broker.store.account(id: uid)?.passwordHash == nil)
+        #expect(await broker.store.account(id: uid)?.password?.hash == nil)
     }
 
     /// Issue 12: a takeover of an imported account (its email never verified in Firebase) keeps the Firebase uid,
@@ -80,7 +80,7 @@ import Testing
         let imported = Account(
             id: uid, email: "owner@example.com", emailVerified: false, createdAt: Date(),
             identities: [Identity(provider: ProviderID("apple"), subject: "squatter-apple", email: nil, linkedAt: Date())],
-            passwordHash: try await SaltedDigestPasswordHasher().hash("squatter-pass"), origin: .import)
+            password: .chosen(try await SaltedDigestPasswordHasher().hash("squatter-pass")), origin: .import)
         try await broker.store.create(imported)
         let squatter = await broker.post("/v1/signin/password", ["email": "owner@example.com", "password": "squatter-pass"])
         #expect(squatter.status == 200)
@@ -94,7 +94,7 @@ import Testing
         #expect(owner.status == 200)
         #expect(owner.json?["user"]?["uid"] == "firebase-uid-of-squatted")
         let account = try #require(await broker.store.account(id: uid))
-        #expect(account.passwordHash == nil)
+        #expect(account.password?.hash == nil)
         #expect(account.identities.map(\.provider.rawValue) == ["google"])
         #expect(account.emailVerified)
         #expect(account.origin == .import)

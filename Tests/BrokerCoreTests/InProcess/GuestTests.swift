@@ -205,7 +205,7 @@ import Testing
         #expect(refused.status == 409)
         #expect(refused.errorCode == "EMAIL_EXISTS")
         let stored = try #require(await broker.store.account(id: Self.uid(guest)))
-        #expect(stored.isAnonymous && stored.email == nil && stored.passwordHash == nil)
+        #expect(stored.isAnonymous && stored.email == nil && stored.password?.hash == nil)
         #expect(await Self.accounts(broker).count == 2)
     }
 

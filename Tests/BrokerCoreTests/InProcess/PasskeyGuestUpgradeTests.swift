@@ -66,7 +66,7 @@ import Testing
         let stored = try #require(await broker.store.account(id: uid))
         #expect(!stored.isAnonymous && stored.email == "guest@example.com" && !stored.emailVerified)
         #expect(stored.displayName == "G" && stored.customClaims == #"{"plan":"cart"}"#)
-        #expect(stored.identities.isEmpty && stored.passwordHash == nil)
+        #expect(stored.identities.isEmpty && stored.password?.hash == nil)
         let passkeys = await broker.store.passkeys(uid: uid)
         #expect(passkeys.map(\.id) == [Base64URL.encode(authenticator.credentialID)])
         #expect(passkeys.first?.name == "Phone")

@@ -61,7 +61,7 @@ import Testing
         let account = try #require(await broker.store.account(id: uid))
         #expect(account.email == "new@example.com" && !account.emailVerified)
         #expect(account.displayName == "New One")
-        #expect(account.identities.isEmpty && account.passwordHash == nil && !account.isAnonymous)
+        #expect(account.identities.isEmpty && account.password?.hash == nil && !account.isAnonymous)
         let passkeys = await broker.store.passkeys(uid: uid)
         #expect(passkeys.map(\.id) == [Base64URL.encode(authenticator.credentialID)])
         #expect(passkeys.first?.name == "Phone")

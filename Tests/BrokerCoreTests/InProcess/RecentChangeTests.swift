@@ -287,7 +287,8 @@ import Testing
         // Nothing changed: no password, no name, the identity, and the session (a password change ends it).
         let account = try #require(await broker.store.account(id: uid))
         #expect(
-            account.passwordHash == nil && account.displayName == nil && account.identity(ProviderID("google")) != nil)
+            account.password?.hash == nil && account.displayName == nil && account.identity(ProviderID("google")) != nil
+        )
         #expect((try? await broker.services.sessions.refresh(refresh, surface: .firebase)) != nil)
 
         // A password set in the same call is a way in: the unlink (named twice) is made once, with the password.

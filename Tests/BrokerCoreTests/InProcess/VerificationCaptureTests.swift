@@ -161,7 +161,7 @@ import Testing
         #expect(refused?.code == .invalidLoginCredentials)
         let account = try #require(await broker.store.account(id: uid))
         #expect(account.emailVerified == false)
-        #expect(account.passwordHash == hash)
+        #expect(account.password?.hash == hash)
         // The code was not used: the page now asks for the password, and the right one verifies.
         #expect(try await broker.services.actionCodes.verificationNeedsPassword(code: code))
         let confirmed = try await broker.services.actionCodes.confirm(
